@@ -1,0 +1,124 @@
+import { z } from 'zod';
+
+export interface CredentialField {
+  name: string;
+  label: string;
+  /** Shown as a password field; every value is stored encrypted either way. */
+  secret: boolean;
+  optional?: boolean;
+  multiline?: boolean;
+  placeholder?: string;
+}
+
+const baseUrl: CredentialField = {
+  name: 'baseUrl',
+  label: 'API base URL (only for self-hosted or test servers)',
+  secret: false,
+  optional: true,
+  placeholder: 'https://…',
+};
+
+/** The services a credential can be stored for, and the values each one needs. */
+export const services = {
+  revenuecat: { label: 'RevenueCat', fields: [{ name: 'apiKey', label: 'Secret API key (v2)', secret: true, placeholder: 'sk_…' }, baseUrl] },
+  stripe: { label: 'Stripe', fields: [{ name: 'secretKey', label: 'Restricted or secret key', secret: true, placeholder: 'rk_live_…' }, baseUrl] },
+  linear: { label: 'Linear', fields: [{ name: 'apiKey', label: 'Personal API key', secret: true, placeholder: 'lin_api_…' }, baseUrl] },
+  github: { label: 'GitHub', fields: [{ name: 'token', label: 'Fine-grained personal access token', secret: true, placeholder: 'github_pat_…' }, baseUrl] },
+  vercel: { label: 'Vercel', fields: [{ name: 'token', label: 'Access token', secret: true }, baseUrl] },
+  appstoreconnect: {
+    label: 'App Store Connect',
+    fields: [
+      { name: 'issuerId', label: 'Issuer ID', secret: false, placeholder: '57246542-96fe-1a63-e053-0824d011072a' },
+      { name: 'keyId', label: 'Key ID', secret: false, placeholder: '2X9R4HXF34' },
+      { name: 'privateKey', label: 'Private key (.p8 contents)', secret: true, multiline: true, placeholder: '-----BEGIN PRIVATE KEY-----' },
+      baseUrl,
+    ],
+  },
+  plausible: { label: 'Plausible', fields: [{ name: 'apiKey', label: 'Stats API key', secret: true }, baseUrl] },
+  umami: { label: 'Umami', fields: [{ name: 'apiKey', label: 'API key', secret: true }, baseUrl] },
+  google: {
+    label: 'Google Search Console',
+    fields: [
+      { name: 'clientId', label: 'OAuth client ID', secret: false },
+      { name: 'clientSecret', label: 'OAuth client secret', secret: true },
+      { name: 'refreshToken', label: 'Refresh token', secret: true },
+      baseUrl,
+    ],
+  },
+  sentry: {
+    label: 'Sentry',
+    fields: [
+      { name: 'authToken', label: 'Auth token', secret: true, placeholder: 'sntrys_…' },
+      { name: 'orgSlug', label: 'Organization slug', secret: false },
+      baseUrl,
+    ],
+  },
+  betterstack: { label: 'Better Stack Uptime', fields: [{ name: 'apiToken', label: 'Uptime API token', secret: true }, baseUrl] },
+  opencollective: { label: 'Open Collective', fields: [{ name: 'personalToken', label: 'Personal token', secret: true }, baseUrl] },
+} as const satisfies Record<string, { label: string; fields: readonly CredentialField[] }>;
+
+export type ServiceName = keyof typeof services;
+export const serviceNames = Object.keys(services) as ServiceName[];
+
+/**
+ * A credential key is a service name, optionally with a label after a colon for a second account of
+ * the same service (`github:work`). The service part decides which values are required.
+ */
+export const credentialKeySchema = z
+  .string()
+  .regex(
+    /^[a-z]+(?::[a-z0-9][a-z0-9_-]{0,39})?$/,
+    'A credential key is a service name, optionally followed by ":label" (e.g. "github" or "github:work")',
+  )
+  .refine((key) => serviceOf(key) !== undefined, {
+    message: `Unknown service; use one of: ${serviceNames.join(', ')}`,
+  });
+
+export function serviceOf(key: string): ServiceName | undefined {
+  const service = key.split(':')[0] ?? '';
+  return Object.hasOwn(services, service) ? (service as ServiceName) : undefined;
+}
+
+const valuesSchema = z.record(z.string(), z.string().max(16_384, 'A value has at most 16 KB'));
+
+/** Checks the values against the fields the key's service needs: all required ones, no unknown ones. */
+function checkValues(input: { key: string; values?: Record<string, string> | undefined }, ctx: z.RefinementCtx) {
+  const service = serviceOf(input.key);
+  if (!service || !input.values) return;
+  const fields: readonly CredentialField[] = services[service].fields;
+  for (const field of fields) {
+    const value = input.values[field.name]?.trim() ?? '';
+    if (!field.optional && value === '') {
+      ctx.addIssue({ code: 'custom', path: ['values', field.name], message: `${field.label} is required` });
+    }
+    if (field.name === 'baseUrl' && value !== '' && !/^https?:\/\/[^\s/]+/.test(value)) {
+      ctx.addIssue({ code: 'custom', path: ['values', field.name], message: 'The base URL starts with http:// or https://' });
+    }
+  }
+  for (const name of Object.keys(input.values)) {
+    if (!fields.some((field) => field.name === name)) {
+      ctx.addIssue({ code: 'custom', path: ['values', name], message: `${services[service].label} has no field "${name}"` });
+    }
+  }
+}
+
+export const credentialSaveSchema = z
+  .strictObject({ key: credentialKeySchema, values: valuesSchema })
+  .superRefine(checkValues);
+export type CredentialSave = z.infer<typeof credentialSaveSchema>;
+
+/** `POST /api/credentials/test`: the values to try, or, when absent, the stored ones. */
+export const credentialTestSchema = z
+  .strictObject({ key: credentialKeySchema, values: valuesSchema.optional() })
+  .superRefine(checkValues);
+
+export const credentialKeyInput = z.strictObject({ key: credentialKeySchema });
+
+export const connectedKeysSchema = z.object({ connectedKeys: z.array(z.string()) });
+export const credentialSavedSchema = z.object({ ok: z.literal(true), key: z.string() });
+export const credentialRemovedSchema = z.object({ ok: z.literal(true), removed: z.boolean() });
+export const credentialTestResultSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true) }),
+  z.object({ ok: z.literal(false), error: z.string() }),
+]);
+export type CredentialTestResult = z.infer<typeof credentialTestResultSchema>;

@@ -1,0 +1,4 @@
+export * from './errors.ts';
+export * from './settings.ts';
+export * from './projects.ts';
+export * from './credentials.ts';

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { slugSchema } from './projects.ts';
+
+/** Every widget the dashboard can show; a slot holds one of them. */
+export const widgetNames = [
+  'revenue',
+  'shipping',
+  'ideas',
+  'analytics',
+  'seo',
+  'storefront',
+  'errortracker',
+  'health',
+  'funding',
+] as const;
+export const widgetNameSchema = z.enum(widgetNames);
+export type WidgetName = z.infer<typeof widgetNameSchema>;
+
+/** The six places on the dashboard grid, in reading order. */
+export const slotNames = ['revenue', 'shipping', 'ideas', 'analytics', 'seo', 'detail'] as const;
+export const slotNameSchema = z.enum(slotNames);
+export type SlotName = z.infer<typeof slotNameSchema>;
+
+export const revenueConfigSchema = z.strictObject({
+  /** Adds the funding platform's balance to the revenue widget. */
+  showOC: z.boolean(),
+});
+
+/** Per-widget configuration, keyed by widget name. Only the revenue widget has options so far. */
+export const widgetConfigsSchema = z.strictObject({
+  revenue: revenueConfigSchema.optional(),
+});
+export type WidgetConfigs = z.infer<typeof widgetConfigsSchema>;
+
+export const settingsSchema = z.object({
+  projectOrder: z.array(z.string()),
+  widgetLayout: z.object({
+    slots: z.partialRecord(slotNameSchema, widgetNameSchema),
+    configs: widgetConfigsSchema,
+  }),
+});
+export type Settings = z.infer<typeof settingsSchema>;
+
+export const defaultSettings: Settings = {
+  projectOrder: [],
+  widgetLayout: {
+    slots: {
+      revenue: 'revenue',
+      shipping: 'shipping',
+      ideas: 'ideas',
+      analytics: 'analytics',
+      seo: 'seo',
+      detail: 'errortracker',
+    },
+    configs: { revenue: { showOC: false } },
+  },
+};
+
+/**
+ * `POST /api/settings`. Only the fields present change. Inside `widgetLayout`, `slots` and `configs`
+ * merge key by key: a slot or config set to `null` is cleared, an absent one is left as it is.
+ */
+export const settingsUpdateSchema = z
+  .strictObject({
+    projectOrder: z
+      .array(slugSchema)
+      .refine((slugs) => new Set(slugs).size === slugs.length, 'projectOrder lists a project twice'),
+    widgetLayout: z
+      .strictObject({
+        slots: z.partialRecord(slotNameSchema, widgetNameSchema.nullable()),
+        configs: z.strictObject({ revenue: revenueConfigSchema.nullable().optional() }),
+      })
+      .partial(),
+  })
+  .partial();
+export type SettingsUpdate = z.infer<typeof settingsUpdateSchema>;
+
+export const okSchema = z.object({ ok: z.literal(true) });
