@@ -1,0 +1,86 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createClient } from '@libsql/client';
+import { drizzle as drizzleSqlite } from 'drizzle-orm/libsql';
+import { migrate as migrateSqlite } from 'drizzle-orm/libsql/migrator';
+import { drizzle as drizzlePg } from 'drizzle-orm/postgres-js';
+import { migrate as migratePg } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import { pgStore } from './pg.ts';
+import { sqliteStore } from './sqlite.ts';
+import type { Store } from './store.ts';
+
+export * from './store.ts';
+
+export interface StoreOptions {
+  /** `file:`, `libsql://`, `http(s)://`, `ws(s)://` (SQLite/libSQL) or `postgres(ql)://` (Postgres). */
+  url: string;
+  /** libSQL's token for a remote database. */
+  authToken?: string;
+  /** Holds the drizzle-kit migrations: `sqlite/` and `pg/`. */
+  migrationsDir: string;
+}
+
+const sqliteSchemes = ['file:', 'libsql:', 'http:', 'https:', 'ws:', 'wss:'];
+const postgresSchemes = ['postgres:', 'postgresql:'];
+
+/** Connects to the database the URL names and brings its schema up to date. */
+export async function openStore({ url, authToken, migrationsDir }: StoreOptions): Promise<Store> {
+  // Only the scheme goes into the error: the rest of the URL may hold a password.
+  const scheme = /^[a-z][a-z\d+.-]*:/i.exec(url)?.[0].toLowerCase() ?? '';
+  if (postgresSchemes.includes(scheme)) return openPostgres(url, join(migrationsDir, 'pg'));
+  if (sqliteSchemes.includes(scheme)) return openSqlite(url, authToken, join(migrationsDir, 'sqlite'));
+  throw new Error(
+    `Unsupported database URL scheme ${scheme ? `"${scheme}"` : '(none)'}: use file:, libsql://, http(s):// or ws(s):// ` +
+      'for SQLite/libSQL, or postgres:// or postgresql:// for Postgres',
+  );
+}
+
+async function openSqlite(url: string, authToken: string | undefined, migrationsFolder: string): Promise<Store> {
+  const local = url.toLowerCase().startsWith('file:');
+  if (local) mkdirSync(dirname(filePath(url)), { recursive: true });
+  const client = createClient({ url, authToken });
+  try {
+    if (local) {
+      // WAL lets readers run beside the writer; the timeout makes another process wait for the write lock
+      // instead of failing with SQLITE_BUSY.
+      await client.execute('PRAGMA journal_mode = WAL');
+      await client.execute('PRAGMA busy_timeout = 5000');
+    }
+    const db = drizzleSqlite(client);
+    await migrateSqlite(db, { migrationsFolder });
+    return sqliteStore(db);
+  } catch (error) {
+    client.close();
+    throw error;
+  }
+}
+
+async function openPostgres(url: string, migrationsFolder: string): Promise<Store> {
+  const client = postgres(url, { onnotice: () => {} });
+  try {
+    const db = drizzlePg(client);
+    await migratePg(db, { migrationsFolder });
+    return pgStore(db);
+  } catch (error) {
+    await client.end();
+    throw error;
+  }
+}
+
+/** The path of a `file:` URL the way libSQL reads it: `file:relative.db`, `file:/abs.db` or `file:///abs.db`. */
+function filePath(url: string): string {
+  return decodeURIComponent(
+    url
+      .slice('file:'.length)
+      .replace(/[?#].*$/s, '')
+      .replace(/^\/\/[^/]*/, ''),
+  );
+}
+
+/** The URL with its password and any `authToken`/`password` query parameter masked, for logs. */
+export function redactDatabaseUrl(url: string): string {
+  return url
+    .replace(/^([a-z][a-z\d+.-]*:\/\/[^/?#@:]*:)[^/?#]*@/i, '$1***@')
+    .replace(/([?&](?:authToken|password)=)[^&#]*/gi, '$1***');
+}

@@ -1,0 +1,61 @@
+import type { Project, ProjectCreate, ProjectPatch, Settings, SettingsUpdate } from '@dash/contracts';
+
+/** A project slug that is already taken. */
+export class ProjectExistsError extends Error {
+  constructor(readonly slug: string) {
+    super(`A project with the slug "${slug}" already exists`);
+    this.name = 'ProjectExistsError';
+  }
+}
+
+/** `projectOrder` named slugs that are not projects. */
+export class UnknownProjectsError extends Error {
+  constructor(readonly slugs: string[]) {
+    super(`projectOrder names unknown projects: ${slugs.join(', ')}`);
+    this.name = 'UnknownProjectsError';
+  }
+}
+
+/**
+ * Everything the dashboard stores, behind one interface with an implementation per dialect
+ * (SQLite/libSQL and Postgres). Each method is atomic on its own.
+ */
+export interface Store {
+  readonly dialect: 'sqlite' | 'postgres';
+
+  settings: {
+    /** Defaults merged with what was stored; `projectOrder` lists every project in tab order. */
+    get(): Promise<Settings>;
+    /** Writes only the leaves the update names, in one transaction. Throws UnknownProjectsError. */
+    update(update: SettingsUpdate): Promise<void>;
+  };
+
+  projects: {
+    /** In tab order. */
+    list(): Promise<Project[]>;
+    get(slug: string): Promise<Project | undefined>;
+    /** Appends the project to the tab order. Throws ProjectExistsError. */
+    create(input: ProjectCreate): Promise<Project>;
+    /** Replaces each integration the patch names (`null` removes it); undefined when there is no such project. */
+    update(slug: string, patch: ProjectPatch): Promise<Project | undefined>;
+    /** Removes the project (and so its place in the tab order); false when there was none. */
+    remove(slug: string): Promise<boolean>;
+  };
+
+  credentials: {
+    /** Keys with stored credentials, sorted. */
+    keys(): Promise<string[]>;
+    /** The sealed (encrypted) values of a key; the store never sees them in clear. */
+    getSealed(key: string): Promise<string | undefined>;
+    putSealed(key: string, sealed: string): Promise<void>;
+    remove(key: string): Promise<boolean>;
+  };
+
+  /** Small internal values such as the credentials key check; JSON-serialisable. */
+  meta: {
+    get(key: string): Promise<unknown>;
+    put(key: string, value: unknown): Promise<void>;
+  };
+
+  close(): Promise<void>;
+}
