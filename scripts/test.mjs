@@ -22,7 +22,7 @@ function ensureChromium() {
 installPackages();
 ensureChromium();
 console.log('→ typecheck');
-pnpm(['-r', '--reporter-hide-prefix', 'typecheck']);
+pnpm(['typecheck']);
 console.log('→ lint');
 pnpm(['lint']);
 console.log('→ build');

@@ -1,0 +1,58 @@
+import { TRPCError } from '@trpc/server';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
+import type { ErrorBody, ErrorCode, ErrorIssue } from '@dash/contracts';
+import { errorCodes } from '@dash/contracts';
+
+interface SchemaIssue {
+  path?: readonly (PropertyKey | { key: PropertyKey })[] | undefined;
+  message: string;
+}
+
+function schemaIssuesOf(cause: unknown): readonly SchemaIssue[] | undefined {
+  if (cause && typeof cause === 'object' && 'issues' in cause && Array.isArray(cause.issues)) {
+    return cause.issues as readonly SchemaIssue[];
+  }
+  return undefined;
+}
+
+/** Zod and Standard Schema issues as `{ path, message }` with JSON-safe paths. */
+export function issuesOf(error: TRPCError): ErrorIssue[] | undefined {
+  const issues = schemaIssuesOf(error.cause);
+  return issues?.map((issue) => ({
+    path: (issue.path ?? []).map((part) => {
+      const key = typeof part === 'object' ? part.key : part;
+      return typeof key === 'number' ? key : String(key);
+    }),
+    message: issue.message,
+  }));
+}
+
+/** "slug: Use lowercase…" — a readable summary of the first issues instead of a JSON dump. */
+function summarise(issues: ErrorIssue[]): string {
+  const lines = issues.slice(0, 3).map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message));
+  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
+  return `Invalid input: ${lines.join('; ')}${more}`;
+}
+
+/** An error the api throws on purpose, whose message is written for the user and safe to show. */
+export class ExposedError extends TRPCError {}
+
+/**
+ * The one place that decides what a failure looks like from outside, for REST and tRPC alike:
+ * validation issues are listed, deliberate errors keep their message, anything unexpected is
+ * reported as an internal error without its message (which could carry anything).
+ */
+export function describeError(error: TRPCError): { status: number; body: ErrorBody } {
+  const status = getHTTPStatusCodeFromError(error);
+  const code: ErrorCode = (errorCodes as readonly string[]).includes(error.code) ? (error.code as ErrorCode) : 'INTERNAL_SERVER_ERROR';
+  const issues = issuesOf(error);
+  if (issues?.length && code === 'BAD_REQUEST') {
+    return { status, body: { error: { code, message: summarise(issues), issues } } };
+  }
+  const exposed = error instanceof ExposedError || status < 500;
+  return { status, body: { error: { code, message: exposed ? error.message : 'Internal error; the server log has the details' } } };
+}
+
+export function fail(code: TRPCError['code'], message: string, cause?: unknown): ExposedError {
+  return new ExposedError({ code, message, cause });
+}

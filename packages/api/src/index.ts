@@ -1,0 +1,34 @@
+import type { Store } from '@dash/db';
+import type { Context, Logger } from './context.ts';
+import { CredentialsKeyMismatchError, CredentialVault } from './credentials/vault.ts';
+
+export { appRouter, createCaller, type AppRouter, type Caller } from './root.ts';
+export type { Context, Logger } from './context.ts';
+export { describeError } from './errors.ts';
+export { credentialTesters, type CredentialTester } from './credentials/testers.ts';
+export { CredentialsKeyMismatchError, CredentialVault, parseCredentialsKey, resolveCredentialsKey } from './credentials/vault.ts';
+
+const KEY_CHECK = 'credentialsKeyCheck';
+
+/**
+ * Builds the procedures' context. A sealed marker written with the first key tells, at start, whether
+ * the configured key is the one the stored credentials were sealed with.
+ */
+export async function createContext(options: { store: Store; credentialsKey: Buffer; log: Logger }): Promise<Context> {
+  const { store, log } = options;
+  const vault = new CredentialVault(options.credentialsKey);
+  const check = await store.meta.get(KEY_CHECK);
+  let credentialsKeyMatches = true;
+  if (typeof check === 'string') {
+    try {
+      vault.open(KEY_CHECK, check);
+    } catch (error) {
+      if (!(error instanceof CredentialsKeyMismatchError)) throw error;
+      credentialsKeyMatches = false;
+      log.error(error.message);
+    }
+  } else {
+    await store.meta.put(KEY_CHECK, vault.seal(KEY_CHECK, {}));
+  }
+  return { store, vault, log, credentialsKeyMatches };
+}

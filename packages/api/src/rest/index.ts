@@ -1,0 +1,8 @@
+import { createRestHandler } from './dispatch.ts';
+import { restRoutes } from './routes.ts';
+
+export { createRestHandler, MAX_BODY_BYTES } from './dispatch.ts';
+export { restRoutes, type RestRoute, type ProcedurePath } from './routes.ts';
+
+/** The dashboard's `/api/*` REST adapter. */
+export const handleRest = createRestHandler(restRoutes);

@@ -1,0 +1,273 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { defaultSettings } from '@dash/contracts';
+import { appRouter } from '../root.ts';
+import { createTestApi } from '../testing.ts';
+import { handleRest, MAX_BODY_BYTES, restRoutes } from './index.ts';
+
+type Api = Awaited<ReturnType<typeof createTestApi>>;
+let api: Api;
+
+beforeEach(async () => {
+  api = await createTestApi();
+});
+afterEach(async () => {
+  await api.dispose();
+});
+
+async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+  }
+  const response = await handleRest(new Request(`http://dash.test${path}`, init), api.caller);
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, json: JSON.parse(text) as Record<string, unknown> };
+}
+
+const project = (slug: string, extra: Record<string, unknown> = {}) => ({ slug, name: slug.toUpperCase(), ...extra });
+
+describe('route table', () => {
+  it('has no duplicate method and path', () => {
+    const seen = restRoutes.map((r) => `${r.method} ${r.path}`);
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+
+  it('names only procedures that exist, and every procedure declares an output schema', () => {
+    const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { output?: unknown } }>;
+    for (const route of restRoutes) expect(procedures[route.procedure], route.procedure).toBeDefined();
+    for (const [path, procedure] of Object.entries(procedures)) expect(procedure._def.output, path).toBeDefined();
+  });
+});
+
+describe('errors', () => {
+  it('answers an unknown path with 404 JSON', async () => {
+    const res = await call('GET', '/api/nope');
+    expect(res.status).toBe(404);
+    expect(res.json).toEqual({ error: { code: 'NOT_FOUND', message: 'No route for GET /api/nope' } });
+  });
+
+  it('answers a wrong method with 405 and the allowed ones', async () => {
+    const res = await call('PUT', '/api/settings', {});
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, POST');
+    expect(res.json).toMatchObject({ error: { code: 'METHOD_NOT_SUPPORTED' } });
+  });
+
+  it('rejects malformed JSON with 400 and changes nothing', async () => {
+    const res = await call('POST', '/api/settings', '{"projectOrder": [');
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ error: { code: 'BAD_REQUEST', message: expect.stringMatching(/not valid JSON/) } });
+    expect((await call('GET', '/api/settings')).json).toEqual(defaultSettings);
+  });
+
+  it('rejects wrong types with 400 and the zod issues', async () => {
+    const res = await call('POST', '/api/settings', { widgetLayout: { slots: { revenue: 42 } } });
+    expect(res.status).toBe(400);
+    const error = res.json.error as { issues: { path: unknown[] }[]; message: string };
+    expect(error.issues[0]?.path).toEqual(['widgetLayout', 'slots', 'revenue']);
+    expect(error.message).toMatch(/^Invalid input: widgetLayout\.slots\.revenue: /);
+  });
+
+  it('rejects a body over the limit with 413, with or without a Content-Length', async () => {
+    const big = JSON.stringify({ projectOrder: ['x'.repeat(MAX_BODY_BYTES)] });
+    expect((await call('POST', '/api/settings', big)).status).toBe(413);
+
+    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        sent += chunk.byteLength;
+        if (sent > MAX_BODY_BYTES * 8) controller.close();
+        else controller.enqueue(chunk);
+      },
+    });
+    const request = new Request('http://dash.test/api/settings', {
+      method: 'POST',
+      body: stream,
+      headers: { 'content-type': 'application/json' },
+      duplex: 'half',
+    } as RequestInit);
+    const res = await handleRest(request, api.caller);
+    expect(res.status).toBe(413);
+    // It stopped reading soon after the limit instead of taking the whole body in.
+    expect(sent).toBeLessThan(MAX_BODY_BYTES * 2);
+  });
+
+  it('rejects a body that is not JSON with 415', async () => {
+    const res = await call('POST', '/api/settings', 'projectOrder=a', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(415);
+    expect(res.json).toMatchObject({ error: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
+  });
+});
+
+describe('settings', () => {
+  it('returns the defaults on a fresh store', async () => {
+    const res = await call('GET', '/api/settings');
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({
+      projectOrder: [],
+      widgetLayout: {
+        slots: { revenue: 'revenue', shipping: 'shipping', ideas: 'ideas', analytics: 'analytics', seo: 'seo', detail: 'errortracker' },
+        configs: { revenue: { showOC: false } },
+      },
+    });
+  });
+
+  it('changes only the fields it includes; slots and configs merge key by key, null clears', async () => {
+    expect((await call('POST', '/api/settings', { widgetLayout: { slots: { detail: 'health', seo: null } } })).json).toEqual({ ok: true });
+    await call('POST', '/api/settings', { widgetLayout: { configs: { revenue: { showOC: true } } } });
+    const { json } = await call('GET', '/api/settings');
+    expect(json.widgetLayout).toEqual({
+      slots: { revenue: 'revenue', shipping: 'shipping', ideas: 'ideas', analytics: 'analytics', detail: 'health' },
+      configs: { revenue: { showOC: true } },
+    });
+  });
+
+  it('keeps both of two concurrent POSTs that touch different fields', async () => {
+    await call('POST', '/api/projects', project('alpha'));
+    await call('POST', '/api/projects', project('beta'));
+    const results = await Promise.all([
+      call('POST', '/api/settings', { projectOrder: ['beta', 'alpha'] }),
+      call('POST', '/api/settings', { widgetLayout: { slots: { detail: 'funding' } } }),
+      call('POST', '/api/settings', { widgetLayout: { configs: { revenue: { showOC: true } } } }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
+    const { json } = await call('GET', '/api/settings');
+    expect(json.projectOrder).toEqual(['beta', 'alpha']);
+    expect(json.widgetLayout).toMatchObject({ slots: { detail: 'funding' }, configs: { revenue: { showOC: true } } });
+  });
+
+  it('rejects a projectOrder naming an unknown project and keeps the order', async () => {
+    await call('POST', '/api/projects', project('alpha'));
+    const res = await call('POST', '/api/settings', { projectOrder: ['ghost', 'alpha'] });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ error: { message: expect.stringContaining('ghost') } });
+    expect((await call('GET', '/api/settings')).json.projectOrder).toEqual(['alpha']);
+  });
+
+  it('rejects an unknown slot name', async () => {
+    const res = await call('POST', '/api/settings', { widgetLayout: { slots: { sidebar: 'revenue' } } });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('projects', () => {
+  it('creates with 201, appends to projectOrder, and refuses a taken slug with 409', async () => {
+    const created = await call('POST', '/api/projects', project('alpha', { color: '#4f46e5' }));
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ slug: 'alpha', name: 'ALPHA', color: '#4f46e5', integrations: {} });
+    await call('POST', '/api/projects', project('beta'));
+    expect((await call('GET', '/api/settings')).json.projectOrder).toEqual(['alpha', 'beta']);
+
+    const dup = await call('POST', '/api/projects', { slug: 'alpha', name: 'Other' });
+    expect(dup.status).toBe(409);
+    expect(dup.json).toMatchObject({ error: { code: 'CONFLICT' } });
+    expect((await call('GET', '/api/projects/alpha')).json).toMatchObject({ name: 'ALPHA' });
+  });
+
+  it('rejects a slug that is not lowercase and url-safe', async () => {
+    const res = await call('POST', '/api/projects', { slug: 'Bad Slug!', name: 'x' });
+    expect(res.status).toBe(400);
+    const error = res.json.error as { issues: { path: unknown[]; message: string }[] };
+    expect(error.issues).toEqual([{ path: ['slug'], message: expect.stringMatching(/lowercase/) }]);
+    expect((await call('GET', '/api/projects')).json).toEqual({ projects: [] });
+  });
+
+  it('validates integration settings', async () => {
+    const res = await call('POST', '/api/projects', project('alpha', { integrations: { code_host: { repos: ['not a repo'] } } }));
+    expect(res.status).toBe(400);
+    const error = res.json.error as { issues: { path: unknown[] }[] };
+    expect(error.issues[0]?.path).toEqual(['integrations', 'code_host', 'repos', 0]);
+  });
+
+  it('patches integrations one by one and removes one with null', async () => {
+    await call('POST', '/api/projects', project('alpha', {
+      integrations: { code_host: { repos: ['acme/app'] }, funding: { slug: 'acme' } },
+    }));
+    const patched = await call('PATCH', '/api/projects/alpha', {
+      name: 'Alpha app',
+      integrations: { funding: null, error_tracker: { org: 'acme', project: 'app' } },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.json).toMatchObject({
+      name: 'Alpha app',
+      integrations: { code_host: { repos: ['acme/app'] }, error_tracker: { org: 'acme', project: 'app' } },
+    });
+    expect((patched.json.integrations as Record<string, unknown>).funding).toBeUndefined();
+  });
+
+  it('answers 404 for an unknown project on get, patch and delete', async () => {
+    expect((await call('GET', '/api/projects/ghost')).status).toBe(404);
+    expect((await call('PATCH', '/api/projects/ghost', { name: 'x' })).status).toBe(404);
+    expect((await call('DELETE', '/api/projects/ghost')).status).toBe(404);
+  });
+
+  it('deleting a project removes it from projectOrder', async () => {
+    for (const slug of ['alpha', 'beta', 'gamma']) await call('POST', '/api/projects', project(slug));
+    expect((await call('DELETE', '/api/projects/beta')).json).toEqual({ ok: true });
+    expect((await call('GET', '/api/settings')).json.projectOrder).toEqual(['alpha', 'gamma']);
+    expect(((await call('GET', '/api/projects')).json.projects as { slug: string }[]).map((p) => p.slug)).toEqual(['alpha', 'gamma']);
+  });
+});
+
+describe('credentials', () => {
+  const secret = 'ghp_Sup3rSecretTokenValue0123456789';
+
+  it('stores encrypted values, lists the key, and never returns, logs or writes a value in clear', async () => {
+    const saved = await call('POST', '/api/credentials', { key: 'github', values: { token: secret } });
+    expect(saved.json).toEqual({ ok: true, key: 'github' });
+    const listed = await call('GET', '/api/credentials');
+    expect(listed.json).toEqual({ connectedKeys: ['github'] });
+    const tested = await call('POST', '/api/credentials/test', { key: 'github' });
+
+    for (const res of [saved, listed, tested]) expect(res.text).not.toContain(secret);
+    expect(api.log.lines.join('\n')).not.toContain(secret);
+    await api.dispose({ keepFiles: true });
+    // The database file and its WAL, byte for byte.
+    for (const name of readdirSync(api.dir)) {
+      expect(readFileSync(join(api.dir, name)).includes(secret), name).toBe(false);
+    }
+    api = await createTestApi({ dir: api.dir, credentialsKey: api.credentialsKey });
+  });
+
+  it('answers DELETE with removed true, then false', async () => {
+    await call('POST', '/api/credentials', { key: 'vercel', values: { token: 't' } });
+    expect((await call('DELETE', '/api/credentials', { key: 'vercel' })).json).toEqual({ ok: true, removed: true });
+    expect((await call('DELETE', '/api/credentials', { key: 'vercel' })).json).toEqual({ ok: true, removed: false });
+    expect((await call('GET', '/api/credentials')).json).toEqual({ connectedKeys: [] });
+  });
+
+  it('requires the fields the service needs and refuses unknown ones', async () => {
+    const res = await call('POST', '/api/credentials', { key: 'appstoreconnect', values: { keyId: 'K', colour: 'x' } });
+    expect(res.status).toBe(400);
+    const paths = (res.json.error as { issues: { path: string[] }[] }).issues.map((i) => i.path.join('.'));
+    expect(paths).toEqual(['values.issuerId', 'values.privateKey', 'values.colour']);
+    expect((await call('GET', '/api/credentials')).json).toEqual({ connectedKeys: [] });
+  });
+
+  it('accepts a labelled key for a second account and rejects an unknown service', async () => {
+    expect((await call('POST', '/api/credentials', { key: 'github:work', values: { token: 't' } })).status).toBe(200);
+    expect((await call('POST', '/api/credentials', { key: 'myspace', values: { token: 't' } })).status).toBe(400);
+  });
+
+  it('answers a test for a service without a connector with ok false and a reason', async () => {
+    const res = await call('POST', '/api/credentials/test', { key: 'github', values: { token: secret } });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ ok: false, error: expect.stringMatching(/GitHub.*not available yet/) });
+  });
+
+  it('gives a clear error, not garbage, when CREDENTIALS_KEY changed', async () => {
+    await call('POST', '/api/credentials', { key: 'github', values: { token: secret } });
+    await api.dispose({ keepFiles: true });
+    api = await createTestApi({ dir: api.dir });
+    expect(api.log.lines.join('\n')).toMatch(/cannot be decrypted with the current CREDENTIALS_KEY/);
+
+    const saved = await call('POST', '/api/credentials', { key: 'vercel', values: { token: 't' } });
+    expect(saved.status).toBe(500);
+    expect(saved.json).toMatchObject({ error: { message: expect.stringMatching(/CREDENTIALS_KEY/) } });
+    expect((await call('GET', '/api/credentials')).json).toEqual({ connectedKeys: ['github'] });
+  });
+});

@@ -1,0 +1,77 @@
+import {
+  connectedKeysSchema,
+  credentialKeyInput,
+  credentialRemovedSchema,
+  credentialSavedSchema,
+  credentialSaveSchema,
+  credentialTestResultSchema,
+  credentialTestSchema,
+  serviceOf,
+  services,
+} from '@dash/contracts';
+import { z } from 'zod';
+import type { Context } from '../context.ts';
+import { CredentialsKeyMismatchError } from '../credentials/vault.ts';
+import { credentialTesters } from '../credentials/testers.ts';
+import { fail } from '../errors.ts';
+import { publicProcedure, router } from '../trpc.ts';
+
+const TEST_TIMEOUT_MS = 15_000;
+
+/** Refuses to write with a key that cannot read what is already stored: that would mix two keys. */
+function assertKeyMatches(ctx: Context) {
+  if (!ctx.credentialsKeyMatches) throw fail('INTERNAL_SERVER_ERROR', new CredentialsKeyMismatchError().message);
+}
+
+async function storedValues(ctx: Context, key: string): Promise<Record<string, string>> {
+  const sealed = await ctx.store.credentials.getSealed(key);
+  if (sealed === undefined) throw fail('NOT_FOUND', `No credentials are stored under "${key}"`);
+  try {
+    return ctx.vault.open(key, sealed);
+  } catch (error) {
+    if (error instanceof CredentialsKeyMismatchError) throw fail('INTERNAL_SERVER_ERROR', error.message, error);
+    throw error;
+  }
+}
+
+/** Keeps the values that were filled in; an optional field left empty is simply absent. */
+function filledIn(values: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(values).flatMap(([name, value]) => (value.trim() ? [[name, value.trim()]] : [])));
+}
+
+export const credentialsRouter = router({
+  list: publicProcedure
+    .input(z.void())
+    .output(connectedKeysSchema)
+    .query(async ({ ctx }) => ({ connectedKeys: await ctx.store.credentials.keys() })),
+
+  save: publicProcedure
+    .input(credentialSaveSchema)
+    .output(credentialSavedSchema)
+    .mutation(async ({ ctx, input }) => {
+      assertKeyMatches(ctx);
+      await ctx.store.credentials.putSealed(input.key, ctx.vault.seal(input.key, filledIn(input.values)));
+      ctx.log.info(`credentials saved for ${input.key}`);
+      return { ok: true as const, key: input.key };
+    }),
+
+  remove: publicProcedure
+    .input(credentialKeyInput)
+    .output(credentialRemovedSchema)
+    .mutation(async ({ ctx, input }) => ({ ok: true as const, removed: await ctx.store.credentials.remove(input.key) })),
+
+  test: publicProcedure
+    .input(credentialTestSchema)
+    .output(credentialTestResultSchema)
+    .mutation(async ({ ctx, input, signal }) => {
+      const service = serviceOf(input.key);
+      const tester = service && credentialTesters[service];
+      if (!service || !tester) {
+        const label = service ? services[service].label : input.key;
+        return { ok: false as const, error: `Testing ${label} credentials is not available yet: its connector has not landed. Nothing was sent.` };
+      }
+      const values = input.values ? filledIn(input.values) : await storedValues(ctx, input.key);
+      const timeout = AbortSignal.timeout(TEST_TIMEOUT_MS);
+      return tester(values, signal ? AbortSignal.any([signal, timeout]) : timeout);
+    }),
+});

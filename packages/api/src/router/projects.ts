@@ -1,0 +1,57 @@
+import {
+  okSchema,
+  projectCreateSchema,
+  projectListSchema,
+  projectPatchSchema,
+  projectSchema,
+  projectSlugInput,
+  type Project,
+} from '@dash/contracts';
+import { ProjectExistsError } from '@dash/db';
+import { z } from 'zod';
+import { fail } from '../errors.ts';
+import { publicProcedure, router } from '../trpc.ts';
+
+const noSuchProject = (slug: string) => fail('NOT_FOUND', `No project with the slug "${slug}"`);
+
+function found(slug: string, project: Project | undefined): Project {
+  if (!project) throw noSuchProject(slug);
+  return project;
+}
+
+export const projectsRouter = router({
+  list: publicProcedure
+    .input(z.void())
+    .output(projectListSchema)
+    .query(async ({ ctx }) => ({ projects: await ctx.store.projects.list() })),
+
+  get: publicProcedure
+    .input(projectSlugInput)
+    .output(projectSchema)
+    .query(async ({ ctx, input }) => found(input.slug, await ctx.store.projects.get(input.slug))),
+
+  create: publicProcedure
+    .input(projectCreateSchema)
+    .output(projectSchema)
+    .mutation(async ({ ctx, input }) => {
+      try {
+        return await ctx.store.projects.create(input);
+      } catch (error) {
+        if (error instanceof ProjectExistsError) throw fail('CONFLICT', error.message, error);
+        throw error;
+      }
+    }),
+
+  update: publicProcedure
+    .input(projectSlugInput.extend({ patch: projectPatchSchema }))
+    .output(projectSchema)
+    .mutation(async ({ ctx, input }) => found(input.slug, await ctx.store.projects.update(input.slug, input.patch))),
+
+  remove: publicProcedure
+    .input(projectSlugInput)
+    .output(okSchema)
+    .mutation(async ({ ctx, input }) => {
+      if (!(await ctx.store.projects.remove(input.slug))) throw noSuchProject(input.slug);
+      return { ok: true as const };
+    }),
+});
