@@ -45,7 +45,9 @@ function matchSegments(pattern: string[], actual: string[]): Record<string, stri
 /** Reads the body while counting bytes, so neither a missing nor a lying Content-Length lets more through. */
 async function readJsonBody(request: Request): Promise<unknown> {
   const declared = Number(request.headers.get('content-length') ?? 0);
-  const tooLarge = () => new RestError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES / 1024} KB`);
+  // `connection: close`: the unread rest of the body is dropped with the connection, never read.
+  const tooLarge = () =>
+    new RestError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES / 1024} KB`, { connection: 'close' });
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   if (!request.body) return undefined;
 
@@ -57,13 +59,12 @@ async function readJsonBody(request: Request): Promise<unknown> {
       const { done, value } = await reader.read();
       if (done) break;
       size += value.byteLength;
-      if (size > MAX_BODY_BYTES) {
-        await reader.cancel();
-        throw tooLarge();
-      }
+      // Stop reading without cancelling: a cancel would reset the connection before the 413 is sent.
+      if (size > MAX_BODY_BYTES) throw tooLarge();
       chunks.push(value);
     }
   } catch (error) {
+    reader.releaseLock();
     if (error instanceof RestError) throw error;
     // The server in front may cut the stream for its own size limit; say so the same way.
     if ((error as { status?: number }).status === 413) throw tooLarge();
