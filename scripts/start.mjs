@@ -22,7 +22,7 @@ installPackages();
 const builtAt = existsSync(serverEntry) ? statSync(serverEntry).mtimeMs : 0;
 if (sources.some((source) => newest(join(root, source)) > builtAt)) {
   console.log('→ building the dashboard');
-  pnpm(['--filter', '@dash/web', 'build']);
+  pnpm(['--filter', '@dash/web', '--fail-if-no-match', 'build']);
 }
 
 process.chdir(root);

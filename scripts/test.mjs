@@ -26,6 +26,6 @@ pnpm(['typecheck']);
 console.log('→ lint');
 pnpm(['lint']);
 console.log('→ build');
-pnpm(['--filter', '@dash/web', 'build']);
+pnpm(['--filter', '@dash/web', '--fail-if-no-match', 'build']);
 console.log('→ tests');
 pnpm(['exec', 'vitest', 'run']);

@@ -1,0 +1,13 @@
+import { handleRest } from '@dash/api/rest';
+import type { RequestHandler } from './$types';
+import { getCaller } from '$lib/server/app';
+
+/** Every `/api/*` REST path goes to the route table, which also answers 404 and 405 as JSON. */
+const serve: RequestHandler = async ({ request }) => handleRest(request, await getCaller());
+
+export const GET = serve;
+export const POST = serve;
+export const PATCH = serve;
+export const PUT = serve;
+export const DELETE = serve;
+export const fallback = serve;

@@ -1,0 +1,12 @@
+import { appRouter } from '@dash/api';
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import type { RequestHandler } from './$types';
+import { getContext } from '$lib/server/app';
+
+const serve: RequestHandler = async ({ request }) => {
+  const ctx = await getContext();
+  return fetchRequestHandler({ endpoint: '/api/trpc', req: request, router: appRouter, createContext: () => ctx });
+};
+
+export const GET = serve;
+export const POST = serve;
