@@ -8,7 +8,11 @@ import { installPackages, pnpm, root } from './toolchain.mjs';
 const serverEntry = join(root, 'apps/web/build/index.js');
 const sources = ['apps/web/src', 'apps/web/static', 'apps/web/svelte.config.js', 'apps/web/vite.config.ts', 'packages', 'pnpm-lock.yaml'];
 
-/** Newest modification time under a path, skipping installed packages. */
+/**
+ * Newest modification time under a path, skipping installed packages.
+ * @param {string} path
+ * @returns {number}
+ */
 function newest(path) {
   if (!existsSync(path)) return 0;
   const stat = statSync(path);

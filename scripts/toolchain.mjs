@@ -11,7 +11,12 @@ const pinned = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).pack
 const toolsDir = join(root, '.tools', `pnpm-${pinned}`);
 const pnpmEntry = join(toolsDir, 'node_modules', 'pnpm', 'bin', 'pnpm.cjs');
 
-/** Runs a command in the repo root, streaming its output; exits the process when it fails. */
+/**
+ * Runs a command in the repo root, streaming its output; exits the process when it fails.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {import('node:child_process').SpawnSyncOptions} [options]
+ */
 export function run(command, args, options = {}) {
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', ...options });
   if (result.status !== 0) {
@@ -27,7 +32,11 @@ function ensurePnpm() {
   run('npm', ['install', '--prefix', toolsDir, '--no-save', '--no-package-lock', '--loglevel=error', `pnpm@${pinned}`]);
 }
 
-/** Runs the pinned pnpm with the given arguments. */
+/**
+ * Runs the pinned pnpm with the given arguments.
+ * @param {string[]} args
+ * @param {import('node:child_process').SpawnSyncOptions} [options]
+ */
 export function pnpm(args, options) {
   ensurePnpm();
   run(process.execPath, [pnpmEntry, ...args], options);

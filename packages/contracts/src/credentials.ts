@@ -12,7 +12,7 @@ export interface CredentialField {
 
 const baseUrl: CredentialField = {
   name: 'baseUrl',
-  label: 'API base URL (only for self-hosted or test servers)',
+  label: 'Base URL (self-hosted or test server)',
   secret: false,
   optional: true,
   placeholder: 'https://…',
