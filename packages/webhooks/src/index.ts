@@ -14,3 +14,12 @@ export const providerOf: Record<RelayIntegration, string> = {
 export function resolveIntegration(name: string): RelayIntegration | undefined {
   return relayIntegrations.find((id) => id === name || providerOf[id] === name);
 }
+
+export * from './types.ts';
+export { hmacHex, sha256Hex, tokensMatch, verifyHmacHex, type HmacAlgorithm } from './hmac.ts';
+export { betterstack } from './betterstack/index.ts';
+export { github } from './github/index.ts';
+export { linear } from './linear/index.ts';
+export { sentry } from './sentry/index.ts';
+export { vercel } from './vercel/index.ts';
+export { providers } from './providers.ts';

@@ -1,0 +1,50 @@
+import type { RelayIntegration } from './index.ts';
+
+/** Header lookup, case-insensitive (a fetch `Headers` fits). */
+export interface HeaderBag {
+  get(name: string): string | null;
+}
+
+export type Severity = 'info' | 'success' | 'warning' | 'error';
+
+/** What a provider's parser makes of one real-world event in a delivery. */
+export interface ParsedEvent {
+  integration: RelayIntegration;
+  /** `pr.opened`, `pr.merged`, `deploy.error`, `monitor.down`, … */
+  type: string;
+  /** Unique per real-world event (repo + PR number + action, deployment id + state, incident id + state…). */
+  sourceEventId: string;
+  title: string;
+  url?: string;
+  /** A hint for which dashboard project it belongs to: the repo `owner/name`, the Vercel project, the Sentry project… */
+  project?: string;
+  repo?: string;
+  severity: Severity;
+  /** ISO 8601, when it happened upstream (falls back to the delivery's time). */
+  occurredAt: string;
+}
+
+/** A stored event: a parsed one plus what the relay adds. */
+export interface RelayEvent extends ParsedEvent {
+  id: string;
+  receivedAt: string;
+}
+
+/** What the relay needs before verifying: never fails, whatever the body is. */
+export interface DeliveryIdentity {
+  /** The provider's delivery id, or the SHA-256 (hex) of the raw body where it sends none. */
+  deliveryId: string;
+  /** The signed send time in ms since the epoch, where the provider sends one (Sentry, Linear). */
+  timestamp?: number;
+}
+
+export type ParseResult = { ok: true; events: ParsedEvent[] } | { ok: false; error: string };
+
+export interface WebhookProvider {
+  integration: RelayIntegration;
+  /** True when one of the secrets verifies the raw body exactly as received. Constant-time. */
+  verify(rawBody: Uint8Array, headers: HeaderBag, secrets: readonly string[]): boolean;
+  identify(rawBody: Uint8Array, headers: HeaderBag): DeliveryIdentity;
+  /** Invalid JSON is `{ ok: false }`, never an empty list; an ignored kind (GitHub `ping`) is `{ ok: true, events: [] }`. */
+  parse(rawBody: Uint8Array, headers: HeaderBag, receivedAt: Date): ParseResult;
+}
