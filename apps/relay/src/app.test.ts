@@ -1,0 +1,209 @@
+import { createClient } from 'redis';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { LIMITS } from './app.ts';
+import { memoryStore } from './store/memory.ts';
+import { redisStore } from './store/redis.ts';
+import { StoreUnavailableError, type RelayStore } from './store/types.ts';
+import { githubDelivery, pollHeaders, relay } from './testing.ts';
+
+const REDIS_URL = 'redis://127.0.0.1:6379/11';
+
+async function redisReachable(): Promise<boolean> {
+  const probe = createClient({ url: REDIS_URL, socket: { connectTimeout: 1_000, reconnectStrategy: false } });
+  probe.on('error', () => {});
+  try {
+    await probe.connect();
+    await probe.flushDb();
+    probe.destroy();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const hasRedis = await redisReachable();
+if (!hasRedis) {
+  if (process.env.CI === 'true') throw new Error(`CI=true needs Redis at ${REDIS_URL}, which is unreachable`);
+  console.warn(`*** Redis at ${REDIS_URL} is unreachable: the relay's Redis tests are SKIPPED ***`);
+}
+
+const stores: { name: string; open: () => Promise<RelayStore>; available: boolean }[] = [
+  { name: 'memory', open: () => Promise.resolve(memoryStore()), available: true },
+  { name: 'redis', open: () => redisStore(REDIS_URL, () => {}), available: hasRedis },
+];
+
+const opened: RelayStore[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((s) => s.close()));
+});
+
+for (const { name, open, available } of stores) {
+  describe.skipIf(!available)(`relay on the ${name} store`, () => {
+    let store: RelayStore;
+    beforeEach(async () => {
+      if (name === 'redis') {
+        const admin = createClient({ url: REDIS_URL });
+        await admin.connect();
+        await admin.flushDb();
+        admin.destroy();
+      }
+      store = await open();
+      opened.push(store);
+    });
+
+    const send = async (app: ReturnType<typeof relay>['app'], delivery: { body: BodyInit; headers: Record<string, string> }, path = '/api/webhooks/code_host') =>
+      app.request(path, { method: 'POST', body: delivery.body, headers: delivery.headers });
+
+    const poll = async (app: ReturnType<typeof relay>['app'], query = '', headers: Record<string, string> = pollHeaders()) => {
+      const res = await app.request(`/api/events${query}`, { headers });
+      return { status: res.status, cursor: res.headers.get('x-relay-timestamp'), body: (await res.json()) as unknown };
+    };
+
+    it('answers health without auth', async () => {
+      const { app } = relay(store, {}, () => 1_700_000_000_000);
+      const res = await app.request('/api/health');
+      expect(await res.json()).toEqual({ status: 'ok', timestamp: 1_700_000_000_000 });
+    });
+
+    it('stores a verified delivery and answers 200 with the event count', async () => {
+      const { app } = relay(store);
+      const res = await send(app, githubDelivery());
+      expect([res.status, await res.json()]).toEqual([200, { received: true, eventCount: 1 }]);
+      const { body, cursor } = await poll(app);
+      expect(body).toEqual([
+        expect.objectContaining({ integration: 'code_host', type: 'pr.merged', repo: 'acme/app', id: expect.any(String), receivedAt: expect.any(String) }),
+      ]);
+      expect(Number(cursor)).toBeGreaterThan(0);
+    });
+
+    it('accepts the provider name as an alias and answers 404 for an unknown integration', async () => {
+      const { app } = relay(store);
+      expect((await send(app, githubDelivery(), '/api/webhooks/github')).status).toBe(200);
+      expect((await send(app, githubDelivery(), '/api/webhooks/gitlab')).status).toBe(404);
+    });
+
+    it('honours the kill switches with 503', async () => {
+      expect((await send(relay(store, { RELAY_ENABLED: 'false' }).app, githubDelivery())).status).toBe(503);
+      expect((await send(relay(store, { RELAY_DISABLE_CODE_HOST: 'true' }).app, githubDelivery())).status).toBe(503);
+      expect((await send(relay(store, { RELAY_DISABLE_GITHUB: 'true' }).app, githubDelivery())).status).toBe(503);
+    });
+
+    it('refuses a body over 256 KB with 413, also when Content-Length lies or is missing', async () => {
+      const { app } = relay(store);
+      const big = githubDelivery();
+      big.body = ' '.repeat(LIMITS.bodyBytes + 1);
+      expect((await send(app, big)).status).toBe(413);
+
+      let sent = 0;
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          sent += 16_384;
+          if (sent > 8 * LIMITS.bodyBytes) controller.close();
+          else controller.enqueue(new Uint8Array(16_384).fill(32));
+        },
+      });
+      const res = await app.request('/api/webhooks/code_host', {
+        method: 'POST',
+        body: stream,
+        headers: { ...githubDelivery().headers, 'content-length': '10' },
+        duplex: 'half',
+      } as RequestInit);
+      expect(res.status).toBe(413);
+      expect(sent).toBeLessThan(2 * LIMITS.bodyBytes);
+      expect((await poll(app)).body).toEqual([]);
+    });
+
+    it('refuses a body that is not application/json with 415, and accepts a charset parameter', async () => {
+      const { app } = relay(store);
+      const form = githubDelivery();
+      form.headers['content-type'] = 'application/x-www-form-urlencoded';
+      expect((await send(app, form)).status).toBe(415);
+      const charset = githubDelivery();
+      charset.headers['content-type'] = 'application/json; charset=utf-8';
+      expect((await send(app, charset)).status).toBe(200);
+    });
+
+    it('rate-limits 100 requests a minute per IP and integration with 429 and Retry-After', async () => {
+      const { app } = relay(store);
+      const statuses = [];
+      for (let i = 0; i < LIMITS.webhooksPerMinute; i++) statuses.push((await send(app, githubDelivery({ number: i }))).status);
+      expect(statuses.every((s) => s === 200)).toBe(true);
+      const limited = await send(app, githubDelivery({ number: 1000 }));
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect((await send(app, githubDelivery({ number: 1001, ip: '203.0.113.99 ' }))).status).toBe(200);
+    });
+
+    it('answers a repeated delivery id with 409, and a bad signature never consumes the id', async () => {
+      const { app } = relay(store);
+      const forged = githubDelivery({ deliveryId: 'd-1', secret: 'wrong' });
+      expect((await send(app, forged)).status).toBe(401);
+      const genuine = githubDelivery({ deliveryId: 'd-1' });
+      expect((await send(app, genuine)).status).toBe(200);
+      expect((await send(app, genuine)).status).toBe(409);
+      expect(((await poll(app)).body as unknown[]).length).toBe(1);
+    });
+
+    it('answers 401 when no secret is configured, and tries every secret of a rotation list', async () => {
+      expect((await send(relay(store, { WEBHOOK_SECRET_GITHUB: '' }).app, githubDelivery())).status).toBe(401);
+      const rotated = relay(store, { WEBHOOK_SECRET_GITHUB: 'new-secret, old-secret' }).app;
+      expect((await send(rotated, githubDelivery({ secret: 'old-secret' }))).status).toBe(200);
+      expect((await send(rotated, githubDelivery({ secret: 'new-secret' }))).status).toBe(200);
+      expect((await send(rotated, githubDelivery({ secret: 'other' }))).status).toBe(401);
+    });
+
+    it('answers 503 with Retry-After when the store fails, and keeps serving', async () => {
+      const broken: RelayStore = {
+        ...store,
+        admit: () => Promise.reject(new StoreUnavailableError(new Error('connection refused'))),
+      };
+      const { app, log } = relay(broken);
+      const res = await send(app, githubDelivery());
+      expect([res.status, res.headers.get('retry-after')]).toEqual([503, '5']);
+      expect(log.lines.join('\n')).toMatch(/store is unavailable/);
+      expect((await app.request('/api/health')).status).toBe(200);
+    });
+
+    describe('poll', () => {
+      it('needs the bearer poll secret', async () => {
+        const { app } = relay(store, { RELAY_POLL_SECRET: 'new,old' });
+        expect((await poll(app, '', {})).status).toBe(401);
+        expect((await poll(app, '', pollHeaders(undefined, 'wrong'))).status).toBe(401);
+        expect((await poll(app, '', pollHeaders(undefined, 'old'))).status).toBe(200);
+      });
+
+      it('validates since and limit', async () => {
+        const { app } = relay(store);
+        expect((await poll(app, '?since=abc')).status).toBe(400);
+        expect((await poll(app, '?limit=0')).status).toBe(400);
+        expect((await poll(app, '?limit=1001')).status).toBe(400);
+        expect((await poll(app, '?limit=1000')).status).toBe(200);
+      });
+
+      it('allows 20 polls a minute per IP', async () => {
+        const { app } = relay(store);
+        for (let i = 0; i < LIMITS.pollsPerMinute; i++) expect((await poll(app)).status).toBe(200);
+        expect((await poll(app)).status).toBe(429);
+        expect((await poll(app, '', pollHeaders('198.51.100.2'))).status).toBe(200);
+      });
+
+      it('returns every event exactly once to a client that passes the cursor back, across small pages and shared milliseconds', async () => {
+        const { app } = relay(store);
+        // 60 deliveries sent at once land within a few milliseconds of each other.
+        const sent = await Promise.all(Array.from({ length: 60 }, (_, i) => send(app, githubDelivery({ number: i, ip: `192.0.2.${i}` }))));
+        expect(sent.every((r) => r.status === 200)).toBe(true);
+        const seen: string[] = [];
+        let since = 0;
+        for (let round = 0; round < 19; round++) {
+          const page = await poll(app, `?since=${since}&limit=7`, pollHeaders(`198.51.100.${round}`));
+          const events = page.body as { id: string; sourceEventId: string }[];
+          seen.push(...events.map((e) => e.sourceEventId));
+          since = Number(page.cursor);
+          if (events.length === 0) break;
+        }
+        expect(seen.length).toBe(60);
+        expect(new Set(seen).size).toBe(60);
+      });
+    });
+  });
+}

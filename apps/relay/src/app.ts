@@ -1,0 +1,163 @@
+import { Hono, type Context } from 'hono';
+import { cors } from 'hono/cors';
+import { providers, resolveIntegration, tokensMatch, type HeaderBag, type RelayEvent } from '@dash/webhooks';
+import type { RelayConfig } from './config.ts';
+import { StoreUnavailableError, type RelayStore } from './store/types.ts';
+
+export const LIMITS = {
+  bodyBytes: 256 * 1024,
+  webhooksPerMinute: 100,
+  pollsPerMinute: 20,
+  windowMs: 60_000,
+  deliveryMemoryMs: 5 * 60_000,
+  freshnessMs: 5 * 60_000,
+  retentionMs: 24 * 60 * 60_000,
+  pollDefault: 100,
+  pollMax: 1000,
+} as const;
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export interface RelayDeps {
+  config: RelayConfig;
+  store: RelayStore;
+  log: Logger;
+  /** The caller's address as the socket saw it (the node adapter's connection info). */
+  socketAddress?: (c: Context) => string | undefined;
+  now?: () => number;
+}
+
+const TENANT = 'default';
+const keys = {
+  events: () => `relay:${TENANT}:events`,
+  webhookRate: (integration: string, ip: string) => `relay:${TENANT}:rate:${integration}:${ip}`,
+  pollRate: (ip: string) => `relay:${TENANT}:rate:poll:${ip}`,
+  delivery: (integration: string, id: string) => `relay:${TENANT}:delivery:${integration}:${id}`,
+};
+
+const fail = (c: Context, status: 400 | 401 | 404 | 409 | 413 | 415 | 429 | 503, code: string, message: string, headers: Record<string, string> = {}) => {
+  for (const [name, value] of Object.entries(headers)) c.header(name, value);
+  return c.json({ error: { code, message } }, status);
+};
+
+const retryAfter = (ms: number) => ({ 'retry-after': String(Math.max(1, Math.ceil(ms / 1000))) });
+
+/** Reads at most `limit` bytes as they arrive; undefined as soon as the body is longer, whatever Content-Length said. */
+async function readBody(request: Request, limit: number): Promise<Uint8Array | undefined> {
+  if (Number(request.headers.get('content-length') ?? 0) > limit) return undefined;
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      reader.releaseLock();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+const isJson = (type: string | undefined) => /^application\/json\s*(;|$)/i.test(type ?? '');
+
+/** The relay's HTTP surface. Steps run cheapest first; each can answer before the next runs. */
+export function createRelayApp({ config, store, log, socketAddress, now = Date.now }: RelayDeps) {
+  const app = new Hono();
+
+  const clientIp = (c: Context): string => {
+    if (config.trustProxy) {
+      const hops = (c.req.header('x-forwarded-for') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      // The right-most hop is the one our proxy added; anything left of it is whatever the client sent.
+      const proxied = hops.at(-1);
+      if (proxied) return proxied;
+    }
+    return socketAddress?.(c) ?? 'unknown';
+  };
+
+  app.onError((error, c) => {
+    if (error instanceof StoreUnavailableError) {
+      log.error(`${c.req.method} ${c.req.path}: ${error.message}`);
+      return fail(c, 503, 'SERVICE_UNAVAILABLE', 'The relay cannot reach its store; retry shortly', retryAfter(5_000));
+    }
+    log.error(`${c.req.method} ${c.req.path}: ${error.name}: ${error.message}`);
+    return c.json({ error: { code: 'INTERNAL_SERVER_ERROR', message: 'Internal error' } }, 500);
+  });
+  app.notFound((c) => fail(c, 404, 'NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`));
+
+  app.get('/api/health', (c) => c.json({ status: 'ok' as const, timestamp: now() }));
+
+  app.post('/api/webhooks/:integration', async (c) => {
+    const integration = resolveIntegration(c.req.param('integration'));
+    if (!integration) return fail(c, 404, 'NOT_FOUND', `Unknown integration "${c.req.param('integration')}"`);
+    if (!config.enabled || config.disabled.has(integration)) {
+      return fail(c, 503, 'SERVICE_UNAVAILABLE', `Ingestion is disabled for ${integration}`);
+    }
+
+    const body = await readBody(c.req.raw, LIMITS.bodyBytes);
+    if (!body) return fail(c, 413, 'PAYLOAD_TOO_LARGE', `The body is larger than ${LIMITS.bodyBytes / 1024} KB`, { connection: 'close' });
+    if (!isJson(c.req.header('content-type'))) return fail(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Send application/json');
+
+    const provider = providers[integration];
+    const headers: HeaderBag = c.req.raw.headers;
+    const identity = provider.identify(body, headers);
+    const deliveryKey = keys.delivery(integration, identity.deliveryId);
+    const admission = await store.admit({
+      rateKey: keys.webhookRate(integration, clientIp(c)),
+      limit: LIMITS.webhooksPerMinute,
+      windowMs: LIMITS.windowMs,
+      deliveryKey,
+    });
+    if (!admission.allowed) return fail(c, 429, 'TOO_MANY_REQUESTS', 'Rate limit exceeded', retryAfter(admission.retryAfterMs));
+    if (admission.duplicate) return fail(c, 409, 'CONFLICT', 'This delivery was already received');
+    if (identity.timestamp !== undefined && Math.abs(now() - identity.timestamp) > LIMITS.freshnessMs) {
+      return fail(c, 409, 'CONFLICT', 'The delivery is more than 5 minutes old (or ahead of the clock)');
+    }
+
+    if (!provider.verify(body, headers, config.secrets[integration])) {
+      return fail(c, 401, 'UNAUTHORIZED', 'The signature or token does not match a configured secret');
+    }
+    const receivedAt = new Date(now());
+    const parsed = provider.parse(body, headers, receivedAt);
+    if (!parsed.ok) return fail(c, 400, 'BAD_REQUEST', parsed.error);
+
+    const events: RelayEvent[] = parsed.events.map((event) => ({ ...event, id: crypto.randomUUID(), receivedAt: receivedAt.toISOString() }));
+    const stored = await store.commit({ deliveryKey, dedupeMs: LIMITS.deliveryMemoryMs, eventsKey: keys.events(), events });
+    if (!stored) return fail(c, 409, 'CONFLICT', 'This delivery was already received');
+    return c.json({ received: true as const, eventCount: events.length });
+  });
+
+  if (config.allowedOrigin) {
+    app.use(
+      '/api/events',
+      cors({ origin: config.allowedOrigin, allowMethods: ['GET'], allowHeaders: ['Authorization'], exposeHeaders: ['X-Relay-Timestamp'] }),
+    );
+  }
+
+  app.get('/api/events', async (c) => {
+    const admission = await store.admit({ rateKey: keys.pollRate(clientIp(c)), limit: LIMITS.pollsPerMinute, windowMs: LIMITS.windowMs });
+    if (!admission.allowed) return fail(c, 429, 'TOO_MANY_REQUESTS', 'Poll rate limit exceeded', retryAfter(admission.retryAfterMs));
+
+    const token = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1]?.trim() ?? '';
+    if (!tokensMatch(token, config.pollSecrets)) return fail(c, 401, 'UNAUTHORIZED', 'A valid bearer poll secret is required');
+
+    const since = Number(c.req.query('since') ?? 0);
+    const limit = Number(c.req.query('limit') ?? LIMITS.pollDefault);
+    if (!Number.isSafeInteger(since) || since < 0) return fail(c, 400, 'BAD_REQUEST', 'since is a millisecond timestamp (a non-negative integer)');
+    if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.pollMax) {
+      return fail(c, 400, 'BAD_REQUEST', `limit is an integer from 1 to ${LIMITS.pollMax}`);
+    }
+    const page = await store.poll({ eventsKey: keys.events(), since, limit, retentionMs: LIMITS.retentionMs });
+    c.header('x-relay-timestamp', String(page.cursor));
+    return c.json(page.events);
+  });
+
+  return app;
+}

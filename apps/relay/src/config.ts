@@ -1,0 +1,72 @@
+import { providerOf, relayIntegrations, type RelayIntegration } from '@dash/webhooks';
+import { z } from 'zod';
+
+export interface RelayConfig {
+  host: string;
+  port: number;
+  store: { kind: 'redis'; url: string } | { kind: 'upstash'; url: string; token: string } | { kind: 'memory' };
+  /** RELAY_ENABLED=false stops all ingestion. */
+  enabled: boolean;
+  disabled: ReadonlySet<RelayIntegration>;
+  /** Signing secrets or tokens per integration, in the order they are tried. */
+  secrets: Readonly<Record<RelayIntegration, readonly string[]>>;
+  pollSecrets: readonly string[];
+  allowedOrigin: string | undefined;
+  /** Take the client address from X-Forwarded-For (the hop the proxy added) instead of the socket. */
+  trustProxy: boolean;
+}
+
+const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const flag = (value: string | undefined) => value?.trim().toLowerCase() === 'true';
+
+const envSchema = z.object({
+  HOST: z.string().default('0.0.0.0'),
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
+  RELAY_STORE: z.enum(['redis', 'upstash', 'memory']).optional(),
+  REDIS_URL: z.string().optional(),
+  KV_REST_API_URL: z.url().optional(),
+  KV_REST_API_TOKEN: z.string().optional(),
+  RELAY_POLL_SECRET: z.string().optional(),
+  ALLOWED_ORIGIN: z.string().optional(),
+  RELAY_ENABLED: z.string().optional(),
+  TRUST_PROXY: z.string().optional(),
+});
+
+/**
+ * Reads the relay's environment once. Secrets and switches are accepted under the spec's neutral name
+ * (WEBHOOK_SECRET_CODE_HOST) and under the provider's (WEBHOOK_SECRET_GITHUB); both lists are used.
+ */
+export function readConfig(env: Record<string, string | undefined>): RelayConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(`Invalid relay environment: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  const e = parsed.data;
+  const names = (integration: RelayIntegration) => [integration.toUpperCase(), providerOf[integration].toUpperCase()];
+
+  const kind = e.RELAY_STORE ?? (e.REDIS_URL ? 'redis' : e.KV_REST_API_URL && e.KV_REST_API_TOKEN ? 'upstash' : 'memory');
+  let store: RelayConfig['store'];
+  if (kind === 'redis') {
+    if (!e.REDIS_URL) throw new Error('RELAY_STORE=redis needs REDIS_URL');
+    store = { kind, url: e.REDIS_URL };
+  } else if (kind === 'upstash') {
+    if (!e.KV_REST_API_URL || !e.KV_REST_API_TOKEN) throw new Error('RELAY_STORE=upstash needs KV_REST_API_URL and KV_REST_API_TOKEN');
+    store = { kind, url: e.KV_REST_API_URL, token: e.KV_REST_API_TOKEN };
+  } else {
+    store = { kind };
+  }
+
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    store,
+    enabled: e.RELAY_ENABLED?.trim().toLowerCase() !== 'false',
+    disabled: new Set(relayIntegrations.filter((i) => names(i).some((n) => flag(env[`RELAY_DISABLE_${n}`])))),
+    secrets: Object.fromEntries(
+      relayIntegrations.map((i) => [i, names(i).flatMap((n) => list(env[`WEBHOOK_SECRET_${n}`]))]),
+    ) as Record<RelayIntegration, string[]>,
+    pollSecrets: list(e.RELAY_POLL_SECRET),
+    allowedOrigin: e.ALLOWED_ORIGIN?.trim() || undefined,
+    trustProxy: flag(e.TRUST_PROXY),
+  };
+}

@@ -1,0 +1,41 @@
+import { serve } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { createRelayApp, type Logger } from './app.ts';
+import { readConfig } from './config.ts';
+import { memoryStore } from './store/memory.ts';
+import { redisStore, upstashStore } from './store/redis.ts';
+import type { RelayStore } from './store/types.ts';
+
+const log: Logger = {
+  info: (m) => console.log(`[relay] ${m}`),
+  warn: (m) => console.warn(`[relay] ${m}`),
+  error: (m) => console.error(`[relay] ${m}`),
+};
+
+// The one place the relay reads its environment.
+const config = readConfig(process.env);
+
+async function openStore(): Promise<RelayStore> {
+  switch (config.store.kind) {
+    case 'redis':
+      return redisStore(config.store.url, (error) => log.error(`redis: ${error.message}`));
+    case 'upstash':
+      return upstashStore(config.store.url, config.store.token);
+    case 'memory':
+      log.warn('MEMORY STORE: events, rate limits and replay records live in this process only and vanish on restart. For local use only; set REDIS_URL or KV_REST_API_URL + KV_REST_API_TOKEN in production.');
+      return memoryStore();
+  }
+}
+
+const store = await openStore();
+if (config.pollSecrets.length === 0) log.warn('RELAY_POLL_SECRET is not set: every poll will be refused with 401');
+const app = createRelayApp({ config, store, log, socketAddress: (c) => getConnInfo(c).remote.address });
+const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+  log.info(`listening on http://${info.address}:${info.port} (store: ${store.kind})`);
+});
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    server.close(() => void store.close().then(() => process.exit(0)));
+  });
+}
