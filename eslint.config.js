@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/', '**/build/', '**/.svelte-kit/', '**/test-results/', '.tools/', 'data/', 'drizzle/*/'],
+    ignores: ['**/node_modules/', '**/build/', '**/dist/', '**/.svelte-kit/', '**/test-results/', '.tools/', 'data/', 'drizzle/*/'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

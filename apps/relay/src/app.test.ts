@@ -1,10 +1,11 @@
+import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import { createClient } from 'redis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { LIMITS } from './app.ts';
 import { memoryStore } from './store/memory.ts';
 import { redisStore } from './store/redis.ts';
 import { StoreUnavailableError, type RelayStore } from './store/types.ts';
-import { githubDelivery, pollHeaders, relay } from './testing.ts';
+import { GITHUB_SECRET, githubDelivery, pollHeaders, relay } from './testing.ts';
 
 const REDIS_URL = 'redis://127.0.0.1:6379/11';
 
@@ -162,6 +163,58 @@ for (const { name, open, available } of stores) {
       expect([res.status, res.headers.get('retry-after')]).toEqual([503, '5']);
       expect(log.lines.join('\n')).toMatch(/store is unavailable/);
       expect((await app.request('/api/health')).status).toBe(200);
+    });
+
+    it('survives a thousand hostile requests without a 5xx and stores nothing', async () => {
+      const { app } = relay(store);
+      const random = (n: number) => randomBytes(n);
+      const sign = (body: Uint8Array | string) => `sha256=${createHmac('sha256', GITHUB_SECRET).update(body).digest('hex')}`;
+      const nested = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+      const cases: ((i: number) => { path?: string; body: BodyInit; headers: Record<string, string> })[] = [
+        () => ({ ...githubDelivery(), headers: { ...githubDelivery().headers, 'x-hub-signature-256': `sha256=${random(32).toString('hex')}` } }),
+        () => {
+          const d = githubDelivery();
+          return { ...d, headers: { ...d.headers, 'x-hub-signature-256': d.headers['x-hub-signature-256'].slice(0, 40) } };
+        },
+        () => {
+          const body = random(512);
+          return { body, headers: { ...githubDelivery().headers, 'x-hub-signature-256': sign(body) } };
+        },
+        () => ({ body: nested, headers: { ...githubDelivery().headers, 'x-hub-signature-256': sign(nested) } }),
+        () => ({ ...githubDelivery(), headers: { ...githubDelivery().headers, 'x-github-delivery': 'd'.repeat(8_000), 'x-hub-signature-256': 'sha256=' } }),
+        () => ({ ...githubDelivery(), headers: { ...githubDelivery().headers, 'content-type': ['text/plain', 'application/jsonx', '', 'multipart/form-data'][randomInt(4)]! } }),
+        // A lying Content-Length: what counts is the bytes that arrive.
+        () => ({ body: ' '.repeat(LIMITS.bodyBytes + 1), headers: { ...githubDelivery().headers, 'content-length': '3' } }),
+        (i) => ({ ...githubDelivery(), path: `/api/webhooks/${['../etc', '%00', 'constructor', '__proto__', 'x'.repeat(300)][i % 5]}` }),
+        () => ({ body: '{"action":"opened"}', headers: { ...githubDelivery().headers, 'x-github-event': 'pull_request', 'x-hub-signature-256': sign('{"action":"opened"}') } }),
+        () => ({ ...githubDelivery(), path: `/api/webhooks/${['deploy_host', 'error_tracker', 'issue_tracker', 'uptime_monitor'][randomInt(4)]}` }),
+      ];
+      const statuses = new Map<number, number>();
+      for (let i = 0; i < 1_200; i++) {
+        const attack = cases[i % cases.length]!(i);
+        attack.headers['x-forwarded-for'] = `100.64.${Math.floor(i / 50)}.${i % 50}`;
+        const res = await app.request(attack.path ?? '/api/webhooks/code_host', { method: 'POST', body: attack.body, headers: attack.headers });
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      }
+      expect([...statuses.keys()].filter((status) => status >= 500)).toEqual([]);
+      expect([...statuses.keys()].sort()).toEqual([400, 401, 404, 413, 415]);
+      expect((await poll(app)).body).toEqual([]);
+    });
+
+    it('answers CORS on the poll endpoint only for ALLOWED_ORIGIN, and none when unset', async () => {
+      const preflight = { method: 'OPTIONS', headers: { origin: 'https://dash.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } };
+      const allowed = await relay(store, { ALLOWED_ORIGIN: 'https://dash.example.com' }).app.request('/api/events', preflight);
+      expect(allowed.status).toBe(204);
+      expect(allowed.headers.get('access-control-allow-origin')).toBe('https://dash.example.com');
+      const { app } = relay(store, { ALLOWED_ORIGIN: 'https://dash.example.com' });
+      const get = await app.request('/api/events', { headers: { ...pollHeaders(), origin: 'https://dash.example.com' } });
+      expect(get.headers.get('access-control-expose-headers')).toMatch(/X-Relay-Timestamp/i);
+      const other = await app.request('/api/events', { headers: { ...pollHeaders('198.51.100.9'), origin: 'https://evil.example' } });
+      expect(other.headers.get('access-control-allow-origin')).toBeNull();
+      const unset = await relay(store).app.request('/api/events', { headers: { ...pollHeaders('198.51.100.8'), origin: 'https://dash.example.com' } });
+      expect(unset.headers.get('access-control-allow-origin')).toBeNull();
+      const webhookPreflight = await relay(store, { ALLOWED_ORIGIN: 'https://dash.example.com' }).app.request('/api/webhooks/code_host', preflight);
+      expect(webhookPreflight.headers.get('access-control-allow-origin')).toBeNull();
     });
 
     describe('poll', () => {
