@@ -3,7 +3,8 @@ import { createClient } from 'redis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { LIMITS } from './app.ts';
 import { memoryStore } from './store/memory.ts';
-import { redisStore } from './store/redis.ts';
+import { redisStore, upstashStore } from './store/redis.ts';
+import { startUpstashRestServer } from './store/upstash-rest-server.ts';
 import { StoreUnavailableError, type RelayStore } from './store/types.ts';
 import { GITHUB_SECRET, githubDelivery, pollHeaders, relay } from './testing.ts';
 
@@ -28,21 +29,27 @@ if (!hasRedis) {
   console.warn(`*** Redis at ${REDIS_URL} is unreachable: the relay's Redis tests are SKIPPED ***`);
 }
 
+const UPSTASH_TOKEN = 'upstash-test-token';
+const upstash = hasRedis ? await startUpstashRestServer(REDIS_URL, UPSTASH_TOKEN) : undefined;
+
 const stores: { name: string; open: () => Promise<RelayStore>; available: boolean }[] = [
   { name: 'memory', open: () => Promise.resolve(memoryStore()), available: true },
   { name: 'redis', open: () => redisStore(REDIS_URL, () => {}), available: hasRedis },
+  // Upstash's REST protocol, served over the same real Redis.
+  { name: 'upstash', open: () => Promise.resolve(upstashStore(upstash?.url ?? '', UPSTASH_TOKEN)), available: hasRedis },
 ];
 
 const opened: RelayStore[] = [];
 afterAll(async () => {
   await Promise.all(opened.map((s) => s.close()));
+  await upstash?.close();
 });
 
 for (const { name, open, available } of stores) {
   describe.skipIf(!available)(`relay on the ${name} store`, () => {
     let store: RelayStore;
     beforeEach(async () => {
-      if (name === 'redis') {
+      if (name !== 'memory') {
         const admin = createClient({ url: REDIS_URL });
         await admin.connect();
         await admin.flushDb();
