@@ -19,7 +19,7 @@ export async function startUpstashRestServer(redisUrl: string, token: string): P
   const run = async (command: unknown): Promise<{ result: Reply } | { error: string }> => {
     if (!Array.isArray(command) || command.length === 0) return { error: 'ERR the command must be a non-empty JSON array' };
     try {
-      return { result: (await redis.sendCommand(command.map(String))) as Reply };
+      return { result: await redis.sendCommand<Reply>(command.map(String)) };
     } catch (error) {
       return { error: (error as Error).message };
     }
