@@ -163,7 +163,7 @@ for (const { name, open, available } of stores) {
     it('answers 503 with Retry-After when the store fails, and keeps serving', async () => {
       const broken: RelayStore = {
         ...store,
-        admit: () => Promise.reject(new StoreUnavailableError(new Error('connection refused'))),
+        ingest: () => Promise.reject(new StoreUnavailableError(new Error('connection refused'))),
       };
       const { app, log } = relay(broken);
       const res = await send(app, githubDelivery());

@@ -105,33 +105,34 @@ export function createRelayApp({ config, store, log, socketAddress, now = Date.n
     if (!body) return fail(c, 413, 'PAYLOAD_TOO_LARGE', `The body is larger than ${LIMITS.bodyBytes / 1024} KB`, { connection: 'close' });
     if (!isJson(c.req.header('content-type'))) return fail(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Send application/json');
 
+    // The delivery's own checks are pure and local; their verdicts are given in the spec's order after
+    // the one store round trip that applies the rate limit and the replay memory (and stores, if all passed).
     const provider = providers[integration];
     const headers: HeaderBag = c.req.raw.headers;
     const identity = provider.identify(body, headers);
-    const deliveryKey = keys.delivery(integration, identity.deliveryId);
-    const admission = await store.admit({
+    const stale = identity.timestamp !== undefined && Math.abs(now() - identity.timestamp) > LIMITS.freshnessMs;
+    const verified = !stale && provider.verify(body, headers, config.secrets[integration]);
+    const receivedAt = new Date(now());
+    const parsed = verified ? provider.parse(body, headers, receivedAt) : undefined;
+    const events: RelayEvent[] | undefined = parsed?.ok
+      ? parsed.events.map((event) => ({ ...event, id: crypto.randomUUID(), receivedAt: receivedAt.toISOString() }))
+      : undefined;
+
+    const result = await store.ingest({
       rateKey: keys.webhookRate(integration, clientIp(c)),
       limit: LIMITS.webhooksPerMinute,
       windowMs: LIMITS.windowMs,
-      deliveryKey,
+      deliveryKey: keys.delivery(integration, identity.deliveryId),
+      dedupeMs: LIMITS.deliveryMemoryMs,
+      eventsKey: keys.events(),
+      events,
     });
-    if (!admission.allowed) return fail(c, 429, 'TOO_MANY_REQUESTS', 'Rate limit exceeded', retryAfter(admission.retryAfterMs));
-    if (admission.duplicate) return fail(c, 409, 'CONFLICT', 'This delivery was already received');
-    if (identity.timestamp !== undefined && Math.abs(now() - identity.timestamp) > LIMITS.freshnessMs) {
-      return fail(c, 409, 'CONFLICT', 'The delivery is more than 5 minutes old (or ahead of the clock)');
-    }
-
-    if (!provider.verify(body, headers, config.secrets[integration])) {
-      return fail(c, 401, 'UNAUTHORIZED', 'The signature or token does not match a configured secret');
-    }
-    const receivedAt = new Date(now());
-    const parsed = provider.parse(body, headers, receivedAt);
-    if (!parsed.ok) return fail(c, 400, 'BAD_REQUEST', parsed.error);
-
-    const events: RelayEvent[] = parsed.events.map((event) => ({ ...event, id: crypto.randomUUID(), receivedAt: receivedAt.toISOString() }));
-    const stored = await store.commit({ deliveryKey, dedupeMs: LIMITS.deliveryMemoryMs, eventsKey: keys.events(), events });
-    if (!stored) return fail(c, 409, 'CONFLICT', 'This delivery was already received');
-    return c.json({ received: true as const, eventCount: events.length });
+    if (result.outcome === 'rate_limited') return fail(c, 429, 'TOO_MANY_REQUESTS', 'Rate limit exceeded', retryAfter(result.retryAfterMs));
+    if (result.outcome === 'duplicate') return fail(c, 409, 'CONFLICT', 'This delivery was already received');
+    if (stale) return fail(c, 409, 'CONFLICT', 'The delivery is more than 5 minutes old (or ahead of the clock)');
+    if (!verified) return fail(c, 401, 'UNAUTHORIZED', 'The signature or token does not match a configured secret');
+    if (!parsed?.ok) return fail(c, 400, 'BAD_REQUEST', parsed?.error ?? 'Unparseable payload');
+    return c.json({ received: true as const, eventCount: events?.length ?? 0 });
   });
 
   if (config.allowedOrigin) {
@@ -142,7 +143,7 @@ export function createRelayApp({ config, store, log, socketAddress, now = Date.n
   }
 
   app.get('/api/events', async (c) => {
-    const admission = await store.admit({ rateKey: keys.pollRate(clientIp(c)), limit: LIMITS.pollsPerMinute, windowMs: LIMITS.windowMs });
+    const admission = await store.limit({ rateKey: keys.pollRate(clientIp(c)), limit: LIMITS.pollsPerMinute, windowMs: LIMITS.windowMs });
     if (!admission.allowed) return fail(c, 429, 'TOO_MANY_REQUESTS', 'Poll rate limit exceeded', retryAfter(admission.retryAfterMs));
 
     const token = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1]?.trim() ?? '';

@@ -1,5 +1,5 @@
 import type { RelayEvent } from '@dash/webhooks';
-import type { RelayStore } from './types.ts';
+import type { RateCheck, RelayStore } from './types.ts';
 
 interface Positioned {
   position: number;
@@ -15,30 +15,32 @@ export function memoryStore(now: () => number = Date.now): RelayStore {
 
   const delivered = (key: string) => (deliveries.get(key) ?? 0) > now();
 
+  function countHit({ rateKey, limit, windowMs }: { rateKey: string; limit: number; windowMs: number }): RateCheck {
+    const at = now();
+    const hits = (windows.get(rateKey) ?? []).filter((t) => t > at - windowMs);
+    windows.set(rateKey, hits);
+    if (hits.length >= limit) return { allowed: false, retryAfterMs: (hits[0] ?? at) + windowMs - at };
+    hits.push(at);
+    return { allowed: true, retryAfterMs: 0 };
+  }
+
   return {
     kind: 'memory',
 
-    admit({ rateKey, limit, windowMs, deliveryKey }) {
-      const at = now();
-      const hits = (windows.get(rateKey) ?? []).filter((t) => t > at - windowMs);
-      if (hits.length >= limit) {
-        windows.set(rateKey, hits);
-        return Promise.resolve({ allowed: false, retryAfterMs: (hits[0] ?? at) + windowMs - at, duplicate: false });
-      }
-      hits.push(at);
-      windows.set(rateKey, hits);
-      return Promise.resolve({ allowed: true, retryAfterMs: 0, duplicate: deliveryKey !== undefined && delivered(deliveryKey) });
-    },
+    limit: (options) => Promise.resolve(countHit(options)),
 
-    commit({ deliveryKey, dedupeMs, eventsKey, events }) {
-      if (delivered(deliveryKey)) return Promise.resolve(false);
+    ingest({ deliveryKey, dedupeMs, eventsKey, events, ...rate }) {
+      const check = countHit(rate);
+      if (!check.allowed) return Promise.resolve({ outcome: 'rate_limited', retryAfterMs: check.retryAfterMs });
+      if (delivered(deliveryKey)) return Promise.resolve({ outcome: 'duplicate' });
+      if (!events) return Promise.resolve({ outcome: 'admitted' });
       deliveries.set(deliveryKey, now() + dedupeMs);
       const stream = streams.get(eventsKey) ?? [];
       let position = Math.max(now(), (lastPosition.get(eventsKey) ?? 0) + 1);
       for (const event of events) stream.push({ position: position++, event });
       if (events.length > 0) lastPosition.set(eventsKey, position - 1);
       streams.set(eventsKey, stream);
-      return Promise.resolve(true);
+      return Promise.resolve({ outcome: 'stored' });
     },
 
     poll({ eventsKey, since, limit, retentionMs }) {

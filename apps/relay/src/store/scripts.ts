@@ -1,5 +1,5 @@
 import type { RelayEvent } from '@dash/webhooks';
-import type { Admission, PollPage, RelayStore } from './types.ts';
+import type { IngestOutcome, PollPage, RateCheck, RelayStore } from './types.ts';
 import { StoreUnavailableError } from './types.ts';
 
 /** Runs a Lua script by its text (EVALSHA with a fallback to EVAL, as each client does best). */
@@ -9,34 +9,42 @@ export type Evaluate = (script: string, keys: string[], args: string[]) => Promi
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
-/** KEYS: rate window, delivery id (or ''). ARGV: limit, window ms, unique member. */
-export const ADMIT = `${NOW}
-local window = tonumber(ARGV[2])
+/** The sliding window: KEYS[1] the window, ARGV[1] limit, ARGV[2] window ms, ARGV[3] a unique member. */
+const RATE = `local window = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
   local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  return {0, tonumber(oldest[2]) + window - now, 0}
+  return {0, tonumber(oldest[2]) + window - now}
 end
 redis.call('ZADD', KEYS[1], now, ARGV[3])
-redis.call('PEXPIRE', KEYS[1], window)
-local seen = 0
-if KEYS[2] ~= '' then seen = redis.call('EXISTS', KEYS[2]) end
-return {1, 0, seen}`;
+redis.call('PEXPIRE', KEYS[1], window)`;
+
+/** KEYS: rate window. ARGV: limit, window ms, member. Returns {1, 0} or {0, retry ms}. */
+export const LIMIT = `${NOW}
+${RATE}
+return {1, 0}`;
 
 /**
- * KEYS: delivery id, events, last position. ARGV: dedupe ms, then one JSON event per argument.
+ * KEYS: rate window, delivery id, events, last position. ARGV: limit, window ms, member, dedupe ms,
+ * '1' to store (or '0' to only check), then one JSON event per argument.
+ * Returns {0, retry ms} rate limited, {2} duplicate, {1} admitted, {3} stored.
  * Positions are milliseconds, bumped past the last one so every event has its own: a poller's cursor
- * then never splits a millisecond, and an event committed later always lands after it.
+ * then never splits a millisecond, and an event stored later always lands after it.
  */
-export const COMMIT = `if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return -1 end
-${NOW}
-local position = math.max(now, tonumber(redis.call('GET', KEYS[3]) or '0') + 1)
-for i = 2, #ARGV do
-  redis.call('ZADD', KEYS[2], position, ARGV[i])
-  position = position + 1
+export const INGEST = `${NOW}
+${RATE}
+if redis.call('EXISTS', KEYS[2]) == 1 then return {2, 0} end
+if ARGV[5] ~= '1' then return {1, 0} end
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[4])
+if #ARGV > 5 then
+  local position = math.max(now, tonumber(redis.call('GET', KEYS[4]) or '0') + 1)
+  for i = 6, #ARGV do
+    redis.call('ZADD', KEYS[3], position, ARGV[i])
+    position = position + 1
+  end
+  redis.call('SET', KEYS[4], position - 1)
 end
-if #ARGV > 1 then redis.call('SET', KEYS[3], position - 1) end
-return position - 1`;
+return {3, 0}`;
 
 /** KEYS: events. ARGV: since, limit, retention ms. Returns member, score, member, score… */
 export const POLL = `${NOW}
@@ -62,22 +70,23 @@ function numbers(reply: unknown): number[] {
 export function scriptStore(kind: 'redis' | 'upstash', evaluate: Evaluate, close: () => Promise<void>): RelayStore {
   return {
     kind,
-    admit: ({ rateKey, limit, windowMs, deliveryKey }) =>
-      guarded(async (): Promise<Admission> => {
-        const [allowed = 0, retryAfterMs = 0, seen = 0] = numbers(
-          await evaluate(ADMIT, [rateKey, deliveryKey ?? ''], [String(limit), String(windowMs), crypto.randomUUID()]),
-        );
-        return { allowed: allowed === 1, retryAfterMs: Math.max(0, retryAfterMs), duplicate: seen === 1 };
+    limit: ({ rateKey, limit, windowMs }) =>
+      guarded(async (): Promise<RateCheck> => {
+        const [allowed = 0, retryAfterMs = 0] = numbers(await evaluate(LIMIT, [rateKey], [String(limit), String(windowMs), crypto.randomUUID()]));
+        return { allowed: allowed === 1, retryAfterMs: Math.max(0, retryAfterMs) };
       }),
 
-    commit: ({ deliveryKey, dedupeMs, eventsKey, events }) =>
-      guarded(async () => {
-        const reply = await evaluate(
-          COMMIT,
-          [deliveryKey, eventsKey, lastPositionKey(eventsKey)],
-          [String(dedupeMs), ...events.map((event) => JSON.stringify(event))],
+    ingest: ({ rateKey, limit, windowMs, deliveryKey, dedupeMs, eventsKey, events }) =>
+      guarded(async (): Promise<IngestOutcome> => {
+        const [code = 0, retryAfterMs = 0] = numbers(
+          await evaluate(
+            INGEST,
+            [rateKey, deliveryKey, eventsKey, lastPositionKey(eventsKey)],
+            [String(limit), String(windowMs), crypto.randomUUID(), String(dedupeMs), events ? '1' : '0', ...(events ?? []).map((e) => JSON.stringify(e))],
+          ),
         );
-        return Number(reply) !== -1;
+        if (code === 0) return { outcome: 'rate_limited', retryAfterMs: Math.max(0, retryAfterMs) };
+        return { outcome: code === 2 ? 'duplicate' : code === 3 ? 'stored' : 'admitted' };
       }),
 
     poll: ({ eventsKey, since, limit, retentionMs }) =>

@@ -1,12 +1,18 @@
 import type { RelayEvent } from '@dash/webhooks';
 
-export interface Admission {
+export interface RateCheck {
   /** False when the caller is over its rate limit; `retryAfterMs` says for how long. */
   allowed: boolean;
   retryAfterMs: number;
-  /** The delivery id was already stored within the replay window. */
-  duplicate: boolean;
 }
+
+export type IngestOutcome =
+  | { outcome: 'rate_limited'; retryAfterMs: number }
+  /** The delivery id was stored within the replay window. */
+  | { outcome: 'duplicate' }
+  /** Within the limits and new, but nothing to store (the delivery failed a check of its own). */
+  | { outcome: 'admitted' }
+  | { outcome: 'stored' };
 
 export interface PollPage {
   /** Oldest first. */
@@ -21,13 +27,23 @@ export interface PollPage {
  */
 export interface RelayStore {
   readonly kind: 'redis' | 'upstash' | 'memory';
-  /** Counts a request in a sliding window and, when given a delivery key, says whether it was seen. */
-  admit(options: { rateKey: string; limit: number; windowMs: number; deliveryKey?: string }): Promise<Admission>;
+  /** Counts a request in a sliding window. */
+  limit(options: { rateKey: string; limit: number; windowMs: number }): Promise<RateCheck>;
   /**
-   * Records the delivery id (for `dedupeMs`) and appends the events, atomically: false, and nothing
-   * stored, when the id is already there. Each event gets a position after every earlier one.
+   * A webhook's whole visit to the store, atomically and in one round trip: counts it in the rate
+   * window, checks its delivery id, and, when `events` are given (the delivery passed every check of its
+   * own), records the id for `dedupeMs` and appends the events after every earlier one. The id is
+   * recorded only with the events, so a delivery that failed never burns it.
    */
-  commit(options: { deliveryKey: string; dedupeMs: number; eventsKey: string; events: RelayEvent[] }): Promise<boolean>;
+  ingest(options: {
+    rateKey: string;
+    limit: number;
+    windowMs: number;
+    deliveryKey: string;
+    dedupeMs: number;
+    eventsKey: string;
+    events: RelayEvent[] | undefined;
+  }): Promise<IngestOutcome>;
   /** Prunes events older than `retentionMs`, then returns up to `limit` events after `since`. */
   poll(options: { eventsKey: string; since: number; limit: number; retentionMs: number }): Promise<PollPage>;
   close(): Promise<void>;

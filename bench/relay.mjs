@@ -1,0 +1,122 @@
+// Relay throughput against a bare node:http server, in the same run, on this machine.
+//   pnpm --filter @dash/relay build && node bench/relay.mjs
+// Sends signed GitHub pull_request webhooks (~8 KB) to the bundled relay on Redis (db 13, flushed),
+// and the same load to a server that only reads the body and answers 200. Prints both rates, the
+// ratio, the relay's p99 at half its peak rate, and poll latency with 100,000 buffered events.
+import { spawn } from 'node:child_process';
+import { createHmac, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { createClient } from 'redis';
+
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/13';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 32;
+const SECRET = 'bench-secret';
+const relayEntry = fileURLToPath(new URL('../apps/relay/dist/relay.mjs', import.meta.url));
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+
+async function startProcess(args, env, port) {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  for (let i = 0; i < 100; i++) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/api/health`);
+      return child;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`${args.join(' ')} did not start`);
+}
+
+// One ~8 KB pull_request payload; each request gets its own delivery id and client address.
+const body = JSON.stringify({
+  action: 'closed',
+  number: 42,
+  pull_request: { number: 42, title: 'Add billing page', html_url: 'https://github.com/acme/app/pull/42', merged: true, merged_at: '2026-11-22T10:00:00Z', body: 'x'.repeat(7600) },
+  repository: { full_name: 'acme/app', html_url: 'https://github.com/acme/app' },
+  sender: { login: 'octocat' },
+});
+const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+let counter = 0;
+const request = {
+  method: 'POST',
+  path: '/api/webhooks/code_host',
+  body,
+  setupRequest(req) {
+    counter++;
+    req.headers = {
+      'content-type': 'application/json',
+      'x-github-event': 'pull_request',
+      'x-github-delivery': randomUUID(),
+      'x-hub-signature-256': signature,
+      // 90 requests per address stays under the relay's 100-a-minute limit.
+      'x-forwarded-for': `10.${(counter >> 16) & 255}.${(counter >> 8) & 255}.${Math.floor(counter / 90) & 255}`,
+    };
+    return req;
+  },
+};
+
+const load = (url, extra = {}) =>
+  autocannon({ url, connections: CONNECTIONS, duration: SECONDS, requests: [request], ...extra });
+
+const redis = createClient({ url: REDIS_URL });
+await redis.connect();
+await redis.flushDb();
+
+const barePort = await freePort();
+const bare = spawn(process.execPath, ['-e', `require('node:http').createServer((req,res)=>{req.on('data',()=>{});req.on('end',()=>{res.writeHead(200,{'content-type':'application/json'});res.end('{"received":true}')})}).listen(${barePort},'127.0.0.1')`], { stdio: 'inherit' });
+await new Promise((r) => setTimeout(r, 300));
+
+const relayPort = await freePort();
+const relay = await startProcess([relayEntry], { REDIS_URL, WEBHOOK_SECRET_GITHUB: SECRET, RELAY_POLL_SECRET: 'bench', TRUST_PROXY: 'true' }, relayPort);
+
+try {
+  const baseline = await load(`http://127.0.0.1:${barePort}`);
+  const peak = await load(`http://127.0.0.1:${relayPort}`);
+  const bad = peak.non2xx + peak.errors;
+  const halfRate = Math.floor(peak.requests.average / 2);
+  const half = await load(`http://127.0.0.1:${relayPort}`, { overallRate: halfRate });
+
+  // Poll latency with 100,000 buffered events.
+  await redis.flushDb();
+  const event = JSON.stringify({ integration: 'code_host', type: 'pr.merged', sourceEventId: 's', title: 'PR #1 merged', severity: 'success', occurredAt: new Date().toISOString() });
+  const base = Date.now();
+  for (let i = 0; i < 100_000; i += 5_000) {
+    const args = [];
+    for (let j = i; j < i + 5_000; j++) args.push(String(base - 100_000 + j), event.replace('"s"', `"s${j}"`));
+    await redis.zAdd('relay:default:events', args.reduce((acc, v, k) => (k % 2 ? acc : [...acc, { score: Number(v), value: args[k + 1] }]), []));
+  }
+  const pollTimes = [];
+  for (let i = 0; i < 60; i++) {
+    const since = base - 100_000 + Math.floor(Math.random() * 99_000);
+    const started = performance.now();
+    const res = await fetch(`http://127.0.0.1:${relayPort}/api/events?since=${since}&limit=500`, { headers: { authorization: 'Bearer bench', 'x-forwarded-for': `172.16.0.${Math.floor(i / 15)}` } });
+    const events = await res.json();
+    pollTimes.push(performance.now() - started);
+    if (res.status !== 200 || events.length !== 500) throw new Error(`poll returned ${res.status} with ${events.length} events`);
+  }
+  pollTimes.sort((a, b) => a - b);
+
+  const rate = (r) => r.requests.average.toFixed(0);
+  console.log(`bare node:http   ${rate(baseline)} req/s  p99 ${baseline.latency.p99} ms`);
+  console.log(`relay (Redis)    ${rate(peak)} req/s  p99 ${peak.latency.p99} ms  (${bad} non-2xx or errors)`);
+  console.log(`ratio            ${(peak.requests.average / baseline.requests.average).toFixed(2)}  (target >= 0.6)`);
+  console.log(`relay at ${halfRate} req/s (half its peak): p99 ${half.latency.p99} ms (target <= 10 ms), p50 ${half.latency.p50} ms`);
+  console.log(`poll, 100,000 buffered, limit=500: p50 ${pollTimes[30].toFixed(1)} ms, p95 ${pollTimes[57].toFixed(1)} ms`);
+} finally {
+  relay.kill();
+  bare.kill();
+  await Promise.all([once(relay, 'exit'), once(bare, 'exit')]);
+  await redis.flushDb();
+  redis.destroy();
+}
