@@ -26,10 +26,9 @@ describe('the built server over a real socket', () => {
     expect([wrongMethod.status, wrongMethod.headers.get('allow')]).toEqual([405, 'GET, POST']);
   });
 
-  it('refuses an oversize body with 413 whether or not it declares its length', async () => {
-    const declared = await post('/api/settings', 'x'.repeat(700 * 1024));
-    expect(declared.status).toBe(413);
-
+  // A declared oversize length is refused before reading (tested on the dispatcher); over a socket the
+  // client may still be writing when the 413 and the close arrive, so only the streamed case is here.
+  it('refuses a streamed body over the limit with 413 after reading only about the limit', async () => {
     let sent = 0;
     const chunk = new TextEncoder().encode(' '.repeat(64 * 1024));
     const endless = new ReadableStream<Uint8Array>({

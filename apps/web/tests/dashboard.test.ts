@@ -108,7 +108,7 @@ describe('the dashboard in a browser', () => {
     await github.getByLabel('Fine-grained personal access token').fill(secret);
     await github.getByRole('button', { name: 'Save' }).click();
     await github.getByText('GitHub is connected as “github”.').waitFor();
-    await expect(github.getByText('Connected', { exact: true }).isVisible()).resolves.toBe(true);
+    await github.getByText('Connected', { exact: true }).waitFor();
     await expect(github.getByLabel('Fine-grained personal access token').inputValue()).resolves.toBe('');
     expect(await page.content()).not.toContain(secret);
 
@@ -149,7 +149,7 @@ describe('the dashboard in a browser', () => {
     const page = await openPage('/');
     await page.getByRole('button', { name: /System theme/ }).click();
     await page.getByRole('button', { name: /Light theme/ }).click();
-    await expect(page.getByRole('button', { name: /Dark theme/ }).isVisible()).resolves.toBe(true);
+    await page.getByRole('button', { name: /Dark theme/ }).waitFor();
     await page.reload();
     await expect(page.evaluate(() => document.documentElement.dataset.theme)).resolves.toBe('dark');
     const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
