@@ -62,8 +62,8 @@ for (const { name, open, available } of stores) {
     const send = async (app: ReturnType<typeof relay>['app'], delivery: { body: BodyInit; headers: Record<string, string> }, path = '/api/webhooks/code_host') =>
       app.request(path, { method: 'POST', body: delivery.body, headers: delivery.headers });
 
-    const poll = async (app: ReturnType<typeof relay>['app'], query = '', headers: Record<string, string> = pollHeaders()) => {
-      const res = await app.request(`/api/events${query}`, { headers });
+    const poll = async (app: ReturnType<typeof relay>['app'], query = '', headers: Record<string, string> = pollHeaders(), path = '/api/events') => {
+      const res = await app.request(`${path}${query}`, { headers });
       return { status: res.status, cursor: res.headers.get('x-relay-timestamp'), body: (await res.json()) as unknown };
     };
 
@@ -222,6 +222,55 @@ for (const { name, open, available } of stores) {
       expect(unset.headers.get('access-control-allow-origin')).toBeNull();
       const webhookPreflight = await relay(store, { ALLOWED_ORIGIN: 'https://dash.example.com' }).app.request('/api/webhooks/code_host', preflight);
       expect(webhookPreflight.headers.get('access-control-allow-origin')).toBeNull();
+    });
+
+    it('manages tenants and keeps their events, replay records, secrets and poll secrets apart', async () => {
+      const { app } = relay(store, { RELAY_ADMIN_SECRET: 'admin-secret' });
+      const admin = { authorization: 'Bearer admin-secret', 'content-type': 'application/json' };
+      const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = admin) => {
+        const res = await app.request(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+        const text = await res.text();
+        return { status: res.status, text, json: JSON.parse(text) as Record<string, unknown> };
+      };
+
+      expect((await call('POST', '/api/tenants', { id: 'acme' }, { 'content-type': 'application/json' })).status).toBe(401);
+      const created = await call('POST', '/api/tenants', { id: 'acme', label: 'Acme' });
+      expect(created.status).toBe(201);
+      const { pollSecret, relayUrl } = created.json as { pollSecret: string; relayUrl: string };
+      expect(relayUrl).toMatch(/\/api\/t\/acme$/);
+      expect((await call('POST', '/api/tenants', { id: 'acme' })).status).toBe(409);
+      expect((await call('POST', '/api/tenants', { id: 'default' })).status).toBe(400);
+      expect((await call('POST', '/api/tenants', { id: 'Bad Id' })).status).toBe(400);
+
+      const secrets = await call('PUT', '/api/tenants/acme/secrets', { webhookSecrets: { github: 'tenant-secret' } });
+      expect(secrets.json).toMatchObject({ tenant: { id: 'acme', integrationsWithSecrets: ['code_host'] } });
+      expect(secrets.text).not.toContain('tenant-secret');
+      expect((await call('GET', '/api/tenants')).text).not.toContain('tenant-secret');
+
+      const tenantPath = `${new URL(relayUrl).pathname}/webhooks/github`;
+      expect((await send(app, githubDelivery({ deliveryId: 'same', secret: 'tenant-secret' }), tenantPath)).status).toBe(200);
+      expect((await send(app, githubDelivery({ deliveryId: 'other' }), tenantPath)).status).toBe(401);
+      // The same delivery id is new to the single-tenant relay: replay memory is per tenant.
+      expect((await send(app, githubDelivery({ deliveryId: 'same' }))).status).toBe(200);
+
+      const tenantEvents = `${new URL(relayUrl).pathname}/events`;
+      const tenantPoll = await poll(app, '', { authorization: `Bearer ${pollSecret}`, 'x-forwarded-for': '198.51.100.30' }, tenantEvents);
+      expect((tenantPoll.body as unknown[]).length).toBe(1);
+      expect((await poll(app, '', pollHeaders('198.51.100.31'), tenantEvents)).status).toBe(401);
+      expect(((await poll(app, '', pollHeaders('198.51.100.32'))).body as unknown[]).length).toBe(1);
+
+      const rotated = await call('PUT', '/api/tenants/acme/secrets', { rotatePollSecret: true });
+      const fresh = (rotated.json as { pollSecret: string }).pollSecret;
+      expect((await poll(app, '', { authorization: `Bearer ${pollSecret}`, 'x-forwarded-for': '198.51.100.33' }, tenantEvents)).status).toBe(401);
+      expect((await poll(app, '', { authorization: `Bearer ${fresh}`, 'x-forwarded-for': '198.51.100.33' }, tenantEvents)).status).toBe(200);
+
+      expect((await call('GET', '/api/tenants/acme')).json).toMatchObject({ tenant: { label: 'Acme' } });
+      expect((await call('DELETE', '/api/tenants/acme')).json).toEqual({ ok: true });
+      expect((await call('GET', '/api/tenants/acme')).status).toBe(404);
+      expect((await send(app, githubDelivery({ secret: 'tenant-secret' }), tenantPath)).status).toBe(404);
+
+      const off = relay(store).app;
+      expect((await off.request('/api/tenants', { headers: admin })).status).toBe(404);
     });
 
     describe('poll', () => {

@@ -1,6 +1,9 @@
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
-import { providers, resolveIntegration, tokensMatch, type HeaderBag, type RelayEvent } from '@dash/webhooks';
+import { providers, resolveIntegration, sha256Hex, tokensMatch, type HeaderBag, type RelayEvent, type RelayIntegration } from '@dash/webhooks';
+import { bearerOf } from './auth.ts';
+import { keysOf, SINGLE_TENANT, TENANT_ID } from './keys.ts';
+import { tenantAdmin } from './tenants.ts';
 import type { RelayConfig } from './config.ts';
 import { StoreUnavailableError, type RelayStore } from './store/types.ts';
 
@@ -31,13 +34,13 @@ export interface RelayDeps {
   now?: () => number;
 }
 
-const TENANT = 'default';
-const keys = {
-  events: () => `relay:${TENANT}:events`,
-  webhookRate: (integration: string, ip: string) => `relay:${TENANT}:rate:${integration}:${ip}`,
-  pollRate: (ip: string) => `relay:${TENANT}:rate:poll:${ip}`,
-  delivery: (integration: string, id: string) => `relay:${TENANT}:delivery:${integration}:${id}`,
-};
+/** Whose events, limits, replay records and secrets a request touches: the single-tenant relay's, or one tenant's. */
+interface Scope {
+  tenant: string;
+  secrets(integration: RelayIntegration): readonly string[];
+  pollAllowed(token: string): boolean;
+}
+
 
 const fail = (c: Context, status: 400 | 401 | 404 | 409 | 413 | 415 | 429 | 503, code: string, message: string, headers: Record<string, string> = {}) => {
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
@@ -94,8 +97,27 @@ export function createRelayApp({ config, store, log, socketAddress, now = Date.n
 
   app.get('/api/health', (c) => c.json({ status: 'ok' as const, timestamp: now() }));
 
-  app.post('/api/webhooks/:integration', async (c) => {
-    const integration = resolveIntegration(c.req.param('integration'));
+  const singleTenant: Scope = {
+    tenant: SINGLE_TENANT,
+    secrets: (integration) => config.secrets[integration],
+    pollAllowed: (token) => tokensMatch(token, config.pollSecrets),
+  };
+
+  /** A tenant's scope, or undefined (answered 404) when tenants are off or the id is unknown. */
+  async function tenantScope(id: string): Promise<Scope | undefined> {
+    if (config.adminSecrets.length === 0 || !TENANT_ID.test(id)) return undefined;
+    const record = await store.tenants.get(id);
+    if (!record) return undefined;
+    return {
+      tenant: id,
+      secrets: (integration) => record.secrets[integration] ?? [],
+      pollAllowed: (token) => token !== '' && tokensMatch(sha256Hex(token), [record.pollSecretHash]),
+    };
+  }
+
+  async function ingest(c: Context, scope: Scope) {
+    const keys = keysOf(scope.tenant);
+    const integration = resolveIntegration(c.req.param('integration') ?? '');
     if (!integration) return fail(c, 404, 'NOT_FOUND', `Unknown integration "${c.req.param('integration')}"`);
     if (!config.enabled || config.disabled.has(integration)) {
       return fail(c, 503, 'SERVICE_UNAVAILABLE', `Ingestion is disabled for ${integration}`);
@@ -111,7 +133,7 @@ export function createRelayApp({ config, store, log, socketAddress, now = Date.n
     const headers: HeaderBag = c.req.raw.headers;
     const identity = provider.identify(body, headers);
     const stale = identity.timestamp !== undefined && Math.abs(now() - identity.timestamp) > LIMITS.freshnessMs;
-    const verified = !stale && provider.verify(body, headers, config.secrets[integration]);
+    const verified = !stale && provider.verify(body, headers, scope.secrets(integration));
     const receivedAt = new Date(now());
     const parsed = verified ? provider.parse(body, headers, receivedAt) : undefined;
     const events: RelayEvent[] | undefined = parsed?.ok
@@ -124,7 +146,7 @@ export function createRelayApp({ config, store, log, socketAddress, now = Date.n
       windowMs: LIMITS.windowMs,
       deliveryKey: keys.delivery(integration, identity.deliveryId),
       dedupeMs: LIMITS.deliveryMemoryMs,
-      eventsKey: keys.events(),
+      eventsKey: keys.events,
       events,
     });
     if (result.outcome === 'rate_limited') return fail(c, 429, 'TOO_MANY_REQUESTS', 'Rate limit exceeded', retryAfter(result.retryAfterMs));
@@ -133,21 +155,13 @@ export function createRelayApp({ config, store, log, socketAddress, now = Date.n
     if (!verified) return fail(c, 401, 'UNAUTHORIZED', 'The signature or token does not match a configured secret');
     if (!parsed?.ok) return fail(c, 400, 'BAD_REQUEST', parsed?.error ?? 'Unparseable payload');
     return c.json({ received: true as const, eventCount: events?.length ?? 0 });
-  });
-
-  if (config.allowedOrigin) {
-    app.use(
-      '/api/events',
-      cors({ origin: config.allowedOrigin, allowMethods: ['GET'], allowHeaders: ['Authorization'], exposeHeaders: ['X-Relay-Timestamp'] }),
-    );
   }
 
-  app.get('/api/events', async (c) => {
+  async function pollEvents(c: Context, scope: Scope) {
+    const keys = keysOf(scope.tenant);
     const admission = await store.limit({ rateKey: keys.pollRate(clientIp(c)), limit: LIMITS.pollsPerMinute, windowMs: LIMITS.windowMs });
     if (!admission.allowed) return fail(c, 429, 'TOO_MANY_REQUESTS', 'Poll rate limit exceeded', retryAfter(admission.retryAfterMs));
-
-    const token = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1]?.trim() ?? '';
-    if (!tokensMatch(token, config.pollSecrets)) return fail(c, 401, 'UNAUTHORIZED', 'A valid bearer poll secret is required');
+    if (!scope.pollAllowed(bearerOf(c.req.header('authorization')))) return fail(c, 401, 'UNAUTHORIZED', 'A valid bearer poll secret is required');
 
     const since = Number(c.req.query('since') ?? 0);
     const limit = Number(c.req.query('limit') ?? LIMITS.pollDefault);
@@ -155,10 +169,31 @@ export function createRelayApp({ config, store, log, socketAddress, now = Date.n
     if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.pollMax) {
       return fail(c, 400, 'BAD_REQUEST', `limit is an integer from 1 to ${LIMITS.pollMax}`);
     }
-    const page = await store.poll({ eventsKey: keys.events(), since, limit, retentionMs: LIMITS.retentionMs });
+    const page = await store.poll({ eventsKey: keys.events, since, limit, retentionMs: LIMITS.retentionMs });
     c.header('x-relay-timestamp', String(page.cursor));
     return c.json(page.events);
+  }
+
+  const noTenant = (c: Context) => fail(c, 404, 'NOT_FOUND', `No tenant "${c.req.param('tenant')}"`);
+
+  app.post('/api/webhooks/:integration', (c) => ingest(c, singleTenant));
+  app.post('/api/t/:tenant/webhooks/:integration', async (c) => {
+    const scope = await tenantScope(c.req.param('tenant'));
+    return scope ? ingest(c, scope) : noTenant(c);
   });
+
+  if (config.allowedOrigin) {
+    const allowOrigin = cors({ origin: config.allowedOrigin, allowMethods: ['GET'], allowHeaders: ['Authorization'], exposeHeaders: ['X-Relay-Timestamp'] });
+    app.use('/api/events', allowOrigin);
+    app.use('/api/t/:tenant/events', allowOrigin);
+  }
+  app.get('/api/events', (c) => pollEvents(c, singleTenant));
+  app.get('/api/t/:tenant/events', async (c) => {
+    const scope = await tenantScope(c.req.param('tenant'));
+    return scope ? pollEvents(c, scope) : noTenant(c);
+  });
+
+  app.route('/api/tenants', tenantAdmin({ config, store }));
 
   return app;
 }

@@ -11,6 +11,8 @@ export interface RelayConfig {
   /** Signing secrets or tokens per integration, in the order they are tried. */
   secrets: Readonly<Record<RelayIntegration, readonly string[]>>;
   pollSecrets: readonly string[];
+  /** RELAY_ADMIN_SECRET: turns on the managed multi-tenant mode and guards its API. */
+  adminSecrets: readonly string[];
   allowedOrigin: string | undefined;
   /** Take the client address from X-Forwarded-For (the hop the proxy added) instead of the socket. */
   trustProxy: boolean;
@@ -27,6 +29,7 @@ const envSchema = z.object({
   KV_REST_API_URL: z.url().optional(),
   KV_REST_API_TOKEN: z.string().optional(),
   RELAY_POLL_SECRET: z.string().optional(),
+  RELAY_ADMIN_SECRET: z.string().optional(),
   ALLOWED_ORIGIN: z.string().optional(),
   RELAY_ENABLED: z.string().optional(),
   TRUST_PROXY: z.string().optional(),
@@ -66,6 +69,7 @@ export function readConfig(env: Record<string, string | undefined>): RelayConfig
       relayIntegrations.map((i) => [i, names(i).flatMap((n) => list(env[`WEBHOOK_SECRET_${n}`]))]),
     ) as Record<RelayIntegration, string[]>,
     pollSecrets: list(e.RELAY_POLL_SECRET),
+    adminSecrets: list(e.RELAY_ADMIN_SECRET),
     allowedOrigin: e.ALLOWED_ORIGIN?.trim() || undefined,
     trustProxy: flag(e.TRUST_PROXY),
   };

@@ -1,5 +1,5 @@
 import type { RelayEvent } from '@dash/webhooks';
-import type { RateCheck, RelayStore } from './types.ts';
+import type { RateCheck, RelayStore, TenantRecord } from './types.ts';
 
 interface Positioned {
   position: number;
@@ -12,6 +12,7 @@ export function memoryStore(now: () => number = Date.now): RelayStore {
   const deliveries = new Map<string, number>();
   const streams = new Map<string, Positioned[]>();
   const lastPosition = new Map<string, number>();
+  const tenants = new Map<string, TenantRecord>();
 
   const delivered = (key: string) => (deliveries.get(key) ?? 0) > now();
 
@@ -41,6 +42,26 @@ export function memoryStore(now: () => number = Date.now): RelayStore {
       if (events.length > 0) lastPosition.set(eventsKey, position - 1);
       streams.set(eventsKey, stream);
       return Promise.resolve({ outcome: 'stored' });
+    },
+
+    tenants: {
+      create(record) {
+        if (tenants.has(record.id)) return Promise.resolve(false);
+        tenants.set(record.id, structuredClone(record));
+        return Promise.resolve(true);
+      },
+      get: (id) => Promise.resolve(structuredClone(tenants.get(id))),
+      list: () => Promise.resolve([...tenants.values()].map((t) => structuredClone(t))),
+      replace(record) {
+        if (!tenants.has(record.id)) return Promise.resolve(false);
+        tenants.set(record.id, structuredClone(record));
+        return Promise.resolve(true);
+      },
+      remove(id, eventsKey) {
+        streams.delete(eventsKey);
+        lastPosition.delete(eventsKey);
+        return Promise.resolve(tenants.delete(id));
+      },
     },
 
     poll({ eventsKey, since, limit, retentionMs }) {

@@ -1,5 +1,5 @@
 import type { RelayEvent } from '@dash/webhooks';
-import type { IngestOutcome, PollPage, RateCheck, RelayStore } from './types.ts';
+import type { IngestOutcome, PollPage, RateCheck, RelayStore, TenantRecord } from './types.ts';
 import { StoreUnavailableError } from './types.ts';
 
 /** Runs a Lua script by its text (EVALSHA with a fallback to EVAL, as each client does best). */
@@ -52,6 +52,19 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - tonumber(ARGV[3]))
 return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))`;
 
 const lastPositionKey = (eventsKey: string) => `${eventsKey}:last`;
+const TENANTS = 'relay:tenants';
+
+const TENANT_CREATE = `return redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])`;
+const TENANT_GET = `return redis.call('HGET', KEYS[1], ARGV[1])`;
+const TENANT_LIST = `return redis.call('HVALS', KEYS[1])`;
+const TENANT_REPLACE = `if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1`;
+const TENANT_REMOVE = `if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('DEL', KEYS[2], KEYS[3])
+return 1`;
+
+const tenantOf = (reply: unknown) => (typeof reply === 'string' ? (JSON.parse(reply) as TenantRecord) : undefined);
 
 async function guarded<T>(run: () => Promise<T>): Promise<T> {
   try {
@@ -88,6 +101,19 @@ export function scriptStore(kind: 'redis' | 'upstash', evaluate: Evaluate, close
         if (code === 0) return { outcome: 'rate_limited', retryAfterMs: Math.max(0, retryAfterMs) };
         return { outcome: code === 2 ? 'duplicate' : code === 3 ? 'stored' : 'admitted' };
       }),
+
+    tenants: {
+      create: (record) => guarded(async () => Number(await evaluate(TENANT_CREATE, [TENANTS], [record.id, JSON.stringify(record)])) === 1),
+      get: (id) => guarded(async () => tenantOf(await evaluate(TENANT_GET, [TENANTS], [id]))),
+      list: () =>
+        guarded(async () => {
+          const reply = await evaluate(TENANT_LIST, [TENANTS], []);
+          return (Array.isArray(reply) ? reply : []).flatMap((value) => tenantOf(value) ?? []);
+        }),
+      replace: (record) => guarded(async () => Number(await evaluate(TENANT_REPLACE, [TENANTS], [record.id, JSON.stringify(record)])) === 1),
+      remove: (id, eventsKey) =>
+        guarded(async () => Number(await evaluate(TENANT_REMOVE, [TENANTS, eventsKey, lastPositionKey(eventsKey)], [id])) === 1),
+    },
 
     poll: ({ eventsKey, since, limit, retentionMs }) =>
       guarded(async (): Promise<PollPage> => {

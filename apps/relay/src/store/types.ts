@@ -25,8 +25,27 @@ export interface PollPage {
  * Where the relay keeps events, rate-limit windows and delivery ids. Every method is one atomic step
  * (one round trip on Redis), so several relay processes on one store share limits and replay memory.
  */
+/** A managed relay's tenant. Webhook secrets are kept as given (they key the HMACs); the poll secret only as its SHA-256. */
+export interface TenantRecord {
+  id: string;
+  label: string;
+  createdAt: string;
+  pollSecretHash: string;
+  secrets: Partial<Record<string, string[]>>;
+}
+
 export interface RelayStore {
   readonly kind: 'redis' | 'upstash' | 'memory';
+  tenants: {
+    /** False when the id is taken. */
+    create(record: TenantRecord): Promise<boolean>;
+    get(id: string): Promise<TenantRecord | undefined>;
+    list(): Promise<TenantRecord[]>;
+    /** False when there is no such tenant. */
+    replace(record: TenantRecord): Promise<boolean>;
+    /** Removes the tenant and its buffered events; its short-lived rate and replay keys expire by themselves. */
+    remove(id: string, eventsKey: string): Promise<boolean>;
+  };
   /** Counts a request in a sliding window. */
   limit(options: { rateKey: string; limit: number; windowMs: number }): Promise<RateCheck>;
   /**

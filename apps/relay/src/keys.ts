@@ -1,0 +1,11 @@
+/** The single-tenant relay's own scope; no tenant may take this id. */
+export const SINGLE_TENANT = 'default';
+export const TENANT_ID = /^[a-z0-9][a-z0-9-]{2,39}$/;
+
+/** Every key of one tenant's data in the store; tenants never share one. */
+export const keysOf = (tenant: string) => ({
+  events: `relay:${tenant}:events`,
+  webhookRate: (integration: string, ip: string) => `relay:${tenant}:rate:${integration}:${ip}`,
+  pollRate: (ip: string) => `relay:${tenant}:rate:poll:${ip}`,
+  delivery: (integration: string, id: string) => `relay:${tenant}:delivery:${integration}:${id}`,
+});
