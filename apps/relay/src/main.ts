@@ -36,6 +36,10 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    server.close(() => void store.close().then(() => process.exit(0)));
+    log.info(`${signal}: finishing open requests, then stopping`);
+    // Requests in flight get a few seconds; idle keep-alive connections do not hold the exit up.
+    setTimeout(() => process.exit(0), 5_000).unref();
+    server.close(() => void store.close().finally(() => process.exit(0)));
+    if ('closeIdleConnections' in server) server.closeIdleConnections();
   });
 }
