@@ -42,7 +42,6 @@ interface Scope {
   pollAllowed(token: string): boolean;
 }
 
-
 const fail = (c: Context, status: 400 | 401 | 404 | 409 | 413 | 415 | 429 | 503, code: string, message: string, headers: Record<string, string> = {}) => {
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
   return c.json({ error: { code, message } }, status);
