@@ -6,6 +6,7 @@ import { bearerOf } from './auth.ts';
 import { keysOf, SINGLE_TENANT, TENANT_ID } from './keys.ts';
 import { tenantAdmin } from './tenants.ts';
 import type { RelayConfig } from './config.ts';
+import type { ErrorReporter } from './report.ts';
 import { StoreUnavailableError, type RelayStore } from './store/types.ts';
 
 export const LIMITS = {
@@ -32,6 +33,8 @@ export interface RelayDeps {
   log: Logger;
   /** The caller's address as the socket saw it (the node adapter's connection info). */
   socketAddress?: (c: Context) => string | undefined;
+  /** ERROR_TRACKER_DSN's reporter, when set. */
+  reporter?: ErrorReporter;
   now?: () => number;
 }
 
@@ -105,7 +108,7 @@ function readBody(c: Context, limit: number): Promise<Uint8Array | undefined> {
 const isJson = (type: string | undefined) => /^application\/json\s*(;|$)/i.test(type ?? '');
 
 /** The relay's HTTP surface. Steps run cheapest first; each can answer before the next runs. */
-export function createRelayApp({ config, store, log, socketAddress, now = Date.now }: RelayDeps) {
+export function createRelayApp({ config, store, log, socketAddress, reporter, now = Date.now }: RelayDeps) {
   const app = new Hono();
 
   const clientIp = (c: Context): string => {
@@ -123,7 +126,8 @@ export function createRelayApp({ config, store, log, socketAddress, now = Date.n
       log.error(`${c.req.method} ${c.req.path}: ${error.message}`);
       return fail(c, 503, 'SERVICE_UNAVAILABLE', 'The relay cannot reach its store; retry shortly', retryAfter(5_000));
     }
-    log.error(`${c.req.method} ${c.req.path}: ${error.name}: ${error.message}`);
+    log.error(`${c.req.method} ${c.req.routePath}: ${error.name}: ${error.message}`);
+    reporter?.capture(error, { route: `${c.req.method} ${c.req.routePath}`, integration: resolveIntegration(c.req.param('integration') ?? '') });
     return c.json({ error: { code: 'INTERNAL_SERVER_ERROR', message: 'Internal error' } }, 500);
   });
   app.notFound((c) => fail(c, 404, 'NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`));

@@ -16,6 +16,8 @@ export interface RelayConfig {
   allowedOrigin: string | undefined;
   /** Take the client address from X-Forwarded-For (the hop the proxy added) instead of the socket. */
   trustProxy: boolean;
+  /** ERROR_TRACKER_DSN: send the relay's own unexpected errors to Sentry. */
+  errorTrackerDsn: string | undefined;
 }
 
 const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -33,6 +35,7 @@ const envSchema = z.object({
   ALLOWED_ORIGIN: z.string().optional(),
   RELAY_ENABLED: z.string().optional(),
   TRUST_PROXY: z.string().optional(),
+  ERROR_TRACKER_DSN: z.url().optional(),
 });
 
 /**
@@ -72,5 +75,6 @@ export function readConfig(env: Record<string, string | undefined>): RelayConfig
     adminSecrets: list(e.RELAY_ADMIN_SECRET),
     allowedOrigin: e.ALLOWED_ORIGIN?.trim() || undefined,
     trustProxy: flag(e.TRUST_PROXY),
+    errorTrackerDsn: e.ERROR_TRACKER_DSN,
   };
 }

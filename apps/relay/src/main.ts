@@ -2,6 +2,7 @@ import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { createRelayApp, type Logger } from './app.ts';
 import { readConfig } from './config.ts';
+import { sentryReporter } from './report.ts';
 import { memoryStore } from './store/memory.ts';
 import { redisStore, upstashStore } from './store/redis.ts';
 import type { RelayStore } from './store/types.ts';
@@ -29,7 +30,8 @@ async function openStore(): Promise<RelayStore> {
 
 const store = await openStore();
 if (config.pollSecrets.length === 0) log.warn('RELAY_POLL_SECRET is not set: every poll will be refused with 401');
-const app = createRelayApp({ config, store, log, socketAddress: (c) => getConnInfo(c).remote.address });
+const reporter = config.errorTrackerDsn ? sentryReporter(config.errorTrackerDsn) : undefined;
+const app = createRelayApp({ config, store, log, reporter, socketAddress: (c) => getConnInfo(c).remote.address });
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
   log.info(`listening on http://${info.address}:${info.port} (store: ${store.kind})`);
 });
