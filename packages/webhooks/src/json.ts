@@ -1,34 +1,41 @@
 import { z } from 'zod';
+import type { ParseResult } from './types.ts';
 
-/** Any JSON object: for deliveries whose content we ignore but whose syntax still matters. */
+export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** Any JSON object: the least a delivery of a kind we ignore must still be. */
 export const jsonObject = z.record(z.string(), z.unknown());
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
-
-/** Decodes UTF-8 JSON and checks it against a schema; every failure is a reason, never an exception. */
-export function parseJsonAs<T>(bytes: Uint8Array, schema: z.ZodType<T>): Parsed<T> {
-  let value: unknown;
-  try {
-    value = JSON.parse(decoder.decode(bytes));
-  } catch (error) {
-    return { ok: false, error: `The body is not valid JSON: ${(error as Error).message}` };
-  }
-  const result = schema.safeParse(value);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    return { ok: false, error: `Unexpected payload: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}` };
-  }
-  return { ok: true, value: result.data };
-}
-
-/** Best effort, for delivery ids and timestamps read before verification: undefined on anything odd. */
-export function peekJson(bytes: Uint8Array): Record<string, unknown> | undefined {
+/** Strict UTF-8, then JSON; every failure is a reason, never an exception. */
+export function readJson(bytes: Uint8Array): Checked<unknown> {
   try {
     const value: unknown = JSON.parse(decoder.decode(bytes));
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
+    return { ok: true, value };
+  } catch (error) {
+    return { ok: false, error: `Malformed JSON: ${error instanceof Error ? error.message : 'unreadable body'}` };
   }
+}
+
+export function check<T>(schema: z.ZodType<T>, value: unknown): Checked<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return { ok: true, value: result.data };
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
+  return { ok: false, error: `Unexpected payload at ${where}: ${issue?.message ?? 'invalid'}` };
+}
+
+/** Best effort, for what identify() reads before the body is verified: undefined on anything odd. */
+export function peekJson<T>(bytes: Uint8Array, schema: z.ZodType<T>): T | undefined {
+  const json = readJson(bytes);
+  if (!json.ok) return undefined;
+  const result = schema.safeParse(json.value);
+  return result.success ? result.data : undefined;
+}
+
+/** A kind we do not show: no events, as long as it is a JSON object at all. */
+export function ignore(value: unknown): ParseResult {
+  const checked = check(jsonObject, value);
+  return checked.ok ? { ok: true, events: [] } : checked;
 }

@@ -1,133 +1,137 @@
+import { isoDate, none, one } from '../events.ts';
 import { sha256Hex, verifyHmacHex } from '../hmac.ts';
-import { jsonObject, parseJsonAs } from '../json.ts';
+import { check, ignore, readJson } from '../json.ts';
 import type { ParsedEvent, ParseResult, Severity, WebhookProvider } from '../types.ts';
-import { deploymentStatusEvent, issuesEvent, pullRequestEvent, releaseEvent, starEvent } from './schemas.ts';
+import { deploymentStatusEvent, issuesEvent, pullRequestEvent, releaseEvent, type Repository, starEvent } from './schemas.ts';
 
 const SIGNATURE_PREFIX = 'sha256=';
 
-const event = (repo: string, fields: Omit<ParsedEvent, 'integration' | 'project' | 'repo'>): ParsedEvent => ({
+type Fields = Omit<ParsedEvent, 'integration' | 'project' | 'repo'>;
+type Mapper = (json: unknown, receivedAt: string) => ParseResult;
+
+const repoEvent = (repository: Repository, fields: Fields): ParsedEvent => ({
   integration: 'code_host',
-  project: repo,
-  repo,
   ...fields,
+  project: repository.full_name,
+  repo: repository.full_name,
 });
 
-type Mapper = (body: Uint8Array, at: string) => ParseResult;
+function pullRequest(json: unknown, receivedAt: string): ParseResult {
+  const parsed = check(pullRequestEvent, json);
+  if (!parsed.ok) return parsed;
+  const { action, repository, pull_request: pr } = parsed.value;
+  const outcome = action === 'opened' ? 'opened' : action === 'closed' ? (pr.merged ? 'merged' : 'closed') : undefined;
+  if (!outcome) return none();
+  const when = isoDate(outcome === 'opened' ? pr.created_at : outcome === 'merged' ? pr.merged_at : pr.closed_at);
+  // A PR opens and merges once, but can be closed, reopened and closed again: that close carries its time.
+  const again = outcome === 'closed' && when ? `:${when}` : '';
+  return one(
+    repoEvent(repository, {
+      type: `pr.${outcome}`,
+      sourceEventId: `github:${repository.full_name}:pr:${pr.number}:${outcome}${again}`,
+      title: `PR #${pr.number} ${outcome}: ${pr.title}`,
+      url: pr.html_url,
+      severity: outcome === 'merged' ? 'success' : 'info',
+      occurredAt: when ?? receivedAt,
+    }),
+  );
+}
 
-const mappers: Record<string, Mapper> = {
-  pull_request(body, at) {
-    const parsed = parseJsonAs(body, pullRequestEvent);
-    if (!parsed.ok) return parsed;
-    const { action, repository, pull_request: pr } = parsed.value;
-    const outcome = action === 'opened' ? 'opened' : action === 'closed' ? (pr.merged ? 'merged' : 'closed') : undefined;
-    if (!outcome) return { ok: true, events: [] };
-    const repo = repository.full_name;
-    const when = outcome === 'merged' ? pr.merged_at : outcome === 'closed' ? pr.closed_at : pr.created_at;
-    return {
-      ok: true,
-      events: [
-        event(repo, {
-          type: `pr.${outcome}`,
-          sourceEventId: `github:${repo}:pr:${pr.number}:${outcome}`,
-          title: `PR #${pr.number} ${outcome}: ${pr.title}`,
-          url: pr.html_url,
-          severity: outcome === 'merged' ? 'success' : 'info',
-          occurredAt: when ?? at,
-        }),
-      ],
-    };
-  },
+function issues(json: unknown, receivedAt: string): ParseResult {
+  const parsed = check(issuesEvent, json);
+  if (!parsed.ok) return parsed;
+  const { action, repository, issue } = parsed.value;
+  if (action !== 'opened' && action !== 'closed' && action !== 'reopened') return none();
+  const when = isoDate(action === 'opened' ? issue.created_at : action === 'closed' ? issue.closed_at : issue.updated_at);
+  const again = action !== 'opened' && when ? `:${when}` : '';
+  return one(
+    repoEvent(repository, {
+      type: `issue.${action}`,
+      sourceEventId: `github:${repository.full_name}:issue:${issue.number}:${action}${again}`,
+      title: `Issue #${issue.number} ${action}: ${issue.title}`,
+      url: issue.html_url,
+      severity: 'info',
+      occurredAt: when ?? receivedAt,
+    }),
+  );
+}
 
-  issues(body, at) {
-    const parsed = parseJsonAs(body, issuesEvent);
-    if (!parsed.ok) return parsed;
-    const { action, repository, issue } = parsed.value;
-    if (!['opened', 'closed', 'reopened'].includes(action)) return { ok: true, events: [] };
-    const repo = repository.full_name;
-    return {
-      ok: true,
-      events: [
-        event(repo, {
-          type: `issue.${action}`,
-          // Closing, reopening and closing again are three events: the update time tells them apart.
-          sourceEventId: `github:${repo}:issue:${issue.number}:${action}:${issue.updated_at ?? at}`,
-          title: `Issue #${issue.number} ${action}: ${issue.title}`,
-          url: issue.html_url,
-          severity: 'info',
-          occurredAt: (action === 'closed' ? issue.closed_at : issue.updated_at) ?? at,
-        }),
-      ],
-    };
-  },
+function release(json: unknown, receivedAt: string): ParseResult {
+  const parsed = check(releaseEvent, json);
+  if (!parsed.ok) return parsed;
+  const { action, repository, release } = parsed.value;
+  if (action !== 'published') return none();
+  const named = release.name && release.name !== release.tag_name ? `: ${release.name}` : '';
+  return one(
+    repoEvent(repository, {
+      type: 'release.published',
+      sourceEventId: `github:${repository.full_name}:release:${release.id}:published`,
+      title: `Release ${release.tag_name} published${named}`,
+      url: release.html_url,
+      severity: 'success',
+      occurredAt: isoDate(release.published_at) ?? receivedAt,
+    }),
+  );
+}
 
-  release(body, at) {
-    const parsed = parseJsonAs(body, releaseEvent);
-    if (!parsed.ok) return parsed;
-    const { action, repository, release } = parsed.value;
-    if (action !== 'published') return { ok: true, events: [] };
-    const repo = repository.full_name;
-    return {
-      ok: true,
-      events: [
-        event(repo, {
-          type: 'release.published',
-          sourceEventId: `github:${repo}:release:${release.id}:published`,
-          title: `Released ${release.name || release.tag_name}`,
-          url: release.html_url,
-          severity: 'success',
-          occurredAt: release.published_at ?? at,
-        }),
-      ],
-    };
-  },
-
-  deployment_status(body, at) {
-    const parsed = parseJsonAs(body, deploymentStatusEvent);
-    if (!parsed.ok) return parsed;
-    const { repository, deployment_status: status, deployment } = parsed.value;
-    const repo = repository.full_name;
-    const severity: Severity = status.state === 'success' ? 'success' : status.state === 'failure' || status.state === 'error' ? 'error' : 'info';
-    const environment = status.environment ?? deployment.environment ?? 'deployment';
-    const url = status.environment_url || status.target_url || undefined;
-    return {
-      ok: true,
-      events: [
-        event(repo, {
-          type: `deploy.${status.state}`,
-          sourceEventId: `github:${repo}:deployment:${deployment.id}:status:${status.id}`,
-          title: `Deploy to ${environment}: ${status.state}`,
-          ...(url ? { url } : {}),
-          severity,
-          occurredAt: status.created_at ?? at,
-        }),
-      ],
-    };
-  },
-
-  star(body, at) {
-    const parsed = parseJsonAs(body, starEvent);
-    if (!parsed.ok) return parsed;
-    const { action, repository, sender, starred_at } = parsed.value;
-    if (action !== 'created') return { ok: true, events: [] };
-    const repo = repository.full_name;
-    const count = repository.stargazers_count;
-    return {
-      ok: true,
-      events: [
-        event(repo, {
-          type: 'star.created',
-          sourceEventId: `github:${repo}:star:${sender.login}:${starred_at ?? at}`,
-          title: `${sender.login} starred ${repo}${count === undefined ? '' : ` (${count} stars)`}`,
-          ...(repository.html_url ? { url: repository.html_url } : {}),
-          severity: 'info',
-          occurredAt: starred_at ?? at,
-        }),
-      ],
-    };
-  },
+const deployOutcomes: Record<string, { verb: string; severity: Severity }> = {
+  success: { verb: 'succeeded', severity: 'success' },
+  failure: { verb: 'failed', severity: 'error' },
+  error: { verb: 'failed', severity: 'error' },
 };
 
-/** GitHub: `X-Hub-Signature-256: sha256=<hex>` over the raw body; `X-GitHub-Delivery`; `X-GitHub-Event`. */
+function deploymentStatus(json: unknown, receivedAt: string): ParseResult {
+  const parsed = check(deploymentStatusEvent, json);
+  if (!parsed.ok) return parsed;
+  const { repository, deployment_status: status, deployment } = parsed.value;
+  const { state } = status;
+  const outcome = Object.hasOwn(deployOutcomes, state) ? deployOutcomes[state] : undefined;
+  const environment = status.environment ?? deployment.environment ?? 'unknown environment';
+  const url = status.environment_url || status.target_url || status.log_url || repository.html_url;
+  return one(
+    repoEvent(repository, {
+      type: `deploy.${state}`,
+      sourceEventId: `github:${repository.full_name}:deployment:${deployment.id}:${state}`,
+      title: `Deploy ${outcome?.verb ?? state.replaceAll('_', ' ')}: ${repository.full_name} (${environment})`,
+      ...(url ? { url } : {}),
+      severity: outcome?.severity ?? 'info',
+      occurredAt: isoDate(status.created_at) ?? receivedAt,
+    }),
+  );
+}
+
+function star(json: unknown, receivedAt: string): ParseResult {
+  const parsed = check(starEvent, json);
+  if (!parsed.ok) return parsed;
+  const { action, repository, sender, starred_at } = parsed.value;
+  if (action !== 'created') return none();
+  const count = repository.stargazers_count === undefined ? '' : ` (${repository.stargazers_count} stars)`;
+  return one(
+    repoEvent(repository, {
+      type: 'star.created',
+      // One per person and repo: starring, unstarring and starring again is not news twice.
+      sourceEventId: `github:${repository.full_name}:star:${sender.login}:created`,
+      title: `${sender.login} starred ${repository.full_name}${count}`,
+      ...(repository.html_url ? { url: repository.html_url } : {}),
+      severity: 'info',
+      occurredAt: isoDate(starred_at) ?? receivedAt,
+    }),
+  );
+}
+
+const mappers = new Map<string, Mapper>([
+  ['pull_request', pullRequest],
+  ['issues', issues],
+  ['release', release],
+  ['deployment_status', deploymentStatus],
+  ['star', star],
+]);
+
+/**
+ * GitHub: `X-Hub-Signature-256: sha256=<hex>` is the HMAC-SHA256 of the raw body. The legacy SHA-1
+ * `X-Hub-Signature` is never accepted. `X-GitHub-Delivery` identifies the event (a manual redelivery
+ * reuses it); `X-GitHub-Event` names the kind. GitHub sends no timestamp.
+ */
 export const github: WebhookProvider = {
   integration: 'code_host',
 
@@ -142,13 +146,10 @@ export const github: WebhookProvider = {
   },
 
   parse(rawBody, headers, receivedAt) {
-    const kind = headers.get('x-github-event') ?? '';
-    const mapper = Object.hasOwn(mappers, kind) ? mappers[kind] : undefined;
-    if (!mapper) {
-      // ping and every kind we do not show: still well-formed JSON, or it is a 400.
-      const parsed = parseJsonAs(rawBody, jsonObject);
-      return parsed.ok ? { ok: true, events: [] } : parsed;
-    }
-    return mapper(rawBody, receivedAt.toISOString());
+    const json = readJson(rawBody);
+    if (!json.ok) return json;
+    const mapper = mappers.get(headers.get('x-github-event') ?? '');
+    // `ping` and every kind we do not show.
+    return mapper ? mapper(json.value, receivedAt.toISOString()) : ignore(json.value);
   },
 };

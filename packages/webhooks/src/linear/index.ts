@@ -1,32 +1,101 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { isoDate, none, one } from '../events.ts';
 import { sha256Hex, verifyHmacHex } from '../hmac.ts';
-import { jsonObject, parseJsonAs, peekJson } from '../json.ts';
-import type { WebhookProvider } from '../types.ts';
+import { check, ignore, peekJson, readJson } from '../json.ts';
+import type { ParseResult, Severity, WebhookProvider } from '../types.ts';
+import { type AnyEntityEvent, commentEvent, envelope, issueEvent, projectEvent, signedTimestamp } from './schemas.ts';
 
-export const entityEvent = z.object({
-  action: z.enum(['create', 'update', 'remove']),
-  type: z.string(),
-  url: z.string().optional(),
-  createdAt: z.string().optional(),
-  webhookTimestamp: z.number().optional(),
-  updatedFrom: z.record(z.string(), z.unknown()).optional(),
-  data: z.object({
-    id: z.string(),
-    identifier: z.string().optional(),
-    title: z.string().optional(),
-    name: z.string().optional(),
-    body: z.string().optional(),
-    updatedAt: z.string().optional(),
-    state: z.object({ name: z.string(), type: z.string().optional() }).optional(),
-    team: z.object({ key: z.string().optional(), name: z.string().optional() }).optional(),
-    issue: z.object({ identifier: z.string().optional(), title: z.string().optional() }).optional(),
-  }),
+type Action = 'created' | 'updated' | 'removed';
+
+const pastTense = new Map<string, Action>([
+  ['create', 'created'],
+  ['update', 'updated'],
+  ['remove', 'removed'],
+]);
+
+type Delivery = { rawBody: Uint8Array; deliveryId: string | null; receivedAt: string };
+type Described = { title: string; project?: string | undefined; severity: Severity };
+
+/** First line of a text, cut to `max` characters. */
+function excerpt(text: string, max = 80): string {
+  const line = text.trim().split('\n', 1)[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** `ENG-123` -> `ENG`, the team key, which is what a dashboard project maps to. */
+const teamOf = (identifier: string | null | undefined) => identifier?.split('-', 1)[0] || undefined;
+
+function describeIssue(event: z.infer<typeof issueEvent>, action: Action): Described {
+  const { data, updatedFrom } = event;
+  const movedTo = action === 'updated' && updatedFrom && 'stateId' in updatedFrom ? data.state : undefined;
+  return {
+    title: `${data.identifier ?? 'Issue'} ${movedTo ? `moved to ${movedTo.name}` : action}: ${data.title}`,
+    project: data.team?.key ?? teamOf(data.identifier),
+    severity: movedTo?.type === 'completed' ? 'success' : 'info',
+  };
+}
+
+function describeComment(event: z.infer<typeof commentEvent>, action: Action): Described {
+  const { data } = event;
+  const on = data.issue?.identifier ?? data.issue?.title;
+  return {
+    title: `Comment ${action}${on ? ` on ${on}` : ''}${data.body ? `: ${excerpt(data.body)}` : ''}`,
+    project: teamOf(data.issue?.identifier),
+    severity: 'info',
+  };
+}
+
+const describeProject = (event: z.infer<typeof projectEvent>, action: Action): Described => ({
+  title: `Project ${action}: ${event.data.name}`,
+  project: event.data.name,
+  severity: 'info',
 });
 
-const past = { create: 'created', update: 'updated', remove: 'removed' } as const;
-const shownTypes = new Set(['Issue', 'Comment', 'Project']);
+function entityEvent<T extends AnyEntityEvent>(
+  schema: z.ZodType<T>,
+  describe: (event: T, action: Action) => Described,
+): (json: unknown, delivery: Delivery) => ParseResult {
+  return (json, { rawBody, deliveryId, receivedAt }) => {
+    const parsed = check(schema, json);
+    if (!parsed.ok) return parsed;
+    const event = parsed.value;
+    const action = pastTense.get(event.action);
+    if (!action) return none();
+    const { type, data, url, webhookTimestamp } = event;
+    const { title, project, severity } = describe(event, action);
+    const sentAt = isoDate(webhookTimestamp) ?? isoDate(event.createdAt);
+    const when = action === 'created' ? isoDate(data.createdAt) : action === 'updated' ? isoDate(data.updatedAt) : sentAt;
+    // Two updates of one issue are two events: its update time (or the delivery) tells them apart.
+    const version = isoDate(data.updatedAt) ?? deliveryId ?? sha256Hex(rawBody).slice(0, 16);
+    const link = url || data.url;
+    return one({
+      integration: 'issue_tracker',
+      type: `${type.toLowerCase()}.${action}`,
+      sourceEventId: `linear:${type.toLowerCase()}:${data.id}:${action}:${version}`,
+      title,
+      ...(link ? { url: link } : {}),
+      ...(project ? { project } : {}),
+      severity,
+      occurredAt: when ?? sentAt ?? receivedAt,
+    });
+  };
+}
 
-/** Linear: `linear-signature` is the HMAC-SHA256 hex of the raw body; `Linear-Delivery`; signed `webhookTimestamp` (ms). */
+const mappers = new Map([
+  ['Issue', entityEvent(issueEvent, describeIssue)],
+  ['Comment', entityEvent(commentEvent, describeComment)],
+  ['Project', entityEvent(projectEvent, describeProject)],
+]);
+
+function headerTimestamp(value: string | null): number | undefined {
+  return value && /^\d{1,15}$/.test(value.trim()) ? Number(value) : undefined;
+}
+
+/**
+ * Linear: `linear-signature` is the HMAC-SHA256 hex (no prefix) of the raw body; `Linear-Delivery`
+ * identifies the delivery. The send time is the body's signed `webhookTimestamp` (ms), or the newer
+ * `linear-timestamp` header when the body has none.
+ */
 export const linear: WebhookProvider = {
   integration: 'issue_tracker',
 
@@ -34,45 +103,19 @@ export const linear: WebhookProvider = {
     verifyHmacHex({ algorithm: 'sha256', secrets, payload: rawBody, signature: headers.get('linear-signature') }),
 
   identify(rawBody, headers) {
-    const signed = peekJson(rawBody)?.webhookTimestamp;
-    const header = Number(headers.get('linear-timestamp') ?? Number.NaN);
-    const timestamp = typeof signed === 'number' ? signed : Number.isFinite(header) ? header : undefined;
-    return { deliveryId: headers.get('linear-delivery')?.trim() || sha256Hex(rawBody), ...(timestamp === undefined ? {} : { timestamp }) };
+    const timestamp = peekJson(rawBody, signedTimestamp)?.webhookTimestamp ?? headerTimestamp(headers.get('linear-timestamp'));
+    return {
+      deliveryId: headers.get('linear-delivery')?.trim() || sha256Hex(rawBody),
+      ...(timestamp === undefined ? {} : { timestamp }),
+    };
   },
 
   parse(rawBody, headers, receivedAt) {
-    const kind = headers.get('linear-event') ?? peekJson(rawBody)?.type;
-    if (typeof kind !== 'string' || !shownTypes.has(kind)) {
-      const parsed = parseJsonAs(rawBody, jsonObject);
-      return parsed.ok ? { ok: true, events: [] } : parsed;
-    }
-    const parsed = parseJsonAs(rawBody, entityEvent);
-    if (!parsed.ok) return parsed;
-    const { action, type, data, url, updatedFrom, webhookTimestamp } = parsed.value;
-    const verb = past[action];
-    const at = webhookTimestamp === undefined ? receivedAt.toISOString() : new Date(webhookTimestamp).toISOString();
-    const moved = type === 'Issue' && action === 'update' && updatedFrom && 'stateId' in updatedFrom && data.state;
-    const subject =
-      type === 'Issue'
-        ? `${data.identifier ?? 'Issue'} ${moved ? `moved to ${data.state?.name}` : verb}: ${data.title ?? ''}`
-        : type === 'Comment'
-          ? `Comment ${verb}${data.issue?.identifier ? ` on ${data.issue.identifier}` : ''}`
-          : `Project ${verb}: ${data.name ?? ''}`;
-    return {
-      ok: true,
-      events: [
-        {
-          integration: 'issue_tracker',
-          type: `${type.toLowerCase()}.${verb}`,
-          // Two updates of one issue are two events: the update time (or the delivery) tells them apart.
-          sourceEventId: `linear:${type}:${data.id}:${action}:${data.updatedAt ?? headers.get('linear-delivery') ?? sha256Hex(rawBody).slice(0, 16)}`,
-          title: subject.trim(),
-          ...(url ? { url } : {}),
-          ...(data.team?.key ? { project: data.team.key } : {}),
-          severity: type === 'Issue' && data.state?.type === 'completed' ? 'success' : 'info',
-          occurredAt: data.updatedAt ?? at,
-        },
-      ],
-    };
+    const json = readJson(rawBody);
+    if (!json.ok) return json;
+    const kind = check(envelope, json.value);
+    const mapper = kind.ok ? mappers.get(kind.value.type) : undefined;
+    if (!mapper) return ignore(json.value);
+    return mapper(json.value, { rawBody, deliveryId: headers.get('linear-delivery'), receivedAt: receivedAt.toISOString() });
   },
 };

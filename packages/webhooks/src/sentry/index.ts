@@ -1,44 +1,66 @@
-import { z } from 'zod';
+import { isoDate, none, one } from '../events.ts';
 import { sha256Hex, verifyHmacHex } from '../hmac.ts';
-import { jsonObject, parseJsonAs } from '../json.ts';
-import type { Severity, WebhookProvider } from '../types.ts';
+import { check, ignore, readJson } from '../json.ts';
+import type { ParseResult, Severity, WebhookProvider } from '../types.ts';
+import { errorEvent, issueEvent } from './schemas.ts';
 
-export const issueEvent = z.object({
-  action: z.string(),
-  data: z.object({
-    issue: z.object({
-      id: z.string(),
-      shortId: z.string().optional(),
-      title: z.string(),
-      level: z.string().optional(),
-      lastSeen: z.string().optional(),
-      web_url: z.string().optional(),
-      permalink: z.string().optional(),
-      project: z.object({ slug: z.string() }).optional(),
-    }),
-  }),
-});
+/** `fatal`, `error` and anything unknown are errors: a level we cannot read should not look harmless. */
+function severityOf(level: string | null | undefined): Severity {
+  if (level === 'warning') return 'warning';
+  if (level === 'info' || level === 'debug') return 'info';
+  return 'error';
+}
 
-export const errorEvent = z.object({
-  action: z.string(),
-  data: z.object({
-    error: z.object({
-      event_id: z.string(),
-      title: z.string(),
-      level: z.string().optional(),
-      web_url: z.string().optional(),
-      datetime: z.string().optional(),
-      project: z.union([z.number(), z.string()]).optional(),
-    }),
-  }),
-});
+function projectSlugOf(apiUrl: string | null | undefined): string | undefined {
+  return apiUrl ? /\/projects\/[^/]+\/([^/]+)\/events\//.exec(apiUrl)?.[1] : undefined;
+}
 
-const severityOf = (level: string | undefined): Severity => (level === 'warning' ? 'warning' : level === 'info' || level === 'debug' ? 'info' : 'error');
+function issue(json: unknown, rawBody: Uint8Array, receivedAt: string): ParseResult {
+  const parsed = check(issueEvent, json);
+  if (!parsed.ok) return parsed;
+  const { action, data } = parsed.value;
+  const { issue } = data;
+  if (action !== 'created' && action !== 'resolved') return none();
+  const created = action === 'created';
+  const label = issue.shortId ? ` ${issue.shortId}` : '';
+  const url = issue.web_url || issue.permalink;
+  // An issue is created once but can regress and be resolved again: each resolution has its own lastSeen.
+  const again = created ? '' : `:${issue.lastSeen ?? sha256Hex(rawBody).slice(0, 16)}`;
+  return one({
+    integration: 'error_tracker',
+    type: created ? 'error.issue_created' : 'error.issue_resolved',
+    sourceEventId: `sentry:issue:${issue.id}:${action}${again}`,
+    title: `${created ? 'New issue' : 'Resolved'}${label}: ${issue.title}`,
+    ...(url ? { url } : {}),
+    ...(issue.project ? { project: issue.project.slug } : {}),
+    severity: created ? severityOf(issue.level) : 'success',
+    occurredAt: (created ? isoDate(issue.firstSeen) : undefined) ?? receivedAt,
+  });
+}
+
+function error(json: unknown, receivedAt: string): ParseResult {
+  const parsed = check(errorEvent, json);
+  if (!parsed.ok) return parsed;
+  const { action, data } = parsed.value;
+  const { error } = data;
+  if (action !== 'created') return none();
+  const project = projectSlugOf(error.url) ?? error.project ?? undefined;
+  return one({
+    integration: 'error_tracker',
+    type: 'error.created',
+    sourceEventId: `sentry:error:${error.event_id}`,
+    title: `${error.level === 'warning' ? 'Warning' : 'Error'}${project ? ` in ${project}` : ''}: ${error.title}`,
+    ...(error.web_url ? { url: error.web_url } : {}),
+    ...(project ? { project } : {}),
+    severity: severityOf(error.level),
+    occurredAt: isoDate(error.datetime) ?? receivedAt,
+  });
+}
 
 /**
- * Sentry (integration platform): `sentry-hook-signature` is the HMAC-SHA256 hex of the raw body.
- * Its `Request-ID` changes on every send, so the body's hash identifies a delivery;
- * `Sentry-Hook-Timestamp` (seconds) tells its age.
+ * Sentry (integration platform): `sentry-hook-signature` is the HMAC-SHA256 hex (no prefix) of the raw
+ * body, which Sentry serializes compactly; re-serializing breaks it. `Request-ID` is new on every send,
+ * so the body's hash identifies a delivery. `Sentry-Hook-Timestamp` is in seconds and is not signed.
  */
 export const sentry: WebhookProvider = {
   integration: 'error_tracker',
@@ -47,60 +69,21 @@ export const sentry: WebhookProvider = {
     verifyHmacHex({ algorithm: 'sha256', secrets, payload: rawBody, signature: headers.get('sentry-hook-signature') }),
 
   identify(rawBody, headers) {
-    const seconds = Number(headers.get('sentry-hook-timestamp') ?? Number.NaN);
-    return { deliveryId: sha256Hex(rawBody), ...(Number.isFinite(seconds) ? { timestamp: seconds * 1000 } : {}) };
+    const seconds = headers.get('sentry-hook-timestamp')?.trim() ?? '';
+    return { deliveryId: sha256Hex(rawBody), ...(/^\d{1,12}$/.test(seconds) ? { timestamp: Number(seconds) * 1000 } : {}) };
   },
 
   parse(rawBody, headers, receivedAt) {
+    const json = readJson(rawBody);
+    if (!json.ok) return json;
     const at = receivedAt.toISOString();
-    const resource = headers.get('sentry-hook-resource');
-    if (resource === 'issue') {
-      const parsed = parseJsonAs(rawBody, issueEvent);
-      if (!parsed.ok) return parsed;
-      const { action, data } = parsed.value;
-      if (action !== 'created' && action !== 'resolved') return { ok: true, events: [] };
-      const { issue } = data;
-      const url = issue.web_url ?? issue.permalink;
-      return {
-        ok: true,
-        events: [
-          {
-            integration: 'error_tracker',
-            type: action === 'created' ? 'error.issue_created' : 'error.issue_resolved',
-            // An issue can be resolved, come back and be resolved again: the delivery's bytes tell them apart.
-            sourceEventId: `sentry:issue:${issue.id}:${action}:${sha256Hex(rawBody).slice(0, 16)}`,
-            title: `${action === 'created' ? 'New issue' : 'Resolved'}${issue.shortId ? ` ${issue.shortId}` : ''}: ${issue.title}`,
-            ...(url ? { url } : {}),
-            ...(issue.project ? { project: issue.project.slug } : {}),
-            severity: action === 'resolved' ? 'success' : severityOf(issue.level),
-            occurredAt: (action === 'created' ? issue.lastSeen : undefined) ?? at,
-          },
-        ],
-      };
+    switch (headers.get('sentry-hook-resource')) {
+      case 'issue':
+        return issue(json.value, rawBody, at);
+      case 'error':
+        return error(json.value, at);
+      default:
+        return ignore(json.value);
     }
-    if (resource === 'error') {
-      const parsed = parseJsonAs(rawBody, errorEvent);
-      if (!parsed.ok) return parsed;
-      const { action, data } = parsed.value;
-      if (action !== 'created') return { ok: true, events: [] };
-      const { error } = data;
-      return {
-        ok: true,
-        events: [
-          {
-            integration: 'error_tracker',
-            type: 'error.created',
-            sourceEventId: `sentry:error:${error.event_id}`,
-            title: `Error: ${error.title}`,
-            ...(error.web_url ? { url: error.web_url } : {}),
-            ...(error.project === undefined ? {} : { project: String(error.project) }),
-            severity: severityOf(error.level),
-            occurredAt: error.datetime ?? at,
-          },
-        ],
-      };
-    }
-    const parsed = parseJsonAs(rawBody, jsonObject);
-    return parsed.ok ? { ok: true, events: [] } : parsed;
   },
 };

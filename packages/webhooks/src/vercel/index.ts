@@ -1,65 +1,55 @@
-import { z } from 'zod';
+import { isoDate, none, one } from '../events.ts';
 import { sha256Hex, verifyHmacHex } from '../hmac.ts';
-import { parseJsonAs, peekJson } from '../json.ts';
+import { check, peekJson, readJson } from '../json.ts';
 import type { Severity, WebhookProvider } from '../types.ts';
+import { deliveryId, deploymentEvent, envelope } from './schemas.ts';
 
-export const deploymentEvent = z.object({
-  id: z.string(),
-  type: z.string(),
-  createdAt: z.number().optional(),
-  payload: z
-    .object({
-      deployment: z.object({ id: z.string(), name: z.string().optional(), url: z.string().optional() }).optional(),
-      project: z.object({ id: z.string() }).optional(),
-      target: z.string().nullable().optional(),
-      links: z.object({ deployment: z.string().optional() }).optional(),
-    })
-    .optional(),
-});
+const shown = new Map<string, { state: string; severity: Severity; verb: string }>([
+  ['deployment.created', { state: 'created', severity: 'info', verb: 'Deploy started' }],
+  ['deployment.succeeded', { state: 'succeeded', severity: 'success', verb: 'Deployed' }],
+  ['deployment.error', { state: 'error', severity: 'error', verb: 'Deploy failed' }],
+]);
 
-const shown: Record<string, { state: string; severity: Severity; verb: string }> = {
-  'deployment.created': { state: 'created', severity: 'info', verb: 'Deploying' },
-  'deployment.succeeded': { state: 'succeeded', severity: 'success', verb: 'Deployed' },
-  'deployment.error': { state: 'error', severity: 'error', verb: 'Deploy failed' },
-};
+/** Vercel sends the host without a scheme (`my-app-abc.vercel.app`). */
+const httpsUrl = (host: string) => `https://${host.replace(/^https?:\/\//, '')}`;
 
-/** Vercel: `x-vercel-signature` is the HMAC-SHA1 hex of the raw body; the body `id` identifies the delivery. */
+/**
+ * Vercel: `x-vercel-signature` is the HMAC-SHA1 hex (no prefix) of the raw body, under the account
+ * webhook's secret or the integration's client secret. The body's `id` identifies the delivery;
+ * there is no timestamp header.
+ */
 export const vercel: WebhookProvider = {
   integration: 'deploy_host',
 
   verify: (rawBody, headers, secrets) =>
     verifyHmacHex({ algorithm: 'sha1', secrets, payload: rawBody, signature: headers.get('x-vercel-signature') }),
 
-  identify(rawBody) {
-    const id = peekJson(rawBody)?.id;
-    return { deliveryId: typeof id === 'string' && id !== '' ? id : sha256Hex(rawBody) };
-  },
+  identify: (rawBody) => ({ deliveryId: peekJson(rawBody, deliveryId)?.id ?? sha256Hex(rawBody) }),
 
   parse(rawBody, _headers, receivedAt) {
-    const parsed = parseJsonAs(rawBody, deploymentEvent);
+    const json = readJson(rawBody);
+    if (!json.ok) return json;
+    const kind = check(envelope, json.value);
+    if (!kind.ok) return kind;
+    const shape = shown.get(kind.value.type);
+    if (!shape) return none();
+    const parsed = check(deploymentEvent, json.value);
     if (!parsed.ok) return parsed;
-    const { type, createdAt, payload } = parsed.value;
-    const kind = Object.hasOwn(shown, type) ? shown[type] : undefined;
-    if (!kind) return { ok: true, events: [] };
-    const deployment = payload?.deployment;
-    if (!deployment) return { ok: false, error: `Unexpected payload: ${type} without payload.deployment` };
-    const name = deployment.name ?? payload.project?.id ?? 'deployment';
+    const { createdAt, payload } = parsed.value;
+    const { deployment } = payload;
+    const project = deployment.name ?? payload.project?.id;
+    // Vercel's `target` is null for preview deployments.
     const target = payload.target ?? 'preview';
-    const url = deployment.url ? `https://${deployment.url.replace(/^https?:\/\//, '')}` : payload.links?.deployment;
-    return {
-      ok: true,
-      events: [
-        {
-          integration: 'deploy_host',
-          type: `deploy.${kind.state}`,
-          sourceEventId: `vercel:${deployment.id}:${kind.state}`,
-          title: `${kind.verb}: ${name} (${target})`,
-          ...(url ? { url } : {}),
-          project: name,
-          severity: kind.severity,
-          occurredAt: createdAt === undefined ? receivedAt.toISOString() : new Date(createdAt).toISOString(),
-        },
-      ],
-    };
+    const url = deployment.url ? httpsUrl(deployment.url) : payload.links?.deployment;
+    return one({
+      integration: 'deploy_host',
+      type: `deploy.${shape.state}`,
+      sourceEventId: `vercel:${deployment.id}:${shape.state}`,
+      title: `${shape.verb}: ${project ?? deployment.id} (${target})`,
+      ...(url ? { url } : {}),
+      ...(project ? { project } : {}),
+      severity: shape.severity,
+      occurredAt: isoDate(createdAt) ?? receivedAt.toISOString(),
+    });
   },
 };
