@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
@@ -15,13 +15,27 @@ afterAll(async () => {
   await dashboard?.stop();
 });
 
+/** Uncaught errors and console errors of the pages a test opened; checked after each test. */
+let problems: string[] = [];
+afterEach(() => {
+  const seen = problems;
+  problems = [];
+  expect(seen).toEqual([]);
+});
+
 async function openPage(path: string): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  page.on('console', (message) => {
+    // A refused request (400 from a bad input, an aborted script) is logged by Chromium itself.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
+  });
   await page.goto(dashboard.url + path);
   await page.waitForLoadState('networkidle');
   return page;
 }
 
+const savedOrder = async () => (await (await fetch(`${dashboard.url}/api/settings`)).json()) as { projectOrder: string[] };
 const tabNames = (page: Page) => page.locator('nav[aria-label="Projects"] [data-tab]').allInnerTexts();
 
 async function createProject(page: Page, name: string) {
@@ -34,6 +48,7 @@ describe('the dashboard in a browser', () => {
   it('welcomes an empty store with the way to the first project', async () => {
     const page = await openPage('/');
     await expect(page.getByRole('heading', { name: 'Good morning.' }).isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: `${screenshotDir}welcome.png` });
     await page.getByRole('link', { name: 'Create your first project' }).click();
     await page.waitForURL(/\/settings/);
     await page.close();
@@ -51,13 +66,31 @@ describe('the dashboard in a browser', () => {
     await page.locator('[data-tab="beta-app"]').focus();
     await page.keyboard.press('Alt+ArrowLeft');
     await expect.poll(() => tabNames(page)).toEqual(['Beta app', 'Alpha']);
-    await expect.poll(async () => (await (await fetch(`${dashboard.url}/api/settings`)).json()) as unknown).toMatchObject({ projectOrder: ['beta-app', 'alpha'] });
+    await expect.poll(async () => (await savedOrder()).projectOrder).toEqual(['beta-app', 'alpha']);
     await page.reload();
     expect(await tabNames(page)).toEqual(['Beta app', 'Alpha']);
 
-    await page.locator('[data-tab="alpha"]').dragTo(page.locator('[data-tab="beta-app"]'));
+    // Dropped on the left half of a tab, a tab lands before it; on the right half, after it.
+    await page.locator('[data-tab="alpha"]').dragTo(page.locator('[data-tab="beta-app"]'), { targetPosition: { x: 4, y: 10 } });
     await expect.poll(() => tabNames(page)).toEqual(['Alpha', 'Beta app']);
-    await expect.poll(async () => ((await (await fetch(`${dashboard.url}/api/settings`)).json()) as { projectOrder: string[] }).projectOrder).toEqual(['alpha', 'beta-app']);
+    await expect.poll(async () => (await savedOrder()).projectOrder).toEqual(['alpha', 'beta-app']);
+    await page.reload();
+    expect(await tabNames(page)).toEqual(['Alpha', 'Beta app']);
+    const beta = await page.locator('[data-tab="beta-app"]').boundingBox();
+    await page.locator('[data-tab="alpha"]').dragTo(page.locator('[data-tab="beta-app"]'), { targetPosition: { x: (beta?.width ?? 80) - 4, y: 10 } });
+    await expect.poll(() => tabNames(page)).toEqual(['Beta app', 'Alpha']);
+    await expect.poll(async () => (await savedOrder()).projectOrder).toEqual(['beta-app', 'alpha']);
+
+    // The move buttons beside a focused tab, by keyboard (the first tab's "left" is disabled, so one
+    // Tab reaches "right"); the focus stays on the moved tab.
+    await page.locator('[data-tab="beta-app"]').focus();
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).resolves.toBe('Move Beta app right');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => tabNames(page)).toEqual(['Alpha', 'Beta app']);
+    await expect(page.evaluate(() => document.activeElement?.getAttribute('data-tab'))).resolves.toBe('beta-app');
+    await expect.poll(() => page.locator('[aria-live="polite"]', { hasText: 'moved to position' }).innerText()).toBe('Beta app moved to position 2 of 2.');
+    await expect.poll(async () => (await savedOrder()).projectOrder).toEqual(['alpha', 'beta-app']);
     await page.reload();
     expect(await tabNames(page)).toEqual(['Alpha', 'Beta app']);
 
@@ -123,20 +156,29 @@ describe('the dashboard in a browser', () => {
     await testButton.getByLabel('Access token').fill('vercel-token');
     await testButton.getByRole('button', { name: 'Test' }).click();
     await expect(testButton.getByRole('alert').innerText()).resolves.toMatch(/Vercel credentials is not available yet/);
-    await page.screenshot({ path: `${screenshotDir}settings-connections.png`, fullPage: false });
+
+    // With nothing typed, Test asks about the stored key: the request carries no values.
+    const connected = page.locator('details', { has: page.getByText('GitHub', { exact: true }) });
+    const request = page.waitForRequest((r) => r.url().includes('credentials.test'));
+    await connected.getByRole('button', { name: 'Test' }).click();
+    expect((await request).postDataJSON()).toEqual({ 0: { key: 'github' } });
+    await expect(connected.getByRole('alert').innerText()).resolves.toMatch(/GitHub credentials is not available yet/);
+    await page.evaluate(() => document.getElementById('connections')?.scrollIntoView());
+    await page.screenshot({ path: `${screenshotDir}settings-connections.png` });
     await page.close();
   });
 
   it('puts another widget in a slot and switches showOC', async () => {
     const page = await openPage('/settings#layout');
-    await page.getByLabel('Detail slot').selectOption('health');
-    await page.getByLabel('Seo slot').selectOption('');
+    await page.getByLabel('Bottom, full width').selectOption('health');
+    await page.getByLabel('Middle right').selectOption('');
     await page.getByRole('switch', { name: /Show funding balance/ }).check();
     await page.getByRole('button', { name: 'Save layout' }).click();
     await page.getByText('Layout saved.').waitFor();
     const settings = (await (await fetch(`${dashboard.url}/api/settings`)).json()) as { widgetLayout: { slots: Record<string, string>; configs: unknown } };
     expect(settings.widgetLayout.slots).toEqual({ revenue: 'revenue', shipping: 'shipping', ideas: 'ideas', analytics: 'analytics', detail: 'health' });
     expect(settings.widgetLayout.configs).toEqual({ revenue: { showOC: true } });
+    await page.goto(`${dashboard.url}/settings`);
     await page.screenshot({ path: `${screenshotDir}settings.png`, fullPage: true });
 
     await page.goto(`${dashboard.url}/`);
@@ -145,16 +187,39 @@ describe('the dashboard in a browser', () => {
     await page.close();
   });
 
-  it('switches to the dark theme and keeps it over a reload', async () => {
+  it('switches to the dark theme and keeps it over a reload, without a light first paint', async () => {
     const page = await openPage('/');
-    await page.getByRole('button', { name: /System theme/ }).click();
-    await page.getByRole('button', { name: /Light theme/ }).click();
-    await page.getByRole('button', { name: /Dark theme/ }).waitFor();
+    await expect(page.getByRole('radio', { name: 'System' }).isChecked()).resolves.toBe(true);
+    await page.screenshot({ path: `${screenshotDir}dashboard-all-light.png`, fullPage: true });
+    // Arrow keys move through the three radios: System -> Dark.
+    await page.getByRole('radio', { name: 'System' }).focus();
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByRole('radio', { name: 'Dark' }).isChecked()).resolves.toBe(true);
+    await expect(page.evaluate(() => document.documentElement.dataset.theme)).resolves.toBe('dark');
+
+    // The stored choice is applied before the app's code runs: no light flash, and the toggle agrees.
+    // Without the app's JavaScript only the inline script in the page's head can set the theme.
+    await page.route('**/_app/immutable/**/*.js', (route) => route.abort());
     await page.reload();
     await expect(page.evaluate(() => document.documentElement.dataset.theme)).resolves.toBe('dark');
-    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-    expect(background).toBe('rgb(14, 14, 17)');
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(14, 14, 17)');
+    await page.unroute('**/_app/immutable/**/*.js');
+    // The blocked scripts' own failure is expected; anything after this point still counts.
+    problems = problems.filter((problem) => !problem.includes('Failed to fetch dynamically imported module'));
+    await page.reload();
+    await page.waitForLoadState('networkidle');
+    await expect(page.getByRole('radio', { name: 'Dark' }).isChecked()).resolves.toBe(true);
     await page.screenshot({ path: `${screenshotDir}dashboard-dark.png`, fullPage: true });
+
+    await page.goto(`${dashboard.url}/settings`);
+    await page.waitForLoadState('networkidle');
+    await page.screenshot({ path: `${screenshotDir}settings-dark.png` });
+
+    await page.getByRole('radio', { name: 'Light' }).check();
+    await page.reload();
+    await expect(page.evaluate(() => document.documentElement.dataset.theme)).resolves.toBe('light');
+    await page.getByRole('radio', { name: 'System' }).check();
+    await expect(page.evaluate(() => localStorage.getItem('theme'))).resolves.toBe(null);
     await page.close();
   });
 
@@ -162,6 +227,11 @@ describe('the dashboard in a browser', () => {
     const page = await openPage('/settings');
     const card = page.getByRole('article', { name: 'Beta app' });
     await card.getByRole('button', { name: 'Delete project…' }).click();
+    // The question takes the button's place; the focus goes to Cancel, and comes back when cancelled.
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Cancel');
+    await page.keyboard.press('Enter');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Delete project…');
+    await page.keyboard.press('Enter');
     await card.getByRole('button', { name: 'Delete Beta app' }).click();
     await page.getByRole('article', { name: 'Beta app' }).waitFor({ state: 'detached' });
     await page.goto(`${dashboard.url}/`);

@@ -123,3 +123,22 @@ export function fromIntegration(form: IntegrationForm, integration: object | und
 }
 
 export type PlatformRow = Integrations['analytics']['platforms'][number];
+
+/** A stored integration in a few words for its row: "acme/app, acme/site", "revenuecat · proj1", "web (plausible)". */
+export function summarise(integration: object | undefined): string {
+  const parts: string[] = [];
+  for (const [name, value] of Object.entries(integration ?? {})) {
+    if (name === 'credentialKey') continue;
+    if (typeof value === 'string') parts.push(value);
+    else if (Array.isArray(value)) {
+      parts.push(
+        value
+          .map((item: unknown) =>
+            item && typeof item === 'object' && 'platform' in item && 'provider' in item ? `${String(item.platform)} (${String(item.provider)})` : String(item),
+          )
+          .join(', '),
+      );
+    }
+  }
+  return parts.join(' · ') || 'Set up';
+}

@@ -1,5 +1,5 @@
 import { TRPCClientError } from '@trpc/client';
-import type { ErrorIssue } from '@dash/contracts';
+import { errorIssueSchema, type ErrorIssue } from '@dash/contracts';
 
 export interface DescribedError {
   /** The server's message, to show in the form's alert. */
@@ -8,19 +8,26 @@ export interface DescribedError {
   fields: Record<string, string>;
 }
 
-function issuesOf(error: TRPCClientError<never>): ErrorIssue[] {
-  const data: unknown = error.data;
-  if (data && typeof data === 'object' && 'issues' in data && Array.isArray(data.issues)) return data.issues as ErrorIssue[];
-  return [];
+const unreachable = 'The dashboard server cannot be reached. Is it still running?';
+
+/** The `issues` of a validation error's data, as the server sent them. */
+function issuesOf(data: unknown): ErrorIssue[] {
+  if (!data || typeof data !== 'object' || !('issues' in data) || !Array.isArray(data.issues)) return [];
+  return data.issues.flatMap((issue: unknown) => {
+    const parsed = errorIssueSchema.safeParse(issue);
+    return parsed.success ? [parsed.data] : [];
+  });
 }
 
 /** The one way the UI turns a failed call into words: the server's message and its per-field issues. */
 export function describeError(error: unknown): DescribedError {
   if (error instanceof TRPCClientError) {
+    // No answer at all: fetch itself failed (server down, network gone).
+    if (error.cause instanceof TypeError && error.data === undefined) return { message: unreachable, fields: {} };
     const fields: Record<string, string> = {};
-    for (const issue of issuesOf(error as TRPCClientError<never>)) fields[issue.path.join('.')] ??= issue.message;
+    for (const issue of issuesOf(error.data)) fields[issue.path.join('.')] ??= issue.message;
     return { message: error.message, fields };
   }
-  if (error instanceof TypeError) return { message: 'The dashboard server cannot be reached. Is it still running?', fields: {} };
+  if (error instanceof TypeError) return { message: unreachable, fields: {} };
   return { message: error instanceof Error ? error.message : String(error), fields: {} };
 }
