@@ -2,3 +2,4 @@ export * from './errors.ts';
 export * from './settings.ts';
 export * from './projects.ts';
 export * from './credentials.ts';
+export * from './data.ts';

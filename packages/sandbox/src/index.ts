@@ -1,26 +1,5 @@
-import { createServer, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
-export interface RunningServer {
-  /** `http://127.0.0.1:<port>`, no trailing slash. */
-  url: string;
-  close(): Promise<void>;
-}
-
-/** Serves a fake upstream on 127.0.0.1 on a free port; every sandbox service starts through this. */
-export async function listen(handler: RequestListener): Promise<RunningServer> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
-}
+export { listen, type RunningServer } from './listen.ts';
+export { startSandbox, type Sandbox, type SandboxOptions, type RunningService } from './sandbox.ts';
+export type { Fault, LoggedRequest, SandboxReply, SandboxRequest, SandboxRoute, SandboxService } from './service.ts';
+export { demoOrg, demoProducts, sandboxTokens, seededRandom, hexId, DAY_MS, type DemoProduct } from './demo.ts';
+export type { SandboxServiceName } from './services.ts';

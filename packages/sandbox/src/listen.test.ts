@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listen } from './index.ts';
+import { listen } from './listen.ts';
 
 describe('listen', () => {
   it('serves on a free loopback port and stops on close', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectorError } from './index.ts';
+import { ConnectorError } from './errors.ts';
 
 describe('ConnectorError', () => {
   it('marks rate limits and upstream failures retryable, auth and bad responses not', () => {

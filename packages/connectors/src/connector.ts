@@ -1,0 +1,57 @@
+import type {
+  Currency,
+  Idea,
+  Integrations,
+  Monitor,
+  Incident,
+  Range,
+  Revenue,
+  ServiceName,
+  ShippedItem,
+  TrackedIssue,
+} from '@dash/contracts';
+import type { ConnectorContext } from './context.ts';
+import type { RateLimit } from './limiter.ts';
+
+/** What every service's folder exports: who it is, where it lives, and its lightest call. */
+export interface ServiceConnector {
+  service: ServiceName;
+  /** The real API root; a credential's `baseUrl` replaces it (self-hosted, sandbox). */
+  defaultBaseUrl: string;
+  /** The upstream's published limit per account; every call on the account shares it. */
+  rateLimit?: RateLimit;
+  /** The lightest authenticated call. Resolves when the credentials work; throws a ConnectorError. */
+  test(ctx: ConnectorContext): Promise<void>;
+}
+
+/** Revenue in the currency the upstream reported it in; the route converts when it must. */
+export interface RevenueReport extends Revenue {
+  currency: string;
+}
+
+export interface RevenueConnector extends ServiceConnector {
+  revenue(ctx: ConnectorContext, params: { config: Integrations['revenue']; range: Range; currency: Currency; now: number }): Promise<RevenueReport>;
+}
+
+export interface IdeasConnector extends ServiceConnector {
+  /** Open issues, categorised and sorted (priority, then oldest first), at most `limit`. */
+  ideas(ctx: ConnectorContext, params: { config: Integrations['issue_tracker']; limit: number }): Promise<Idea[]>;
+}
+
+/** A shipped item before the route names the dashboard project it belongs to. */
+export type Shipped = Omit<ShippedItem, 'project'>;
+
+/** GitHub for `code_host`, Linear for `issue_tracker`, Vercel for `deploy_host`. */
+export interface ShippingConnector<I extends 'code_host' | 'issue_tracker' | 'deploy_host'> extends ServiceConnector {
+  /** The newest shipped items first, at most `limit`. */
+  shipped(ctx: ConnectorContext, params: { config: Integrations[I]; limit: number; now: number }): Promise<Shipped[]>;
+}
+
+export interface ErrorTrackerConnector extends ServiceConnector {
+  /** Unresolved issues (the first page, most recently seen first) and their real total. */
+  issues(ctx: ConnectorContext, params: { config: Integrations['error_tracker'] }): Promise<{ issues: TrackedIssue[]; errorCount: number }>;
+}
+
+export interface HealthConnector extends ServiceConnector {
+  health(ctx: ConnectorContext, params: { config: Integrations['uptime_monitor'] }): Promise<{ monitors: Monitor[]; incidents: Incident[] }>;
+}

@@ -1,0 +1,41 @@
+import type { RateLimiter } from './limiter.ts';
+
+/** Time as a connector sees it, so tests can move it and sleeps can be cut short. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason as Error);
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', abort);
+        resolve();
+      }, ms);
+      const abort = () => {
+        clearTimeout(timer);
+        reject(signal?.reason as Error);
+      };
+      signal?.addEventListener('abort', abort, { once: true });
+    }),
+};
+
+/**
+ * Everything a connector may use, handed in by the caller: it never reads env, never picks its own
+ * clock, and shares its service's rate limiter with every other call on the same account.
+ */
+export interface ConnectorContext {
+  /** The stored credential's values, in clear, for this call only. */
+  credentials: Readonly<Record<string, string>>;
+  /** The service's API root without a trailing slash: the credential's `baseUrl` or the real one. */
+  baseUrl: string;
+  fetch: typeof fetch;
+  clock: Clock;
+  limiter: RateLimiter;
+  signal?: AbortSignal;
+  /** Per attempt; 15 s when absent. */
+  timeoutMs?: number;
+}

@@ -1,0 +1,34 @@
+import type { Range } from '@dash/contracts';
+
+const DAY_MS = 86_400_000;
+
+/** `YYYY-MM-DD` of a moment, in UTC: the day every upstream here buckets by. */
+export const isoDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/** How far back a range reaches; `all` is bounded so one request cannot ask for a decade of days. */
+export const rangeDays: Record<Range, number> = { '7d': 7, '15d': 15, '30d': 30, '3m': 90, '1y': 365, all: 5 * 365 };
+
+/**
+ * The days a range covers, oldest first, ending today (UTC). A chart has exactly one point per day;
+ * days the upstream reports nothing for are 0.
+ */
+export function daysOf(range: Range, now: number): string[] {
+  const days: string[] = [];
+  const today = Math.floor(now / DAY_MS) * DAY_MS;
+  for (let i = rangeDays[range] - 1; i >= 0; i--) days.push(isoDay(today - i * DAY_MS));
+  return days;
+}
+
+/**
+ * Turns per-day amounts into the chart: one point per day of the range, rounded to cents. For `all`,
+ * the chart starts at the first day with any revenue rather than five years of zeros.
+ */
+export function dailyChart(range: Range, now: number, amounts: ReadonlyMap<string, number>): { date: string; revenue: number }[] {
+  const chart = daysOf(range, now).map((date) => ({ date, revenue: roundMoney(amounts.get(date) ?? 0) }));
+  if (range !== 'all') return chart;
+  const first = chart.findIndex((point) => point.revenue !== 0);
+  return first === -1 ? chart.slice(-30) : chart.slice(first);
+}
+
+/** Money in major units, to the cent: float sums must not show 19.990000000000002. */
+export const roundMoney = (amount: number): number => Math.round(amount * 100) / 100;

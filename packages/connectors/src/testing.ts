@@ -1,0 +1,44 @@
+import type { Sandbox, SandboxServiceName } from '@dash/sandbox';
+import { sandboxTokens } from '@dash/sandbox';
+import type { Clock, ConnectorContext } from './context.ts';
+import { slidingWindowLimiter, unlimited, type RateLimit } from './limiter.ts';
+
+/**
+ * A clock for tests: sleeping moves time forward at once, and every sleep is recorded, so back-off
+ * and rate limiting are asserted without waiting for them.
+ */
+export function testClock(start = Date.now()): Clock & { slept: number[]; advance(ms: number): void } {
+  let now = start;
+  const slept: number[] = [];
+  return {
+    slept,
+    now: () => now,
+    advance(ms) {
+      now += ms;
+    },
+    sleep(ms, signal) {
+      signal?.throwIfAborted();
+      slept.push(ms);
+      now += ms;
+      return Promise.resolve();
+    },
+  };
+}
+
+/** A context whose calls go to one fake upstream of the sandbox with its demo token (or the given values). */
+export function sandboxContext(
+  sandbox: Sandbox,
+  service: SandboxServiceName,
+  options: { credentials?: Record<string, string>; clock?: Clock; rateLimit?: RateLimit; timeoutMs?: number } = {},
+): ConnectorContext {
+  const clock = options.clock ?? testClock();
+  const token = sandboxTokens[service as keyof typeof sandboxTokens];
+  return {
+    credentials: options.credentials ?? { apiToken: token, apiKey: token, secretKey: token, token, authToken: token },
+    baseUrl: sandbox.services[service].baseUrl,
+    fetch: globalThis.fetch,
+    clock,
+    limiter: options.rateLimit ? slidingWindowLimiter(options.rateLimit, clock) : unlimited(clock),
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+  };
+}

@@ -1,0 +1,171 @@
+import { z } from 'zod';
+import type { IntegrationName } from './projects.ts';
+
+/**
+ * The data routes: their query inputs and their outputs, exactly SPEC.md's shapes. Timestamps are ISO
+ * 8601 strings; amounts are major currency units.
+ */
+
+const timestamp = z.iso.datetime({ offset: true });
+const count = z.number().int().nonnegative();
+
+/** A query value is a string on the wire; an empty one means "not given". */
+const optionalText = z
+  .string()
+  .trim()
+  .max(200)
+  .optional()
+  .transform((value) => (value === '' ? undefined : value));
+
+const project = { project: optionalText };
+/** `refresh=1` (or `true`) skips the cache and asks the upstream. */
+const refresh = {
+  refresh: z
+    .union([z.boolean(), z.enum(['1', 'true', '0', 'false', ''])])
+    .optional()
+    .transform((value) => value === true || value === '1' || value === 'true'),
+};
+const limit = (fallback: number, max: number) =>
+  z.coerce
+    .number({ error: 'limit is a number' })
+    .int('limit is a whole number')
+    .min(1, 'limit is at least 1')
+    .max(max, `limit is at most ${max}`)
+    .default(fallback);
+
+export const ranges = ['7d', '15d', '30d', '3m', '1y', 'all'] as const;
+export const rangeSchema = z.enum(ranges, { error: `range is one of ${ranges.join(', ')}` });
+export type Range = z.infer<typeof rangeSchema>;
+
+export const currencies = ['USD', 'CAD'] as const;
+export const currencySchema = z.enum(currencies, { error: `currency is one of ${currencies.join(', ')}` });
+export type Currency = z.infer<typeof currencySchema>;
+
+/** `{ configured: false }`: the integration is not set up for the asked project (or for any). */
+export const notConfiguredSchema = z.object({
+  configured: z.literal(false),
+  integration: z.string(),
+  message: z.string(),
+});
+export type NotConfigured = z.infer<typeof notConfiguredSchema>;
+export const notConfigured = (integration: IntegrationName, message: string): NotConfigured => ({
+  configured: false,
+  integration,
+  message,
+});
+
+// --- revenue -------------------------------------------------------------------------------------
+
+export const revenueQuerySchema = z.object({
+  range: rangeSchema.default('7d'),
+  currency: z
+    .string()
+    .transform((value) => value.toUpperCase())
+    .pipe(currencySchema)
+    .default('USD'),
+  ...project,
+  ...refresh,
+});
+export type RevenueQuery = z.infer<typeof revenueQuerySchema>;
+
+export const revenueSchema = z.object({
+  grossRevenue: z.number(),
+  netRevenue: z.number(),
+  mrr: z.number(),
+  activeSubscribers: count,
+  chart: z.array(z.object({ date: z.iso.date(), revenue: z.number() })),
+  lastPayment: z.object({ amount: z.number(), country: z.string().length(2), createdAt: timestamp }).nullable(),
+});
+export type Revenue = z.infer<typeof revenueSchema>;
+
+// --- ideas ---------------------------------------------------------------------------------------
+
+export const ideasQuerySchema = z.object({ ...project, limit: limit(30, 250), ...refresh });
+export type IdeasQuery = z.infer<typeof ideasQuerySchema>;
+
+export const ideaSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  type: z.enum(['idea', 'bug']),
+  /** Linear's: 0 none, 1 urgent, 2 high, 3 medium, 4 low. */
+  priority: z.number().int().min(0).max(4),
+  status: z.enum(['open', 'in_progress']),
+  createdAt: timestamp,
+  labels: z.array(z.string()),
+  url: z.string().optional(),
+  project: z.string().optional(),
+});
+export type Idea = z.infer<typeof ideaSchema>;
+export const ideasSchema = z.object({ items: z.array(ideaSchema) });
+export type Ideas = z.infer<typeof ideasSchema>;
+
+// --- shipping ------------------------------------------------------------------------------------
+
+export const shippingQuerySchema = z.object({ ...project, limit: limit(20, 200), ...refresh });
+export type ShippingQuery = z.infer<typeof shippingQuerySchema>;
+
+export const shippingSources = ['code_host', 'issue_tracker', 'deploy_host'] as const;
+export const shippedItemSchema = z.object({
+  title: z.string(),
+  source: z.enum(shippingSources),
+  project: z.string(),
+  url: z.string().optional(),
+  shippedAt: timestamp,
+});
+export type ShippedItem = z.infer<typeof shippedItemSchema>;
+export const shippingSchema = z.object({ items: z.array(shippedItemSchema) });
+export type Shipping = z.infer<typeof shippingSchema>;
+
+// --- error tracker -------------------------------------------------------------------------------
+
+export const errorTrackerQuerySchema = z.object({ ...project, ...refresh });
+export type ErrorTrackerQuery = z.infer<typeof errorTrackerQuerySchema>;
+
+export const trackedIssueSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  culprit: z.string(),
+  count: count,
+  userCount: count,
+  level: z.string(),
+  firstSeen: timestamp,
+  lastSeen: timestamp,
+  url: z.string().optional(),
+  project: z.string().optional(),
+});
+export type TrackedIssue = z.infer<typeof trackedIssueSchema>;
+export const errorTrackerSchema = z.object({
+  issues: z.array(trackedIssueSchema),
+  /** Unresolved issues in total, across every page, not just the ones listed. */
+  errorCount: count,
+});
+export type ErrorTracker = z.infer<typeof errorTrackerSchema>;
+
+// --- health --------------------------------------------------------------------------------------
+
+export const healthQuerySchema = z.object({ ...project, ...refresh });
+export type HealthQuery = z.infer<typeof healthQuerySchema>;
+
+export const monitorSchema = z.object({
+  name: z.string(),
+  url: z.string(),
+  status: z.enum(['up', 'down', 'degraded']),
+  /** Milliseconds of the latest check; 0 when none is known. */
+  responseTime: z.number().nonnegative(),
+  lastCheckedAt: timestamp.nullable(),
+  project: z.string().optional(),
+});
+export type Monitor = z.infer<typeof monitorSchema>;
+export const incidentSchema = z.object({
+  name: z.string(),
+  status: z.string(),
+  startedAt: timestamp,
+  url: z.string().optional(),
+  project: z.string().optional(),
+});
+export type Incident = z.infer<typeof incidentSchema>;
+export const healthSchema = z.object({ monitors: z.array(monitorSchema), incidents: z.array(incidentSchema) });
+export type Health = z.infer<typeof healthSchema>;
+
+/** What a data route answers: its data, or why there is none. */
+export const dataOrNotConfigured = <T extends z.ZodType>(schema: T) => z.union([schema, notConfiguredSchema]);

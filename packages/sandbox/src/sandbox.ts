@@ -1,0 +1,78 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { listen, type RunningServer } from './listen.ts';
+import { ServiceHarness, type Fault, type LoggedRequest, type SandboxService } from './service.ts';
+import { sandboxServices, type SandboxServiceName } from './services.ts';
+
+export interface RunningService {
+  /** The server's origin, `http://127.0.0.1:<port>`. */
+  url: string;
+  /** What a connector is given as its base URL: the origin plus the API's root path. */
+  baseUrl: string;
+  harness: ServiceHarness;
+}
+
+export interface Sandbox {
+  services: Record<SandboxServiceName, RunningService>;
+  /** Every request every fake answered, oldest first. */
+  requests: LoggedRequest[];
+  /** Requests one service answered, optionally only those whose path starts with `prefix`. */
+  requestsTo(service: SandboxServiceName, prefix?: string): LoggedRequest[];
+  inject(service: SandboxServiceName, fault: Fault): void;
+  /** Overrides a service's rate limit (tests of 429 handling). */
+  limit(service: SandboxServiceName, limit: { limit: number; windowMs: number }): void;
+  /** Clears faults, rate windows and the request log; the data stays. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export interface SandboxOptions {
+  /** The sandbox's clock; the demo data is generated relative to it. */
+  now?: () => number;
+}
+
+/**
+ * Starts every fake upstream on its own port on 127.0.0.1: the same paths, auth, paging, rate-limit
+ * headers and error bodies as the real APIs, over data for the three demo products.
+ */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const now = options.now ?? (() => Date.now());
+  const requests: LoggedRequest[] = [];
+  const started: [SandboxServiceName, RunningService, RunningServer][] = [];
+  try {
+    for (const [name, create] of Object.entries(sandboxServices) as [SandboxServiceName, (now: number) => SandboxService][]) {
+      const harness = new ServiceHarness(create(now()), now, requests);
+      let origin = '';
+      const server = await listen((req: IncomingMessage, res: ServerResponse) => {
+        harness.handle(req, res, origin).catch((error: unknown) => {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ message: `sandbox failure: ${(error as Error).message}` }));
+        });
+      });
+      origin = server.url;
+      started.push([name, { url: server.url, baseUrl: server.url + harness.service.basePath, harness }, server]);
+    }
+  } catch (error) {
+    await Promise.all(started.map(([, , server]) => server.close()));
+    throw error;
+  }
+  const services = Object.fromEntries(started.map(([name, running]) => [name, running])) as Record<SandboxServiceName, RunningService>;
+  return {
+    services,
+    requests,
+    requestsTo: (service, prefix = '') => requests.filter((r) => r.service === services[service].harness.service.name && r.path.startsWith(prefix)),
+    inject: (service, fault) => services[service].harness.inject(fault),
+    limit: (service, limit) => {
+      services[service].harness.limit = limit;
+    },
+    reset() {
+      requests.length = 0;
+      for (const { harness } of Object.values(services)) {
+        harness.clearFaults();
+        harness.resetRateLimit();
+      }
+    },
+    close: async () => {
+      await Promise.all(started.map(([, , server]) => server.close()));
+    },
+  };
+}

@@ -1,0 +1,192 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+
+/** A request as a fake upstream sees it: JSON (or form) body already parsed. */
+export interface SandboxRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  /** Path parameters of the matched route, decoded. */
+  params: Record<string, string>;
+  /** Parsed JSON, or the form fields of an urlencoded body; undefined when there was none. */
+  body: unknown;
+  /** The sandbox's own origin, for `next` links: `http://127.0.0.1:<port>`. */
+  origin: string;
+  /** The moment the sandbox answers at, in ms (controllable in tests). */
+  now: number;
+}
+
+export interface SandboxReply {
+  status?: number;
+  headers?: Record<string, string>;
+  /** Serialised as JSON unless it is a string. */
+  body?: unknown;
+}
+
+export interface SandboxRoute {
+  method: 'GET' | 'POST';
+  /** Under the service's root, with `:name` parameters: `/v1/charges`, `/v2/projects/:id/metrics/overview`. */
+  path: string;
+  handle(request: SandboxRequest): SandboxReply;
+}
+
+/** How a fake upstream answers over its limit, and the rate headers it sends on every answer. */
+export interface SandboxRateLimit {
+  limit: number;
+  windowMs: number;
+  /** Headers on every answer (`X-RateLimit-Remaining`…); none when absent. */
+  headers?(state: { limit: number; used: number; resetAt: number; now: number }): Record<string, string>;
+  /** The upstream's own 429. */
+  tooMany(retryAfterMs: number): SandboxReply;
+}
+
+/** One fake upstream, written in the upstream's own protocol. */
+export interface SandboxService {
+  name: string;
+  /** Appended to the server's URL to make the base URL a connector is given (`/v1`, `/api/0`…). */
+  basePath: string;
+  /** True when the request carries the sandbox's token in the upstream's way. */
+  authorize(request: SandboxRequest): boolean;
+  /** The upstream's real 401. */
+  unauthorized(request: SandboxRequest): SandboxReply;
+  rateLimit: SandboxRateLimit;
+  routes: SandboxRoute[];
+}
+
+/** A failure a test injects into one service: an error status, latency, or a body that is not JSON. */
+export interface Fault {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Delay before answering, in ms (the answer itself is normal unless status/malformed say otherwise). */
+  latencyMs?: number;
+  /** Answers 200 with a body that is not JSON. */
+  malformed?: boolean;
+  /** How many requests it affects; every one until cleared when absent. */
+  times?: number;
+}
+
+export interface LoggedRequest {
+  service: string;
+  method: string;
+  path: string;
+  status: number;
+  at: number;
+}
+
+const json = (res: ServerResponse, reply: SandboxReply) => {
+  const body = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+  res.writeHead(reply.status ?? 200, {
+    ...(typeof reply.body === 'string' ? {} : { 'content-type': 'application/json; charset=utf-8' }),
+    ...reply.headers,
+  });
+  res.end(body);
+};
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text === '') return undefined;
+  if (/application\/x-www-form-urlencoded/.test(req.headers['content-type'] ?? '')) return Object.fromEntries(new URLSearchParams(text));
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function match(pattern: string, path: string): Record<string, string> | undefined {
+  const want = pattern.split('/').filter(Boolean);
+  const got = path.split('/').filter(Boolean);
+  if (want.length !== got.length) return undefined;
+  const params: Record<string, string> = {};
+  for (const [i, part] of want.entries()) {
+    const value = got[i] ?? '';
+    if (part.startsWith(':')) params[part.slice(1)] = decodeURIComponent(value);
+    else if (part !== value) return undefined;
+  }
+  return params;
+}
+
+/** The state of one running fake: its rate window, its injected faults, its request log. */
+export class ServiceHarness {
+  private sent: number[] = [];
+  private faults: Fault[] = [];
+  limit: { limit: number; windowMs: number };
+
+  constructor(
+    readonly service: SandboxService,
+    private readonly clock: () => number,
+    private readonly log: LoggedRequest[],
+  ) {
+    this.limit = { limit: service.rateLimit.limit, windowMs: service.rateLimit.windowMs };
+  }
+
+  inject(fault: Fault) {
+    this.faults.push({ ...fault });
+  }
+
+  clearFaults() {
+    this.faults = [];
+  }
+
+  resetRateLimit() {
+    this.sent = [];
+  }
+
+  private takeFault(): Fault | undefined {
+    const fault = this.faults[0];
+    if (!fault) return undefined;
+    if (fault.times !== undefined && --fault.times <= 0) this.faults.shift();
+    return fault;
+  }
+
+  readonly handle = async (req: IncomingMessage, res: ServerResponse, origin: string) => {
+    const url = new URL(req.url ?? '/', origin);
+    const now = this.clock();
+    const request: SandboxRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      params: {},
+      body: await readBody(req),
+      origin,
+      now,
+    };
+    const reply = await this.answer(request);
+    this.log.push({ service: this.service.name, method: request.method, path: url.pathname + url.search, status: reply.status ?? 200, at: now });
+    json(res, reply);
+  };
+
+  private async answer(request: SandboxRequest): Promise<SandboxReply> {
+    const { service } = this;
+    const { rateLimit } = service;
+    const now = request.now;
+    this.sent = this.sent.filter((at) => at > now - this.limit.windowMs);
+    const resetAt = (this.sent[0] ?? now) + this.limit.windowMs;
+    if (this.sent.length >= this.limit.limit) {
+      const retry = this.service.rateLimit.tooMany(Math.max(0, resetAt - now));
+      return { ...retry, headers: { ...rateLimit.headers?.({ ...this.limit, used: this.sent.length, resetAt, now }), ...retry.headers } };
+    }
+    this.sent.push(now);
+    const rateHeaders = rateLimit.headers?.({ ...this.limit, used: this.sent.length, resetAt, now }) ?? {};
+
+    const fault = this.takeFault();
+    if (fault?.latencyMs) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
+    if (fault?.malformed) return { status: 200, headers: { 'content-type': 'application/json', ...rateHeaders }, body: '<html>Bad gateway</html>' };
+    if (fault?.status) return { status: fault.status, headers: { ...rateHeaders, ...fault.headers }, body: fault.body ?? { error: 'injected' } };
+
+    if (!service.authorize(request)) return { ...service.unauthorized(request), status: 401 };
+    const path = request.path.startsWith(service.basePath) ? request.path.slice(service.basePath.length) || '/' : undefined;
+    for (const route of service.routes) {
+      if (path === undefined || route.method !== request.method) continue;
+      const params = match(route.path, path);
+      if (!params) continue;
+      const reply = route.handle({ ...request, params });
+      return { ...reply, headers: { ...rateHeaders, ...reply.headers } };
+    }
+    return { status: 404, headers: rateHeaders, body: { message: 'Not Found' } };
+  }
+}
