@@ -32,8 +32,17 @@ export const widgetConfigsSchema = z.strictObject({
 });
 export type WidgetConfigs = z.infer<typeof widgetConfigsSchema>;
 
+/** A currency code, three capital letters (ISO 4217). */
+const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'A currency is three capital letters, e.g. CAD');
+const rate = z.number().positive('A rate is above zero').finite();
+
 export const settingsSchema = z.object({
   projectOrder: z.array(z.string()),
+  /**
+   * Units of each currency per 1 USD, for revenue sources that cannot report in the asked currency
+   * (Stripe). Kept by the user; the revenue route says in its headers when it converted.
+   */
+  exchangeRates: z.record(z.string(), z.number()),
   widgetLayout: z.object({
     slots: z.partialRecord(slotNameSchema, widgetNameSchema),
     configs: widgetConfigsSchema,
@@ -43,6 +52,7 @@ export type Settings = z.infer<typeof settingsSchema>;
 
 export const defaultSettings: Settings = {
   projectOrder: [],
+  exchangeRates: { CAD: 1.38 },
   widgetLayout: {
     slots: {
       revenue: 'revenue',
@@ -65,6 +75,8 @@ export const settingsUpdateSchema = z
     projectOrder: z
       .array(slugSchema)
       .refine((slugs) => new Set(slugs).size === slugs.length, 'projectOrder lists a project twice'),
+    /** Merged by currency; `null` removes a rate (a default comes back). USD is always 1. */
+    exchangeRates: z.record(currencyCode.refine((code) => code !== 'USD', 'USD is the base: its rate is always 1'), rate.nullable()),
     widgetLayout: z
       .strictObject({
         slots: z.partialRecord(slotNameSchema, widgetNameSchema.nullable()),

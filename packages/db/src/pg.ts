@@ -1,9 +1,10 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Sql } from 'postgres';
-import { credentials, projects, userSettings } from './schema/pg.ts';
+import { apiCache, credentials, projects, userSettings } from './schema/pg.ts';
 import {
   createdValues,
+  isoOf,
   isPgUniqueViolation,
   metaKey,
   now,
@@ -123,6 +124,20 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
       },
       async remove(key) {
         return (await db.delete(credentials).where(eq(credentials.key, key)).returning()).length > 0;
+      },
+    },
+
+    cache: {
+      async get(key) {
+        const row = (await db.select().from(apiCache).where(eq(apiCache.key, key)))[0];
+        return row && { key: row.key, route: row.route, value: row.value, fetchedAt: isoOf(row.fetchedAt), expiresAt: isoOf(row.expiresAt) };
+      },
+      async put(entry) {
+        const { route, value, fetchedAt, expiresAt } = entry;
+        await db.insert(apiCache).values(entry).onConflictDoUpdate({ target: apiCache.key, set: { route, value, fetchedAt, expiresAt } });
+      },
+      async clear(route) {
+        return (await db.delete(apiCache).where(route === undefined ? undefined : eq(apiCache.route, route)).returning({ key: apiCache.key })).length;
       },
     },
 

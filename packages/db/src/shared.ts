@@ -32,9 +32,13 @@ export interface SettingRow {
 
 const SLOT = 'slot:';
 const CONFIG = 'config:';
+const RATE = 'rate:';
 export const metaKey = (name: string) => `meta:${name}`;
 
 export const now = () => new Date().toISOString();
+
+/** A stored instant as ISO 8601: SQLite keeps the ISO text it was given, Postgres answers in its own format. */
+export const isoOf = (value: string): string => new Date(value).toISOString();
 
 export function toProject(row: ProjectRow): Project {
   return {
@@ -51,14 +55,19 @@ export function toProject(row: ProjectRow): Project {
 export function settingsFrom(rows: readonly SettingRow[], projectOrder: string[]): Settings {
   const slots: Record<string, unknown> = { ...defaultSettings.widgetLayout.slots };
   const configs: Record<string, unknown> = { ...defaultSettings.widgetLayout.configs };
+  const exchangeRates: Record<string, unknown> = { ...defaultSettings.exchangeRates };
   for (const { key, value } of rows) {
-    const target = key.startsWith(SLOT) ? slots : key.startsWith(CONFIG) ? configs : undefined;
+    const target = key.startsWith(SLOT) ? slots : key.startsWith(CONFIG) ? configs : key.startsWith(RATE) ? exchangeRates : undefined;
     if (!target) continue;
     const name = key.slice(key.indexOf(':') + 1);
-    if (value === null) delete target[name];
-    else target[name] = value;
+    if (value === null) {
+      // A cleared rate falls back to its default; a cleared slot or config stays cleared.
+      if (target === exchangeRates) exchangeRates[name] = defaultSettings.exchangeRates[name];
+      else delete target[name];
+    } else target[name] = value;
   }
-  return settingsSchema.parse({ projectOrder, widgetLayout: { slots, configs } });
+  for (const [code, value] of Object.entries(exchangeRates)) if (value === undefined) delete exchangeRates[code];
+  return settingsSchema.parse({ projectOrder, exchangeRates, widgetLayout: { slots, configs } });
 }
 
 /** The rows an update writes: one per slot or config it names, `null` for a cleared one. */
@@ -67,6 +76,7 @@ export function settingRows(update: SettingsUpdate): SettingRow[] {
   const rows = [
     ...Object.entries(slots).map(([slot, widget]) => ({ key: SLOT + slot, value: widget })),
     ...Object.entries(configs).map(([widget, config]) => ({ key: CONFIG + widget, value: config })),
+    ...Object.entries(update.exchangeRates ?? {}).map(([code, value]) => ({ key: RATE + code, value })),
   ];
   return rows.filter((row) => row.value !== undefined);
 }

@@ -1,9 +1,10 @@
 import type { Client } from '@libsql/client';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { LibSQLDatabase } from 'drizzle-orm/libsql';
-import { credentials, projects, userSettings } from './schema/sqlite.ts';
+import { apiCache, credentials, projects, userSettings } from './schema/sqlite.ts';
 import {
   createdValues,
+  isoOf,
   isSqliteUniqueViolation,
   metaKey,
   now,
@@ -126,6 +127,20 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }): Store {
       },
       async remove(key) {
         return (await db.delete(credentials).where(eq(credentials.key, key)).returning()).length > 0;
+      },
+    },
+
+    cache: {
+      async get(key) {
+        const row = (await db.select().from(apiCache).where(eq(apiCache.key, key)))[0];
+        return row && { key: row.key, route: row.route, value: row.value, fetchedAt: isoOf(row.fetchedAt), expiresAt: isoOf(row.expiresAt) };
+      },
+      async put(entry) {
+        const { route, value, fetchedAt, expiresAt } = entry;
+        await db.insert(apiCache).values(entry).onConflictDoUpdate({ target: apiCache.key, set: { route, value, fetchedAt, expiresAt } });
+      },
+      async clear(route) {
+        return (await db.delete(apiCache).where(route === undefined ? undefined : eq(apiCache.route, route)).returning({ key: apiCache.key })).length;
       },
     },
 

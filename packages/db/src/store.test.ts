@@ -220,6 +220,20 @@ function storeSuite(dialect: 'sqlite' | 'postgres', freshUrl: () => string | Pro
     expect(await store.credentials.keys()).toEqual(['github:work']);
   });
 
+  it('keeps api_cache entries by key with their times, overwrites them, and clears by route', async () => {
+    const store = await open();
+    const entry = { key: 'revenue:a', route: 'revenue', value: { mrr: 12.5, chart: [] }, fetchedAt: '2026-11-23T09:00:00.000Z', expiresAt: '2026-11-23T09:05:00.000Z' };
+    await store.cache.put(entry);
+    await store.cache.put({ ...entry, key: 'health:a', route: 'health' });
+    expect(await store.cache.get('revenue:a')).toEqual(entry);
+    await store.cache.put({ ...entry, value: { mrr: 13 }, expiresAt: '2026-11-23T09:10:00.000Z' });
+    expect(await store.cache.get('revenue:a')).toMatchObject({ value: { mrr: 13 }, expiresAt: '2026-11-23T09:10:00.000Z' });
+    expect(await store.cache.clear('revenue')).toBe(1);
+    expect(await store.cache.get('revenue:a')).toBeUndefined();
+    expect(await store.cache.get('health:a')).toBeDefined();
+    expect(await store.cache.clear()).toBe(1);
+  });
+
   it('round-trips meta values without touching the settings', async () => {
     const store = await open();
     expect(await store.meta.get('key-check')).toBeUndefined();

@@ -16,6 +16,16 @@ export class UnknownProjectsError extends Error {
   }
 }
 
+export interface CacheEntry {
+  key: string;
+  route: string;
+  value: unknown;
+  /** ISO 8601. */
+  fetchedAt: string;
+  /** ISO 8601. */
+  expiresAt: string;
+}
+
 /**
  * Everything the dashboard stores, behind one interface with an implementation per dialect
  * (SQLite/libSQL and Postgres). Each method is atomic on its own.
@@ -49,6 +59,14 @@ export interface Store {
     getSealed(key: string): Promise<string | undefined>;
     putSealed(key: string, sealed: string): Promise<void>;
     remove(key: string): Promise<boolean>;
+  };
+
+  /** `api_cache`: upstream data by route and normalised parameters, with when it was fetched and until when it is fresh. */
+  cache: {
+    get(key: string): Promise<CacheEntry | undefined>;
+    put(entry: CacheEntry): Promise<void>;
+    /** Removes every entry, or those of one route; answers how many went. */
+    clear(route?: string): Promise<number>;
   };
 
   /** Small internal values such as the credentials key check; JSON-serialisable. */

@@ -109,6 +109,7 @@ describe('settings', () => {
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
       projectOrder: [],
+      exchangeRates: { CAD: 1.38 },
       widgetLayout: {
         slots: { revenue: 'revenue', shipping: 'shipping', ideas: 'ideas', analytics: 'analytics', seo: 'seo', detail: 'errortracker' },
         configs: { revenue: { showOC: false } },
@@ -124,6 +125,18 @@ describe('settings', () => {
       slots: { revenue: 'revenue', shipping: 'shipping', ideas: 'ideas', analytics: 'analytics', detail: 'health' },
       configs: { revenue: { showOC: true } },
     });
+  });
+
+  it('merges exchange rates by currency; null brings a default back, USD and bad codes are refused', async () => {
+    expect((await call('POST', '/api/settings', { exchangeRates: { CAD: 1.41, EUR: 0.93 } })).status).toBe(200);
+    expect((await call('GET', '/api/settings')).json).toMatchObject({ exchangeRates: { CAD: 1.41, EUR: 0.93 } });
+    expect((await call('POST', '/api/settings', { exchangeRates: { CAD: null, EUR: null } })).status).toBe(200);
+    expect((await call('GET', '/api/settings')).json).toMatchObject({ exchangeRates: { CAD: 1.38 } });
+    expect(((await call('GET', '/api/settings')).json as { exchangeRates: object }).exchangeRates).toEqual({ CAD: 1.38 });
+    for (const bad of [{ USD: 2 }, { cad: 1.4 }, { CAD: 0 }, { CAD: 'x' }]) {
+      expect((await call('POST', '/api/settings', { exchangeRates: bad })).status, JSON.stringify(bad)).toBe(400);
+    }
+    expect(((await call('GET', '/api/settings')).json as { exchangeRates: object }).exchangeRates).toEqual({ CAD: 1.38 });
   });
 
   it('keeps both of two concurrent POSTs that touch different fields', async () => {
@@ -254,9 +267,9 @@ describe('credentials', () => {
   });
 
   it('answers a test for a service without a connector with ok false and a reason', async () => {
-    const res = await call('POST', '/api/credentials/test', { key: 'github', values: { token: secret } });
+    const res = await call('POST', '/api/credentials/test', { key: 'plausible', values: { apiKey: secret } });
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ ok: false, error: expect.stringMatching(/GitHub.*not available yet/) });
+    expect(res.json).toEqual({ ok: false, error: expect.stringMatching(/Plausible.*not available yet/) });
   });
 
   it('gives a clear error, not garbage, when CREDENTIALS_KEY changed', async () => {
