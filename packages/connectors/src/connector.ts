@@ -30,6 +30,12 @@ export interface RevenueReport extends Revenue {
 }
 
 export interface RevenueConnector extends ServiceConnector {
+  /**
+   * True when one call costs the same for any range (RevenueCat's two requests): the route then asks
+   * for `all` once and cuts every range out of it, so switching ranges spends none of the upstream's
+   * small budget. Sources that page through every transaction (Stripe) ask per range.
+   */
+  wholeHistory?: boolean;
   revenue(ctx: ConnectorContext, params: { config: Integrations['revenue']; range: Range; currency: Currency; now: number }): Promise<RevenueReport>;
 }
 

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ConnectorContext } from './context.ts';
 import { ConnectorError } from './errors.ts';
+import { LimiterBusyError } from './limiter.ts';
 
 export type QueryValue = string | number | boolean | undefined | null | readonly (string | number)[];
 
@@ -30,6 +31,12 @@ export interface ClientSpec {
   errorMessage?(body: unknown): string | undefined;
   /** Milliseconds to wait after a 429, when the upstream says so in its own way. */
   retryAfterMs?(headers: Headers, body: unknown): number | undefined;
+  /**
+   * The error for a failed answer when the status alone would mislead (GitHub's 403 that is a rate
+   * limit, Linear's 400 RATELIMITED); undefined leaves it to the status rules. `now` is the
+   * context's clock, for resets given as an epoch.
+   */
+  classify?(status: number, headers: Headers, body: unknown, now: number): ConnectorError | undefined;
 }
 
 export interface RetryPolicy {
@@ -115,7 +122,15 @@ async function readBody(response: Response): Promise<{ body: unknown; json: bool
  */
 export function defineClient(spec: ClientSpec, retry: RetryPolicy = defaultRetry): Client {
   async function attempt<T>(ctx: ConnectorContext, request: HttpRequest<T>): Promise<HttpResponse<T>> {
-    await ctx.limiter.take(ctx.signal);
+    try {
+      await ctx.limiter.take(ctx.signal);
+    } catch (error) {
+      if (!(error instanceof LimiterBusyError)) throw error;
+      throw new ConnectorError('rate_limited', `${spec.service} allows only so many requests a minute; ${error.message}`, {
+        retryAfterMs: error.waitMs,
+        retryable: false,
+      });
+    }
     const timeout = AbortSignal.timeout(ctx.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const signal = ctx.signal ? AbortSignal.any([ctx.signal, timeout]) : timeout;
     let response: Response;
@@ -138,6 +153,12 @@ export function defineClient(spec: ClientSpec, retry: RetryPolicy = defaultRetry
     }
     const { body, json } = await readBody(response);
     if (!response.ok) {
+      const classified = spec.classify?.(response.status, response.headers, body, ctx.clock.now());
+      if (classified) {
+        // A rate limit pauses every call on the account, as a 429 does.
+        if (classified.kind === 'rate_limited') ctx.limiter.pauseFor(classified.retryAfterMs ?? retry.baseDelayMs);
+        throw classified;
+      }
       const retryAfterMs =
         response.status === 429 || response.status === 503
           ? (spec.retryAfterMs?.(response.headers, body) ?? parseRetryAfter(response.headers.get('retry-after'), ctx.clock.now()))

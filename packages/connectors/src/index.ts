@@ -1,6 +1,14 @@
 export { ConnectorError, type ConnectorErrorKind } from './errors.ts';
 export { systemClock, type Clock, type ConnectorContext } from './context.ts';
-export { slidingWindowLimiter, unlimited, type RateLimit, type RateLimiter } from './limiter.ts';
+export { LimiterBusyError, MAX_LIMITER_WAIT_MS, slidingWindowLimiter, unlimited, type RateLimit, type RateLimiter } from './limiter.ts';
 export { collectPages, defineClient, nextLink, parseRetryAfter, type Client, type ClientSpec } from './http.ts';
 export { dailyChart, daysOf, isoDay, rangeDays, roundMoney } from './dates.ts';
 export type * from './connector.ts';
+export { connectorFor, revenueConnectors, serviceConnectors } from './registry.ts';
+export { betterstack } from './betterstack/index.ts';
+export { github } from './github/index.ts';
+export { linear } from './linear/index.ts';
+export { revenuecat } from './revenuecat/index.ts';
+export { sentry } from './sentry/index.ts';
+export { stripe } from './stripe/index.ts';
+export { vercel } from './vercel/index.ts';

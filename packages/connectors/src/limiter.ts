@@ -1,9 +1,23 @@
 import type { Clock } from './context.ts';
 
+/** The wait for a turn would be longer than the caller is willing to hold a request open. */
+export class LimiterBusyError extends Error {
+  constructor(readonly waitMs: number) {
+    super(`the next free slot is in ${Math.ceil(waitMs / 1000)} s`);
+    this.name = 'LimiterBusyError';
+  }
+}
+
+/** A request waits at most this long for its turn; longer, and it fails now as rate limited. */
+export const MAX_LIMITER_WAIT_MS = 15_000;
+
 /** Waits, when needed, so that calls to one upstream stay within its published limit. */
 export interface RateLimiter {
-  /** Resolves when one more request may be sent now; rejects when the signal aborts first. */
-  take(signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves when one more request may be sent now; rejects when the signal aborts first, or with
+   * LimiterBusyError when the turn is further away than `maxWaitMs` (a user is waiting on the answer).
+   */
+  take(signal?: AbortSignal, maxWaitMs?: number): Promise<void>;
   /** The upstream said 429: send nothing more until `ms` from now. */
   pauseFor(ms: number): void;
 }
@@ -27,7 +41,7 @@ export function slidingWindowLimiter({ limit, windowMs }: RateLimit, clock: Cloc
   let pausedUntil = 0;
   let queue: Promise<void> = Promise.resolve();
 
-  async function waitForTurn(signal?: AbortSignal) {
+  async function waitForTurn(signal: AbortSignal | undefined, maxWaitMs: number) {
     for (;;) {
       signal?.throwIfAborted();
       const now = clock.now();
@@ -38,13 +52,14 @@ export function slidingWindowLimiter({ limit, windowMs }: RateLimit, clock: Cloc
         sent.push(now);
         return;
       }
+      if (at - now > maxWaitMs) throw new LimiterBusyError(at - now);
       await clock.sleep(at - now, signal);
     }
   }
 
   return {
-    take(signal) {
-      const turn = queue.then(() => waitForTurn(signal));
+    take(signal, maxWaitMs = MAX_LIMITER_WAIT_MS) {
+      const turn = queue.then(() => waitForTurn(signal, maxWaitMs));
       // The next caller waits for this one's turn, whether it was served or gave up.
       queue = turn.catch(() => undefined);
       return turn;

@@ -32,7 +32,7 @@ export function sandboxContext(
   options: { credentials?: Record<string, string>; clock?: Clock; rateLimit?: RateLimit; timeoutMs?: number } = {},
 ): ConnectorContext {
   const clock = options.clock ?? testClock();
-  const token = sandboxTokens[service as keyof typeof sandboxTokens];
+  const token = sandboxTokens[service];
   return {
     credentials: options.credentials ?? { apiToken: token, apiKey: token, secretKey: token, token, authToken: token },
     baseUrl: sandbox.services[service].baseUrl,

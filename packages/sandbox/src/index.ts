@@ -3,3 +3,4 @@ export { startSandbox, type Sandbox, type SandboxOptions, type RunningService } 
 export type { Fault, LoggedRequest, SandboxReply, SandboxRequest, SandboxRoute, SandboxService } from './service.ts';
 export { demoOrg, demoProducts, sandboxTokens, seededRandom, hexId, DAY_MS, type DemoProduct } from './demo.ts';
 export type { SandboxServiceName } from './services.ts';
+export { demoSetup, type DemoSetup, type DemoUpstreams } from './setup.ts';

@@ -47,7 +47,7 @@ export interface SandboxService {
   basePath: string;
   /** True when the request carries the sandbox's token in the upstream's way. */
   authorize(request: SandboxRequest): boolean;
-  /** The upstream's real 401. */
+  /** The upstream's real answer to a wrong token: 401 unless it says otherwise (Vercel answers 403). */
   unauthorized(request: SandboxRequest): SandboxReply;
   rateLimit: SandboxRateLimit;
   routes: SandboxRoute[];
@@ -178,7 +178,7 @@ export class ServiceHarness {
     if (fault?.malformed) return { status: 200, headers: { 'content-type': 'application/json', ...rateHeaders }, body: '<html>Bad gateway</html>' };
     if (fault?.status) return { status: fault.status, headers: { ...rateHeaders, ...fault.headers }, body: fault.body ?? { error: 'injected' } };
 
-    if (!service.authorize(request)) return { ...service.unauthorized(request), status: 401 };
+    if (!service.authorize(request)) return { status: 401, ...service.unauthorized(request) };
     const path = request.path.startsWith(service.basePath) ? request.path.slice(service.basePath.length) || '/' : undefined;
     for (const route of service.routes) {
       if (path === undefined || route.method !== request.method) continue;

@@ -1,0 +1,87 @@
+import type { TrackedIssue } from '@dash/contracts';
+import type { ConnectorContext } from '../context.ts';
+import type { ErrorTrackerConnector } from '../connector.ts';
+import { collectPages, defineClient, nextLink, type Client } from '../http.ts';
+import { hitsOf, toTrackedIssue } from './map.ts';
+import { errorBody, issueList, organizationList, project, projectList, type SentryIssue } from './schemas.ts';
+
+const DEFAULT_BASE_URL = 'https://sentry.io/api/0';
+/** The issue stream's page, as Sentry's own UI asks for it. */
+const PAGE_SIZE = 25;
+/** Counting by pages (no X-Hits) stops here: 1,000 issues. */
+const MAX_COUNT_PAGES = 40;
+
+/**
+ * Sentry's client for one call. Its 429 carries no Retry-After; `X-Sentry-Rate-Limit-Reset` (epoch
+ * seconds, on every answer) says when the window reopens, measured here against the caller's clock.
+ */
+function clientFor(ctx: ConnectorContext): Client {
+  return defineClient({
+    service: 'Sentry',
+    headers: (credentials) => ({ authorization: `Bearer ${credentials.authToken ?? ''}` }),
+    errorMessage(body) {
+      const parsed = errorBody.safeParse(body);
+      if (!parsed.success) return undefined;
+      return typeof parsed.data.detail === 'string' ? parsed.data.detail : parsed.data.detail.message;
+    },
+    retryAfterMs(headers) {
+      if (headers.get('retry-after')) return undefined;
+      const reset = Number(headers.get('x-sentry-rate-limit-reset'));
+      return Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - ctx.clock.now()) : undefined;
+    },
+  });
+}
+
+/** A self-hosted `host` in the project's config replaces sentry.io; a credential's own base URL wins over both. */
+function onHost(ctx: ConnectorContext, host: string | undefined): ConnectorContext {
+  if (!host || ctx.baseUrl.replace(/\/+$/, '') !== DEFAULT_BASE_URL) return ctx;
+  return { ...ctx, baseUrl: `${host.replace(/\/+$/, '')}/api/0` };
+}
+
+const slug = (value: string) => encodeURIComponent(value.trim());
+
+/** Sentry: the project's unresolved issues, most recently seen first, and how many there are in all. */
+export const sentry: ErrorTrackerConnector = {
+  service: 'sentry',
+  defaultBaseUrl: DEFAULT_BASE_URL,
+
+  async test(ctx) {
+    const client = clientFor(ctx);
+    const org = ctx.credentials.orgSlug?.trim();
+    // With the organization: proves the token and the slug together. Without: the token alone.
+    if (org) await client.get(ctx, `/organizations/${slug(org)}/projects/`, { per_page: 1 }, projectList);
+    else await client.get(ctx, '/organizations/', { per_page: 1 }, organizationList);
+  },
+
+  async issues(baseCtx, { config }) {
+    const ctx = onHost(baseCtx, config.host);
+    const client = clientFor(ctx);
+    const org = slug(config.org);
+    // The organization's issue search (the project one is deprecated) filters by numeric project id.
+    const { id } = await client.get(ctx, `/projects/${org}/${slug(config.project)}/`, {}, project);
+    const first = await client.request(ctx, {
+      path: `/organizations/${org}/issues/`,
+      query: { project: id, query: 'is:unresolved', statsPeriod: '14d', sort: 'date', limit: PAGE_SIZE },
+      schema: issueList,
+    });
+
+    const issues = first.data
+      .map(toTrackedIssue)
+      .filter((issue): issue is TrackedIssue => issue !== undefined)
+      .sort((a, b) => b.lastSeen.localeCompare(a.lastSeen));
+
+    // X-Hits is Sentry's total across every page; without it (older self-hosted), the pages are counted.
+    const hits = hitsOf(first.headers);
+    if (hits !== undefined) return { issues, errorCount: Math.max(hits, first.data.length) };
+    const rest = await collectPages<SentryIssue, string>(
+      nextLink(first.headers.get('link')),
+      async (url) => {
+        if (url === undefined) return { items: [], next: undefined };
+        const page = await client.request(ctx, { path: url, schema: issueList });
+        return { items: page.data, next: nextLink(page.headers.get('link')) };
+      },
+      { maxPages: MAX_COUNT_PAGES },
+    );
+    return { issues, errorCount: first.data.length + rest.length };
+  },
+};

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+/**
+ * Sentry's issue (a "group") as the issue lists return it. `count` is a STRING (it can exceed 2^53 in
+ * theory); `userCount` is a number; timestamps are ISO 8601, with microseconds, in UTC. `firstSeen` and
+ * `lastSeen` are null when no event falls in the asked environment.
+ */
+export const issue = z
+  .object({
+    id: z.string(),
+    shortId: z.string().optional(),
+    title: z.string(),
+    culprit: z.string().nullable(),
+    permalink: z.string().nullable().optional(),
+    level: z.string(),
+    status: z.string(),
+    count: z.union([z.string().regex(/^\d+$/, 'a whole number'), z.number().int().nonnegative()]),
+    userCount: z.number().int().nonnegative(),
+    firstSeen: z.string().nullable(),
+    lastSeen: z.string().nullable(),
+  })
+  .loose();
+export type SentryIssue = z.infer<typeof issue>;
+
+export const issueList = z.array(issue);
+
+/** `GET /projects/{org}/{project}/`: the numeric id the organization's issue search filters by. */
+export const project = z.object({ id: z.string(), slug: z.string() }).loose();
+
+export const projectList = z.array(project);
+
+export const organizationList = z.array(z.object({ id: z.string(), slug: z.string() }).loose());
+
+/** `{"detail":"Invalid token"}`; a few validation errors come as `{"detail": {"message": "..."}}`. */
+export const errorBody = z.object({ detail: z.union([z.string(), z.object({ message: z.string() }).loose()]) });

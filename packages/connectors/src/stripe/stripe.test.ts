@@ -1,0 +1,175 @@
+import { revenueSchema } from '@dash/contracts';
+import { sandboxTokens, startSandbox, type Sandbox } from '@dash/sandbox';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { daysOf } from '../dates.ts';
+import { ConnectorError } from '../errors.ts';
+import { sandboxContext, testClock } from '../testing.ts';
+import { stripe } from './index.ts';
+import { monthlyAmount, toMajor } from './map.ts';
+import type { StripeSubscriptionItem } from './schemas.ts';
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(() => sandbox.close());
+beforeEach(() => sandbox.reset());
+
+const formfox = { provider: 'stripe' } as const;
+const rateLimited = {
+  error: {
+    code: 'rate_limit',
+    doc_url: 'https://stripe.com/docs/error-codes/rate-limit',
+    message: 'Request rate limit exceeded. Learn more about rate limits here https://stripe.com/docs/rate-limits.',
+    type: 'invalid_request_error',
+  },
+};
+
+/** The range's ledger read straight from the fake, page by page, to check the connector's sums against. */
+async function ledger(from: number, to: number) {
+  const all: { amount: number; net: number; type: string }[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const url = new URL(`${sandbox.services.stripe.baseUrl}/balance_transactions`);
+    url.searchParams.set('created[gte]', String(from));
+    url.searchParams.set('created[lt]', String(to));
+    url.searchParams.set('limit', '100');
+    if (after) url.searchParams.set('starting_after', after);
+    const page = (await (await fetch(url, { headers: { authorization: `Bearer ${sandboxTokens.stripe}` } })).json()) as {
+      data: { id: string; amount: number; net: number; type: string }[];
+      has_more: boolean;
+    };
+    all.push(...page.data);
+    if (!page.has_more) return all;
+    after = page.data.at(-1)?.id;
+  }
+}
+
+describe('Stripe connector', () => {
+  it('reports gross, net after fees and refunds, MRR, subscribers and the last payment in major units', async () => {
+    const now = Date.now();
+    const out = await stripe.revenue(sandboxContext(sandbox, 'stripe'), { config: formfox, range: '30d', currency: 'CAD', now });
+    const { currency, ...revenue } = out;
+    expect(revenueSchema.parse(out)).toEqual(revenue);
+    // The account's currency, not the asked one: the route converts.
+    expect(currency).toBe('USD');
+    expect(out.activeSubscribers).toBe(312);
+    // 242 monthly subscriptions (ten of them three seats) at $19, 70 yearly at $190 / 12, and 5 past due.
+    expect(out.mrr).toBe(6181.33);
+    expect(out.chart).toHaveLength(30);
+    expect(out.grossRevenue).toBeCloseTo(out.chart.reduce((sum, p) => sum + p.revenue, 0), 2);
+    expect(out.netRevenue).toBeLessThan(out.grossRevenue);
+    expect(out.netRevenue).toBeGreaterThan(out.grossRevenue * 0.9);
+    // The newest payment is a $19.99 pack (1999 cents), with no billing address: the card's country.
+    expect(out.lastPayment).toEqual({ amount: 19.99, country: 'DE', createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
+  });
+
+  it('sums the whole ledger of the range: charges for gross, charges and refunds after fees for net, payouts left out', async () => {
+    const now = Date.now();
+    const days = daysOf('30d', now);
+    const from = Date.parse(`${days[0]}T00:00:00Z`) / 1000;
+    const to = Date.parse(`${days.at(-1)}T00:00:00Z`) / 1000 + 86_400;
+    const txns = await ledger(from, to);
+    expect(txns.some((t) => t.type === 'payout')).toBe(true);
+    const gross = txns.filter((t) => t.type === 'charge').reduce((sum, t) => sum + t.amount, 0) / 100;
+    const net = txns.filter((t) => t.type === 'charge' || t.type === 'refund').reduce((sum, t) => sum + t.net, 0) / 100;
+    sandbox.reset();
+    const out = await stripe.revenue(sandboxContext(sandbox, 'stripe'), { config: formfox, range: '30d', currency: 'USD', now });
+    expect(out.grossRevenue).toBeCloseTo(gross, 2);
+    expect(out.netRevenue).toBeCloseTo(net, 2);
+  });
+
+  it('pages through the balance transactions 100 at a time, after the last id of each page', async () => {
+    await stripe.revenue(sandboxContext(sandbox, 'stripe'), { config: formfox, range: '30d', currency: 'USD', now: Date.now() });
+    const pages = sandbox.requestsTo('stripe', '/v1/balance_transactions?').map((r) => new URL(r.path, 'http://x').searchParams);
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages.every((q) => q.get('limit') === '100' && q.has('created[gte]') && q.has('created[lt]'))).toBe(true);
+    expect(pages[0]?.has('starting_after')).toBe(false);
+    expect(pages.slice(1).every((q) => q.get('starting_after')?.startsWith('txn_'))).toBe(true);
+    // 312 active subscriptions are four pages too.
+    expect(sandbox.requestsTo('stripe', '/v1/subscriptions?status=active')).toHaveLength(4);
+  });
+
+  it('normalises prices to a month: yearly /12, weekly ×52/12, daily ×365/12, interval count and quantity; JPY has no cents', () => {
+    const item = (unit_amount: number | null, interval: 'day' | 'week' | 'month' | 'year', interval_count = 1, quantity = 1, currency = 'usd'): StripeSubscriptionItem => ({
+      quantity,
+      price: { currency, unit_amount, recurring: { interval, interval_count, usage_type: 'licensed' } },
+    });
+    expect(monthlyAmount(item(19000, 'year'))).toBeCloseTo(15.83, 2);
+    expect(monthlyAmount(item(500, 'week'))).toBeCloseTo(21.67, 2);
+    expect(monthlyAmount(item(100, 'day'))).toBeCloseTo(30.42, 2);
+    expect(monthlyAmount(item(5700, 'month', 3))).toBeCloseTo(19, 2);
+    expect(monthlyAmount(item(1900, 'month', 1, 3))).toBeCloseTo(57, 2);
+    expect(monthlyAmount(item(12000, 'year', 1, 1, 'jpy'))).toBe(1000);
+    expect(monthlyAmount(item(null, 'month'))).toBe(0);
+    expect(toMajor(1999, 'usd')).toBe(19.99);
+    expect(toMajor(1999, 'KRW')).toBe(1999);
+  });
+
+  it('says the key was rejected with Stripe’s masked key, never the key itself', async () => {
+    const key = 'sk_test_51HsWrongKeyForTheFormfoxDemo9876';
+    const error = await stripe.test(sandboxContext(sandbox, 'stripe', { credentials: { secretKey: key } })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectorError);
+    expect(error).toMatchObject({ kind: 'auth', retryable: false });
+    expect((error as Error).message).toMatch(/^Stripe rejected the credentials \(401\): Invalid API Key provided: sk_test_\*+9876$/);
+    expect((error as Error).message).not.toContain(key);
+    expect((error as Error).message).not.toContain('WrongKey');
+  });
+
+  it('acts for a connected account with Stripe-Account, and says so when the key cannot', async () => {
+    const error = await stripe
+      .revenue(sandboxContext(sandbox, 'stripe'), { config: { provider: 'stripe', accountId: 'acct_1NotConnectedHere' }, range: '7d', currency: 'USD', now: Date.now() })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'auth' });
+    expect((error as Error).message).toContain("does not have access to account 'acct_1NotConnectedHere'");
+    expect((error as Error).message).not.toContain(sandboxTokens.stripe);
+  });
+
+  it('passes the credential check by reading the balance', async () => {
+    await stripe.test(sandboxContext(sandbox, 'stripe'));
+    expect(sandbox.requestsTo('stripe').map((r) => [r.path, r.status])).toEqual([['/v1/balance', 200]]);
+  });
+
+  it('backs off on 429 as Retry-After says, then succeeds', async () => {
+    const clock = testClock();
+    sandbox.inject('stripe', { status: 429, headers: { 'retry-after': '2' }, body: rateLimited, times: 1 });
+    await stripe.test(sandboxContext(sandbox, 'stripe', { clock }));
+    expect(clock.slept).toEqual([2000]);
+    expect(sandbox.requestsTo('stripe').map((r) => r.status)).toEqual([429, 200]);
+  });
+
+  it('backs off on a 429 without Retry-After (Stripe usually sends none), then succeeds', async () => {
+    const clock = testClock();
+    sandbox.inject('stripe', { status: 429, body: rateLimited, times: 1 });
+    await stripe.test(sandboxContext(sandbox, 'stripe', { clock }));
+    expect(clock.slept).toHaveLength(1);
+    expect(clock.slept[0]).toBeGreaterThan(0);
+    expect(sandbox.requestsTo('stripe').map((r) => r.status)).toEqual([429, 200]);
+  });
+
+  it('retries a 5xx a bounded number of times, then fails as a retryable upstream error', async () => {
+    sandbox.inject('stripe', { status: 500, body: { error: { type: 'api_error', message: 'An unknown error occurred' } } });
+    const error = await stripe.test(sandboxContext(sandbox, 'stripe')).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'upstream', retryable: true, message: 'Stripe failed (500): An unknown error occurred' });
+    expect(sandbox.requestsTo('stripe')).toHaveLength(3);
+  });
+
+  it('turns a body that is not JSON into a clear bad_response error', async () => {
+    sandbox.inject('stripe', { malformed: true });
+    await expect(stripe.test(sandboxContext(sandbox, 'stripe'))).rejects.toMatchObject({
+      kind: 'bad_response',
+      message: 'Stripe answered 200 with something that is not JSON',
+    });
+  });
+
+  it('turns amounts that are not integers into bad_response, naming the field', async () => {
+    sandbox.inject('stripe', {
+      status: 200,
+      body: { object: 'list', url: '/v1/balance_transactions', has_more: false, data: [{ id: 'txn_1', amount: '19.99', fee: 88, net: 1911, currency: 'usd', created: 1, type: 'charge' }] },
+      times: 1,
+    });
+    const error = await stripe.revenue(sandboxContext(sandbox, 'stripe'), { config: formfox, range: '7d', currency: 'USD', now: Date.now() }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'bad_response' });
+    expect((error as Error).message).toContain('data.0.amount');
+  });
+});

@@ -1,0 +1,46 @@
+import { demoOrg, demoProducts, sandboxTokens } from './demo.ts';
+
+/** Where each fake upstream listens: its base URL, as `Sandbox.services[name].baseUrl`. */
+export type DemoUpstreams = Record<keyof typeof sandboxTokens, string>;
+
+/** The credential key every demo credential is stored under: a label keeps it apart from real ones. */
+const key = (service: keyof typeof sandboxTokens) => `${service}:demo`;
+
+/**
+ * What the demo writes into an empty dashboard: the three products as projects whose integrations
+ * point at the sandbox's ids, and one credential per service holding the sandbox's token and URL.
+ * The data then goes through the real connectors over HTTP, like any other project's.
+ */
+export interface DemoSetup {
+  projects: { slug: string; name: string; color: string; integrations: Record<string, unknown> }[];
+  credentials: { key: string; values: Record<string, string> }[];
+}
+
+export function demoSetup(upstreams: DemoUpstreams): DemoSetup {
+  const credentials: DemoSetup['credentials'] = [
+    { key: key('revenuecat'), values: { apiKey: sandboxTokens.revenuecat, baseUrl: upstreams.revenuecat } },
+    { key: key('stripe'), values: { secretKey: sandboxTokens.stripe, baseUrl: upstreams.stripe } },
+    { key: key('linear'), values: { apiKey: sandboxTokens.linear, baseUrl: upstreams.linear } },
+    { key: key('github'), values: { token: sandboxTokens.github, baseUrl: upstreams.github } },
+    { key: key('vercel'), values: { token: sandboxTokens.vercel, baseUrl: upstreams.vercel } },
+    { key: key('sentry'), values: { authToken: sandboxTokens.sentry, orgSlug: demoOrg.sentryOrg, baseUrl: upstreams.sentry } },
+    { key: key('betterstack'), values: { apiToken: sandboxTokens.betterstack, baseUrl: upstreams.betterstack } },
+  ];
+  const projects: DemoSetup['projects'] = demoProducts.map((product) => ({
+    slug: product.slug,
+    name: product.name,
+    color: product.color,
+    integrations: {
+      revenue:
+        product.revenue.provider === 'revenuecat'
+          ? { provider: 'revenuecat' as const, projectId: product.revenue.projectId, credentialKey: key('revenuecat') }
+          : { provider: 'stripe' as const, credentialKey: key('stripe') },
+      code_host: { repos: [...product.repos], credentialKey: key('github') },
+      deploy_host: { projectId: product.vercel.projectId, teamId: demoOrg.vercelTeamId, credentialKey: key('vercel') },
+      issue_tracker: { teamIds: [product.linearTeam.id], credentialKey: key('linear') },
+      error_tracker: { org: demoOrg.sentryOrg, project: product.sentry.project, credentialKey: key('sentry') },
+      uptime_monitor: { monitorIds: product.monitors.map((m) => m.id), credentialKey: key('betterstack') },
+    },
+  }));
+  return { projects, credentials };
+}

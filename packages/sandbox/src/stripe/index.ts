@@ -1,0 +1,537 @@
+import { DAY_MS, demoProducts, hexId, sandboxTokens, seededRandom } from '../demo.ts';
+import type { SandboxReply, SandboxRequest, SandboxService } from '../service.ts';
+
+const HOUR = 3_600_000;
+const API_VERSION = '2025-03-31.basil';
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+/** Stripe's list envelope, and its ids: a prefix and 24 characters of base62. */
+const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+interface Listed {
+  id: string;
+  created: number;
+}
+
+function addMonths(ms: number, months: number): number {
+  const date = new Date(ms);
+  const day = date.getUTCDate();
+  date.setUTCDate(1);
+  date.setUTCMonth(date.getUTCMonth() + months);
+  const last = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 0)).getUTCDate();
+  date.setUTCDate(Math.min(day, last));
+  return date.getTime();
+}
+
+/**
+ * Stripe masks a key it rejects: the `sk_test_` prefix and the last four characters stay, the rest
+ * become asterisks.
+ */
+function maskStripeKey(key: string): string {
+  const prefix = /^(?:sk|rk|pk)_(?:test|live)_/.exec(key)?.[0] ?? '';
+  const rest = key.slice(prefix.length);
+  if (rest.length <= 4) return prefix + '*'.repeat(rest.length);
+  return prefix + '*'.repeat(rest.length - 4) + rest.slice(-4);
+}
+
+function keyOf(request: SandboxRequest): string | undefined {
+  const header = request.headers.authorization ?? '';
+  const bearer = /^Bearer\s+(.+)$/i.exec(header)?.[1];
+  if (bearer) return bearer.trim();
+  const basic = /^Basic\s+(.+)$/i.exec(header)?.[1];
+  if (basic) return Buffer.from(basic, 'base64').toString('utf8').split(':')[0] || undefined;
+  return undefined;
+}
+
+function stripeError(status: number, error: Record<string, unknown>): SandboxReply {
+  return { status, body: { error } };
+}
+
+const invalid = (message: string, extra: Record<string, unknown> = {}) =>
+  stripeError(400, { ...extra, message, request_log_url: null, type: 'invalid_request_error' });
+
+/** A page of a Stripe list: newest first, `limit` 1–100, `starting_after`/`ending_before` cursors, `created[gte]` filters. */
+function list<T extends Listed>(request: SandboxRequest, url: string, items: T[], noun: string): SandboxReply {
+  const q = request.query;
+  const rawLimit = q.get('limit');
+  const limit = rawLimit === null ? 10 : Number(rawLimit);
+  if (!Number.isInteger(limit)) return invalid(`Invalid integer: ${rawLimit}`, { code: 'parameter_invalid_integer', param: 'limit' });
+  if (limit < 1 || limit > 100) {
+    return invalid(`This value must be ${limit < 1 ? 'greater than or equal to 1' : 'less than or equal to 100'}.`, { param: 'limit' });
+  }
+  let matching = items;
+  for (const op of ['gt', 'gte', 'lt', 'lte'] as const) {
+    const raw = q.get(`created[${op}]`);
+    if (raw === null) continue;
+    const bound = Number(raw);
+    if (!Number.isInteger(bound)) return invalid(`Invalid integer: ${raw}`, { code: 'parameter_invalid_integer', param: `created[${op}]` });
+    matching = matching.filter((item) =>
+      op === 'gt' ? item.created > bound : op === 'gte' ? item.created >= bound : op === 'lt' ? item.created < bound : item.created <= bound,
+    );
+  }
+  const exact = q.get('created');
+  if (exact !== null) matching = matching.filter((item) => item.created === Number(exact));
+
+  const after = q.get('starting_after');
+  const before = q.get('ending_before');
+  let page: T[];
+  let hasMore: boolean;
+  if (after !== null) {
+    const index = matching.findIndex((item) => item.id === after);
+    if (index === -1 && !items.some((item) => item.id === after)) {
+      return invalid(`No such ${noun}: '${after}'`, { code: 'resource_missing', param: 'starting_after' });
+    }
+    page = matching.slice(index + 1, index + 1 + limit);
+    hasMore = index + 1 + limit < matching.length;
+  } else if (before !== null) {
+    const index = matching.findIndex((item) => item.id === before);
+    if (index === -1) return invalid(`No such ${noun}: '${before}'`, { code: 'resource_missing', param: 'ending_before' });
+    page = matching.slice(Math.max(0, index - limit), index);
+    hasMore = index - limit > 0;
+  } else {
+    page = matching.slice(0, limit);
+    hasMore = limit < matching.length;
+  }
+  return { body: { object: 'list', data: page, has_more: hasMore, url } };
+}
+
+const countries = ['US', 'US', 'US', 'US', 'GB', 'GB', 'DE', 'DE', 'CA', 'FR', 'NL', 'AU', 'SE', 'ES', 'BR', 'IE'] as const;
+const brands = ['visa', 'visa', 'visa', 'mastercard', 'mastercard', 'amex'] as const;
+
+/**
+ * Formfox's Stripe account: 312 active subscriptions (monthly at $19, yearly at $190, a few teams with
+ * three seats), a few past due and trialing, churned ones, and a year of what they paid: charges with
+ * card and billing countries, the balance transactions behind them (fees, a few refunds, weekly
+ * payouts, Billing's monthly fee), all in integer cents, newest first.
+ */
+function buildAccount(now: number) {
+  const formfox = demoProducts.find((p) => p.slug === 'formfox');
+  if (formfox?.revenue.provider !== 'stripe') throw new Error('Formfox bills with Stripe in the demo');
+  const { monthlyPrice, yearlyPrice, subscribers } = formfox.revenue;
+  const random = seededRandom('stripe:formfox');
+  const id = (prefix: string, length = 24) => {
+    let out = prefix;
+    for (let i = 0; i < length; i++) out += alphabet[Math.floor(random() * alphabet.length)];
+    return out;
+  };
+  const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)] as T;
+  const yearAgo = now - 365 * DAY_MS;
+  const account = `acct_1${hexId('stripe:formfox:account', 15)}`;
+
+  const product = { monthly: 'prod_FormfoxPro01', yearly: 'prod_FormfoxPro01' };
+  const prices = {
+    month: {
+      id: 'price_1FormfoxProMonthly',
+      object: 'price',
+      active: true,
+      billing_scheme: 'per_unit',
+      created: seconds(now - 900 * DAY_MS),
+      currency: 'usd',
+      livemode: false,
+      lookup_key: 'pro_monthly',
+      metadata: {},
+      nickname: 'Pro monthly',
+      product: product.monthly,
+      recurring: { interval: 'month', interval_count: 1, meter: null, usage_type: 'licensed' },
+      tax_behavior: 'exclusive',
+      type: 'recurring',
+      unit_amount: Math.round(monthlyPrice * 100),
+      unit_amount_decimal: String(Math.round(monthlyPrice * 100)),
+    },
+    year: {
+      id: 'price_1FormfoxProYearly',
+      object: 'price',
+      active: true,
+      billing_scheme: 'per_unit',
+      created: seconds(now - 900 * DAY_MS),
+      currency: 'usd',
+      livemode: false,
+      lookup_key: 'pro_yearly',
+      metadata: {},
+      nickname: 'Pro yearly',
+      product: product.yearly,
+      recurring: { interval: 'year', interval_count: 1, meter: null, usage_type: 'licensed' },
+      tax_behavior: 'exclusive',
+      type: 'recurring',
+      unit_amount: Math.round(yearlyPrice * 100),
+      unit_amount_decimal: String(Math.round(yearlyPrice * 100)),
+    },
+  };
+
+  type Status = 'active' | 'past_due' | 'trialing' | 'canceled';
+  interface Plan {
+    status: Status;
+    interval: 'month' | 'year';
+    quantity: number;
+    created: number;
+    endedAt: number | null;
+  }
+  const plans: Plan[] = [];
+  const ageOfActive = () => (random() < 0.45 ? random() * 365 : 365 + random() * 700) * DAY_MS;
+  for (let i = 0; i < subscribers; i++) {
+    const interval = i % 9 < 2 ? 'year' : 'month';
+    plans.push({ status: 'active', interval, quantity: interval === 'month' && i % 25 === 3 ? 3 : 1, created: now - ageOfActive() - HOUR, endedAt: null });
+  }
+  for (let i = 0; i < 5; i++) plans.push({ status: 'past_due', interval: 'month', quantity: 1, created: now - (40 + random() * 300) * DAY_MS, endedAt: null });
+  for (let i = 0; i < 9; i++) plans.push({ status: 'trialing', interval: 'month', quantity: 1, created: now - (1 + random() * 12) * DAY_MS, endedAt: null });
+  for (let i = 0; i < 44; i++) {
+    const created = now - (60 + random() * 600) * DAY_MS;
+    const endedAt = Math.min(now - 2 * DAY_MS, created + (30 + random() * 400) * DAY_MS);
+    plans.push({ status: 'canceled', interval: i % 7 === 0 ? 'year' : 'month', quantity: 1, created, endedAt });
+  }
+
+  const charges: (Listed & Record<string, unknown>)[] = [];
+  const transactions: (Listed & Record<string, unknown> & { amount: number; net: number; type: string; available_on: number })[] = [];
+  const fee = (amount: number) => Math.round(amount * 0.029) + 30;
+  const availableOn = (ms: number) => seconds(Math.floor(ms / DAY_MS) * DAY_MS + 2 * DAY_MS);
+
+  function charge(at: number, customer: string, amount: number, description: string, options: { failed?: boolean; billingCountry?: string | null; cardCountry?: string } = {}) {
+    const cardCountry = options.cardCountry ?? pick(countries);
+    const billingCountry = options.billingCountry === undefined ? (random() < 0.7 ? cardCountry : null) : options.billingCountry;
+    const chargeId = id('ch_3');
+    const txnId = options.failed ? null : id('txn_3');
+    const record = {
+      id: chargeId,
+      object: 'charge',
+      amount,
+      amount_captured: options.failed ? 0 : amount,
+      amount_refunded: 0,
+      application: null,
+      application_fee: null,
+      application_fee_amount: null,
+      balance_transaction: txnId,
+      billing_details: {
+        address: { city: null, country: billingCountry, line1: null, line2: null, postal_code: null, state: null },
+        email: `${customer.slice(4, 12).toLowerCase()}@example.com`,
+        name: null,
+        phone: null,
+      },
+      calculated_statement_descriptor: 'FORMFOX',
+      captured: !options.failed,
+      created: seconds(at),
+      currency: 'usd',
+      customer,
+      description,
+      disputed: false,
+      failure_code: options.failed ? 'card_declined' : null,
+      failure_message: options.failed ? 'Your card was declined.' : null,
+      livemode: false,
+      metadata: {},
+      outcome: options.failed
+        ? { network_status: 'declined_by_network', reason: 'generic_decline', risk_level: 'normal', seller_message: 'The bank did not return any further details with this decline.', type: 'issuer_declined' }
+        : { network_status: 'approved_by_network', reason: null, risk_level: 'normal', seller_message: 'Payment complete.', type: 'authorized' },
+      paid: !options.failed,
+      payment_intent: id('pi_3'),
+      payment_method: id('pm_1'),
+      payment_method_details: {
+        card: {
+          brand: pick(brands),
+          country: cardCountry,
+          exp_month: 1 + Math.floor(random() * 12),
+          exp_year: new Date(now).getUTCFullYear() + 1 + Math.floor(random() * 4),
+          funding: 'credit',
+          last4: String(1000 + Math.floor(random() * 9000)),
+        },
+        type: 'card',
+      },
+      receipt_url: options.failed ? null : `https://pay.stripe.com/receipts/${chargeId}`,
+      refunded: false,
+      refunds: { object: 'list', data: [], has_more: false, total_count: 0, url: `/v1/charges/${chargeId}/refunds` },
+      status: options.failed ? 'failed' : 'succeeded',
+    };
+    charges.push(record);
+    if (txnId) {
+      const fees = fee(amount);
+      transactions.push({
+        id: txnId,
+        object: 'balance_transaction',
+        amount,
+        available_on: availableOn(at),
+        created: seconds(at),
+        currency: 'usd',
+        description,
+        exchange_rate: null,
+        fee: fees,
+        fee_details: [{ amount: fees, application: null, currency: 'usd', description: 'Stripe processing fees', type: 'stripe_fee' }],
+        net: amount - fees,
+        reporting_category: 'charge',
+        source: chargeId,
+        status: 'available',
+        type: 'charge',
+      });
+    }
+    return record;
+  }
+
+  const subscriptions = plans.map((plan) => {
+    const customer = id('cus_', 14);
+    const subscriptionId = id('sub_1');
+    const price = prices[plan.interval];
+    const amount = price.unit_amount * plan.quantity;
+    const step = plan.interval === 'month' ? 1 : 12;
+    const trialEnd = plan.status === 'trialing' ? plan.created + 14 * DAY_MS : null;
+    let periodStart = plan.created;
+    for (let n = 0; ; n++) {
+      const at = addMonths(plan.created, n * step);
+      if (at > now - HOUR || (plan.endedAt !== null && at > plan.endedAt)) break;
+      periodStart = at;
+      if (plan.status === 'trialing') continue;
+      if (at < yearAgo) continue;
+      const failed = plan.status === 'past_due' && addMonths(at, step) > now;
+      const label = n === 0 ? 'Subscription creation' : 'Subscription update';
+      charge(at + Math.floor(random() * 40) * 60_000, customer, amount, label, { failed });
+    }
+    const periodEnd = trialEnd ?? addMonths(periodStart, step);
+    return {
+      id: subscriptionId,
+      object: 'subscription',
+      application: null,
+      billing_cycle_anchor: seconds(plan.created),
+      cancel_at: null,
+      cancel_at_period_end: plan.status === 'active' && random() < 0.04,
+      canceled_at: plan.endedAt === null ? null : seconds(plan.endedAt - 3 * DAY_MS),
+      collection_method: 'charge_automatically',
+      created: seconds(plan.created),
+      currency: 'usd',
+      customer,
+      default_payment_method: id('pm_1'),
+      description: null,
+      discounts: [],
+      ended_at: plan.endedAt === null ? null : seconds(plan.endedAt),
+      items: {
+        object: 'list',
+        data: [
+          {
+            id: id('si_', 14),
+            object: 'subscription_item',
+            created: seconds(plan.created),
+            current_period_end: seconds(periodEnd),
+            current_period_start: seconds(trialEnd ? plan.created : periodStart),
+            discounts: [],
+            metadata: {},
+            price,
+            quantity: plan.quantity,
+            subscription: subscriptionId,
+            tax_rates: [],
+          },
+        ],
+        has_more: false,
+        total_count: 1,
+        url: `/v1/subscription_items?subscription=${subscriptionId}`,
+      },
+      latest_invoice: id('in_1'),
+      livemode: false,
+      metadata: {},
+      start_date: seconds(plan.created),
+      status: plan.status,
+      trial_end: trialEnd === null ? null : seconds(trialEnd),
+      trial_start: trialEnd === null ? null : seconds(plan.created),
+    };
+  });
+
+  // The newest payments: a one-off pack of extra responses (billing address unknown, card from
+  // Germany), and newer still a declined card, which is not a payment.
+  charge(now - 40 * 60_000, id('cus_', 14), 1999, 'Extra responses pack (1,000)', { billingCountry: null, cardCountry: 'DE' });
+  charge(now - 12 * 60_000, id('cus_', 14), 1900, 'Subscription update', { failed: true });
+
+  // A few refunds, each a few days after the charge it gives back.
+  const refundable = charges.filter((c) => c.status === 'succeeded' && c.created < seconds(now - 5 * DAY_MS));
+  for (let i = 0; i < 9; i++) {
+    const refunded = refundable[Math.floor(random() * refundable.length)];
+    if (!refunded || refunded.refunded) continue;
+    const at = refunded.created * 1000 + (1 + random() * 4) * DAY_MS;
+    const amount = refunded.amount as number;
+    const refundId = id('re_3');
+    refunded.refunded = true;
+    refunded.amount_refunded = amount;
+    refunded.refunds = {
+      object: 'list',
+      data: [{ id: refundId, object: 'refund', amount, charge: refunded.id, created: seconds(at), currency: 'usd', reason: 'requested_by_customer', status: 'succeeded' }],
+      has_more: false,
+      total_count: 1,
+      url: `/v1/charges/${refunded.id}/refunds`,
+    };
+    transactions.push({
+      id: id('txn_3'),
+      object: 'balance_transaction',
+      amount: -amount,
+      available_on: seconds(at),
+      created: seconds(at),
+      currency: 'usd',
+      description: 'REFUND FOR CHARGE (Subscription update)',
+      exchange_rate: null,
+      fee: 0,
+      fee_details: [],
+      net: -amount,
+      reporting_category: 'refund',
+      source: refundId,
+      status: 'available',
+      type: 'refund',
+    });
+  }
+
+  // Billing's own fee on the first of each month, and a payout every Monday of what became available.
+  for (let month = 11; month >= 0; month--) {
+    const first = addMonths(Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1), -month);
+    if (first < yearAgo || first > now) continue;
+    const volume = transactions.filter((t) => t.type === 'charge' && t.created >= seconds(addMonths(first, -1)) && t.created < seconds(first)).reduce((s, t) => s + t.amount, 0);
+    const amount = -Math.round(volume * 0.007);
+    transactions.push({
+      id: id('txn_1'),
+      object: 'balance_transaction',
+      amount,
+      available_on: seconds(first + 6 * HOUR),
+      created: seconds(first + 6 * HOUR),
+      currency: 'usd',
+      description: 'Billing - Usage Fee',
+      exchange_rate: null,
+      fee: 0,
+      fee_details: [],
+      net: amount,
+      reporting_category: 'fee',
+      source: null,
+      status: 'available',
+      type: 'stripe_fee',
+    });
+  }
+  const firstMonday = Math.floor(yearAgo / DAY_MS) * DAY_MS + (((8 - new Date(yearAgo).getUTCDay()) % 7) + 7) * DAY_MS;
+  for (let monday = firstMonday; monday <= now; monday += 7 * DAY_MS) {
+    const from = seconds(monday - 7 * DAY_MS);
+    const to = seconds(monday);
+    const amount = -transactions.filter((t) => t.type !== 'payout' && t.available_on > from && t.available_on <= to).reduce((s, t) => s + t.net, 0);
+    if (amount >= 0) continue;
+    const at = monday + 3 * HOUR;
+    transactions.push({
+      id: id('txn_1'),
+      object: 'balance_transaction',
+      amount,
+      available_on: seconds(at),
+      created: seconds(at),
+      currency: 'usd',
+      description: 'STRIPE PAYOUT',
+      exchange_rate: null,
+      fee: 0,
+      fee_details: [],
+      net: amount,
+      reporting_category: 'payout',
+      source: id('po_1'),
+      status: 'available',
+      type: 'payout',
+    });
+  }
+  for (const t of transactions) if (t.available_on > seconds(now)) t.status = 'pending';
+
+  const newestFirst = (a: Listed, b: Listed) => b.created - a.created || (a.id < b.id ? 1 : -1);
+  charges.sort(newestFirst);
+  transactions.sort(newestFirst);
+  subscriptions.sort(newestFirst);
+
+  const sumNet = (status: string) => transactions.filter((t) => t.status === status).reduce((s, t) => s + t.net, 0);
+  return { account, charges, transactions, subscriptions, available: sumNet('available'), pending: sumNet('pending') };
+}
+
+/**
+ * Stripe (`/v1/balance`, `/v1/balance_transactions`, `/v1/charges`, `/v1/subscriptions`) for Formfox, the
+ * demo's form builder, in the key's own account. Amounts are integer cents, lists newest first.
+ */
+export function stripeService(now: number): SandboxService {
+  const data = buildAccount(now);
+  const key = sandboxTokens.stripe;
+
+  /** Echoes the pinned version like Stripe does, and refuses an account the key cannot act for. */
+  const guarded =
+    (handle: (request: SandboxRequest) => SandboxReply) =>
+    (request: SandboxRequest): SandboxReply => {
+      const version = request.headers['stripe-version'];
+      const headers = { 'Request-Id': `req_${hexId(`${request.path}${request.query.toString()}`, 14)}`, 'Stripe-Version': typeof version === 'string' ? version : API_VERSION };
+      const onBehalf = request.headers['stripe-account'];
+      if (typeof onBehalf === 'string' && onBehalf !== data.account) {
+        return {
+          headers,
+          ...stripeError(403, {
+            code: 'account_invalid',
+            doc_url: 'https://stripe.com/docs/error-codes/account-invalid',
+            message: `The provided key '${maskStripeKey(key)}' does not have access to account '${onBehalf}' (or that account does not exist). Application access may have been revoked.`,
+            type: 'invalid_request_error',
+          }),
+        };
+      }
+      const reply = handle(request);
+      return { ...reply, headers: { ...headers, ...reply.headers } };
+    };
+
+  return {
+    name: 'stripe',
+    basePath: '/v1',
+    authorize: (request) => keyOf(request) === key,
+    unauthorized: (request) => {
+      const given = keyOf(request);
+      return stripeError(401, {
+        message: given
+          ? `Invalid API Key provided: ${maskStripeKey(given)}`
+          : "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY'). See https://stripe.com/docs/api#authentication for details, or we can help at https://support.stripe.com/.",
+        type: 'invalid_request_error',
+      });
+    },
+    // Test mode allows 25 operations a second. Stripe sends no rate-limit headers and no Retry-After.
+    rateLimit: {
+      limit: 25,
+      windowMs: 1_000,
+      tooMany: () =>
+        stripeError(429, {
+          code: 'rate_limit',
+          doc_url: 'https://stripe.com/docs/error-codes/rate-limit',
+          message: 'Request rate limit exceeded. Learn more about rate limits here https://stripe.com/docs/rate-limits.',
+          type: 'invalid_request_error',
+        }),
+    },
+    routes: [
+      {
+        method: 'GET',
+        path: '/balance',
+        handle: guarded(() => ({
+          body: {
+            object: 'balance',
+            available: [{ amount: data.available, currency: 'usd', source_types: { card: data.available } }],
+            connect_reserved: [{ amount: 0, currency: 'usd' }],
+            livemode: false,
+            pending: [{ amount: data.pending, currency: 'usd', source_types: { card: data.pending } }],
+          },
+        })),
+      },
+      {
+        method: 'GET',
+        path: '/balance_transactions',
+        handle: guarded((request) => {
+          const type = request.query.get('type');
+          const items = type ? data.transactions.filter((t) => t.type === type) : data.transactions;
+          return list(request, '/v1/balance_transactions', items, 'balance transaction');
+        }),
+      },
+      {
+        method: 'GET',
+        path: '/charges',
+        handle: guarded((request) => {
+          const customer = request.query.get('customer');
+          const items = customer ? data.charges.filter((c) => c.customer === customer) : data.charges;
+          return list(request, '/v1/charges', items, 'charge');
+        }),
+      },
+      {
+        method: 'GET',
+        path: '/subscriptions',
+        handle: guarded((request) => {
+          const status = request.query.get('status');
+          const known = ['active', 'past_due', 'unpaid', 'canceled', 'incomplete', 'incomplete_expired', 'trialing', 'paused', 'all', 'ended'];
+          if (status !== null && !known.includes(status)) {
+            return invalid(`Invalid status: must be one of ${known.join(', ')}`, { param: 'status' });
+          }
+          const items = data.subscriptions.filter((s) =>
+            status === null ? s.status !== 'canceled' : status === 'all' ? true : status === 'ended' ? s.status === 'canceled' : s.status === status,
+          );
+          return list(request, '/v1/subscriptions', items, 'subscription');
+        }),
+      },
+    ],
+  };
+}
