@@ -1,5 +1,7 @@
 import type { Store } from '@dash/db';
 import type { CredentialVault } from './credentials/vault.ts';
+import type { DataCache } from './data/cache.ts';
+import type { Connections } from './data/connections.ts';
 
 /** Where the api writes what operators should see. Never handed a secret or a request body. */
 export interface Logger {
@@ -14,4 +16,16 @@ export interface Context {
   log: Logger;
   /** False when stored credentials were sealed with another key; writes are refused then. */
   credentialsKeyMatches: boolean;
+  /** The data routes' cache and upstream connections, shared by every request of the process. */
+  data: { cache: DataCache; connections: Connections };
+  /** Where demo projects get their upstreams (the in-process sandbox); no demo when absent. */
+  demo?: DemoProvider;
+}
+
+/** The demo's projects and credentials, pointing at upstreams this process runs. */
+export interface DemoProvider {
+  setup(): Promise<{
+    projects: { slug: string; name: string; color: string; integrations: Record<string, unknown> }[];
+    credentials: { key: string; values: Record<string, string> }[];
+  }>;
 }

@@ -1,11 +1,15 @@
+import { systemClock, type Clock } from '@dash/connectors';
 import type { Store } from '@dash/db';
-import type { Context, Logger } from './context.ts';
+import type { Context, DemoProvider, Logger } from './context.ts';
 import { CredentialsKeyMismatchError, CredentialVault } from './credentials/vault.ts';
+import { DataCache } from './data/cache.ts';
+import { Connections } from './data/connections.ts';
 
 export { appRouter, createCaller, type AppRouter, type Caller } from './root.ts';
-export type { Context, Logger } from './context.ts';
+export type { Context, DemoProvider, Logger } from './context.ts';
+export { resumeDemo, startDemo } from './router/demo.ts';
 export { describeError } from './errors.ts';
-export { credentialTesters, type CredentialTester } from './credentials/testers.ts';
+export { ttl } from './router/data.ts';
 export { CredentialsKeyMismatchError, CredentialVault, parseCredentialsKey, resolveCredentialsKey } from './credentials/vault.ts';
 
 const KEY_CHECK = 'credentialsKeyCheck';
@@ -14,7 +18,15 @@ const KEY_CHECK = 'credentialsKeyCheck';
  * Builds the procedures' context. A sealed marker written with the first key tells, at start, whether
  * the configured key is the one the stored credentials were sealed with.
  */
-export async function createContext(options: { store: Store; credentialsKey: Buffer; log: Logger }): Promise<Context> {
+export async function createContext(options: {
+  store: Store;
+  credentialsKey: Buffer;
+  log: Logger;
+  /** How connectors reach upstreams; tests and the demo keep the default (real HTTP). */
+  fetch?: typeof fetch;
+  clock?: Clock;
+  demo?: DemoProvider;
+}): Promise<Context> {
   const { store, log } = options;
   const vault = new CredentialVault(options.credentialsKey);
   const check = await store.meta.get(KEY_CHECK);
@@ -30,5 +42,7 @@ export async function createContext(options: { store: Store; credentialsKey: Buf
   } else {
     await store.meta.put(KEY_CHECK, vault.seal(KEY_CHECK, {}));
   }
-  return { store, vault, log, credentialsKeyMatches };
+  const clock = options.clock ?? systemClock;
+  const connections = new Connections(store, vault, { clock, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  return { store, vault, log, credentialsKeyMatches, data: { cache: new DataCache(store.cache, clock), connections }, ...(options.demo ? { demo: options.demo } : {}) };
 }

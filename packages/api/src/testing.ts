@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openStore, type Store } from '@dash/db';
-import type { Logger } from './context.ts';
+import type { Clock } from '@dash/connectors';
+import type { DemoProvider, Logger } from './context.ts';
 import { createContext } from './index.ts';
 import { createCaller } from './root.ts';
 
@@ -17,13 +18,19 @@ export function memoryLogger(): Logger & { lines: string[] } {
 }
 
 /** A real api over a fresh embedded SQLite file, for tests; `dispose` removes it. */
-export async function createTestApi(options: { dir?: string; credentialsKey?: Buffer } = {}) {
+export async function createTestApi(options: { dir?: string; credentialsKey?: Buffer; clock?: Clock; demo?: DemoProvider } = {}) {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'dash-api-'));
   const dbFile = join(dir, 'dashboard.db');
   const store: Store = await openStore({ url: `file:${dbFile}`, migrationsDir });
   const log = memoryLogger();
   const credentialsKey = options.credentialsKey ?? randomBytes(32);
-  const ctx = await createContext({ store, credentialsKey, log });
+  const ctx = await createContext({
+    store,
+    credentialsKey,
+    log,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.demo ? { demo: options.demo } : {}),
+  });
   return {
     dir,
     dbFile,

@@ -169,3 +169,27 @@ export type Health = z.infer<typeof healthSchema>;
 
 /** What a data route answers: its data, or why there is none. */
 export const dataOrNotConfigured = <T extends z.ZodType>(schema: T) => z.union([schema, notConfiguredSchema]);
+
+// --- what a data procedure answers ---------------------------------------------------------------
+
+export const cacheStatuses = ['HIT', 'MISS', 'STALE'] as const;
+export type CacheStatus = (typeof cacheStatuses)[number];
+
+/** How fresh the answer is: the REST adapter turns this into headers, the widgets into their states. */
+export const dataMetaSchema = z.object({
+  cache: z.enum(cacheStatuses),
+  /** When the oldest part of the answer was fetched from upstream. */
+  fetchedAt: timestamp,
+  /** Why a STALE answer could not be refreshed: the upstream's error, without secrets. */
+  staleReason: z.string().optional(),
+  /** Projects left out of an all-projects answer because their upstream failed and nothing was cached. */
+  failed: z.array(z.object({ project: z.string(), error: z.string() })).optional(),
+  /** Set when amounts were converted with the rates in settings (the upstream could not report in the asked currency). */
+  conversion: z.object({ from: z.string(), to: z.string(), rate: z.number() }).optional(),
+});
+export type DataMeta = z.infer<typeof dataMetaSchema>;
+
+/** A data procedure's output: SPEC.md's JSON in `data` (or `{ configured: false }`), and its freshness. */
+export const dataResultSchema = <T extends z.ZodType>(schema: T) =>
+  z.object({ data: z.union([schema, notConfiguredSchema]), meta: dataMetaSchema.nullable() });
+export type DataResult<T> = { data: T | NotConfigured; meta: DataMeta | null };

@@ -118,7 +118,9 @@ export function createRestHandler(routes: readonly RestRoute[]) {
       const body = METHODS_WITH_BODY.has(request.method) ? await readJsonBody(request) : undefined;
       const input = match.route.input({ params: match.params, query: Object.fromEntries(url.searchParams), body });
       const output = await procedureAt(caller, match.route.procedure)(input);
-      return json(match.route.status ?? 200, output);
+      if (!match.route.respond) return json(match.route.status ?? 200, output);
+      const { body: answer, headers } = match.route.respond(output);
+      return json(match.route.status ?? 200, answer, headers);
     } catch (error) {
       if (error instanceof RestError) {
         return json(error.status, { error: { code: error.code, message: error.message } }, error.headers);

@@ -1,4 +1,5 @@
 import type { inferRouterInputs } from '@trpc/server';
+import type { DataResult } from '@dash/contracts';
 import type { AppRouter } from '../root.ts';
 
 type Inputs = inferRouterInputs<AppRouter>;
@@ -25,9 +26,35 @@ export interface RestRoute {
   input: (parts: RequestParts) => unknown;
   /** 200 unless said otherwise. */
   status?: number;
+  /** Turns the procedure's output into the body and headers; the output as it is when absent. */
+  respond?: (output: unknown) => { body: unknown; headers: Record<string, string> };
 }
 
 const none = () => undefined;
+const query = ({ query }: RequestParts) => query;
+
+/** Header values are ASCII; an upstream's reason may not be. */
+const headerText = (text: string) => text.replace(/[^\x20-\x7e]/g, '?').slice(0, 300);
+
+/**
+ * A data procedure answers `{ data, meta }`: the body is SPEC.md's JSON (`data`), the freshness goes
+ * in headers: `X-Cache: HIT|MISS|STALE`, when it was fetched, why it is stale, and any conversion.
+ */
+function dataResponse(output: unknown) {
+  const { data, meta } = output as DataResult<unknown>;
+  const headers: Record<string, string> = {};
+  if (meta) {
+    headers['x-cache'] = meta.cache;
+    headers['x-cache-fetched-at'] = meta.fetchedAt;
+    if (meta.staleReason) headers['x-cache-stale-reason'] = headerText(meta.staleReason);
+    if (meta.failed) headers['x-upstream-failures'] = headerText(meta.failed.map((failure) => failure.error).join(' | '));
+    if (meta.conversion) {
+      const { from, to, rate } = meta.conversion;
+      headers['x-currency-conversion'] = `${from}->${to} at ${rate} (exchangeRates in settings)`;
+    }
+  }
+  return { body: data, headers };
+}
 const body = ({ body }: RequestParts) => body;
 const slug = ({ params }: RequestParts) => ({ slug: params.slug });
 
@@ -46,4 +73,10 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'POST', path: '/api/credentials', procedure: 'credentials.save', input: body },
   { method: 'DELETE', path: '/api/credentials', procedure: 'credentials.remove', input: body },
   { method: 'POST', path: '/api/credentials/test', procedure: 'credentials.test', input: body },
+
+  { method: 'GET', path: '/api/revenue', procedure: 'data.revenue', input: query, respond: dataResponse },
+  { method: 'GET', path: '/api/ideas', procedure: 'data.ideas', input: query, respond: dataResponse },
+  { method: 'GET', path: '/api/shipping', procedure: 'data.shipping', input: query, respond: dataResponse },
+  { method: 'GET', path: '/api/errortracker', procedure: 'data.errortracker', input: query, respond: dataResponse },
+  { method: 'GET', path: '/api/health', procedure: 'data.health', input: query, respond: dataResponse },
 ];

@@ -9,10 +9,10 @@ import {
   serviceOf,
   services,
 } from '@dash/contracts';
+import { connectorFor, ConnectorError } from '@dash/connectors';
 import { z } from 'zod';
 import type { Context } from '../context.ts';
 import { CredentialsKeyMismatchError } from '../credentials/vault.ts';
-import { credentialTesters } from '../credentials/testers.ts';
 import { fail } from '../errors.ts';
 import { publicProcedure, router } from '../trpc.ts';
 
@@ -65,13 +65,21 @@ export const credentialsRouter = router({
     .output(credentialTestResultSchema)
     .mutation(async ({ ctx, input, signal }) => {
       const service = serviceOf(input.key);
-      const tester = service && credentialTesters[service];
-      if (!service || !tester) {
+      const connector = service && connectorFor(service);
+      if (!service || !connector) {
         const label = service ? services[service].label : input.key;
         return { ok: false as const, error: `Testing ${label} credentials is not available yet: its connector has not landed. Nothing was sent.` };
       }
       const values = input.values ? filledIn(input.values) : await storedValues(ctx, input.key);
       const timeout = AbortSignal.timeout(TEST_TIMEOUT_MS);
-      return tester(values, signal ? AbortSignal.any([signal, timeout]) : timeout);
+      const upstream = await ctx.data.connections.context(service, input.key, { values, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+      try {
+        await connector.test(upstream);
+        return { ok: true as const };
+      } catch (error) {
+        if (error instanceof ConnectorError) return { ok: false as const, error: error.message };
+        if (timeout.aborted) return { ok: false as const, error: `${services[service].label} did not answer within ${TEST_TIMEOUT_MS / 1000} s` };
+        throw error;
+      }
     }),
 });

@@ -1,0 +1,79 @@
+import { services, type ServiceName } from '@dash/contracts';
+import {
+  connectorFor,
+  slidingWindowLimiter,
+  unlimited,
+  type Clock,
+  type ConnectorContext,
+  type RateLimiter,
+  type ServiceConnector,
+} from '@dash/connectors';
+import type { Store } from '@dash/db';
+import type { CredentialVault } from '../credentials/vault.ts';
+
+/** No credentials under the key the integration names: the user has not connected the service yet. */
+export class MissingCredentialsError extends Error {
+  constructor(
+    readonly service: ServiceName,
+    readonly key: string,
+  ) {
+    super(`Connect ${services[service].label} in settings: no credentials are stored under "${key}"`);
+    this.name = 'MissingCredentialsError';
+  }
+}
+
+export interface ConnectionOptions {
+  fetch?: typeof fetch;
+  clock: Clock;
+}
+
+/**
+ * Builds connector contexts from stored credentials. Limiters live here, one per credential key, so
+ * every route, project and credential test on one account shares its upstream's limit.
+ */
+export class Connections {
+  private readonly limiters = new Map<string, RateLimiter>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly vault: CredentialVault,
+    private readonly options: ConnectionOptions,
+  ) {}
+
+  get clock(): Clock {
+    return this.options.clock;
+  }
+
+  limiterFor(connector: ServiceConnector, key: string): RateLimiter {
+    let limiter = this.limiters.get(key);
+    if (!limiter) {
+      limiter = connector.rateLimit ? slidingWindowLimiter(connector.rateLimit, this.clock) : unlimited(this.clock);
+      this.limiters.set(key, limiter);
+    }
+    return limiter;
+  }
+
+  /** A context over the given values (a credentials test) or the stored ones under `key`. */
+  async context(
+    service: ServiceName,
+    key: string,
+    options: { values?: Record<string, string>; baseUrl?: string; signal?: AbortSignal } = {},
+  ): Promise<ConnectorContext> {
+    const connector = connectorFor(service);
+    if (!connector) throw new Error(`No connector for ${service}`);
+    let values = options.values;
+    if (!values) {
+      const sealed = await this.store.credentials.getSealed(key);
+      if (sealed === undefined) throw new MissingCredentialsError(service, key);
+      values = this.vault.open(key, sealed);
+    }
+    return {
+      credentials: values,
+      baseUrl: (options.baseUrl ?? values.baseUrl ?? connector.defaultBaseUrl).replace(/\/+$/, ''),
+      fetch: this.options.fetch ?? globalThis.fetch,
+      clock: this.clock,
+      limiter: this.limiterFor(connector, key),
+      ...(options.signal ? { signal: options.signal } : {}),
+    };
+  }
+}

@@ -1,0 +1,136 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { healthSchema, notConfiguredSchema } from '@dash/contracts';
+import { testClock } from '@dash/connectors/testing';
+import { sandboxTokens, startSandbox, type Sandbox } from '@dash/sandbox';
+import { handleRest } from '../rest/index.ts';
+import { createTestApi } from '../testing.ts';
+
+type Api = Awaited<ReturnType<typeof createTestApi>>;
+let sandbox: Sandbox;
+let api: Api;
+let clock: ReturnType<typeof testClock>;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(() => sandbox.close());
+beforeEach(async () => {
+  sandbox.reset();
+  clock = testClock();
+  api = await createTestApi({ clock });
+});
+afterEach(() => api.dispose());
+
+async function get(path: string) {
+  const response = await handleRest(new Request(`http://dash.test${path}`), api.caller);
+  return { status: response.status, headers: response.headers, json: (await response.json()) as Record<string, unknown> };
+}
+
+/** A project with Better Stack monitors (one down with an open incident), and its credentials. */
+async function withUptime(options: { store?: boolean; token?: string } = {}) {
+  if (options.store !== false) {
+    await api.caller.credentials.save({
+      key: 'betterstack',
+      values: { apiToken: options.token ?? sandboxTokens.betterstack, baseUrl: sandbox.services.betterstack.baseUrl },
+    });
+  }
+  await api.caller.projects.create({ slug: 'formfox', name: 'Formfox', integrations: { uptime_monitor: { monitorIds: ['2003', '2004'] } } });
+}
+
+const monitorListings = () => sandbox.requestsTo('betterstack', '/api/v2/monitors?').length;
+
+describe('data routes through the cache', () => {
+  it('answers { configured: false } when no project has the integration, and 404 for an unknown project', async () => {
+    const none = await get('/api/health');
+    expect(none.status).toBe(200);
+    expect(notConfiguredSchema.parse(none.json)).toMatchObject({ configured: false, integration: 'uptime_monitor' });
+    expect(none.headers.get('x-cache')).toBeNull();
+
+    await api.caller.projects.create({ slug: 'bare', name: 'Bare' });
+    expect((await get('/api/health?project=bare')).json).toMatchObject({ configured: false, message: 'Bare has no uptime monitor set up yet. Add one in settings.' });
+    const unknown = await get('/api/health?project=nope');
+    expect([unknown.status, unknown.json]).toEqual([404, { error: { code: 'NOT_FOUND', message: 'No project with the slug "nope"' } }]);
+  });
+
+  it('says which service to connect when the integration is set up but its credentials are not stored', async () => {
+    await withUptime({ store: false });
+    const res = await get('/api/health');
+    expect(res.json).toEqual({
+      configured: false,
+      integration: 'uptime_monitor',
+      message: 'Connect Better Stack Uptime in settings: no credentials are stored under "betterstack"',
+    });
+    expect(sandbox.requests).toHaveLength(0);
+  });
+
+  it('serves a MISS from upstream, then HITs until the TTL passes, then asks upstream again', async () => {
+    await withUptime();
+    const first = await get('/api/health');
+    expect(first.headers.get('x-cache')).toBe('MISS');
+    expect(healthSchema.parse(first.json).monitors.map((m) => [m.name, m.status, m.project])).toEqual([
+      ['App', 'up', 'formfox'],
+      ['Submission worker', 'down', 'formfox'],
+    ]);
+    expect(monitorListings()).toBe(1);
+
+    clock.advance(59_000);
+    const hit = await get('/api/health');
+    expect(hit.headers.get('x-cache')).toBe('HIT');
+    expect(hit.json).toEqual(first.json);
+    expect(monitorListings()).toBe(1);
+
+    clock.advance(2_000);
+    expect((await get('/api/health')).headers.get('x-cache')).toBe('MISS');
+    expect(monitorListings()).toBe(2);
+  });
+
+  it('fetches again on refresh=1 even while the cached value is fresh', async () => {
+    await withUptime();
+    await get('/api/health');
+    expect((await get('/api/health?refresh=1')).headers.get('x-cache')).toBe('MISS');
+    expect(monitorListings()).toBe(2);
+  });
+
+  it('serves the cached value as STALE with the reason when the upstream fails, and 502 JSON when nothing is cached', async () => {
+    await withUptime();
+    sandbox.inject('betterstack', { status: 500, body: { errors: 'Internal Server Error' } });
+    const cold = await get('/api/health');
+    expect(cold.status).toBe(502);
+    expect(cold.json).toEqual({ error: { code: 'BAD_GATEWAY', message: 'Formfox: Better Stack failed (500): Internal Server Error' } });
+
+    sandbox.reset();
+    const fresh = await get('/api/health');
+    clock.advance(120_000);
+    sandbox.inject('betterstack', { status: 503, body: { errors: 'Service Unavailable' } });
+    const stale = await get('/api/health');
+    expect(stale.status).toBe(200);
+    expect(stale.headers.get('x-cache')).toBe('STALE');
+    expect(stale.headers.get('x-cache-stale-reason')).toBe('Formfox: Better Stack failed (503): Service Unavailable');
+    expect(stale.json).toEqual(fresh.json);
+  });
+
+  it('makes one upstream call for 100 concurrent identical cold requests', async () => {
+    await withUptime();
+    const answers = await Promise.all(Array.from({ length: 100 }, () => get('/api/health')));
+    expect(new Set(answers.map((a) => JSON.stringify(a.json))).size).toBe(1);
+    expect(monitorListings()).toBe(1);
+    // One listing, then one response-times and one incidents call per monitor: five in all.
+    expect(sandbox.requestsTo('betterstack')).toHaveLength(5);
+  });
+
+  it('rejects bad query values with 400 and the field named', async () => {
+    const res = await get('/api/revenue?range=2w');
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ error: { code: 'BAD_REQUEST', issues: [{ path: ['range'] }] } });
+    expect((await get('/api/ideas?limit=0')).json).toMatchObject({ error: { issues: [{ path: ['limit'], message: 'limit is at least 1' }] } });
+  });
+});
+
+describe('POST /api/credentials/test', () => {
+  it('answers ok for working credentials and the upstream’s reason, without the secret, for a rejected one', async () => {
+    const baseUrl = sandbox.services.betterstack.baseUrl;
+    await expect(api.caller.credentials.test({ key: 'betterstack', values: { apiToken: sandboxTokens.betterstack, baseUrl } })).resolves.toEqual({ ok: true });
+    const rejected = await api.caller.credentials.test({ key: 'betterstack', values: { apiToken: 'not-the-token-42', baseUrl } });
+    expect(rejected).toEqual({ ok: false, error: 'Better Stack rejected the credentials (401): Invalid Team API Token' });
+  });
+});
