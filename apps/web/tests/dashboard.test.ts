@@ -2,17 +2,20 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
+import { sandboxTokens, startSandbox, type Sandbox } from '@dash/sandbox';
 
 let dashboard: RunningDashboard;
 let browser: Browser;
+/** Fake upstreams for the credential tests: nothing here may reach a real service. */
+let sandbox: Sandbox;
 
 beforeAll(async () => {
-  dashboard = await startDashboard();
-  browser = await launchChromium();
+  [dashboard, browser, sandbox] = await Promise.all([startDashboard(), launchChromium(), startSandbox()]);
 });
 afterAll(async () => {
   await browser?.close();
   await dashboard?.stop();
+  await sandbox?.close();
 });
 
 /** Uncaught errors and console errors of the pages a test opened; checked after each test. */
@@ -139,6 +142,8 @@ describe('the dashboard in a browser', () => {
     const github = page.locator('details', { has: page.getByText('GitHub', { exact: true }) });
     await github.locator('summary').click();
     await github.getByLabel('Fine-grained personal access token').fill(secret);
+    // Tests never reach the real GitHub: the base URL points at the sandbox's fake.
+    await github.getByLabel('Base URL (self-hosted or test server)').fill(sandbox.services.github.baseUrl);
     await github.getByRole('button', { name: 'Save' }).click();
     await github.getByText('GitHub is connected as “github”.').waitFor();
     await github.getByText('Connected', { exact: true }).waitFor();
@@ -151,18 +156,24 @@ describe('the dashboard in a browser', () => {
     expect(await (await fetch(`${dashboard.url}/api/credentials`)).json()).toEqual({ connectedKeys: ['github'] });
     expect(dashboard.output()).not.toContain(secret);
 
-    const testButton = page.locator('details', { has: page.getByText('Vercel', { exact: true }) });
-    await testButton.locator('summary').click();
-    await testButton.getByLabel('Access token').fill('vercel-token');
-    await testButton.getByRole('button', { name: 'Test' }).click();
-    await expect(testButton.getByRole('alert').innerText()).resolves.toMatch(/Vercel credentials is not available yet/);
+    // Test sends the typed values to the service's lightest call and shows its answer.
+    const vercel = page.locator('details', { has: page.getByText('Vercel', { exact: true }) });
+    await vercel.locator('summary').click();
+    await vercel.getByLabel('Base URL (self-hosted or test server)').fill(sandbox.services.vercel.baseUrl);
+    await vercel.getByLabel('Access token').fill('vercel-token-that-is-wrong');
+    await vercel.getByRole('button', { name: 'Test' }).click();
+    await expect(vercel.getByRole('alert').innerText()).resolves.toBe('Vercel refused access (403): Not authorized');
+    await vercel.getByLabel('Access token').fill(sandboxTokens.vercel);
+    await vercel.getByRole('button', { name: 'Test' }).click();
+    await vercel.getByText('Vercel accepted these credentials.').waitFor();
 
     // With nothing typed, Test asks about the stored key: the request carries no values.
     const connected = page.locator('details', { has: page.getByText('GitHub', { exact: true }) });
     const request = page.waitForRequest((r) => r.url().includes('credentials.test'));
     await connected.getByRole('button', { name: 'Test' }).click();
     expect((await request).postDataJSON()).toEqual({ 0: { key: 'github' } });
-    await expect(connected.getByRole('alert').innerText()).resolves.toMatch(/GitHub credentials is not available yet/);
+    await expect(connected.getByRole('alert').innerText()).resolves.toBe('GitHub rejected the credentials (401): Bad credentials');
+    expect(sandbox.requestsTo('github').map((r) => r.path)).toEqual(['/user']);
     await page.evaluate(() => document.getElementById('connections')?.scrollIntoView());
     await page.screenshot({ path: `${screenshotDir}settings-connections.png` });
     await page.close();

@@ -1,4 +1,15 @@
-import { createCaller, createContext, resolveCredentialsKey, type Caller, type Context, type Logger } from '@dash/api';
+import {
+  createCaller,
+  createContext,
+  resolveCredentialsKey,
+  resumeDemo,
+  startDemo,
+  type Caller,
+  type Context,
+  type DemoProvider,
+  type Logger,
+} from '@dash/api';
+import { demoSetup, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
 import { openStore, redactDatabaseUrl } from '@dash/db';
 import { resolve } from 'node:path';
 import { readEnv } from './env.ts';
@@ -8,6 +19,29 @@ const log: Logger = {
   warn: (message) => console.warn(`[dashboard] ${message}`),
   error: (message) => console.error(`[dashboard] ${message}`),
 };
+
+let sandbox: Promise<Sandbox> | undefined;
+
+/** The demo's upstreams: the sandbox's fake services, started in this process the first time they are needed. */
+const demo: DemoProvider = {
+  async setup() {
+    sandbox ??= startSandbox().then((started) => {
+      log.info('demo: sandbox upstreams started on 127.0.0.1');
+      return started;
+    });
+    const { services } = await sandbox;
+    const upstreams = Object.fromEntries(Object.entries(services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
+    return demoSetup(upstreams);
+  },
+};
+
+// adapter-node's graceful stop: the sandbox's servers and the store would otherwise keep the process alive.
+process.once('sveltekit:shutdown', () => {
+  void (async () => {
+    await (await sandbox)?.close();
+    await (await context)?.store.close();
+  })();
+});
 
 async function start(): Promise<Context> {
   const env = readEnv();
@@ -19,7 +53,10 @@ async function start(): Promise<Context> {
   log.info(`store: ${store.dialect} at ${redactDatabaseUrl(env.DATABASE_URL)}, migrations applied`);
   const { key, source } = resolveCredentialsKey({ configured: env.CREDENTIALS_KEY, dataDir: resolve(env.DATA_DIR) });
   if (source !== 'env') log.info(`credentials key: ${source === 'generated' ? 'generated into' : 'read from'} ${resolve(env.DATA_DIR, 'credentials.key')}`);
-  return createContext({ store, credentialsKey: key, log });
+  const ctx = await createContext({ store, credentialsKey: key, log, demo });
+  if (await resumeDemo(ctx)) log.info('demo: resumed; its credentials point at this process’s sandbox');
+  else if (env.DEMO && (await store.projects.list()).length === 0) await startDemo(ctx);
+  return ctx;
 }
 
 let context: Promise<Context> | undefined;

@@ -11,6 +11,11 @@ const schema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   /** Where drizzle-kit's migrations live (`sqlite/` and `pg/` inside). */
   MIGRATIONS_DIR: z.string().min(1).default('./drizzle'),
+  /** `1`: on an empty store, start straight into the demo (three made-up products on the local sandbox). */
+  DEMO: z
+    .enum(['0', '1', 'true', 'false', ''])
+    .default('')
+    .transform((value) => value === '1' || value === 'true'),
 });
 
 export type Env = z.infer<typeof schema>;

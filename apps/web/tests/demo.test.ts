@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { healthSchema, ideasSchema, revenueSchema, shippingSchema, errorTrackerSchema } from '@dash/contracts';
+import { launchChromium, screenshotDir } from './browser.ts';
+import { startDashboard, type RunningDashboard } from './server.ts';
+
+let dashboard: RunningDashboard;
+let browser: Browser;
+
+beforeAll(async () => {
+  [dashboard, browser] = await Promise.all([startDashboard(), launchChromium()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await dashboard?.stop();
+});
+
+async function openPage(path: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  await page.goto(dashboard.url + path);
+  await page.waitForLoadState('networkidle');
+  return page;
+}
+
+const widget = (page: Page, name: string) => page.locator(`[data-widget="${name}"]`);
+const api = async (path: string) => {
+  const response = await fetch(dashboard.url + path);
+  return { status: response.status, cache: response.headers.get('x-cache'), json: (await response.json()) as unknown };
+};
+
+describe('the demo, in a browser, through the real connectors and the sandbox', () => {
+  it('starts from the empty dashboard and fills every widget with the three products', async () => {
+    const page = await openPage('/');
+    await page.getByRole('button', { name: 'Try it with demo data' }).click();
+    await expect.poll(() => page.getByRole('region', { name: 'Demo data' }).isVisible(), { timeout: 20_000 }).toBe(true);
+    await expect.poll(() => page.locator('nav[aria-label="Projects"] [data-tab]').allInnerTexts()).toEqual(['Pocket Ledger', 'Formfox', 'Tideline']);
+
+    // All projects: every widget leaves its loading state with data.
+    await expect.poll(() => widget(page, 'revenue').locator('[data-figure="mrr"]').innerText(), { timeout: 30_000 }).toMatch(/^\$[\d,]+(\.\d\d)?$/);
+    await expect.poll(() => widget(page, 'shipping').locator('li').count(), { timeout: 30_000 }).toBeGreaterThan(5);
+    await expect.poll(() => widget(page, 'ideas').locator('li').count(), { timeout: 30_000 }).toBeGreaterThan(5);
+    await expect.poll(() => widget(page, 'errortracker').locator('tbody tr').count(), { timeout: 30_000 }).toBeGreaterThan(5);
+    const sources = await widget(page, 'shipping').locator('.meta').allInnerTexts();
+    for (const source of ['PR merged', 'Issue done', 'Deployed']) expect(sources.some((text) => text.startsWith(source))).toBe(true);
+    await page.screenshot({ path: `${screenshotDir}demo-all-projects.png`, fullPage: true });
+    await page.close();
+  });
+
+  it('answers every data route with the spec’s JSON from the sandbox, then from the cache', async () => {
+    for (const [path, schema] of [
+      ['/api/revenue?range=30d', revenueSchema],
+      ['/api/ideas', ideasSchema],
+      ['/api/shipping', shippingSchema],
+      ['/api/errortracker', errorTrackerSchema],
+      ['/api/health', healthSchema],
+    ] as const) {
+      const first = await api(path);
+      expect(first.status, path).toBe(200);
+      expect(schema.safeParse(first.json).success, path).toBe(true);
+      const second = await api(path);
+      expect(second.cache, path).toBe('HIT');
+    }
+    const revenue = revenueSchema.parse((await api('/api/revenue?range=30d')).json);
+    expect(revenue.chart).toHaveLength(30);
+    expect(revenue.mrr).toBeGreaterThan(0);
+  });
+
+  it('puts uptime in a slot and shows its down monitor, incident and response times', async () => {
+    await fetch(`${dashboard.url}/api/settings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ widgetLayout: { slots: { seo: 'health' } } }),
+    });
+    const page = await openPage('/?project=formfox');
+    const uptime = widget(page, 'health');
+    await expect.poll(() => uptime.locator('.summary').innerText(), { timeout: 20_000 }).toBe('1 of 3 monitors down');
+    await expect(uptime.getByRole('alert').innerText()).resolves.toMatch(/Submission worker: Status 503\s+ongoing since/);
+    await expect(uptime.locator('.time').first().innerText()).resolves.toMatch(/^\d+ ms$/);
+    await page.screenshot({ path: `${screenshotDir}demo-formfox.png`, fullPage: true });
+    await page.close();
+  });
+
+  it('keeps showing cached data, marked stale with the reason, when the source rejects a refresh', async () => {
+    const page = await openPage('/?project=formfox');
+    const uptime = widget(page, 'health');
+    await expect.poll(() => uptime.locator('.summary').innerText(), { timeout: 20_000 }).toBe('1 of 3 monitors down');
+    // The demo's Better Stack token is replaced by a wrong one: the sandbox answers 401 from now on.
+    const saved = await fetch(`${dashboard.url}/api/credentials`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: 'betterstack:demo', values: { apiToken: 'revoked-token', baseUrl: 'http://127.0.0.1:9/api' } }),
+    });
+    expect(saved.status).toBe(200);
+    await uptime.getByRole('button', { name: 'Refresh uptime' }).click();
+    await expect.poll(() => uptime.locator('.badge.stale').isVisible(), { timeout: 20_000 }).toBe(true);
+    await expect(uptime.locator('.stale-note').innerText()).resolves.toMatch(/^Showing data from .+: Formfox: Better Stack could not be reached/);
+    expect(await uptime.locator('.summary').innerText()).toBe('1 of 3 monitors down');
+    await page.screenshot({ path: `${screenshotDir}demo-stale.png` });
+    await page.close();
+  });
+
+  it('shows the not-configured state with a way to settings for a project without integrations', async () => {
+    await fetch(`${dashboard.url}/api/projects`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ slug: 'side-project', name: 'Side project' }),
+    });
+    const page = await openPage('/?project=side-project');
+    const revenue = widget(page, 'revenue');
+    await expect.poll(() => revenue.locator('.note').innerText()).toBe('Side project has no revenue source set up yet. Add one in settings.');
+    expect(await revenue.getByRole('link', { name: 'Set it up in settings' }).getAttribute('href')).toBe('/settings#project-side-project');
+    await page.screenshot({ path: `${screenshotDir}not-configured.png` });
+    await page.close();
+    await fetch(`${dashboard.url}/api/projects/side-project`, { method: 'DELETE' });
+  });
+
+  it('removes the demo with its projects and credentials, back to the empty dashboard', async () => {
+    const page = await openPage('/');
+    await page.getByRole('button', { name: 'Remove the demo' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Good morning.' }).isVisible(), { timeout: 20_000 }).toBe(true);
+    expect(await page.getByRole('region', { name: 'Demo data' }).count()).toBe(0);
+    expect(await (await fetch(`${dashboard.url}/api/projects`)).json()).toEqual({ projects: [] });
+    expect(await (await fetch(`${dashboard.url}/api/credentials`)).json()).toEqual({ connectedKeys: [] });
+    await page.close();
+  });
+});
