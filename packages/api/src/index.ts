@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from '@dash/connectors';
-import type { Store } from '@dash/db';
+import { memoizeReads, type Store } from '@dash/db';
 import type { Context, DemoProvider, Logger } from './context.ts';
 import { CredentialsKeyMismatchError, CredentialVault } from './credentials/vault.ts';
 import { DataCache } from './data/cache.ts';
@@ -9,6 +9,7 @@ export { appRouter, createCaller, type AppRouter, type Caller } from './root.ts'
 export type { Context, DemoProvider, Logger } from './context.ts';
 export { resumeDemo, startDemo } from './router/demo.ts';
 export { describeError } from './errors.ts';
+export { logFailure } from './trpc.ts';
 export { ttl } from './router/data.ts';
 export { CredentialsKeyMismatchError, CredentialVault, parseCredentialsKey, resolveCredentialsKey } from './credentials/vault.ts';
 
@@ -27,7 +28,8 @@ export async function createContext(options: {
   clock?: Clock;
   demo?: DemoProvider;
 }): Promise<Context> {
-  const { store, log } = options;
+  const { log } = options;
+  const store = memoizeReads(options.store);
   const vault = new CredentialVault(options.credentialsKey);
   const check = await store.meta.get(KEY_CHECK);
   let credentialsKeyMatches = true;

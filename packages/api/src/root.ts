@@ -3,7 +3,8 @@ import { dataRouter } from './router/data.ts';
 import { demoRouter } from './router/demo.ts';
 import { projectsRouter } from './router/projects.ts';
 import { settingsRouter } from './router/settings.ts';
-import { createCallerFactory, router } from './trpc.ts';
+import type { Context } from './context.ts';
+import { createCallerFactory, logFailure, router } from './trpc.ts';
 
 export const appRouter = router({
   settings: settingsRouter,
@@ -14,5 +15,8 @@ export const appRouter = router({
 });
 
 export type AppRouter = typeof appRouter;
-export const createCaller = createCallerFactory(appRouter);
+const callerOf = createCallerFactory(appRouter);
+
+/** The procedures over one context, for loads, the REST adapter and tests; server faults are logged. */
+export const createCaller = (ctx: Context) => callerOf(ctx, { onError: ({ error, path }) => logFailure(ctx.log, path, error) });
 export type Caller = ReturnType<typeof createCaller>;

@@ -1,5 +1,5 @@
-import { initTRPC } from '@trpc/server';
-import type { Context } from './context.ts';
+import { initTRPC, type TRPCError } from '@trpc/server';
+import type { Context, Logger } from './context.ts';
 import { describeError } from './errors.ts';
 
 const t = initTRPC.context<Context>().create({
@@ -17,12 +17,15 @@ const t = initTRPC.context<Context>().create({
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Every procedure starts here; 5xx failures are logged with their path, never with their input. */
-export const publicProcedure = t.procedure.use(async ({ ctx, path, next }) => {
-  const result = await next();
-  if (!result.ok && describeError(result.error).status >= 500) {
-    const cause = result.error.cause instanceof Error ? `: ${result.error.cause.name}: ${result.error.cause.message}` : '';
-    ctx.log.error(`${path} failed (${result.error.code}) ${result.error.message}${cause}`);
-  }
-  return result;
-});
+/**
+ * Every procedure starts here. It carries no middleware: each layer costs a tRPC call frame on
+ * every request, and failures are logged by `logFailure` from the callers' and handler's onError.
+ */
+export const publicProcedure = t.procedure;
+
+/** 5xx failures go to the log with their path, never with their input. */
+export function logFailure(log: Logger, path: string | undefined, error: TRPCError) {
+  if (describeError(error).status < 500) return;
+  const cause = error.cause instanceof Error ? `: ${error.cause.name}: ${error.cause.message}` : '';
+  log.error(`${path ?? '(unknown)'} failed (${error.code}) ${error.message}${cause}`);
+}

@@ -13,11 +13,20 @@ export const rangeDays: Record<Range, number> = { '7d': 7, '15d': 15, '30d': 30,
  * days the upstream reports nothing for are 0.
  */
 export function daysOf(range: Range, now: number): string[] {
-  const days: string[] = [];
   const today = Math.floor(now / DAY_MS) * DAY_MS;
-  for (let i = rangeDays[range] - 1; i >= 0; i--) days.push(isoDay(today - i * DAY_MS));
-  return days;
+  const key = `${range}:${today}`;
+  let days = recentDays.get(key);
+  if (!days) {
+    days = [];
+    for (let i = rangeDays[range] - 1; i >= 0; i--) days.push(isoDay(today - i * DAY_MS));
+    // Every cached answer asks for the same few lists all day: keep the latest, a copy per caller.
+    if (recentDays.size >= 32) recentDays.clear();
+    recentDays.set(key, days);
+  }
+  return [...days];
 }
+
+const recentDays = new Map<string, string[]>();
 
 /**
  * Turns per-day amounts into the chart: one point per day of the range, rounded to cents. For `all`,

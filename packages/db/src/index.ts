@@ -84,3 +84,4 @@ export function redactDatabaseUrl(url: string): string {
     .replace(/^([a-z][a-z\d+.-]*:\/\/[^/?#@:]*:)[^/?#]*@/i, '$1***@')
     .replace(/([?&](?:authToken|password)=)[^&#]*/gi, '$1***');
 }
+export { memoizeReads } from './memo.ts';

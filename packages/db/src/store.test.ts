@@ -7,7 +7,7 @@ import { createClient } from '@libsql/client';
 import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { defaultSettings, type Settings, type SettingsUpdate } from '@dash/contracts';
-import { openStore, ProjectExistsError, redactDatabaseUrl, UnknownProjectsError } from './index.ts';
+import { memoizeReads, openStore, ProjectExistsError, redactDatabaseUrl, UnknownProjectsError } from './index.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 const PG_SERVER = 'postgres://postgres@127.0.0.1:5432';
@@ -321,4 +321,34 @@ describe('openStore and redactDatabaseUrl', () => {
       expect(redactDatabaseUrl(url)).toBe(url);
     },
   );
+});
+
+describe('memoizeReads', () => {
+  it('answers settings and projects from a copy until a write through it or the copy’s age says otherwise', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dash-memo-'));
+    const raw = await openStore({ url: `file:${path.join(dir, 'memo.db')}`, migrationsDir });
+    let now = 0;
+    const store = memoizeReads(raw, { maxAgeMs: 1000, now: () => now });
+    try {
+      expect(await store.projects.list()).toEqual([]);
+      // Another process writes: this one sees it only once its copy is a second old.
+      await raw.projects.create({ slug: 'elsewhere', name: 'Elsewhere' });
+      expect(await store.projects.list()).toEqual([]);
+      now += 1000;
+      expect((await store.projects.list()).map((p) => p.slug)).toEqual(['elsewhere']);
+      // Its own writes show at once, in the list, in get() and in the settings' projectOrder.
+      await store.settings.get();
+      await store.projects.create({ slug: 'mine', name: 'Mine' });
+      expect((await store.projects.list()).map((p) => p.slug)).toEqual(['elsewhere', 'mine']);
+      expect(await store.projects.get('mine')).toMatchObject({ name: 'Mine' });
+      expect((await store.settings.get()).projectOrder).toEqual(['elsewhere', 'mine']);
+      // A caller cannot change what the next caller gets: the shared copy is frozen.
+      const [first] = await store.projects.list();
+      expect(() => Object.assign(first ?? {}, { name: 'changed' })).toThrow(TypeError);
+      expect((await store.projects.get('elsewhere'))?.name).toBe('Elsewhere');
+    } finally {
+      await raw.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -11,12 +11,24 @@ export interface Cached<T> {
   staleReason?: string;
 }
 
+/** A project's integration config is a frozen object shared until it changes: serialise it once. */
+const serialised = new WeakMap<object, string>();
+function keyPart(value: unknown): string {
+  if (typeof value !== 'object' || value === null || !Object.isFrozen(value)) return JSON.stringify(value);
+  let text = serialised.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    serialised.set(value, text);
+  }
+  return text;
+}
+
 /** A key that does not depend on the order params were written in or on absent ones. */
 export function cacheKey(route: string, params: Record<string, unknown>): string {
   const normalised = Object.keys(params)
     .filter((name) => params[name] !== undefined)
     .sort()
-    .map((name) => `${name}=${JSON.stringify(params[name])}`)
+    .map((name) => `${name}=${keyPart(params[name])}`)
     .join('&');
   return `${route}?${normalised}`;
 }
@@ -28,6 +40,12 @@ export function cacheKey(route: string, params: Record<string, unknown>): string
  */
 export class DataCache {
   private readonly inflight = new Map<string, Promise<{ value: unknown; fetchedAt: string }>>();
+  /**
+   * The parsed rows this process has read or written, newest last: a hit costs no query and no
+   * re-parse of a year of chart points. The table stays the truth across restarts and processes.
+   */
+  private readonly memory = new Map<string, { value: unknown; fetchedAt: string; expiresAt: number }>();
+  private static readonly MEMORY_ENTRIES = 500;
 
   constructor(
     private readonly store: Store['cache'],
@@ -44,11 +62,8 @@ export class DataCache {
   }): Promise<Cached<T>> {
     const { route, ttlMs, schema, load } = options;
     const key = cacheKey(route, options.params);
-    const stored = await this.store.get(key);
-    // A row written by an older version in another shape is a miss, not a crash.
-    const parsed = stored ? schema.safeParse(stored.value) : undefined;
-    const usable = stored && parsed?.success ? { value: parsed.data, fetchedAt: stored.fetchedAt, expiresAt: stored.expiresAt } : undefined;
-    if (usable && !options.refresh && Date.parse(usable.expiresAt) > this.clock.now()) {
+    const usable = (this.memory.get(key) as { value: T; fetchedAt: string; expiresAt: number } | undefined) ?? (await this.read(key, schema));
+    if (usable && !options.refresh && usable.expiresAt > this.clock.now()) {
       return { value: usable.value, status: 'HIT', fetchedAt: usable.fetchedAt };
     }
 
@@ -58,6 +73,7 @@ export class DataCache {
         const fetched = this.clock.now();
         const fetchedAt = new Date(fetched).toISOString();
         await this.store.put({ key, route, value, fetchedAt, expiresAt: new Date(fetched + ttlMs).toISOString() });
+        this.remember(key, { value, fetchedAt, expiresAt: fetched + ttlMs });
         return { value, fetchedAt };
       });
       return { value: fresh.value as T, status: 'MISS', fetchedAt: fresh.fetchedAt };
@@ -69,7 +85,24 @@ export class DataCache {
 
   /** Forgets every cached answer (the demo's upstreams moved, or the demo went away). */
   async clear(): Promise<void> {
+    this.memory.clear();
     await this.store.clear();
+  }
+
+  /** A stored row, parsed; a row written by an older version in another shape is a miss, not a crash. */
+  private async read<T>(key: string, schema: z.ZodType<T>) {
+    const stored = await this.store.get(key);
+    const parsed = stored ? schema.safeParse(stored.value) : undefined;
+    if (!stored || !parsed?.success) return undefined;
+    const entry = { value: parsed.data, fetchedAt: stored.fetchedAt, expiresAt: Date.parse(stored.expiresAt) };
+    this.remember(key, entry);
+    return entry;
+  }
+
+  private remember(key: string, entry: { value: unknown; fetchedAt: string; expiresAt: number }) {
+    this.memory.delete(key);
+    this.memory.set(key, entry);
+    if (this.memory.size > DataCache.MEMORY_ENTRIES) this.memory.delete(this.memory.keys().next().value as string);
   }
 
   /** One load per key at a time; everyone asking meanwhile gets its result. */

@@ -97,6 +97,8 @@ describe('data routes through the cache', () => {
     const cold = await get('/api/health');
     expect(cold.status).toBe(502);
     expect(cold.json).toEqual({ error: { code: 'BAD_GATEWAY', message: 'Formfox: Better Stack failed (500): Internal Server Error' } });
+    expect(api.log.lines).toContain('error data.health failed (BAD_GATEWAY) Formfox: Better Stack failed (500): Internal Server Error: ConnectorError: Better Stack failed (500): Internal Server Error');
+    expect(api.log.lines.join('\n')).not.toContain(sandboxTokens.betterstack);
 
     sandbox.reset();
     const fresh = await get('/api/health');

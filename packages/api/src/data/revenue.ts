@@ -1,5 +1,5 @@
 import type { Currency, DataMeta, Range, Revenue } from '@dash/contracts';
-import { dailyChart, roundMoney, type RevenueReport } from '@dash/connectors';
+import { daysOf, roundMoney, type RevenueReport } from '@dash/connectors';
 import { fail } from '../errors.ts';
 
 export interface RevenuePart {
@@ -70,7 +70,17 @@ export function sumRevenue(parts: readonly Revenue[]): Revenue {
  */
 export function sliceRevenue(report: RevenueReport, range: Range, now: number): RevenueReport {
   if (range === 'all') return report;
-  const chart = dailyChart(range, now, new Map(report.chart.map((point) => [point.date, point.revenue])));
+  // The chart is oldest first; walking back from its end touches only the range's days, not years.
+  const days = daysOf(range, now);
+  const chart = days.map((date) => ({ date, revenue: 0 }));
+  let at = report.chart.length - 1;
+  for (let i = chart.length - 1; i >= 0 && at >= 0; i--) {
+    const point = chart[i];
+    if (!point) continue;
+    while (at >= 0 && (report.chart[at]?.date ?? '') > point.date) at--;
+    const source = report.chart[at];
+    if (source?.date === point.date) point.revenue = source.revenue;
+  }
   const grossRevenue = roundMoney(chart.reduce((sum, point) => sum + point.revenue, 0));
   const netShare = report.grossRevenue === 0 ? 1 : report.netRevenue / report.grossRevenue;
   return { ...report, chart, grossRevenue, netRevenue: roundMoney(grossRevenue * netShare) };

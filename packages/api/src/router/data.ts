@@ -23,7 +23,7 @@ import {
 import { betterstack, github, linear, revenueConnectors, sentry, vercel } from '@dash/connectors';
 import { z } from 'zod';
 import { convertRevenue, sliceRevenue, sumRevenue, type RevenuePart } from '../data/revenue.ts';
-import { isNotConfigured, loadPerProject, metaOf, type Loaded } from '../data/serve.ts';
+import { isNotConfigured, loadPerProject, metaOf, viewOf, type Loaded } from '../data/serve.ts';
 import { publicProcedure, router } from '../trpc.ts';
 
 const MINUTE = 60_000;
@@ -65,17 +65,22 @@ export const dataRouter = router({
         },
       });
       if (isNotConfigured(loaded)) return { data: loaded, meta: null };
-      const { parts, failed } = loaded;
       const { exchangeRates } = await ctx.store.settings.get();
       const now = connections.clock.now();
-      const converted: RevenuePart[] = parts.map(({ project, cached }) => {
-        const report = revenueConnectors[project.integrations.revenue?.provider ?? 'stripe'].wholeHistory
-          ? sliceRevenue(cached.value, input.range, now)
-          : cached.value;
-        return convertRevenue(report, input.currency, exchangeRates);
+      const today = Math.floor(now / 86_400_000);
+      return viewOf('revenue', input, loaded, [exchangeRates, today], () => {
+        const converted: RevenuePart[] = loaded.parts.map(({ project, cached }) => {
+          const report = revenueConnectors[project.integrations.revenue?.provider ?? 'stripe'].wholeHistory
+            ? sliceRevenue(cached.value, input.range, now)
+            : cached.value;
+          return convertRevenue(report, input.currency, exchangeRates);
+        });
+        const conversion = converted.find((part) => part.conversion)?.conversion;
+        return {
+          data: sumRevenue(converted.map((part) => part.revenue)),
+          meta: metaOf(loaded.parts, loaded.failed, conversion ? { conversion } : {}),
+        };
       });
-      const conversion = converted.find((part) => part.conversion)?.conversion;
-      return { data: sumRevenue(converted.map((part) => part.revenue)), meta: metaOf(parts, failed, conversion ? { conversion } : {}) };
     }),
 
   ideas: publicProcedure

@@ -70,7 +70,16 @@ export function getContext(): Promise<Context> {
   return context;
 }
 
-/** Procedures for server-side loads. */
-export async function getCaller(): Promise<Caller> {
-  return createCaller(await getContext());
+let caller: Promise<Caller> | undefined;
+
+/** The procedures, for server-side loads and the REST adapter: one caller over the one context. */
+export function getCaller(): Promise<Caller> {
+  caller ??= getContext().then(
+    (ctx) => createCaller(ctx),
+    (error: unknown) => {
+      caller = undefined;
+      throw error;
+    },
+  );
+  return caller;
 }
