@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { healthSchema, notConfiguredSchema } from '@dash/contracts';
+import { healthSchema, notConfiguredSchema, type Revenue } from '@dash/contracts';
 import { testClock } from '@dash/connectors/testing';
-import { sandboxTokens, startSandbox, type Sandbox } from '@dash/sandbox';
+import { demoSetup, sandboxTokens, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
 import { handleRest } from '../rest/index.ts';
 import { createTestApi } from '../testing.ts';
 
@@ -125,6 +125,37 @@ describe('data routes through the cache', () => {
     expect(res.status).toBe(400);
     expect(res.json).toMatchObject({ error: { code: 'BAD_REQUEST', issues: [{ path: ['range'] }] } });
     expect((await get('/api/ideas?limit=0')).json).toMatchObject({ error: { issues: [{ path: ['limit'], message: 'limit is at least 1' }] } });
+  });
+});
+
+describe('revenue under RevenueCat’s five requests a minute', () => {
+  it('answers every range from one fetch per project, and leaves a project out, named, rather than exceed the limit', async () => {
+    const upstreams = Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
+    await api.dispose();
+    api = await createTestApi({ clock, demo: { setup: () => Promise.resolve(demoSetup(upstreams)) } });
+    await api.caller.demo.start();
+    const revenueCat = () => sandbox.requestsTo('revenuecat').length;
+
+    // Two RevenueCat projects (two calls each) and one Stripe project, across three ranges.
+    const week = await get('/api/revenue?range=7d');
+    const month = await get('/api/revenue?range=30d');
+    const year = await get('/api/revenue?range=1y');
+    expect(revenueCat()).toBe(4);
+    expect([week.status, month.status, year.status]).toEqual([200, 200, 200]);
+    expect([(week.json as Revenue).chart.length, (month.json as Revenue).chart.length, (year.json as Revenue).chart.length]).toEqual([7, 30, 365]);
+    expect((week.json as Revenue).grossRevenue).toBeLessThan((month.json as Revenue).grossRevenue);
+
+    // CAD asks RevenueCat again: one call is left this minute, so one project waits its turn out.
+    const cad = await get('/api/revenue?range=7d&currency=CAD');
+    expect(revenueCat()).toBeLessThanOrEqual(5);
+    expect(cad.status).toBe(200);
+    expect(cad.headers.get('x-upstream-failures')).toMatch(/^(Pocket Ledger|Tideline): RevenueCat allows only so many requests a minute; the next free slot is in \d+ s/);
+
+    // A minute later the same question is answered whole.
+    clock.advance(61_000);
+    const later = await get('/api/revenue?range=7d&currency=CAD&refresh=1');
+    expect(later.headers.get('x-upstream-failures')).toBeNull();
+    expect(later.headers.get('x-currency-conversion')).toBe('USD->CAD at 1.38 (exchangeRates in settings)');
   });
 });
 
