@@ -20,7 +20,7 @@ import {
   type Shipping,
   type ShippedItem,
 } from '@dash/contracts';
-import { betterstack, github, linear, revenueConnectors, sentry, vercel } from '@dash/connectors';
+import { betterstack, github, linear, revenueConnectors, sentry, vercel, type ShippingConnector } from '@dash/connectors';
 import { z } from 'zod';
 import { convertRevenue, sliceRevenue, sumRevenue, type RevenuePart } from '../data/revenue.ts';
 import { isNotConfigured, loadPerProject, metaOf, viewOf, type Loaded } from '../data/serve.ts';
@@ -114,31 +114,29 @@ export const dataRouter = router({
     .output(dataResultSchema(shippingSchema))
     .query(async ({ ctx, input, signal }): Promise<DataResult<Shipping>> => {
       const { connections } = ctx.data;
-      const now = () => connections.clock.now();
-      const common = { slug: input.project, ttlMs: ttl.shipping, schema: shippedList, refresh: input.refresh, params: { limit: input.limit } };
-      const onSignal = signal ? { signal } : {};
+      /** One source of shipped work, loaded per project like any other route, cached under its own name. */
+      const shippedFrom = <I extends 'code_host' | 'issue_tracker' | 'deploy_host'>(
+        integration: I,
+        service: 'github' | 'linear' | 'vercel',
+        connector: ShippingConnector<I>,
+      ) =>
+        loadPerProject(ctx, {
+          integration,
+          route: `shipping:${integration}`,
+          slug: input.project,
+          ttlMs: ttl.shipping,
+          schema: shippedList,
+          refresh: input.refresh,
+          params: { limit: input.limit },
+          load: async ({ config }) => {
+            const upstream = await connections.context(service, config.credentialKey ?? service, { ...(signal ? { signal } : {}) });
+            return connector.shipped(upstream, { config, limit: input.limit, now: connections.clock.now() });
+          },
+        });
       const sources = await Promise.all([
-        loadPerProject(ctx, {
-          ...common,
-          integration: 'code_host',
-          route: 'shipping:code_host',
-          load: async ({ config }) =>
-            github.shipped(await connections.context('github', config.credentialKey ?? 'github', onSignal), { config, limit: input.limit, now: now() }),
-        }),
-        loadPerProject(ctx, {
-          ...common,
-          integration: 'issue_tracker',
-          route: 'shipping:issue_tracker',
-          load: async ({ config }) =>
-            linear.shipped(await connections.context('linear', config.credentialKey ?? 'linear', onSignal), { config, limit: input.limit, now: now() }),
-        }),
-        loadPerProject(ctx, {
-          ...common,
-          integration: 'deploy_host',
-          route: 'shipping:deploy_host',
-          load: async ({ config }) =>
-            vercel.shipped(await connections.context('vercel', config.credentialKey ?? 'vercel', onSignal), { config, limit: input.limit, now: now() }),
-        }),
+        shippedFrom('code_host', 'github', github),
+        shippedFrom('issue_tracker', 'linear', linear),
+        shippedFrom('deploy_host', 'vercel', vercel),
       ]);
       const loadedSources = sources.filter((source): source is Loaded<Omit<ShippedItem, 'project'>[]> => !isNotConfigured(source));
       const parts = loadedSources.flatMap((source) => source.parts);

@@ -1,3 +1,4 @@
+import { untrack } from 'svelte';
 import type { DataMeta, DataResult, NotConfigured } from '@dash/contracts';
 import { describeError } from '$lib/utils/errors';
 
@@ -43,4 +44,17 @@ export class WidgetData<T> {
       }
     }
   }
+}
+
+/**
+ * A widget's data, loaded at once and again whenever what `inputs` reads changes (the project tab,
+ * a range). Call it while a component initialises; only `inputs` is tracked, not what load touches.
+ */
+export function widgetData<T>(query: (refresh: boolean) => Promise<DataResult<T>>, inputs: () => unknown): WidgetData<T> {
+  const data = new WidgetData(query);
+  $effect(() => {
+    inputs();
+    untrack(() => void data.load());
+  });
+  return data;
 }
