@@ -1,4 +1,8 @@
 import type {
+  Analytics,
+  Funding,
+  Seo,
+  Storefront,
   Currency,
   Idea,
   Integrations,
@@ -60,4 +64,24 @@ export interface ErrorTrackerConnector extends ServiceConnector {
 
 export interface HealthConnector extends ServiceConnector {
   health(ctx: ConnectorContext, params: { config: Integrations['uptime_monitor'] }): Promise<{ monitors: Monitor[]; incidents: Incident[] }>;
+}
+
+export interface StorefrontConnector extends ServiceConnector {
+  /** The app's name and bundle id, its newest reviews (newest first) and its versions with their states. */
+  storefront(ctx: ConnectorContext, params: { config: Integrations['storefront'] }): Promise<Storefront>;
+}
+
+export interface AnalyticsConnector extends ServiceConnector {
+  /** One site's numbers over the range (days as in dates.ts, ending today UTC). */
+  analytics(ctx: ConnectorContext, params: { siteId: string; range: Range; now: number }): Promise<Analytics>;
+}
+
+export interface SeoConnector extends ServiceConnector {
+  /** Top queries and totals over the last 28 days; totals' position averaged by impressions. */
+  seo(ctx: ConnectorContext, params: { siteUrl: string; now: number }): Promise<Seo>;
+}
+
+export interface FundingConnector extends ServiceConnector {
+  /** A collective's stats, latest transactions and members, amounts in major units. */
+  funding(ctx: ConnectorContext, params: { slug: string }): Promise<Funding>;
 }

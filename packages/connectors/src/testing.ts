@@ -34,7 +34,7 @@ export function sandboxContext(
   const clock = options.clock ?? testClock();
   const token = sandboxTokens[service];
   return {
-    credentials: options.credentials ?? { apiToken: token, apiKey: token, secretKey: token, token, authToken: token },
+    credentials: options.credentials ?? { apiToken: token, apiKey: token, secretKey: token, token, authToken: token, personalToken: token },
     baseUrl: sandbox.services[service].baseUrl,
     fetch: globalThis.fetch,
     clock,

@@ -170,6 +170,92 @@ export type Health = z.infer<typeof healthSchema>;
 /** What a data route answers: its data, or why there is none. */
 export const dataOrNotConfigured = <T extends z.ZodType>(schema: T) => z.union([schema, notConfiguredSchema]);
 
+// --- storefront ----------------------------------------------------------------------------------
+
+export const storefrontQuerySchema = z.object({ ...project, ...refresh });
+export type StorefrontQuery = z.infer<typeof storefrontQuerySchema>;
+
+export const reviewSchema = z.object({
+  rating: z.number().int().min(1).max(5),
+  title: z.string(),
+  body: z.string(),
+  reviewerNickname: z.string(),
+  /** App Store territory code as Apple gives it (USA, GBR, DEU…). */
+  territory: z.string(),
+  createdAt: timestamp,
+});
+export const appVersionSchema = z.object({ version: z.string(), state: z.string(), createdAt: timestamp });
+export const storefrontSchema = z.object({
+  app: z.object({ name: z.string(), bundleId: z.string() }),
+  reviews: z.array(reviewSchema),
+  versions: z.array(appVersionSchema),
+});
+export type Storefront = z.infer<typeof storefrontSchema>;
+
+// --- analytics -----------------------------------------------------------------------------------
+
+export const analyticsQuerySchema = z.object({
+  range: rangeSchema.default('30d'),
+  platform: optionalText,
+  ...project,
+  ...refresh,
+});
+export type AnalyticsQuery = z.infer<typeof analyticsQuerySchema>;
+
+export const analyticsSchema = z.object({
+  visitors: count,
+  sessions: count,
+  pageViews: count,
+  /** Percent of sessions with a single page view, 0-100. */
+  bounceRate: z.number().min(0).max(100),
+  /** Average session duration in seconds. */
+  avgDuration: z.number().nonnegative(),
+  /** Visitors in the last few minutes (Plausible: 5 minutes; Umami: its "active" window). */
+  liveVisitors: count,
+  topPages: z.array(z.object({ path: z.string(), views: count, uniqueVisitors: count })),
+  referrers: z.array(z.object({ source: z.string(), visitors: count })),
+  /** Visitors per day over the range, oldest first (for the widget's chart; not in SPEC.md's table). */
+  chart: z.array(z.object({ date: z.iso.date(), visitors: count })).optional(),
+});
+export type Analytics = z.infer<typeof analyticsSchema>;
+
+// --- seo -----------------------------------------------------------------------------------------
+
+export const seoQuerySchema = z.object({ siteUrl: optionalText, ...project, ...refresh });
+export type SeoQuery = z.infer<typeof seoQuerySchema>;
+
+const searchRow = {
+  clicks: count,
+  impressions: count,
+  /** A fraction, as Google gives it (0.05 = 5%). */
+  ctr: z.number().min(0).max(1),
+  /** Average position, 1 = top. */
+  position: z.number().nonnegative(),
+};
+export const seoSchema = z.object({
+  queries: z.array(z.object({ query: z.string(), ...searchRow })),
+  totals: z.object(searchRow),
+});
+export type Seo = z.infer<typeof seoSchema>;
+
+// --- funding -------------------------------------------------------------------------------------
+
+export const fundingQuerySchema = z.object({ slug: optionalText, ...refresh });
+export type FundingQuery = z.infer<typeof fundingQuerySchema>;
+
+export const fundingSchema = z.object({
+  stats: z.object({ balance: z.number(), totalRaised: z.number(), yearlyBudget: z.number(), backerCount: count }),
+  transactions: z.array(
+    z.object({ id: z.string(), type: z.string(), amount: z.number(), currency: z.string(), description: z.string(), createdAt: timestamp }),
+  ),
+  members: z.array(
+    z.object({ name: z.string(), role: z.string(), tier: z.string(), totalDonated: z.number(), imageUrl: z.string() }),
+  ),
+  /** The collective's currency, for the amounts above. */
+  currency: z.string().optional(),
+});
+export type Funding = z.infer<typeof fundingSchema>;
+
 // --- what a data procedure answers ---------------------------------------------------------------
 
 export const cacheStatuses = ['HIT', 'MISS', 'STALE'] as const;

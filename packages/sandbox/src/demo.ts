@@ -18,6 +18,14 @@ export const demoProducts = [
       { id: '2001', name: 'Sync API', url: 'https://sync.pocketledger.app/health', status: 'up' },
       { id: '2002', name: 'Marketing site', url: 'https://pocketledger.app', status: 'up' },
     ],
+    /** App Store Connect app id and bundle id. */
+    storefront: { appId: '1588431207', bundleId: 'app.pocketledger.ios', name: 'Pocket Ledger: Budget & Bills' },
+    analytics: [
+      { platform: 'web', provider: 'plausible', siteId: 'pocketledger.app' },
+      { platform: 'ios', provider: 'umami', siteId: '3f1c2a9e-6d4b-4e1f-9a7c-2b5d8e0f1a34' },
+    ],
+    seo: { siteUrl: 'https://pocketledger.app/' },
+    funding: null,
   },
   {
     slug: 'formfox',
@@ -34,6 +42,10 @@ export const demoProducts = [
       { id: '2004', name: 'Submission worker', url: 'https://worker.formfox.io/healthz', status: 'down' },
       { id: '2006', name: 'Webhooks out', url: 'https://hooks.formfox.io/healthz', status: 'maintenance' },
     ],
+    storefront: null,
+    analytics: [{ platform: 'web', provider: 'plausible', siteId: 'formfox.io' }],
+    seo: { siteUrl: 'sc-domain:formfox.io' },
+    funding: null,
   },
   {
     slug: 'tideline',
@@ -46,6 +58,14 @@ export const demoProducts = [
     vercel: { projectId: 'prj_tidelineWeb9x', name: 'tideline-web' },
     sentry: { project: 'tideline-android', platform: 'android' },
     monitors: [{ id: '2005', name: 'Tide data API', url: 'https://api.tideline.app/v1/ping', status: 'up' }],
+    storefront: { appId: '1602277354', bundleId: 'app.tideline.ios', name: 'Tideline – Tides & Moon' },
+    analytics: [
+      { platform: 'web', provider: 'plausible', siteId: 'tideline.app' },
+      { platform: 'android', provider: 'umami', siteId: '8a0e4c71-2f9d-4b3a-8e6c-5d1f7a2b9c03' },
+    ],
+    seo: { siteUrl: 'https://tideline.app/' },
+    /** Tideline's tide-data library is open source and funded on Open Collective. */
+    funding: { slug: 'tideline-oss', name: 'Tideline Open Tide Data' },
   },
 ] as const;
 
@@ -66,6 +86,16 @@ export const sandboxTokens = {
   vercel: 'sandboxVercelDemoToken',
   sentry: 'sntrys_sandboxSentryDemoToken',
   betterstack: 'sandboxBetterStackDemoToken',
+  plausible: 'sandboxPlausibleDemoKey',
+  umami: 'sandboxUmamiDemoKey',
+  opencollective: 'sandboxOpenCollectiveDemoToken',
+} as const;
+
+/** Google OAuth values the fake token endpoint accepts (a refresh token it can also be told is revoked). */
+export const sandboxGoogle = {
+  clientId: '123456789012-sandbox.apps.googleusercontent.com',
+  clientSecret: 'GOCSPX-sandboxDemoSecret',
+  refreshToken: '1//0sandboxDemoRefreshToken',
 } as const;
 
 /** A seeded generator (mulberry32): the same seed tells the same story on every start. */
