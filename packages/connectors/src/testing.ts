@@ -32,7 +32,8 @@ export function sandboxContext(
   options: { credentials?: Record<string, string>; clock?: Clock; rateLimit?: RateLimit; timeoutMs?: number } = {},
 ): ConnectorContext {
   const clock = options.clock ?? testClock();
-  const token = sandboxTokens[service];
+  // Services signed another way (App Store Connect's keys, Google's OAuth) pass their credentials.
+  const token: string = (sandboxTokens as Record<string, string>)[service] ?? '';
   return {
     credentials: options.credentials ?? { apiToken: token, apiKey: token, secretKey: token, token, authToken: token, personalToken: token },
     baseUrl: sandbox.services[service].baseUrl,
