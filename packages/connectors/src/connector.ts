@@ -74,6 +74,8 @@ export interface StorefrontConnector extends ServiceConnector {
 export interface AnalyticsConnector extends ServiceConnector {
   /** One site's numbers over the range (days as in dates.ts, ending today UTC). */
   analytics(ctx: ConnectorContext, params: { siteId: string; range: Range; now: number }): Promise<Analytics>;
+  /** Visitors right now, alone: it has a shorter time to live (15 s) than the rest (60 s). */
+  live?(ctx: ConnectorContext, params: { siteId: string }): Promise<number>;
 }
 
 export interface SeoConnector extends ServiceConnector {

@@ -4,8 +4,13 @@ export { LimiterBusyError, MAX_LIMITER_WAIT_MS, slidingWindowLimiter, unlimited,
 export { collectPages, defineClient, nextLink, parseRetryAfter, type Client, type ClientSpec } from './http.ts';
 export { dailyChart, daysOf, isoDay, rangeDays, roundMoney } from './dates.ts';
 export type * from './connector.ts';
-export { connectorFor, revenueConnectors, serviceConnectors } from './registry.ts';
+export { analyticsConnectors, connectorFor, revenueConnectors, serviceConnectors } from './registry.ts';
+export { appstoreconnect } from './appstoreconnect/index.ts';
 export { betterstack } from './betterstack/index.ts';
+export { google } from './google/index.ts';
+export { opencollective } from './opencollective/index.ts';
+export { plausible } from './plausible/index.ts';
+export { umami } from './umami/index.ts';
 export { github } from './github/index.ts';
 export { linear } from './linear/index.ts';
 export { revenuecat } from './revenuecat/index.ts';

@@ -1,9 +1,14 @@
+import { appstoreconnectService } from './appstoreconnect/index.ts';
 import { betterstackService } from './betterstack/index.ts';
 import { githubService } from './github/index.ts';
+import { googleService } from './google/index.ts';
 import { linearService } from './linear/index.ts';
+import { opencollectiveService } from './opencollective/index.ts';
+import { plausibleService } from './plausible/index.ts';
 import { revenuecatService } from './revenuecat/index.ts';
 import { stripeService } from './stripe/index.ts';
 import { sentryService } from './sentry/index.ts';
+import { umamiService } from './umami/index.ts';
 import { vercelService } from './vercel/index.ts';
 import type { SandboxService } from './service.ts';
 
@@ -12,12 +17,17 @@ import type { SandboxService } from './service.ts';
  * data relative to `now`, the sandbox clock at start.
  */
 export const sandboxServices = {
+  appstoreconnect: appstoreconnectService,
   betterstack: betterstackService,
   github: githubService,
+  google: googleService,
   linear: linearService,
+  opencollective: opencollectiveService,
   revenuecat: revenuecatService,
   stripe: stripeService,
   sentry: sentryService,
+  plausible: plausibleService,
+  umami: umamiService,
   vercel: vercelService,
 } satisfies Record<string, (now: number) => SandboxService>;
 

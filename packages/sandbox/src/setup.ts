@@ -1,10 +1,13 @@
-import { demoOrg, demoProducts, sandboxTokens } from './demo.ts';
+import { sandboxAppStoreKey } from './appstoreconnect/keys.ts';
+import { demoOrg, demoProducts, sandboxGoogle, sandboxTokens } from './demo.ts';
+
+type DemoService = keyof typeof sandboxTokens | 'appstoreconnect' | 'google';
 
 /** Where each fake upstream listens: its base URL, as `Sandbox.services[name].baseUrl`. */
-export type DemoUpstreams = Record<keyof typeof sandboxTokens, string>;
+export type DemoUpstreams = Record<DemoService, string>;
 
 /** The credential key every demo credential is stored under: a label keeps it apart from real ones. */
-const key = (service: keyof typeof sandboxTokens) => `${service}:demo`;
+const key = (service: DemoService) => `${service}:demo`;
 
 /**
  * What the demo writes into an empty dashboard: the three products as projects whose integrations
@@ -25,6 +28,19 @@ export function demoSetup(upstreams: DemoUpstreams): DemoSetup {
     { key: key('vercel'), values: { token: sandboxTokens.vercel, baseUrl: upstreams.vercel } },
     { key: key('sentry'), values: { authToken: sandboxTokens.sentry, orgSlug: demoOrg.sentryOrg, baseUrl: upstreams.sentry } },
     { key: key('betterstack'), values: { apiToken: sandboxTokens.betterstack, baseUrl: upstreams.betterstack } },
+    {
+      key: key('appstoreconnect'),
+      values: {
+        issuerId: sandboxAppStoreKey.issuerId,
+        keyId: sandboxAppStoreKey.keyId,
+        privateKey: sandboxAppStoreKey.privateKey,
+        baseUrl: upstreams.appstoreconnect,
+      },
+    },
+    { key: key('plausible'), values: { apiKey: sandboxTokens.plausible, baseUrl: upstreams.plausible } },
+    { key: key('umami'), values: { apiKey: sandboxTokens.umami, baseUrl: upstreams.umami } },
+    { key: key('google'), values: { ...sandboxGoogle, baseUrl: upstreams.google } },
+    { key: key('opencollective'), values: { personalToken: sandboxTokens.opencollective, baseUrl: upstreams.opencollective } },
   ];
   const projects: DemoSetup['projects'] = demoProducts.map((product) => ({
     slug: product.slug,
@@ -40,6 +56,12 @@ export function demoSetup(upstreams: DemoUpstreams): DemoSetup {
       issue_tracker: { teamIds: [product.linearTeam.id], credentialKey: key('linear') },
       error_tracker: { org: demoOrg.sentryOrg, project: product.sentry.project, credentialKey: key('sentry') },
       uptime_monitor: { monitorIds: product.monitors.map((m) => m.id), credentialKey: key('betterstack') },
+      ...(product.storefront ? { storefront: { appId: product.storefront.appId, credentialKey: key('appstoreconnect') } } : {}),
+      analytics: {
+        platforms: product.analytics.map((p) => ({ platform: p.platform, provider: p.provider, siteId: p.siteId, credentialKey: key(p.provider) })),
+      },
+      seo: { siteUrl: product.seo.siteUrl, credentialKey: key('google') },
+      ...(product.funding ? { funding: { slug: product.funding.slug, credentialKey: key('opencollective') } } : {}),
     },
   }));
   return { projects, credentials };

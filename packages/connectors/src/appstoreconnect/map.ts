@@ -1,0 +1,47 @@
+import type { Storefront } from '@dash/contracts';
+import type { AppStoreVersion, CustomerReview } from './schemas.ts';
+
+type Review = Storefront['reviews'][number];
+type Version = Storefront['versions'][number];
+
+/** Apple's dates carry a local offset; the dashboard's are UTC, so that they sort as strings. */
+const utc = (date: string) => new Date(date).toISOString();
+
+export function toReview(review: CustomerReview): Review {
+  const { attributes } = review;
+  return {
+    rating: attributes.rating,
+    title: attributes.title ?? '',
+    body: attributes.body ?? '',
+    reviewerNickname: attributes.reviewerNickname ?? '',
+    territory: attributes.territory,
+    createdAt: utc(attributes.createdDate),
+  };
+}
+
+/**
+ * A version's state as Apple names it today (`READY_FOR_DISTRIBUTION`), or the deprecated
+ * `appStoreState` (`READY_FOR_SALE`) when that is all the answer has.
+ */
+export function stateOf(version: AppStoreVersion): string {
+  return version.attributes.appVersionState ?? version.attributes.appStoreState ?? 'UNKNOWN';
+}
+
+export function toVersion(version: AppStoreVersion): Version {
+  return { version: version.attributes.versionString, state: stateOf(version), createdAt: utc(version.attributes.createdDate) };
+}
+
+export const newestFirst = <T extends { createdAt: string }>(items: T[]): T[] => [...items].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+
+/** Apple's error list, one sentence per error: "Authentication credentials are missing or invalid. Provide…". */
+export function reasonOf(errors: { title: string; detail?: string | null | undefined }[]): string {
+  return errors
+    .map(({ title, detail }) => (detail ? `${/[.!?]$/.test(title) ? title : `${title}.`} ${detail}` : title))
+    .join('; ');
+}
+
+/** `X-Rate-Limit: user-hour-lim:3500;user-hour-rem:0;`: the requests left in the rolling hour. */
+export function hourRemaining(header: string | null): number | undefined {
+  const match = /user-hour-rem:(\d+)/.exec(header ?? '');
+  return match ? Number(match[1]) : undefined;
+}

@@ -1,0 +1,89 @@
+import type { SeoConnector } from '../connector.ts';
+import type { ConnectorContext } from '../context.ts';
+import { ConnectorError } from '../errors.ts';
+import { defineClient, parseRetryAfter, type HttpRequest } from '../http.ts';
+import { searchWindow, toSeo } from './map.ts';
+import { accessToken, dropAccessToken } from './oauth.ts';
+import { apiError, searchAnalytics, siteList, type SearchAnalyticsQuery, type SearchRow } from './schemas.ts';
+
+const SERVICE = 'Google Search Console';
+const MINUTE_MS = 60_000;
+/** The widget lists this many top queries. */
+const TOP_QUERIES = 25;
+/** Over-quota answers Google sends as 403 (research §7) rather than 429. */
+const QUOTA_REASONS = new Set(['quotaExceeded', 'rateLimitExceeded', 'userRateLimitExceeded']);
+
+const reasonOf = (body: unknown): string | undefined => {
+  const parsed = apiError.safeParse(body);
+  return parsed.success ? parsed.data.error.message : undefined;
+};
+
+/** The API said 401: the access token is no good (expired early, revoked); the caller may refresh once. */
+class RejectedTokenError extends ConnectorError {
+  constructor(reason: string | undefined) {
+    super('auth', `${SERVICE} rejected the credentials (401)${reason ? `: ${reason}` : ''}`);
+  }
+}
+
+const client = defineClient({
+  service: SERVICE,
+  // The Bearer access token is added per request: it comes from the token cache, not the credentials.
+  headers: () => ({}),
+  errorMessage: reasonOf,
+  classify(status, headers, body, now) {
+    if (status === 401) return new RejectedTokenError(reasonOf(body));
+    const parsed = apiError.safeParse(body);
+    if (status !== 403 || !parsed.success) return undefined;
+    const { error } = parsed.data;
+    const overQuota = error.status === 'RESOURCE_EXHAUSTED' || (error.errors ?? []).some((e) => QUOTA_REASONS.has(e.reason ?? ''));
+    if (!overQuota) return undefined;
+    const retryAfterMs = parseRetryAfter(headers.get('retry-after'), now);
+    return new ConnectorError('rate_limited', `${SERVICE} is rate limiting us (403): ${error.message}`, retryAfterMs === undefined ? {} : { retryAfterMs });
+  },
+});
+
+/** One API call with the account's access token; a 401 on a cached token drops it and tries once with a fresh one. */
+async function call<T>(ctx: ConnectorContext, request: HttpRequest<T>): Promise<T> {
+  const send = async (token: string) =>
+    (await client.request(ctx, { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } })).data;
+  const first = await accessToken(ctx);
+  try {
+    return await send(first.value);
+  } catch (error) {
+    if (!(error instanceof RejectedTokenError) || !first.cached) throw error;
+    dropAccessToken(ctx, first.value);
+    return send((await accessToken(ctx)).value);
+  }
+}
+
+async function query(ctx: ConnectorContext, siteUrl: string, body: SearchAnalyticsQuery): Promise<SearchRow[]> {
+  const path = `/webmasters/v3/sites/${encodeURIComponent(siteUrl)}/searchAnalytics/query`;
+  return (await call(ctx, { method: 'POST', path, body, schema: searchAnalytics })).rows ?? [];
+}
+
+/** Google Search Console (Search Analytics), signed in with an OAuth 2.0 refresh token. */
+export const google: SeoConnector = {
+  service: 'google',
+  defaultBaseUrl: 'https://www.googleapis.com',
+  // Search Analytics allows 1,200 queries a minute per site and per user.
+  rateLimit: { limit: 1200, windowMs: MINUTE_MS },
+
+  /** The properties this account can see: the token refresh and the API scope in one call. */
+  async test(ctx) {
+    await call(ctx, { path: '/webmasters/v3/sites', schema: siteList });
+  },
+
+  /**
+   * Top 25 queries (Google orders them by clicks) and the property's totals over the last 28 days of
+   * final data; see `searchWindow` for the dates.
+   */
+  async seo(ctx, { siteUrl, now }) {
+    const window = searchWindow(now);
+    const base = { ...window, type: 'web', dataState: 'final' } as const;
+    const [queryRows, totalRows] = await Promise.all([
+      query(ctx, siteUrl, { ...base, dimensions: ['query'], rowLimit: TOP_QUERIES }),
+      query(ctx, siteUrl, { ...base, dimensions: [] }),
+    ]);
+    return toSeo(queryRows, totalRows);
+  },
+};

@@ -1,0 +1,63 @@
+import type { Seo } from '@dash/contracts';
+import { isoDay } from '../dates.ts';
+import type { SearchRow } from './schemas.ts';
+
+const DAY_MS = 86_400_000;
+/** "Last 28 days", as Search Console's own date picker says it. */
+export const WINDOW_DAYS = 28;
+/**
+ * Final data (the default `dataState`) lags about two to three days (research §7), so the window ends
+ * two days before today. Ending today would count days Google has not filled in yet and make the last
+ * days look like a drop; a day still missing at the edge is simply absent from the answer.
+ */
+export const LAG_DAYS = 2;
+
+const pacific = new Intl.DateTimeFormat('en-US', { timeZone: 'America/Los_Angeles', year: 'numeric', month: '2-digit', day: '2-digit' });
+
+/** Today's date in Pacific Time, `YYYY-MM-DD`: Search Console's dates are Pacific days. */
+export function pacificDay(now: number): string {
+  const parts = Object.fromEntries(pacific.formatToParts(new Date(now)).map((part) => [part.type, part.value]));
+  return `${parts.year}-${parts.month}-${parts.day}`;
+}
+
+/** The 28 days (both ends included) the widget shows: ending `LAG_DAYS` before today, Pacific Time. */
+export function searchWindow(now: number): { startDate: string; endDate: string } {
+  const today = Date.parse(`${pacificDay(now)}T00:00:00Z`);
+  const end = today - LAG_DAYS * DAY_MS;
+  return { startDate: isoDay(end - (WINDOW_DAYS - 1) * DAY_MS), endDate: isoDay(end) };
+}
+
+type Totals = Seo['totals'];
+const noTotals: Totals = { clicks: 0, impressions: 0, ctr: 0, position: 0 };
+
+const numbersOf = (row: SearchRow): Totals => ({ clicks: row.clicks, impressions: row.impressions, ctr: row.ctr, position: row.position });
+
+/**
+ * Totals of some rows: clicks and impressions summed, ctr = clicks / impressions, and the position
+ * averaged by impressions: a query seen 10,000 times at rank 3 weighs more than one seen 10 times at 40.
+ */
+export function totalsOf(rows: readonly SearchRow[]): Totals {
+  let clicks = 0;
+  let impressions = 0;
+  let weighted = 0;
+  for (const row of rows) {
+    clicks += row.clicks;
+    impressions += row.impressions;
+    weighted += row.position * row.impressions;
+  }
+  if (impressions === 0) return { ...noTotals, clicks };
+  return { clicks, impressions, ctr: Math.min(1, clicks / impressions), position: weighted / impressions };
+}
+
+/**
+ * The widget's numbers. Totals are Google's own (the query without dimensions), which also count the
+ * anonymised queries the per-query rows leave out; only when that answer has no row while queries do
+ * (Google filling in data between the two requests) are they computed from the query rows.
+ */
+export function toSeo(queryRows: readonly SearchRow[], totalRows: readonly SearchRow[]): Seo {
+  const queries = queryRows
+    .filter((row) => row.keys?.[0] !== undefined)
+    .map((row) => ({ query: row.keys?.[0] ?? '', ...numbersOf(row) }));
+  const total = totalRows.find((row) => !row.keys || row.keys.length === 0);
+  return { queries, totals: total ? numbersOf(total) : queryRows.length > 0 ? totalsOf(queryRows) : noTotals };
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+/** The token endpoint's answer to `grant_type=refresh_token` (no new refresh token, normally). */
+export const tokenResponse = z
+  .object({
+    access_token: z.string().min(1),
+    /** Seconds; Google says 3599. */
+    expires_in: z.number().positive(),
+    token_type: z.string(),
+    scope: z.string().optional(),
+  })
+  .loose();
+
+/** OAuth 2.0 errors (RFC 6749 §5.2): `{"error":"invalid_grant","error_description":"Token has been expired or revoked."}`. */
+export const oauthError = z.object({ error: z.string(), error_description: z.string().optional() }).loose();
+
+/** Google APIs' error envelope: `{"error":{"code":403,"message":"…","status":"PERMISSION_DENIED","errors":[{"reason":…}]}}`. */
+export const apiError = z
+  .object({
+    error: z
+      .object({
+        code: z.number(),
+        message: z.string(),
+        status: z.string().optional(),
+        errors: z.array(z.object({ reason: z.string().optional(), message: z.string().optional() }).loose()).optional(),
+      })
+      .loose(),
+  })
+  .loose();
+export type GoogleApiError = z.infer<typeof apiError>['error'];
+
+/** `GET /webmasters/v3/sites`; an account with no properties gets `{}`, without `siteEntry`. */
+export const siteList = z
+  .object({
+    siteEntry: z.array(z.object({ siteUrl: z.string(), permissionLevel: z.string() }).loose()).optional(),
+  })
+  .loose();
+
+/** One row of searchAnalytics.query: `keys` in the order of the request's dimensions, absent without dimensions. */
+export const searchRow = z
+  .object({
+    keys: z.array(z.string()).optional(),
+    clicks: z.number().int().nonnegative(),
+    impressions: z.number().int().nonnegative(),
+    /** A 0–1 fraction. */
+    ctr: z.number().min(0).max(1),
+    /** Average rank, 1-based. */
+    position: z.number().nonnegative(),
+  })
+  .loose();
+export type SearchRow = z.infer<typeof searchRow>;
+
+/** Without data `rows` is absent: `{"responseAggregationType":"auto"}`. */
+export const searchAnalytics = z.object({ rows: z.array(searchRow).optional(), responseAggregationType: z.string().optional() }).loose();
+
+/** What we send to searchAnalytics.query. */
+export interface SearchAnalyticsQuery {
+  startDate: string;
+  endDate: string;
+  dimensions: string[];
+  type: 'web';
+  dataState: 'final';
+  rowLimit?: number;
+}

@@ -1,0 +1,126 @@
+import type { z } from 'zod';
+import type { FundingConnector } from '../connector.ts';
+import type { ConnectorContext } from '../context.ts';
+import { ConnectorError } from '../errors.ts';
+import { defineClient, parseWith, type ClientSpec } from '../http.ts';
+import { toFunding } from './map.ts';
+import { envelope, fundingData, graphqlErrorBody, meData, restErrorBody, type OcGraphQLError } from './schemas.ts';
+
+const SERVICE = 'Open Collective';
+const PATH = '/graphql/v2';
+const TRANSACTIONS_LIMIT = 20;
+const MEMBERS_LIMIT = 50;
+
+/**
+ * Open Collective repeats an unknown token in its 401 ("Invalid Personal Token (Api Key): <token>"):
+ * the reason is kept, the token is not.
+ */
+export function withoutToken(message: string): string {
+  return message.replace(/((?:invalid|expired) personal token(?: \(api key\))?|invalid personal token for collective)\s*:.*$/is, '$1');
+}
+
+const reasonOf = (errors: readonly OcGraphQLError[]) => withoutToken(errors[0]?.message ?? 'unknown error');
+
+const NOT_FOUND = /^No \w+ found with slug|Not Found$/i;
+
+/** A GraphQL error list as a ConnectorError, by Open Collective's `extensions.code` (and its wording for a missing slug). */
+export function opencollectiveError(status: number, errors: readonly OcGraphQLError[], slug?: string): ConnectorError {
+  const first = errors[0];
+  const code = first?.extensions?.code?.toLowerCase();
+  const said = `(${status}): ${reasonOf(errors)}`;
+  if (code === 'unauthorized' || code === 'invalidtoken') return new ConnectorError('auth', `${SERVICE} rejected the credentials ${said}`);
+  if (code === 'forbidden') return new ConnectorError('auth', `${SERVICE} refused access ${said}`);
+  if (code === 'ratelimitexceeded') return new ConnectorError('rate_limited', `${SERVICE} is rate limiting us ${said}`);
+  if (code === 'notfound' || NOT_FOUND.test(first?.message ?? '')) {
+    const what = slug === undefined ? 'such account' : `collective with the slug "${slug}"`;
+    return new ConnectorError('not_found', `${SERVICE} has no ${what} ${said}`);
+  }
+  // Anything else means Open Collective could not run the query we sent.
+  return new ConnectorError('bad_response', `${SERVICE} could not answer our query ${said}`);
+}
+
+const spec: ClientSpec = {
+  service: SERVICE,
+  // A personal token goes in its own header; without one Open Collective serves public data anonymously.
+  headers: (credentials): Record<string, string> => {
+    const token = credentials.personalToken ?? '';
+    return token === '' ? {} : { 'personal-token': token };
+  },
+  errorMessage(body) {
+    const rest = restErrorBody.safeParse(body);
+    if (rest.success) return withoutToken(rest.data.error.message);
+    const graphql = graphqlErrorBody.safeParse(body);
+    return graphql.success ? reasonOf(graphql.data.errors) : undefined;
+  },
+  // A 400 with GraphQL errors is a query Open Collective refused to run; its code says why.
+  classify(status, _headers, body) {
+    if (status >= 500 || status === 401 || status === 429) return undefined;
+    const parsed = graphqlErrorBody.safeParse(body);
+    return parsed.success ? opencollectiveError(status, parsed.data.errors) : undefined;
+  },
+};
+const client = defineClient(spec);
+
+/** One GraphQL operation: errors are read even on a 200, then `data` is parsed against its schema. */
+async function graphql<T>(ctx: ConnectorContext, query: string, variables: Record<string, unknown>, schema: z.ZodType<T>, slug?: string): Promise<T> {
+  const secret = ctx.credentials.personalToken ?? '';
+  try {
+    const { data: reply } = await client.request(ctx, { method: 'POST', path: PATH, body: { query, variables }, schema: envelope });
+    if (reply.errors && reply.errors.length > 0) throw opencollectiveError(200, reply.errors, slug);
+    return parseWith(SERVICE, schema, reply.data);
+  } catch (error) {
+    // Whatever Open Collective chose to echo, the token never leaves in a message.
+    if (error instanceof ConnectorError && secret.length >= 4 && error.message.includes(secret)) {
+      throw new ConnectorError(error.kind, error.message.replaceAll(secret, '[redacted]'), {
+        retryable: error.retryable,
+        ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
+      });
+    }
+    throw error;
+  }
+}
+
+const AMOUNT = '{ valueInCents currency }';
+const FUNDING_QUERY = `query Funding($slug: String!, $transactionsLimit: Int!, $membersLimit: Int!) {
+  account(slug: $slug) {
+    id slug name currency
+    stats {
+      balance ${AMOUNT}
+      totalAmountReceived ${AMOUNT}
+      yearlyBudget ${AMOUNT}
+    }
+    transactions(limit: $transactionsLimit, offset: 0, orderBy: { field: CREATED_AT, direction: DESC }) {
+      totalCount
+      nodes { id type kind createdAt description amount ${AMOUNT} }
+    }
+    members(role: [BACKER], limit: $membersLimit, offset: 0) {
+      totalCount
+      nodes {
+        role
+        tier { name }
+        totalDonations ${AMOUNT}
+        account { name imageUrl }
+      }
+    }
+  }
+}`;
+
+/** Open Collective: a collective's balance, budget, latest transactions and backers. */
+export const opencollective: FundingConnector = {
+  service: 'opencollective',
+  defaultBaseUrl: 'https://api.opencollective.com',
+  // Open Collective's limit for requests made with a personal token.
+  rateLimit: { limit: 100, windowMs: 60_000 },
+
+  async test(ctx) {
+    const { me } = await graphql(ctx, 'query Me { me { id } }', {}, meData);
+    // A request without a (known) token is served anonymously: `me` is then null.
+    if (!me) throw new ConnectorError('auth', `${SERVICE} did not recognise a signed-in account: add a personal token`);
+  },
+
+  async funding(ctx, { slug }) {
+    const { account } = await graphql(ctx, FUNDING_QUERY, { slug, transactionsLimit: TRANSACTIONS_LIMIT, membersLimit: MEMBERS_LIMIT }, fundingData, slug);
+    if (!account) throw new ConnectorError('not_found', `${SERVICE} has no collective with the slug "${slug}"`);
+    return toFunding(account);
+  },
+};

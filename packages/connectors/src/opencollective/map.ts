@@ -1,0 +1,56 @@
+import type { Funding } from '@dash/contracts';
+import { roundMoney } from '../dates.ts';
+import type { OcAccount, OcMember, OcTransaction } from './schemas.ts';
+
+type Amount = { valueInCents: number | null; currency?: string | null | undefined };
+
+/** Open Collective's integer cents in major units: 500 is 5. */
+export const majorUnits = (value: Amount | null | undefined): number => roundMoney((value?.valueInCents ?? 0) / 100);
+
+/** A transaction as Open Collective gives it: CREDIT or DEBIT, the amount signed (debits negative). */
+export function toTransaction(transaction: OcTransaction, fallbackCurrency: string): Funding['transactions'][number] {
+  return {
+    id: transaction.id,
+    type: transaction.type,
+    amount: majorUnits(transaction.amount),
+    currency: transaction.amount.currency ?? fallbackCurrency,
+    description: transaction.description ?? '',
+    createdAt: new Date(transaction.createdAt).toISOString(),
+  };
+}
+
+/**
+ * A member with its tier's name; a backer who gave a custom amount has no tier and gets '' (the
+ * widget then shows the role). An account Open Collective hides (incognito) has no name or image.
+ */
+export function toMember(member: OcMember): Funding['members'][number] {
+  return {
+    name: member.account?.name ?? 'Incognito',
+    role: member.role,
+    tier: member.tier?.name ?? '',
+    totalDonated: majorUnits(member.totalDonations),
+    imageUrl: member.account?.imageUrl ?? '',
+  };
+}
+
+/**
+ * The collective's funding: stats in the collective's currency, the latest transactions newest first,
+ * and the page of backers read, biggest givers first. `backerCount` is Open Collective's total of
+ * BACKER members, not the length of the page.
+ */
+export function toFunding(account: OcAccount): Funding {
+  const currency = account.currency ?? account.stats.balance?.currency ?? 'USD';
+  return {
+    stats: {
+      balance: majorUnits(account.stats.balance),
+      totalRaised: majorUnits(account.stats.totalAmountReceived),
+      yearlyBudget: majorUnits(account.stats.yearlyBudget),
+      backerCount: account.members.totalCount,
+    },
+    transactions: account.transactions.nodes
+      .map((t) => toTransaction(t, currency))
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt)),
+    members: account.members.nodes.map(toMember).sort((a, b) => b.totalDonated - a.totalDonated),
+    currency,
+  };
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+/**
+ * Open Collective answers GraphQL v2 (Apollo): `{ data }` on success; `{ errors, data }` with HTTP 200
+ * when a resolver failed (an unknown slug: `data.account` null and "No collective found with slug …");
+ * `{ errors }` with 400 for a query it cannot parse or validate. `extensions.code` names the failure
+ * (`Unauthorized`, `Forbidden`, `NotFound`, `RateLimitExceeded`, `GRAPHQL_VALIDATION_FAILED`…).
+ */
+export const graphqlError = z
+  .object({
+    message: z.string(),
+    path: z.array(z.union([z.string(), z.number()])).optional(),
+    extensions: z.object({ code: z.string().optional() }).loose().optional(),
+  })
+  .loose();
+export type OcGraphQLError = z.infer<typeof graphqlError>;
+
+export const graphqlErrorBody = z.object({ errors: z.array(graphqlError).min(1) }).loose();
+
+/**
+ * Outside GraphQL (a token it does not know, the rate limiter) Open Collective's Express layer answers
+ * `{"error": {"code", "type", "message"}}`.
+ */
+export const restErrorBody = z.object({ error: z.object({ message: z.string(), type: z.string().optional() }).loose() }).loose();
+
+/** The envelope only; `data` is parsed against the operation's own schema once `errors` is ruled out. */
+export const envelope = z.object({ data: z.unknown().optional(), errors: z.array(graphqlError).optional() }).loose();
+
+/** `Amount`: use the integer cents, never the float `value`. */
+export const amount = z.object({ valueInCents: z.number().int().nullable(), currency: z.string().nullable().optional() }).loose();
+
+export const transaction = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    kind: z.string().nullable().optional(),
+    createdAt: z.string(),
+    description: z.string().nullable(),
+    amount,
+  })
+  .loose();
+export type OcTransaction = z.infer<typeof transaction>;
+
+export const member = z
+  .object({
+    role: z.string(),
+    tier: z.object({ name: z.string() }).loose().nullable(),
+    totalDonations: amount,
+    account: z.object({ name: z.string().nullable(), imageUrl: z.string().nullable() }).loose().nullable(),
+  })
+  .loose();
+export type OcMember = z.infer<typeof member>;
+
+export const account = z
+  .object({
+    name: z.string(),
+    currency: z.string().nullable(),
+    stats: z
+      .object({
+        balance: amount.nullable(),
+        totalAmountReceived: amount.nullable(),
+        yearlyBudget: amount.nullable(),
+      })
+      .loose(),
+    transactions: z.object({ totalCount: z.number().int(), nodes: z.array(transaction) }).loose(),
+    members: z.object({ totalCount: z.number().int().nonnegative(), nodes: z.array(member) }).loose(),
+  })
+  .loose();
+export type OcAccount = z.infer<typeof account>;
+
+export const fundingData = z.object({ account: account.nullable() });
+
+export const meData = z.object({ me: z.object({ id: z.string() }).loose().nullable() });
