@@ -183,8 +183,10 @@ export const reviewSchema = z.object({
   /** App Store territory code as Apple gives it (USA, GBR, DEU…). */
   territory: z.string(),
   createdAt: timestamp,
+  /** The dashboard project, when several apps are answered at once. */
+  project: z.string().optional(),
 });
-export const appVersionSchema = z.object({ version: z.string(), state: z.string(), createdAt: timestamp });
+export const appVersionSchema = z.object({ version: z.string(), state: z.string(), createdAt: timestamp, project: z.string().optional() });
 export const storefrontSchema = z.object({
   app: z.object({ name: z.string(), bundleId: z.string() }),
   reviews: z.array(reviewSchema),

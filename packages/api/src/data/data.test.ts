@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { healthSchema, notConfiguredSchema, type Revenue } from '@dash/contracts';
+import { analyticsSchema, fundingSchema, healthSchema, notConfiguredSchema, seoSchema, storefrontSchema, type Revenue } from '@dash/contracts';
 import { testClock } from '@dash/connectors/testing';
 import { demoSetup, sandboxTokens, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
 import { handleRest } from '../rest/index.ts';
@@ -156,6 +156,52 @@ describe('revenue under RevenueCat’s five requests a minute', () => {
     const later = await get('/api/revenue?range=7d&currency=CAD&refresh=1');
     expect(later.headers.get('x-upstream-failures')).toBeNull();
     expect(later.headers.get('x-currency-conversion')).toBe('USD->CAD at 1.38 (exchangeRates in settings)');
+  });
+});
+
+describe('storefront, analytics, search and funding over the demo', () => {
+  beforeEach(async () => {
+    const upstreams = Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
+    await api.dispose();
+    api = await createTestApi({ clock, demo: { setup: () => Promise.resolve(demoSetup(upstreams)) } });
+    await api.caller.demo.start();
+  });
+
+  it('answers each route in the spec’s shape, per project and for all', async () => {
+    const store = storefrontSchema.parse((await get('/api/storefront?project=tideline')).json);
+    expect(store.app).toEqual({ name: 'Tideline – Tides & Moon', bundleId: 'app.tideline.ios' });
+    expect(store.versions.some((v) => v.state === 'READY_FOR_DISTRIBUTION')).toBe(true);
+    expect((await get('/api/storefront?project=formfox')).json).toMatchObject({ configured: false, integration: 'storefront' });
+    expect(storefrontSchema.parse((await get('/api/storefront')).json).app.bundleId).toBe('app.pocketledger.ios, app.tideline.ios');
+
+    const all = analyticsSchema.parse((await get('/api/analytics?project=pocket-ledger')).json);
+    const web = analyticsSchema.parse((await get('/api/analytics?project=pocket-ledger&platform=web')).json);
+    const ios = analyticsSchema.parse((await get('/api/analytics?project=pocket-ledger&platform=ios')).json);
+    expect(all.visitors).toBe(web.visitors + ios.visitors);
+    expect(all.chart).toHaveLength(30);
+    expect((await get('/api/analytics?platform=windows')).json).toMatchObject({ configured: false, message: 'No project has a "windows" platform in its analytics' });
+
+    const seo = seoSchema.parse((await get('/api/seo?siteUrl=sc-domain:formfox.io')).json);
+    expect(seo.totals.ctr).toBeLessThan(1);
+    expect((await get('/api/seo?siteUrl=https://nobody.example/')).json).toMatchObject({ configured: false });
+
+    const funding = fundingSchema.parse((await get('/api/funding')).json);
+    expect(funding.stats.backerCount).toBeGreaterThan(funding.members.length - 1);
+    expect(funding.currency).toBe('USD');
+    const unknown = await get('/api/funding?slug=no-such-collective');
+    expect(unknown.status).toBe(502);
+    expect(JSON.stringify(unknown.json)).toMatch(/no-such-collective/);
+  });
+
+  it('keeps live visitors fresh for 15 s while the rest is cached for a minute', async () => {
+    await get('/api/analytics?project=formfox');
+    const plausibleCalls = () => sandbox.requestsTo('plausible').length;
+    const live = () => sandbox.requestsTo('plausible', '/api/v1/stats/realtime').length;
+    const [calls, lives] = [plausibleCalls(), live()];
+    clock.advance(16_000);
+    expect((await get('/api/analytics?project=formfox')).headers.get('x-cache')).toBe('HIT');
+    expect(live()).toBe(lives + 1);
+    expect(plausibleCalls()).toBe(calls + 1);
   });
 });
 

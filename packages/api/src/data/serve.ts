@@ -91,10 +91,14 @@ export async function loadPerProject<I extends IntegrationName, T>(
     /** Everything besides the project that changes the answer (range, currency, limit…). */
     params: Record<string, unknown> | ((configured: Configured<I>) => Record<string, unknown>);
     load: (configured: Configured<I>) => Promise<T>;
+    /** Narrows the projects (a Search Console property, a collective); when none is left, `whenNone` says why. */
+    filter?: { keep: (configured: Configured<I>) => boolean; whenNone: string };
   },
 ): Promise<Loaded<T> | NotConfigured> {
-  const projects = await projectsWith(ctx, options.integration, options.slug);
-  if (!Array.isArray(projects)) return projects;
+  const found = await projectsWith(ctx, options.integration, options.slug);
+  if (!Array.isArray(found)) return found;
+  const projects = options.filter ? found.filter(options.filter.keep) : found;
+  if (projects.length === 0) return notConfigured(options.integration, options.filter?.whenNone ?? '');
   const missing: MissingCredentialsError[] = [];
   const failures: { project: Project; error: ConnectorError }[] = [];
   const parts = await Promise.all(
@@ -126,13 +130,13 @@ export async function loadPerProject<I extends IntegrationName, T>(
       }
     }),
   );
-  const found = parts.filter((part): part is ProjectPart<T> => part !== undefined);
+  const loaded = parts.filter((part): part is ProjectPart<T> => part !== undefined);
   const first = failures[0];
-  if (first && (options.slug !== undefined || found.length === 0)) {
+  if (first && (options.slug !== undefined || loaded.length === 0)) {
     throw fail('BAD_GATEWAY', `${first.project.name}: ${first.error.message}`, first.error);
   }
-  if (found.length === 0 && missing[0]) return notConfigured(options.integration, missing[0].message);
-  return { parts: found, failed: failures.map(({ project, error }) => ({ project: project.slug, error: `${project.name}: ${error.message}` })) };
+  if (loaded.length === 0 && missing[0]) return notConfigured(options.integration, missing[0].message);
+  return { parts: loaded, failed: failures.map(({ project, error }) => ({ project: project.slug, error: `${project.name}: ${error.message}` })) };
 }
 
 export const isNotConfigured = <T>(loaded: Loaded<T> | NotConfigured): loaded is NotConfigured => 'configured' in loaded;

@@ -79,4 +79,8 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'GET', path: '/api/shipping', procedure: 'data.shipping', input: query, respond: dataResponse },
   { method: 'GET', path: '/api/errortracker', procedure: 'data.errortracker', input: query, respond: dataResponse },
   { method: 'GET', path: '/api/health', procedure: 'data.health', input: query, respond: dataResponse },
+  { method: 'GET', path: '/api/storefront', procedure: 'data.storefront', input: query, respond: dataResponse },
+  { method: 'GET', path: '/api/analytics', procedure: 'data.analytics', input: query, respond: dataResponse },
+  { method: 'GET', path: '/api/seo', procedure: 'data.seo', input: query, respond: dataResponse },
+  { method: 'GET', path: '/api/funding', procedure: 'data.funding', input: query, respond: dataResponse },
 ];

@@ -68,7 +68,7 @@ export const credentialsRouter = router({
       const connector = service && connectorFor(service);
       if (!service || !connector) {
         const label = service ? services[service].label : input.key;
-        return { ok: false as const, error: `Testing ${label} credentials is not available yet: its connector has not landed. Nothing was sent.` };
+        return { ok: false as const, error: `${label} credentials cannot be tested here. Nothing was sent.` };
       }
       const values = input.values ? filledIn(input.values) : await storedValues(ctx, input.key);
       const timeout = AbortSignal.timeout(TEST_TIMEOUT_MS);

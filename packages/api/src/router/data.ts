@@ -25,6 +25,7 @@ import { z } from 'zod';
 import { convertRevenue, sliceRevenue, sumRevenue, type RevenuePart } from '../data/revenue.ts';
 import { isNotConfigured, loadPerProject, metaOf, viewOf, type Loaded } from '../data/serve.ts';
 import { publicProcedure, router } from '../trpc.ts';
+import { growthProcedures } from './growth.ts';
 
 const MINUTE = 60_000;
 
@@ -39,6 +40,8 @@ const shippedList = z.array(shippingSchema.shape.items.element.omit({ project: t
 const byPriorityThenAge = (a: Idea, b: Idea) => (a.priority || 5) - (b.priority || 5) || a.createdAt.localeCompare(b.createdAt);
 
 export const dataRouter = router({
+  ...growthProcedures,
+
   revenue: publicProcedure
     .input(revenueQuerySchema)
     .output(dataResultSchema(revenueSchema))

@@ -1,0 +1,109 @@
+import type { Analytics, Funding, Seo } from '@dash/contracts';
+import { roundMoney } from '@dash/connectors';
+
+const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** Adds up rows that share a key, keeping the first row's order of appearance, largest first. */
+function mergeBy<T>(rows: readonly T[], key: (row: T) => string, add: (a: T, b: T) => T, size: (row: T) => number, limit: number): T[] {
+  const merged = new Map<string, T>();
+  for (const row of rows) {
+    const seen = merged.get(key(row));
+    merged.set(key(row), seen ? add(seen, row) : row);
+  }
+  return [...merged.values()].sort((a, b) => size(b) - size(a)).slice(0, limit);
+}
+
+/**
+ * Several sites' analytics as one: counts summed; bounce rate and visit duration weighted by sessions
+ * (a site with ten times the visits counts ten times); pages and referrers merged by path and source.
+ */
+export function sumAnalytics(parts: readonly Analytics[]): Analytics {
+  if (parts.length === 1 && parts[0]) return parts[0];
+  const sessions = parts.reduce((sum, part) => sum + part.sessions, 0);
+  const weighted = (pick: (part: Analytics) => number) =>
+    sessions === 0 ? 0 : parts.reduce((sum, part) => sum + pick(part) * part.sessions, 0) / sessions;
+  const byDay = new Map<string, number>();
+  for (const part of parts) for (const point of part.chart ?? []) byDay.set(point.date, (byDay.get(point.date) ?? 0) + point.visitors);
+  return {
+    visitors: parts.reduce((sum, part) => sum + part.visitors, 0),
+    sessions,
+    pageViews: parts.reduce((sum, part) => sum + part.pageViews, 0),
+    bounceRate: round(weighted((part) => part.bounceRate)),
+    avgDuration: round(weighted((part) => part.avgDuration)),
+    liveVisitors: parts.reduce((sum, part) => sum + part.liveVisitors, 0),
+    topPages: mergeBy(
+      parts.flatMap((part) => part.topPages),
+      (page) => page.path,
+      (a, b) => ({ path: a.path, views: a.views + b.views, uniqueVisitors: a.uniqueVisitors + b.uniqueVisitors }),
+      (page) => page.views,
+      10,
+    ),
+    referrers: mergeBy(
+      parts.flatMap((part) => part.referrers),
+      (referrer) => referrer.source,
+      (a, b) => ({ source: a.source, visitors: a.visitors + b.visitors }),
+      (referrer) => referrer.visitors,
+      10,
+    ),
+    chart: [...byDay.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([date, visitors]) => ({ date, visitors })),
+  };
+}
+
+/**
+ * Several properties' search analytics as one: queries merged by text, totals summed with ctr as
+ * clicks over impressions and position averaged by impressions, as Search Console itself does.
+ */
+export function sumSeo(parts: readonly Seo[]): Seo {
+  if (parts.length === 1 && parts[0]) return parts[0];
+  const rows = parts.flatMap((part) => part.queries);
+  const queries = mergeBy(
+    rows,
+    (row) => row.query,
+    (a, b) => {
+      const impressions = a.impressions + b.impressions;
+      return {
+        query: a.query,
+        clicks: a.clicks + b.clicks,
+        impressions,
+        ctr: impressions === 0 ? 0 : (a.clicks + b.clicks) / impressions,
+        position: impressions === 0 ? 0 : (a.position * a.impressions + b.position * b.impressions) / impressions,
+      };
+    },
+    (row) => row.clicks,
+    50,
+  );
+  const clicks = parts.reduce((sum, part) => sum + part.totals.clicks, 0);
+  const impressions = parts.reduce((sum, part) => sum + part.totals.impressions, 0);
+  return {
+    queries,
+    totals: {
+      clicks,
+      impressions,
+      ctr: impressions === 0 ? 0 : clicks / impressions,
+      position: impressions === 0 ? 0 : parts.reduce((sum, part) => sum + part.totals.position * part.totals.impressions, 0) / impressions,
+    },
+  };
+}
+
+/** Several collectives as one, when they share a currency: stats summed, lists merged newest or biggest first. */
+export function sumFunding(parts: readonly Funding[]): Funding {
+  if (parts.length === 1 && parts[0]) return parts[0];
+  const sum = (pick: (part: Funding) => number) => roundMoney(parts.reduce((total, part) => total + pick(part), 0));
+  return {
+    stats: {
+      balance: sum((part) => part.stats.balance),
+      totalRaised: sum((part) => part.stats.totalRaised),
+      yearlyBudget: sum((part) => part.stats.yearlyBudget),
+      backerCount: parts.reduce((total, part) => total + part.stats.backerCount, 0),
+    },
+    transactions: parts
+      .flatMap((part) => part.transactions)
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+      .slice(0, 20),
+    members: parts
+      .flatMap((part) => part.members)
+      .sort((a, b) => b.totalDonated - a.totalDonated)
+      .slice(0, 50),
+    ...(parts[0]?.currency ? { currency: parts[0].currency } : {}),
+  };
+}
