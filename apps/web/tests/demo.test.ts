@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { healthSchema, ideasSchema, revenueSchema, shippingSchema, errorTrackerSchema } from '@dash/contracts';
+import {
+  analyticsSchema,
+  errorTrackerSchema,
+  fundingSchema,
+  healthSchema,
+  ideasSchema,
+  revenueSchema,
+  seoSchema,
+  shippingSchema,
+  storefrontSchema,
+} from '@dash/contracts';
 import { launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
@@ -40,6 +50,8 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
     await expect.poll(() => widget(page, 'shipping').locator('li').count(), { timeout: 30_000 }).toBeGreaterThan(5);
     await expect.poll(() => widget(page, 'ideas').locator('li').count(), { timeout: 30_000 }).toBeGreaterThan(5);
     await expect.poll(() => widget(page, 'errortracker').locator('tbody tr').count(), { timeout: 30_000 }).toBeGreaterThan(5);
+    await expect.poll(() => widget(page, 'analytics').locator('[data-figure="visitors"]').innerText(), { timeout: 30_000 }).toMatch(/^[\d.]+[KM]?$/);
+    await expect.poll(() => widget(page, 'seo').locator('tbody tr').count(), { timeout: 30_000 }).toBeGreaterThan(3);
     const sources = await widget(page, 'shipping').locator('.meta').allInnerTexts();
     for (const source of ['PR merged', 'Issue done', 'Deployed']) expect(sources.some((text) => text.startsWith(source))).toBe(true);
     await page.screenshot({ path: `${screenshotDir}demo-all-projects.png`, fullPage: true });
@@ -53,6 +65,11 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
       ['/api/shipping', shippingSchema],
       ['/api/errortracker', errorTrackerSchema],
       ['/api/health', healthSchema],
+      ['/api/storefront', storefrontSchema],
+      ['/api/analytics', analyticsSchema],
+      ['/api/analytics?platform=web&range=7d', analyticsSchema],
+      ['/api/seo', seoSchema],
+      ['/api/funding', fundingSchema],
     ] as const) {
       const first = await api(path);
       expect(first.status, path).toBe(200);
@@ -78,6 +95,62 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
     await expect(uptime.locator('.time').first().innerText()).resolves.toMatch(/^\d+ ms$/);
     await page.screenshot({ path: `${screenshotDir}demo-formfox.png`, fullPage: true });
     await page.close();
+  });
+
+  it('shows Tideline’s App Store reviews, its funding, and its collective’s balance beside revenue with showOC', async () => {
+    await fetch(`${dashboard.url}/api/settings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ widgetLayout: { slots: { analytics: 'storefront', seo: 'funding' }, configs: { revenue: { showOC: true } } } }),
+    });
+    const page = await openPage('/?project=tideline');
+    const store = widget(page, 'storefront');
+    await expect.poll(() => store.locator('[data-figure="average-rating"]').innerText(), { timeout: 20_000 }).toMatch(/^[1-5]\.\d$/);
+    expect(await store.locator('.reviews li').count()).toBeGreaterThan(0);
+    await expect(store.locator('.versions').innerText()).resolves.toMatch(/Ready for distribution/);
+    const funding = widget(page, 'funding');
+    await expect.poll(() => funding.locator('[data-figure="balance"]').innerText(), { timeout: 20_000 }).toMatch(/\d/);
+    expect(await funding.locator('.avatars img').count()).toBeGreaterThan(3);
+    await expect.poll(() => widget(page, 'revenue').locator('[data-figure="oc-balance"]').innerText(), { timeout: 20_000 }).toBe(
+      await funding.locator('[data-figure="balance"]').innerText(),
+    );
+    await page.screenshot({ path: `${screenshotDir}demo-tideline.png`, fullPage: true });
+    await page.close();
+    // Formfox has no collective: its funding widget says so instead of showing everyone's.
+    const formfox = await openPage('/?project=formfox');
+    await expect.poll(() => widget(formfox, 'funding').locator('.note').innerText()).toBe('This project has no funding platform set up yet. Add one in settings.');
+    await formfox.close();
+    await fetch(`${dashboard.url}/api/settings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ widgetLayout: { slots: { analytics: 'analytics', seo: 'health' }, configs: { revenue: { showOC: false } } } }),
+    });
+  });
+
+  it('switches analytics between platforms and sorts search queries by a column', async () => {
+    await fetch(`${dashboard.url}/api/settings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ widgetLayout: { slots: { seo: 'seo' } } }),
+    });
+    const page = await openPage('/?project=pocket-ledger');
+    const analytics = widget(page, 'analytics');
+    await expect.poll(() => analytics.locator('[data-figure="visitors"]').innerText(), { timeout: 20_000 }).toMatch(/\d/);
+    const both = await analytics.locator('[data-figure="visitors"]').innerText();
+    await analytics.getByLabel('Platform').selectOption('web');
+    await expect.poll(() => analytics.locator('[data-figure="visitors"]').innerText(), { timeout: 20_000 }).not.toBe(both);
+    const seo = widget(page, 'seo');
+    await expect.poll(() => seo.locator('tbody tr').count(), { timeout: 20_000 }).toBeGreaterThan(3);
+    await seo.getByRole('button', { name: /^Pos\./ }).click();
+    const positions = (await seo.locator('tbody tr td:nth-child(5)').allInnerTexts()).map(Number);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    await page.screenshot({ path: `${screenshotDir}demo-pocket-ledger.png`, fullPage: true });
+    await page.close();
+    await fetch(`${dashboard.url}/api/settings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ widgetLayout: { slots: { seo: 'health' } } }),
+    });
   });
 
   it('keeps showing cached data, marked stale with the reason, when the source rejects a refresh', async () => {
