@@ -110,7 +110,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
     await expect(store.locator('.versions').innerText()).resolves.toMatch(/Ready for distribution/);
     const funding = widget(page, 'funding');
     await expect.poll(() => funding.locator('[data-figure="balance"]').innerText(), { timeout: 20_000 }).toMatch(/\d/);
-    expect(await funding.locator('.avatars img').count()).toBeGreaterThan(3);
+    expect(await funding.locator('.avatars li').count()).toBeGreaterThan(3);
     await expect.poll(() => widget(page, 'revenue').locator('[data-figure="oc-balance"]').innerText(), { timeout: 20_000 }).toBe(
       await funding.locator('[data-figure="balance"]').innerText(),
     );
