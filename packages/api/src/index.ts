@@ -10,7 +10,7 @@ export type { Context, DemoProvider, Logger } from './context.ts';
 export { resumeDemo, startDemo } from './router/demo.ts';
 export { describeError } from './errors.ts';
 export { logFailure } from './trpc.ts';
-export { ttl } from './router/data.ts';
+export { ttl } from './data/ttl.ts';
 export { CredentialsKeyMismatchError, CredentialVault, parseCredentialsKey, resolveCredentialsKey } from './credentials/vault.ts';
 
 const KEY_CHECK = 'credentialsKeyCheck';

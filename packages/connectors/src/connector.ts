@@ -58,8 +58,13 @@ export interface ShippingConnector<I extends 'code_host' | 'issue_tracker' | 'de
 }
 
 export interface ErrorTrackerConnector extends ServiceConnector {
-  /** Unresolved issues (the first page, most recently seen first) and their real total. */
-  issues(ctx: ConnectorContext, params: { config: Integrations['error_tracker'] }): Promise<{ issues: TrackedIssue[]; errorCount: number }>;
+  /** The project's id upstream (Sentry's numeric one), which changes rarely: the route caches it longer. */
+  projectId(ctx: ConnectorContext, params: { config: Integrations['error_tracker'] }): Promise<string>;
+  /** Unresolved issues (the first page, most recently seen first) and their real total; looks the id up when not given. */
+  issues(
+    ctx: ConnectorContext,
+    params: { config: Integrations['error_tracker']; projectId?: string },
+  ): Promise<{ issues: TrackedIssue[]; errorCount: number }>;
 }
 
 export interface HealthConnector extends ServiceConnector {

@@ -29,14 +29,24 @@ export function daysOf(range: Range, now: number): string[] {
 const recentDays = new Map<string, string[]>();
 
 /**
- * Turns per-day amounts into the chart: one point per day of the range, rounded to cents. For `all`,
- * the chart starts at the first day with any revenue rather than five years of zeros.
+ * One value per day of the range, oldest first, 0 for days the upstream reports nothing for. For
+ * `all`, the series starts at the first day with anything, rather than five years of zeros.
  */
+export function dailySeries(
+  range: Range,
+  now: number,
+  perDay: ReadonlyMap<string, number>,
+  round: (value: number) => number = (value) => value,
+): { date: string; value: number }[] {
+  const series = daysOf(range, now).map((date) => ({ date, value: round(perDay.get(date) ?? 0) }));
+  if (range !== 'all') return series;
+  const first = series.findIndex((point) => point.value !== 0);
+  return first === -1 ? series.slice(-30) : series.slice(first);
+}
+
+/** A revenue chart: amounts per day, rounded to cents. */
 export function dailyChart(range: Range, now: number, amounts: ReadonlyMap<string, number>): { date: string; revenue: number }[] {
-  const chart = daysOf(range, now).map((date) => ({ date, revenue: roundMoney(amounts.get(date) ?? 0) }));
-  if (range !== 'all') return chart;
-  const first = chart.findIndex((point) => point.revenue !== 0);
-  return first === -1 ? chart.slice(-30) : chart.slice(first);
+  return dailySeries(range, now, amounts, roundMoney).map(({ date, value }) => ({ date, revenue: value }));
 }
 
 /** Money in major units, to the cent: float sums must not show 19.990000000000002. */

@@ -2,7 +2,7 @@ export { ConnectorError, type ConnectorErrorKind } from './errors.ts';
 export { systemClock, type Clock, type ConnectorContext } from './context.ts';
 export { LimiterBusyError, MAX_LIMITER_WAIT_MS, slidingWindowLimiter, unlimited, type RateLimit, type RateLimiter } from './limiter.ts';
 export { collectPages, defineClient, nextLink, parseRetryAfter, type Client, type ClientSpec } from './http.ts';
-export { dailyChart, daysOf, isoDay, rangeDays, roundMoney } from './dates.ts';
+export { dailyChart, dailySeries, daysOf, isoDay, rangeDays, roundMoney } from './dates.ts';
 export type * from './connector.ts';
 export { analyticsConnectors, connectorFor, revenueConnectors, serviceConnectors } from './registry.ts';
 export { appstoreconnect } from './appstoreconnect/index.ts';

@@ -27,10 +27,10 @@ export const serviceConnectors = {
   sentry,
   stripe,
   vercel,
-} satisfies Partial<Record<ServiceName, ServiceConnector>>;
+} satisfies Record<ServiceName, ServiceConnector>;
 
-export const connectorFor = (service: ServiceName): ServiceConnector | undefined =>
-  (serviceConnectors as Partial<Record<ServiceName, ServiceConnector>>)[service];
+/** Every service a credential can be stored for has one: the `satisfies` above fails the build otherwise. */
+export const connectorFor = (service: ServiceName): ServiceConnector => serviceConnectors[service];
 
 /** The revenue sources a project can name as its `revenue.provider`. */
 export const revenueConnectors: Record<'revenuecat' | 'stripe', RevenueConnector> = { revenuecat, stripe };

@@ -57,10 +57,9 @@ export class Connections {
   async context(
     service: ServiceName,
     key: string,
-    options: { values?: Record<string, string>; baseUrl?: string; signal?: AbortSignal } = {},
+    options: { values?: Record<string, string>; baseUrl?: string; signal?: AbortSignal | undefined } = {},
   ): Promise<ConnectorContext> {
     const connector = connectorFor(service);
-    if (!connector) throw new Error(`No connector for ${service}`);
     let values = options.values;
     if (!values) {
       const sealed = await this.store.credentials.getSealed(key);

@@ -159,7 +159,7 @@ describe('revenue under RevenueCat’s five requests a minute', () => {
   });
 });
 
-describe('storefront, analytics, search and funding over the demo', () => {
+describe('the demo’s routes', () => {
   beforeEach(async () => {
     const upstreams = Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
     await api.dispose();
@@ -191,6 +191,19 @@ describe('storefront, analytics, search and funding over the demo', () => {
     const unknown = await get('/api/funding?slug=no-such-collective');
     expect(unknown.status).toBe(502);
     expect(JSON.stringify(unknown.json)).toMatch(/no-such-collective/);
+  });
+
+  it('looks Sentry project ids up once per 10 minutes while issues refresh every 2', async () => {
+    const lookups = () => sandbox.requestsTo('sentry', '/api/0/projects/').length;
+    const searches = () => sandbox.requestsTo('sentry', '/api/0/organizations/demo-founder/issues/').length;
+    await get('/api/errortracker?project=formfox');
+    expect([lookups(), searches()]).toEqual([1, 1]);
+    clock.advance(2 * 60_000 + 1);
+    expect((await get('/api/errortracker?project=formfox')).headers.get('x-cache')).toBe('MISS');
+    expect([lookups(), searches()]).toEqual([1, 2]);
+    clock.advance(8 * 60_000);
+    await get('/api/errortracker?project=formfox');
+    expect([lookups(), searches()]).toEqual([2, 3]);
   });
 
   it('keeps live visitors fresh for 15 s while the rest is cached for a minute', async () => {

@@ -24,13 +24,9 @@ import { betterstack, github, linear, revenueConnectors, sentry, vercel, type Sh
 import { z } from 'zod';
 import { convertRevenue, sliceRevenue, sumRevenue, type RevenuePart } from '../data/revenue.ts';
 import { isNotConfigured, loadPerProject, metaOf, viewOf, type Loaded } from '../data/serve.ts';
+import { ttl } from '../data/ttl.ts';
 import { publicProcedure, router } from '../trpc.ts';
 import { growthProcedures } from './growth.ts';
-
-const MINUTE = 60_000;
-
-/** SPEC.md's time to live per route. */
-export const ttl = { revenue: 5 * MINUTE, ideas: 2 * MINUTE, shipping: 2 * MINUTE, errortracker: 2 * MINUTE, health: MINUTE } as const;
 
 const revenueReport = revenueSchema.extend({ currency: z.string() });
 const ideaList = z.array(ideasSchema.shape.items.element.omit({ project: true }));
@@ -62,7 +58,7 @@ export const dataRouter = router({
         }),
         load: async ({ config }) => {
           const connector = revenueConnectors[config.provider];
-          const upstream = await connections.context(config.provider, config.credentialKey ?? config.provider, { ...(signal ? { signal } : {}) });
+          const upstream = await connections.context(config.provider, config.credentialKey ?? config.provider, { signal });
           const range = connector.wholeHistory ? 'all' : input.range;
           return connector.revenue(upstream, { config, range, currency: input.currency, now: connections.clock.now() });
         },
@@ -100,7 +96,7 @@ export const dataRouter = router({
         refresh: input.refresh,
         params: { limit: input.limit },
         load: async ({ config }) => {
-          const upstream = await connections.context('linear', config.credentialKey ?? 'linear', { ...(signal ? { signal } : {}) });
+          const upstream = await connections.context('linear', config.credentialKey ?? 'linear', { signal });
           return linear.ideas(upstream, { config, limit: input.limit });
         },
       });
@@ -132,7 +128,7 @@ export const dataRouter = router({
           refresh: input.refresh,
           params: { limit: input.limit },
           load: async ({ config }) => {
-            const upstream = await connections.context(service, config.credentialKey ?? service, { ...(signal ? { signal } : {}) });
+            const upstream = await connections.context(service, config.credentialKey ?? service, { signal });
             return connector.shipped(upstream, { config, limit: input.limit, now: connections.clock.now() });
           },
         });
@@ -177,8 +173,15 @@ export const dataRouter = router({
         params: {},
         load: async ({ config }) => {
           // A self-hosted `host` on the integration is applied by the connector (the credential's own base URL wins).
-          const upstream = await connections.context('sentry', config.credentialKey ?? 'sentry', { ...(signal ? { signal } : {}) });
-          return sentry.issues(upstream, { config });
+          const upstream = await connections.context('sentry', config.credentialKey ?? 'sentry', { signal });
+          const { value: projectId } = await ctx.data.cache.through({
+            route: 'errortracker:project',
+            params: { org: config.org, project: config.project, host: config.host },
+            ttlMs: ttl.errortrackerProjects,
+            schema: z.string(),
+            load: () => sentry.projectId(upstream, { config }),
+          });
+          return sentry.issues(upstream, { config, projectId });
         },
       });
       if (isNotConfigured(loaded)) return { data: loaded, meta: null };
@@ -204,7 +207,7 @@ export const dataRouter = router({
         refresh: input.refresh,
         params: {},
         load: async ({ config }) =>
-          betterstack.health(await connections.context('betterstack', config.credentialKey ?? 'betterstack', { ...(signal ? { signal } : {}) }), { config }),
+          betterstack.health(await connections.context('betterstack', config.credentialKey ?? 'betterstack', { signal }), { config }),
       });
       if (isNotConfigured(loaded)) return { data: loaded, meta: null };
       const { parts, failed } = loaded;

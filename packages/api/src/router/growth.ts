@@ -18,15 +18,8 @@ import { analyticsConnectors, appstoreconnect, google, opencollective } from '@d
 import { z } from 'zod';
 import { sumAnalytics, sumFunding, sumSeo } from '../data/combine.ts';
 import { isNotConfigured, loadPerProject, metaOf, viewOf } from '../data/serve.ts';
+import { ttl } from '../data/ttl.ts';
 import { publicProcedure } from '../trpc.ts';
-
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-
-/** SPEC.md's time to live for the storefront, analytics (live visitors apart), SEO and funding routes. */
-export const growthTtl = { storefront: 15 * MINUTE, analytics: MINUTE, liveVisitors: 15 * SECOND, seo: 5 * MINUTE, funding: 5 * MINUTE } as const;
-
-const onSignal = (signal: AbortSignal | undefined) => (signal ? { signal } : {});
 
 /** Storefront, analytics, search and funding: the procedures of the `data` router for issue-5's routes. */
 export const growthProcedures = {
@@ -39,12 +32,12 @@ export const growthProcedures = {
         integration: 'storefront',
         route: 'storefront',
         slug: input.project,
-        ttlMs: growthTtl.storefront,
+        ttlMs: ttl.storefront,
         schema: storefrontSchema,
         refresh: input.refresh,
         params: {},
         load: async ({ config }) =>
-          appstoreconnect.storefront(await connections.context('appstoreconnect', config.credentialKey ?? 'appstoreconnect', onSignal(signal)), { config }),
+          appstoreconnect.storefront(await connections.context('appstoreconnect', config.credentialKey ?? 'appstoreconnect', { signal }), { config }),
       });
       if (isNotConfigured(loaded)) return { data: loaded, meta: null };
       const { parts, failed } = loaded;
@@ -77,12 +70,12 @@ export const growthProcedures = {
         ? { keep: ({ config }: { config: { platforms: Platform[] } }) => chosen(config.platforms).length > 0, whenNone: `No project has a "${input.platform}" platform in its analytics` }
         : undefined;
       const common = { integration: 'analytics' as const, slug: input.project, refresh: input.refresh, ...(filter ? { filter } : {}) };
-      const contextFor = (p: Platform) => connections.context(p.provider, p.credentialKey ?? p.provider, onSignal(signal));
+      const contextFor = (p: Platform) => connections.context(p.provider, p.credentialKey ?? p.provider, { signal });
       const [loaded, live] = await Promise.all([
         loadPerProject(ctx, {
           ...common,
           route: 'analytics',
-          ttlMs: growthTtl.analytics,
+          ttlMs: ttl.analytics,
           schema: analyticsSchema,
           params: { range: input.range, platform: input.platform },
           load: async ({ config }) =>
@@ -98,7 +91,7 @@ export const growthProcedures = {
         loadPerProject(ctx, {
           ...common,
           route: 'analytics:live',
-          ttlMs: growthTtl.liveVisitors,
+          ttlMs: ttl.liveVisitors,
           schema: z.number().int().nonnegative(),
           params: { platform: input.platform },
           load: async ({ config }) => {
@@ -135,7 +128,7 @@ export const growthProcedures = {
         integration: 'seo',
         route: 'seo',
         slug: input.project,
-        ttlMs: growthTtl.seo,
+        ttlMs: ttl.seo,
         schema: seoSchema,
         refresh: input.refresh,
         // A property named without a project: the projects that have it. With a project: its credentials ask for it.
@@ -144,7 +137,7 @@ export const growthProcedures = {
           : {}),
         params: ({ config }) => ({ siteUrl: siteUrlOf(config) }),
         load: async ({ config }) =>
-          google.seo(await connections.context('google', config.credentialKey ?? 'google', onSignal(signal)), {
+          google.seo(await connections.context('google', config.credentialKey ?? 'google', { signal }), {
             siteUrl: siteUrlOf(config),
             now: connections.clock.now(),
           }),
@@ -166,7 +159,7 @@ export const growthProcedures = {
         integration: 'funding',
         route: 'funding',
         slug: undefined,
-        ttlMs: growthTtl.funding,
+        ttlMs: ttl.funding,
         schema: fundingSchema,
         refresh: input.refresh,
         ...(input.slug !== undefined
@@ -179,7 +172,7 @@ export const growthProcedures = {
           : {}),
         params: ({ config }) => ({ slug: named || input.slug === undefined ? config.slug : input.slug }),
         load: async ({ config }) =>
-          opencollective.funding(await connections.context('opencollective', config.credentialKey ?? 'opencollective', onSignal(signal)), {
+          opencollective.funding(await connections.context('opencollective', config.credentialKey ?? 'opencollective', { signal }), {
             slug: named || input.slug === undefined ? config.slug : input.slug,
           }),
       });

@@ -1,5 +1,5 @@
 import type { Analytics, Range } from '@dash/contracts';
-import { daysOf } from '../dates.ts';
+import { dailySeries } from '../dates.ts';
 import type { PlausibleRow } from './schemas.ts';
 
 /** The aggregate query's metrics, in this order: the response's `metrics` array follows it. */
@@ -34,10 +34,7 @@ export function toReferrers(rows: readonly PlausibleRow[]): Analytics['referrers
  * `all`, the chart starts at the first day with visitors rather than five years of zeros.
  */
 export function visitorChart(range: Range, now: number, perDay: ReadonlyMap<string, number>): NonNullable<Analytics['chart']> {
-  const chart = daysOf(range, now).map((date) => ({ date, visitors: count(perDay.get(date)) }));
-  if (range !== 'all') return chart;
-  const first = chart.findIndex((point) => point.visitors !== 0);
-  return first === -1 ? chart.slice(-30) : chart.slice(first);
+  return dailySeries(range, now, perDay, count).map(({ date, value }) => ({ date, visitors: value }));
 }
 
 /** `time:day` rows asked for with metrics [visitors], as a day-to-visitors map. */

@@ -53,12 +53,17 @@ export const sentry: ErrorTrackerConnector = {
     else await client.get(ctx, '/organizations/', { per_page: 1 }, organizationList);
   },
 
-  async issues(baseCtx, { config }) {
+  async projectId(baseCtx, { config }) {
+    const ctx = onHost(baseCtx, config.host);
+    return (await clientFor(ctx).get(ctx, `/projects/${slug(config.org)}/${slug(config.project)}/`, {}, project)).id;
+  },
+
+  async issues(baseCtx, { config, projectId }) {
     const ctx = onHost(baseCtx, config.host);
     const client = clientFor(ctx);
     const org = slug(config.org);
     // The organization's issue search (the project one is deprecated) filters by numeric project id.
-    const { id } = await client.get(ctx, `/projects/${org}/${slug(config.project)}/`, {}, project);
+    const id = projectId ?? (await sentry.projectId(baseCtx, { config }));
     const first = await client.request(ctx, {
       path: `/organizations/${org}/issues/`,
       query: { project: id, query: 'is:unresolved', statsPeriod: '14d', sort: 'date', limit: PAGE_SIZE },

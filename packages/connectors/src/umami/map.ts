@@ -1,5 +1,5 @@
 import type { Analytics, Range } from '@dash/contracts';
-import { daysOf } from '../dates.ts';
+import { dailySeries } from '../dates.ts';
 import type { UmamiActive, UmamiExpandedRow, UmamiMetricRow, UmamiStats } from './schemas.ts';
 
 const whole = (value: number | undefined): number => Math.max(0, Math.round(value ?? 0));
@@ -58,8 +58,5 @@ export function visitorChart(range: Range, now: number, sessions: readonly { x: 
     const day = point.x.slice(0, 10);
     perDay.set(day, (perDay.get(day) ?? 0) + point.y);
   }
-  const chart = daysOf(range, now).map((date) => ({ date, visitors: whole(perDay.get(date)) }));
-  if (range !== 'all') return chart;
-  const first = chart.findIndex((point) => point.visitors !== 0);
-  return first === -1 ? chart.slice(-30) : chart.slice(first);
+  return dailySeries(range, now, perDay, whole).map(({ date, value }) => ({ date, visitors: value }));
 }

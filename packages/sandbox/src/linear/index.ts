@@ -1,6 +1,6 @@
 import { demoProducts, sandboxTokens } from '../demo.ts';
 import type { SandboxReply, SandboxService } from '../service.ts';
-import { asText, GraphQLFailure, matchesFilter, parseOperation, project, type Field } from './graphql.ts';
+import { asText, GraphQLFailure, matchesFilter, parseOperation, project, type Field } from '../graphql.ts';
 import { buildIssues, demoOrganization, demoViewer, type LinearIssue } from './issues.ts';
 
 const HOUR = 3_600_000;

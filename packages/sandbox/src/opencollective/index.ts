@@ -1,5 +1,5 @@
 import { sandboxTokens } from '../demo.ts';
-import { GraphQLFailure, parseOperation, type Field } from '../linear/graphql.ts';
+import { GraphQLFailure, parseOperation, type Field } from '../graphql.ts';
 import type { SandboxReply, SandboxRequest, SandboxService } from '../service.ts';
 import { buildCollective, type OcCollective, type OcMember, type OcTransaction } from './collective.ts';
 

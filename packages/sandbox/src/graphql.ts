@@ -1,7 +1,8 @@
 /**
- * Just enough GraphQL for the Linear fake: one operation per document, fields with aliases and
- * arguments (literals or `$variables`), nested selections, `__typename`. No fragments or directives:
- * a document using them is answered with a syntax error, as a stricter server would.
+ * Just enough GraphQL for the fakes that speak it (Linear, Open Collective): one operation per
+ * document, fields with aliases and arguments (literals or `$variables`), nested selections,
+ * `__typename`. No fragments or directives: a document using them is answered with a syntax error,
+ * as a stricter server would.
  */
 
 export interface Field {
