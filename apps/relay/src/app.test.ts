@@ -152,6 +152,51 @@ for (const { name, open, available } of stores) {
       expect(((await poll(app)).body as unknown[]).length).toBe(1);
     });
 
+    // Deliveries that arrive together share one store call on Redis and Upstash; each is still judged
+    // as if it had come alone.
+    it('judges deliveries that arrive together one by one: one copy of a delivery stored, the rest 409 or 401', async () => {
+      const { app } = relay(store);
+      const genuine = githubDelivery({ deliveryId: 'together' });
+      const forged = githubDelivery({ deliveryId: 'together', secret: 'wrong' });
+      const statuses = (await Promise.all([genuine, forged, genuine, genuine].map((d) => send(app, d)))).map((r) => r.status);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+      expect(statuses.filter((s) => s === 409)).toHaveLength(statuses[1] === 401 ? 2 : 3);
+      expect(((await poll(app)).body as unknown[]).length).toBe(1);
+    });
+
+    it('keeps the rate limit exact for a crowd of deliveries from one address arriving at once', async () => {
+      const { app } = relay(store);
+      const sent = await Promise.all(Array.from({ length: LIMITS.webhooksPerMinute + 30 }, (_, i) => send(app, githubDelivery({ number: i, ip: '203.0.113.80' }))));
+      expect(sent.filter((r) => r.status === 200)).toHaveLength(LIMITS.webhooksPerMinute);
+      const limited = sent.filter((r) => r.status === 429);
+      expect(limited).toHaveLength(30);
+      expect(limited.every((r) => Number(r.headers.get('retry-after')) >= 1)).toBe(true);
+      const { body } = await poll(app, '?limit=1000');
+      expect(new Set((body as { sourceEventId: string }[]).map((e) => e.sourceEventId)).size).toBe(LIMITS.webhooksPerMinute);
+    });
+
+    it('stores a delivery of hundreds of events in order, each at its own position', async () => {
+      const received = new Date().toISOString();
+      const events = Array.from({ length: 450 }, (_, i) => ({
+        id: `e${i}`,
+        integration: 'code_host' as const,
+        type: 'pr.opened',
+        sourceEventId: `github:acme/app:pr:${i}:opened`,
+        title: `PR #${i} opened`,
+        severity: 'info' as const,
+        occurredAt: received,
+        receivedAt: received,
+      }));
+      const delivery = { limit: 100, windowMs: 60_000, dedupeMs: 300_000, eventsKey: 'relay:default:events' };
+      const [many, one] = await Promise.all([
+        store.ingest({ ...delivery, rateKey: 'relay:default:rate:a', deliveryKey: 'relay:default:delivery:a', events }),
+        store.ingest({ ...delivery, rateKey: 'relay:default:rate:b', deliveryKey: 'relay:default:delivery:b', events: [{ ...events[0]!, id: 'last', sourceEventId: 'last' }] }),
+      ]);
+      expect([many, one]).toEqual([{ outcome: 'stored' }, { outcome: 'stored' }]);
+      const page = await store.poll({ eventsKey: delivery.eventsKey, since: 0, limit: 1000, retentionMs: 86_400_000 });
+      expect(page.events.map((e) => e.id)).toEqual([...events.map((e) => e.id), 'last']);
+    });
+
     it('answers 401 when no secret is configured, and tries every secret of a rotation list', async () => {
       expect((await send(relay(store, { WEBHOOK_SECRET_GITHUB: '' }).app, githubDelivery())).status).toBe(401);
       const rotated = relay(store, { WEBHOOK_SECRET_GITHUB: 'new-secret, old-secret' }).app;

@@ -1,4 +1,5 @@
 import type { RelayEvent } from '@dash/webhooks';
+import DataLoader from 'dataloader';
 import type { IngestOutcome, PollPage, RateCheck, RelayStore, TenantRecord } from './types.ts';
 import { StoreUnavailableError } from './types.ts';
 
@@ -9,42 +10,80 @@ export type Evaluate = (script: string, keys: string[], args: string[]) => Promi
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
-/** The sliding window: KEYS[1] the window, ARGV[1] limit, ARGV[2] window ms, ARGV[3] a unique member. */
-const RATE = `local window = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
-  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  return {0, tonumber(oldest[2]) + window - now}
-end
-redis.call('ZADD', KEYS[1], now, ARGV[3])
-redis.call('PEXPIRE', KEYS[1], window)`;
+/**
+ * The sliding window as a Lua function: counts a request in `key` and returns nil, or, when `limit`
+ * requests already fell within the last `window` ms, counts nothing and returns the ms until one leaves it.
+ */
+const ADMIT = `local function admit(key, limit, window, member)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  if redis.call('ZCARD', key) >= limit then
+    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    return tonumber(oldest[2]) + window - now
+  end
+  redis.call('ZADD', key, now, member)
+  redis.call('PEXPIRE', key, window)
+  return nil
+end`;
 
 /** KEYS: rate window. ARGV: limit, window ms, member. Returns {1, 0} or {0, retry ms}. */
 export const LIMIT = `${NOW}
-${RATE}
+${ADMIT}
+local wait = admit(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3])
+if wait then return {0, wait} end
 return {1, 0}`;
 
 /**
- * KEYS: rate window, delivery id, events, last position. ARGV: limit, window ms, member, dedupe ms,
- * '1' to store (or '0' to only check), then one JSON event per argument.
- * Returns {0, retry ms} rate limited, {2} duplicate, {1} admitted, {3} stored.
+ * Any number of webhooks, each judged in turn as if it ran alone. Per webhook, KEYS: rate window,
+ * delivery id, events, last position; ARGV: limit, window ms, member, dedupe ms, event count (-1 to only
+ * check), then that many JSON events. Returns {code, retry ms} per webhook: 0 rate limited,
+ * 2 duplicate, 1 admitted, 3 stored.
  * Positions are milliseconds, bumped past the last one so every event has its own: a poller's cursor
- * then never splits a millisecond, and an event stored later always lands after it.
+ * then never splits a millisecond, and an event stored later always lands after it. Each events key's
+ * last position is read once and its new events are added in one ZADD, however many webhooks share it.
  */
 export const INGEST = `${NOW}
-${RATE}
-if redis.call('EXISTS', KEYS[2]) == 1 then return {2, 0} end
-if ARGV[5] ~= '1' then return {1, 0} end
-redis.call('SET', KEYS[2], '1', 'PX', ARGV[4])
-if #ARGV > 5 then
-  local position = math.max(now, tonumber(redis.call('GET', KEYS[4]) or '0') + 1)
-  for i = 6, #ARGV do
-    redis.call('ZADD', KEYS[3], position, ARGV[i])
-    position = position + 1
+${ADMIT}
+local replies, last, added, order = {}, {}, {}, {}
+local arg = 1
+for k = 1, #KEYS, 4 do
+  local count = tonumber(ARGV[arg + 4])
+  local first = arg + 5
+  local wait = admit(KEYS[k], tonumber(ARGV[arg]), tonumber(ARGV[arg + 1]), ARGV[arg + 2])
+  local code = 3
+  if wait then
+    code = 0
+  elseif count < 0 then
+    code = redis.call('EXISTS', KEYS[k + 1]) == 1 and 2 or 1
+  elseif not redis.call('SET', KEYS[k + 1], '1', 'NX', 'PX', ARGV[arg + 3]) then
+    code = 2
+  elseif count > 0 then
+    local events = KEYS[k + 2]
+    if not last[events] then
+      last[events] = tonumber(redis.call('GET', KEYS[k + 3]) or '0')
+      added[events] = {}
+      order[#order + 1] = {events, KEYS[k + 3]}
+    end
+    local position = math.max(now, last[events] + 1)
+    local members = added[events]
+    for i = first, first + count - 1 do
+      members[#members + 1] = position
+      members[#members + 1] = ARGV[i]
+      position = position + 1
+    end
+    last[events] = position - 1
   end
-  redis.call('SET', KEYS[4], position - 1)
+  replies[#replies + 1] = code
+  replies[#replies + 1] = wait or 0
+  arg = first + math.max(count, 0)
 end
-return {3, 0}`;
+for _, keys in ipairs(order) do
+  local members = added[keys[1]]
+  for i = 1, #members, 400 do
+    redis.call('ZADD', keys[1], unpack(members, i, math.min(i + 399, #members)))
+  end
+  redis.call('SET', keys[2], last[keys[1]])
+end
+return replies`;
 
 /** KEYS: events. ARGV: since, limit, retention ms. Returns member, score, member, score… */
 export const POLL = `${NOW}
@@ -66,6 +105,28 @@ return 1`;
 
 const tenantOf = (reply: unknown) => (typeof reply === 'string' ? (JSON.parse(reply) as TenantRecord) : undefined);
 
+type Delivery = Parameters<RelayStore['ingest']>[0];
+
+/** Enough to amortise the call; few enough that one script never holds Redis for long. */
+const MAX_BATCH = 64;
+
+async function ingestAll(evaluate: Evaluate, batch: readonly Delivery[]): Promise<IngestOutcome[]> {
+  const keys: string[] = [];
+  const args: string[] = [];
+  for (const { rateKey, limit, windowMs, deliveryKey, dedupeMs, eventsKey, events } of batch) {
+    keys.push(rateKey, deliveryKey, eventsKey, lastPositionKey(eventsKey));
+    args.push(String(limit), String(windowMs), crypto.randomUUID(), String(dedupeMs), String(events ? events.length : -1));
+    for (const event of events ?? []) args.push(JSON.stringify(event));
+  }
+  const replies = numbers(await evaluate(INGEST, keys, args));
+  if (replies.length !== batch.length * 2) throw new Error(`Expected ${batch.length * 2} numbers from the ingest script, got ${replies.length}`);
+  return batch.map((_, i): IngestOutcome => {
+    const code = replies[i * 2];
+    if (code === 0) return { outcome: 'rate_limited', retryAfterMs: Math.max(0, replies[i * 2 + 1] ?? 0) };
+    return { outcome: code === 2 ? 'duplicate' : code === 3 ? 'stored' : 'admitted' };
+  });
+}
+
 async function guarded<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
@@ -81,6 +142,14 @@ function numbers(reply: unknown): number[] {
 
 /** The Redis and Upstash stores: the same scripts, run through each client's `evaluate`. */
 export function scriptStore(kind: 'redis' | 'upstash', evaluate: Evaluate, close: () => Promise<void>): RelayStore {
+  // Group commit: the webhooks that arrive in one turn of the event loop share one script call, so
+  // under load the store's per-command cost (and Redis's per-script cost) is paid once per batch.
+  const deliveries = new DataLoader<Delivery, IngestOutcome>((batch) => guarded(() => ingestAll(evaluate, batch)), {
+    cache: false,
+    maxBatchSize: MAX_BATCH,
+    batchScheduleFn: (run) => setImmediate(run),
+  });
+
   return {
     kind,
     limit: ({ rateKey, limit, windowMs }) =>
@@ -89,18 +158,7 @@ export function scriptStore(kind: 'redis' | 'upstash', evaluate: Evaluate, close
         return { allowed: allowed === 1, retryAfterMs: Math.max(0, retryAfterMs) };
       }),
 
-    ingest: ({ rateKey, limit, windowMs, deliveryKey, dedupeMs, eventsKey, events }) =>
-      guarded(async (): Promise<IngestOutcome> => {
-        const [code = 0, retryAfterMs = 0] = numbers(
-          await evaluate(
-            INGEST,
-            [rateKey, deliveryKey, eventsKey, lastPositionKey(eventsKey)],
-            [String(limit), String(windowMs), crypto.randomUUID(), String(dedupeMs), events ? '1' : '0', ...(events ?? []).map((e) => JSON.stringify(e))],
-          ),
-        );
-        if (code === 0) return { outcome: 'rate_limited', retryAfterMs: Math.max(0, retryAfterMs) };
-        return { outcome: code === 2 ? 'duplicate' : code === 3 ? 'stored' : 'admitted' };
-      }),
+    ingest: (delivery) => deliveries.load(delivery),
 
     tenants: {
       create: (record) => guarded(async () => Number(await evaluate(TENANT_CREATE, [TENANTS], [record.id, JSON.stringify(record)])) === 1),

@@ -21,10 +21,6 @@ export interface PollPage {
   cursor: number;
 }
 
-/**
- * Where the relay keeps events, rate-limit windows and delivery ids. Every method is one atomic step
- * (one round trip on Redis), so several relay processes on one store share limits and replay memory.
- */
 /** A managed relay's tenant. Webhook secrets are kept as given (they key the HMACs); the poll secret only as its SHA-256. */
 export interface TenantRecord {
   id: string;
@@ -34,6 +30,11 @@ export interface TenantRecord {
   secrets: Partial<Record<string, string[]>>;
 }
 
+/**
+ * Where the relay keeps events, rate-limit windows and delivery ids. Every method is one atomic step
+ * (one script on Redis; ingests that arrive together share one, each judged as if alone), so several
+ * relay processes on one store share limits and replay memory.
+ */
 export interface RelayStore {
   readonly kind: 'redis' | 'upstash' | 'memory';
   tenants: {
