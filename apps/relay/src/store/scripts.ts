@@ -40,37 +40,43 @@ return {1, 0}`;
  * Positions are milliseconds, bumped past the last one so every event has its own: a poller's cursor
  * then never splits a millisecond, and an event stored later always lands after it. Each events key's
  * last position is read once and its new events are added in one ZADD, however many webhooks share it.
+ * Delivery ids are recorded last, after every event is in: should a write fail midway, no id has been
+ * spent on events that were not stored, so the provider's retry is stored rather than refused.
  */
 export const INGEST = `${NOW}
 ${ADMIT}
-local replies, last, added, order = {}, {}, {}, {}
+local replies, last, added, order, ids = {}, {}, {}, {}, {}
 local arg = 1
 for k = 1, #KEYS, 4 do
   local count = tonumber(ARGV[arg + 4])
   local first = arg + 5
+  local delivery = KEYS[k + 1]
   local wait = admit(KEYS[k], tonumber(ARGV[arg]), tonumber(ARGV[arg + 1]), ARGV[arg + 2])
   local code = 3
   if wait then
     code = 0
-  elseif count < 0 then
-    code = redis.call('EXISTS', KEYS[k + 1]) == 1 and 2 or 1
-  elseif not redis.call('SET', KEYS[k + 1], '1', 'NX', 'PX', ARGV[arg + 3]) then
+  elseif ids[delivery] or redis.call('EXISTS', delivery) == 1 then
     code = 2
-  elseif count > 0 then
-    local events = KEYS[k + 2]
-    if not last[events] then
-      last[events] = tonumber(redis.call('GET', KEYS[k + 3]) or '0')
-      added[events] = {}
-      order[#order + 1] = {events, KEYS[k + 3]}
+  elseif count < 0 then
+    code = 1
+  else
+    ids[delivery] = ARGV[arg + 3]
+    if count > 0 then
+      local events = KEYS[k + 2]
+      if not last[events] then
+        last[events] = tonumber(redis.call('GET', KEYS[k + 3]) or '0')
+        added[events] = {}
+        order[#order + 1] = {events, KEYS[k + 3]}
+      end
+      local position = math.max(now, last[events] + 1)
+      local members = added[events]
+      for i = first, first + count - 1 do
+        members[#members + 1] = position
+        members[#members + 1] = ARGV[i]
+        position = position + 1
+      end
+      last[events] = position - 1
     end
-    local position = math.max(now, last[events] + 1)
-    local members = added[events]
-    for i = first, first + count - 1 do
-      members[#members + 1] = position
-      members[#members + 1] = ARGV[i]
-      position = position + 1
-    end
-    last[events] = position - 1
   end
   replies[#replies + 1] = code
   replies[#replies + 1] = wait or 0
@@ -82,6 +88,9 @@ for _, keys in ipairs(order) do
     redis.call('ZADD', keys[1], unpack(members, i, math.min(i + 399, #members)))
   end
   redis.call('SET', keys[2], last[keys[1]])
+end
+for delivery, ttl in pairs(ids) do
+  redis.call('SET', delivery, '1', 'PX', ttl)
 end
 return replies`;
 
