@@ -175,6 +175,21 @@ for (const { name, open, available } of stores) {
       expect(new Set((body as { sourceEventId: string }[]).map((e) => e.sourceEventId)).size).toBe(LIMITS.webhooksPerMinute);
     });
 
+    it('slides its rate window: a full window admits again once its oldest request has left it', async () => {
+      const window = { rateKey: 'relay:default:hits:slide', limit: 3, windowMs: 1_000 };
+      const first = await store.limit(window);
+      await new Promise((r) => setTimeout(r, 300));
+      const later = [await store.limit(window), await store.limit(window), await store.limit(window)];
+      expect([first.allowed, ...later.map((c) => c.allowed)]).toEqual([true, true, true, false]);
+      // The first request leaves the window ~300 ms before the other two, ~700 ms from now.
+      expect(later[2]!.retryAfterMs).toBeGreaterThan(0);
+      expect(later[2]!.retryAfterMs).toBeLessThanOrEqual(710);
+      await new Promise((r) => setTimeout(r, later[2]!.retryAfterMs + 20));
+      expect((await store.limit(window)).allowed).toBe(true);
+      // Now the two later ones and this one fill it again.
+      expect((await store.limit(window)).allowed).toBe(false);
+    });
+
     it('stores a delivery of hundreds of events in order, each at its own position', async () => {
       const received = new Date().toISOString();
       const events = Array.from({ length: 450 }, (_, i) => ({
@@ -189,8 +204,8 @@ for (const { name, open, available } of stores) {
       }));
       const delivery = { limit: 100, windowMs: 60_000, dedupeMs: 300_000, eventsKey: 'relay:default:events' };
       const [many, one] = await Promise.all([
-        store.ingest({ ...delivery, rateKey: 'relay:default:rate:a', deliveryKey: 'relay:default:delivery:a', events }),
-        store.ingest({ ...delivery, rateKey: 'relay:default:rate:b', deliveryKey: 'relay:default:delivery:b', events: [{ ...events[0]!, id: 'last', sourceEventId: 'last' }] }),
+        store.ingest({ ...delivery, rateKey: 'relay:default:hits:a', deliveryKey: 'relay:default:delivery:a', events }),
+        store.ingest({ ...delivery, rateKey: 'relay:default:hits:b', deliveryKey: 'relay:default:delivery:b', events: [{ ...events[0]!, id: 'last', sourceEventId: 'last' }] }),
       ]);
       expect([many, one]).toEqual([{ outcome: 'stored' }, { outcome: 'stored' }]);
       const page = await store.poll({ eventsKey: delivery.eventsKey, since: 0, limit: 1000, retentionMs: 86_400_000 });

@@ -5,7 +5,9 @@ export const TENANT_ID = /^[a-z0-9][a-z0-9-]{2,39}$/;
 /** Every key of one tenant's data in the store; tenants never share one. */
 export const keysOf = (tenant: string) => ({
   events: `relay:${tenant}:events`,
-  webhookRate: (integration: string, ip: string) => `relay:${tenant}:rate:${integration}:${ip}`,
-  pollRate: (ip: string) => `relay:${tenant}:rate:poll:${ip}`,
+  // `hits`, not the `rate` of the sorted sets relays before the list-based window kept: a relay of
+  // either kind running beside the other during a rollout then never meets a key of the wrong type.
+  webhookRate: (integration: string, ip: string) => `relay:${tenant}:hits:${integration}:${ip}`,
+  pollRate: (ip: string) => `relay:${tenant}:hits:poll:${ip}`,
   delivery: (integration: string, id: string) => `relay:${tenant}:delivery:${integration}:${id}`,
 });

@@ -11,31 +11,34 @@ const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
 /**
- * The sliding window as a Lua function: counts a request in `key` and returns nil, or, when `limit`
- * requests already fell within the last `window` ms, counts nothing and returns the ms until one leaves it.
+ * The sliding window as a Lua function over a list of the times of the last `limit` admitted requests,
+ * newest first. A request is admitted when fewer than `limit` of them fall within the last `window` ms,
+ * that is when the `limit`-th newest is older than that; it is then recorded and the list cut back to
+ * `limit`. Returns nil when admitted, or the ms until the oldest of them leaves the window. (Exact, like a
+ * sorted set of every hit, with O(1) list commands and no unique member to make up.)
  */
-const ADMIT = `local function admit(key, limit, window, member)
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-  if redis.call('ZCARD', key) >= limit then
-    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    return tonumber(oldest[2]) + window - now
+const ADMIT = `local function admit(key, limit, window)
+  if redis.call('LLEN', key) >= limit then
+    local oldest = tonumber(redis.call('LINDEX', key, limit - 1))
+    if now - oldest < window then return oldest + window - now end
+    redis.call('LTRIM', key, 0, limit - 2)
   end
-  redis.call('ZADD', key, now, member)
+  redis.call('LPUSH', key, now)
   redis.call('PEXPIRE', key, window)
   return nil
 end`;
 
-/** KEYS: rate window. ARGV: limit, window ms, member. Returns {1, 0} or {0, retry ms}. */
+/** KEYS: rate window. ARGV: limit, window ms. Returns {1, 0} or {0, retry ms}. */
 export const LIMIT = `${NOW}
 ${ADMIT}
-local wait = admit(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3])
+local wait = admit(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]))
 if wait then return {0, wait} end
 return {1, 0}`;
 
 /**
  * Any number of webhooks, each judged in turn as if it ran alone. Per webhook, KEYS: rate window,
- * delivery id, events, last position; ARGV: limit, window ms, member, dedupe ms, event count (-1 to only
- * check), then that many JSON events. Returns {code, retry ms} per webhook: 0 rate limited,
+ * delivery id, events, last position; ARGV: limit, window ms, dedupe ms, event count (-1 to only check),
+ * then that many JSON events. Returns {code, retry ms} per webhook: 0 rate limited,
  * 2 duplicate, 1 admitted, 3 stored.
  * Positions are milliseconds, bumped past the last one so every event has its own: a poller's cursor
  * then never splits a millisecond, and an event stored later always lands after it. Each events key's
@@ -48,10 +51,10 @@ ${ADMIT}
 local replies, last, added, order, ids = {}, {}, {}, {}, {}
 local arg = 1
 for k = 1, #KEYS, 4 do
-  local count = tonumber(ARGV[arg + 4])
-  local first = arg + 5
+  local count = tonumber(ARGV[arg + 3])
+  local first = arg + 4
   local delivery = KEYS[k + 1]
-  local wait = admit(KEYS[k], tonumber(ARGV[arg]), tonumber(ARGV[arg + 1]), ARGV[arg + 2])
+  local wait = admit(KEYS[k], tonumber(ARGV[arg]), tonumber(ARGV[arg + 1]))
   local code = 3
   if wait then
     code = 0
@@ -60,7 +63,7 @@ for k = 1, #KEYS, 4 do
   elseif count < 0 then
     code = 1
   else
-    ids[delivery] = ARGV[arg + 3]
+    ids[delivery] = ARGV[arg + 2]
     if count > 0 then
       local events = KEYS[k + 2]
       if not last[events] then
@@ -124,7 +127,7 @@ async function ingestAll(evaluate: Evaluate, batch: readonly Delivery[]): Promis
   const args: string[] = [];
   for (const { rateKey, limit, windowMs, deliveryKey, dedupeMs, eventsKey, events } of batch) {
     keys.push(rateKey, deliveryKey, eventsKey, lastPositionKey(eventsKey));
-    args.push(String(limit), String(windowMs), crypto.randomUUID(), String(dedupeMs), String(events ? events.length : -1));
+    args.push(String(limit), String(windowMs), String(dedupeMs), String(events ? events.length : -1));
     for (const event of events ?? []) args.push(JSON.stringify(event));
   }
   const replies = numbers(await evaluate(INGEST, keys, args));
@@ -163,7 +166,7 @@ export function scriptStore(kind: 'redis' | 'upstash', evaluate: Evaluate, close
     kind,
     limit: ({ rateKey, limit, windowMs }) =>
       guarded(async (): Promise<RateCheck> => {
-        const [allowed = 0, retryAfterMs = 0] = numbers(await evaluate(LIMIT, [rateKey], [String(limit), String(windowMs), crypto.randomUUID()]));
+        const [allowed = 0, retryAfterMs = 0] = numbers(await evaluate(LIMIT, [rateKey], [String(limit), String(windowMs)]));
         return { allowed: allowed === 1, retryAfterMs: Math.max(0, retryAfterMs) };
       }),
 
