@@ -40,9 +40,10 @@ export interface RelayDeps {
 
 /** Whose events, limits, replay records and secrets a request touches: the single-tenant relay's, or one tenant's. */
 interface Scope {
-  tenant: string;
-  secrets(integration: RelayIntegration): readonly string[];
-  pollAllowed(token: string): boolean;
+  /** Its keys in the store, made once per scope rather than once per request. */
+  keys: ReturnType<typeof keysOf>;
+  secrets: (integration: RelayIntegration) => readonly string[];
+  pollAllowed: (token: string) => boolean;
 }
 
 const fail = (c: Context, status: 400 | 401 | 404 | 409 | 413 | 415 | 429 | 503, code: string, message: string, headers: Record<string, string> = {}) => {
@@ -155,7 +156,7 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
   app.get('/api/health', (c) => c.json({ status: 'ok' as const, timestamp: now() }));
 
   const singleTenant: Scope = {
-    tenant: SINGLE_TENANT,
+    keys: keysOf(SINGLE_TENANT),
     secrets: (integration) => config.secrets[integration],
     pollAllowed: (token) => tokensMatch(token, config.pollSecrets),
   };
@@ -166,14 +167,13 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
     const record = await store.tenants.get(id);
     if (!record) return undefined;
     return {
-      tenant: id,
+      keys: keysOf(id),
       secrets: (integration) => record.secrets[integration] ?? [],
       pollAllowed: (token) => token !== '' && tokensMatch(sha256Hex(token), [record.pollSecretHash]),
     };
   }
 
-  async function ingest(c: Context, scope: Scope) {
-    const keys = keysOf(scope.tenant);
+  async function ingest(c: Context, { keys, secrets }: Scope) {
     const integration = resolveIntegration(c.req.param('integration') ?? '');
     if (!integration) return fail(c, 404, 'NOT_FOUND', `Unknown integration "${c.req.param('integration')}"`);
     if (!config.enabled || config.disabled.has(integration)) {
@@ -190,7 +190,7 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
     const provider = providers[integration];
     const identity = provider.identify(body, headers);
     const stale = identity.timestamp !== undefined && Math.abs(now() - identity.timestamp) > LIMITS.freshnessMs;
-    const verified = !stale && provider.verify(body, headers, scope.secrets(integration));
+    const verified = !stale && provider.verify(body, headers, secrets(integration));
     const receivedAt = new Date(now());
     const parsed = verified ? provider.parse(body, headers, receivedAt) : undefined;
     const received = receivedAt.toISOString();
@@ -213,11 +213,10 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
     return c.json({ received: true as const, eventCount: events?.length ?? 0 });
   }
 
-  async function pollEvents(c: Context, scope: Scope) {
-    const keys = keysOf(scope.tenant);
+  async function pollEvents(c: Context, { keys, pollAllowed }: Scope) {
     const admission = await store.limit({ rateKey: keys.pollRate(clientIp(c)), limit: LIMITS.pollsPerMinute, windowMs: LIMITS.windowMs });
     if (!admission.allowed) return fail(c, 429, 'TOO_MANY_REQUESTS', 'Poll rate limit exceeded', retryAfter(admission.retryAfterMs));
-    if (!scope.pollAllowed(bearerOf(c.req.header('authorization')))) return fail(c, 401, 'UNAUTHORIZED', 'A valid bearer poll secret is required');
+    if (!pollAllowed(bearerOf(c.req.header('authorization')))) return fail(c, 401, 'UNAUTHORIZED', 'A valid bearer poll secret is required');
 
     const since = Number(c.req.query('since') ?? 0);
     const limit = Number(c.req.query('limit') ?? LIMITS.pollDefault);
