@@ -1,5 +1,7 @@
 // Brings the pinned pnpm and the workspace's packages to a fresh clone that has only Node and npm.
-// pnpm is installed with npm into .tools/ (no root, no corepack), then used for everything else.
+// pnpm is installed with npm into .tools/ (no root, no corepack) and always started from there by path:
+// no script of this project calls a `pnpm` from the PATH, so a machine's own pnpm (none, or another
+// version) never matters. `node scripts/pnpm.mjs <args>` is that pinned pnpm on the command line.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -20,7 +22,7 @@ const pnpmEntry = join(toolsDir, 'node_modules', 'pnpm', 'bin', 'pnpm.cjs');
 export function run(command, args, options = {}) {
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', ...options });
   if (result.status !== 0) {
-    const how = result.signal ? `signal ${result.signal}` : `exit code ${result.status}`;
+    const how = result.error ? result.error.message : result.signal ? `signal ${result.signal}` : `exit code ${result.status}`;
     console.error(`\n✖ ${[command, ...args].join(' ')} failed (${how})`);
     process.exit(result.status ?? 1);
   }
