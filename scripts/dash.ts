@@ -59,6 +59,6 @@ export async function runCommand(client: DashboardClient, args: string[], print:
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const client = createDashboardClient(process.env.DASHBOARD_URL ?? 'http://127.0.0.1:3000');
+  const client = createDashboardClient(process.env.DASHBOARD_URL || 'http://127.0.0.1:3000');
   process.exitCode = await runCommand(client, process.argv.slice(2), (line) => console.log(line));
 }

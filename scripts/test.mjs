@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { installPackages, pnpm, run } from './toolchain.mjs';
 
 function ensureChromium() {
-  const path = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  const path = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
   if (existsSync(path)) return;
   const canApt = process.getuid?.() === 0 && spawnSync('apt-get', ['--version']).status === 0;
   if (!canApt) {

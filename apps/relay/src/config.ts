@@ -1,3 +1,4 @@
+import { parseEnv, withoutBlanks, type RawEnv } from '@dash/contracts/env';
 import { providerOf, relayIntegrations, type RelayIntegration } from '@dash/webhooks';
 import { z } from 'zod';
 
@@ -23,9 +24,15 @@ export interface RelayConfig {
 const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 const flag = (value: string | undefined) => value?.trim().toLowerCase() === 'true';
 
+const port = z.coerce.number().int().min(0).max(65_535);
+
 const envSchema = z.object({
+  // RELAY_HOST/RELAY_PORT first, so one env file can hold the dashboard's HOST/PORT beside them;
+  // then HOST/PORT, which hosting platforms set for the process.
+  RELAY_HOST: z.string().optional(),
+  RELAY_PORT: port.optional(),
   HOST: z.string().default('0.0.0.0'),
-  PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
+  PORT: port.default(8787),
   RELAY_STORE: z.enum(['redis', 'upstash', 'memory']).optional(),
   REDIS_URL: z.string().optional(),
   KV_REST_API_URL: z.url().optional(),
@@ -39,15 +46,13 @@ const envSchema = z.object({
 });
 
 /**
- * Reads the relay's environment once. Secrets and switches are accepted under the spec's neutral name
- * (WEBHOOK_SECRET_CODE_HOST) and under the provider's (WEBHOOK_SECRET_GITHUB); both lists are used.
+ * Reads the relay's environment once; a variable set to the empty string counts as unset. Secrets and
+ * switches are accepted under the spec's neutral name (WEBHOOK_SECRET_CODE_HOST) and under the
+ * provider's (WEBHOOK_SECRET_GITHUB); both lists are used.
  */
-export function readConfig(env: Record<string, string | undefined>): RelayConfig {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new Error(`Invalid relay environment: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  }
-  const e = parsed.data;
+export function readConfig(raw: RawEnv): RelayConfig {
+  const env = withoutBlanks(raw);
+  const e = parseEnv(envSchema, env, 'relay environment');
   const names = (integration: RelayIntegration) => [integration.toUpperCase(), providerOf[integration].toUpperCase()];
 
   const kind = e.RELAY_STORE ?? (e.REDIS_URL ? 'redis' : e.KV_REST_API_URL && e.KV_REST_API_TOKEN ? 'upstash' : 'memory');
@@ -63,8 +68,8 @@ export function readConfig(env: Record<string, string | undefined>): RelayConfig
   }
 
   return {
-    host: e.HOST,
-    port: e.PORT,
+    host: e.RELAY_HOST ?? e.HOST,
+    port: e.RELAY_PORT ?? e.PORT,
     store,
     enabled: e.RELAY_ENABLED?.trim().toLowerCase() !== 'false',
     disabled: new Set(relayIntegrations.filter((i) => names(i).some((n) => flag(env[`RELAY_DISABLE_${n}`])))),
@@ -73,7 +78,7 @@ export function readConfig(env: Record<string, string | undefined>): RelayConfig
     ) as Record<RelayIntegration, string[]>,
     pollSecrets: list(e.RELAY_POLL_SECRET),
     adminSecrets: list(e.RELAY_ADMIN_SECRET),
-    allowedOrigin: e.ALLOWED_ORIGIN?.trim() || undefined,
+    allowedOrigin: e.ALLOWED_ORIGIN?.trim(),
     trustProxy: flag(e.TRUST_PROXY),
     errorTrackerDsn: e.ERROR_TRACKER_DSN,
   };

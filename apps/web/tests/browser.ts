@@ -9,7 +9,7 @@ export const screenshotDir = fileURLToPath(new URL('../test-results/screenshots/
 export async function launchChromium(): Promise<Browser> {
   mkdirSync(screenshotDir, { recursive: true });
   return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     args: [
       '--headless',
       '--no-sandbox',

@@ -11,8 +11,14 @@ import {
 } from '@dash/api';
 import { demoSetup, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
 import { openStore, redactDatabaseUrl } from '@dash/db';
+import { dev } from '$app/environment';
+import { env as rawEnv } from '$env/dynamic/private';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { readEnv } from './env.ts';
+
+// `vite dev` runs in apps/web: relative paths name the same files there as under `npm start` (the repo root).
+const pathsBase = dev ? fileURLToPath(new URL('../../../../..', import.meta.url)) : process.cwd();
 
 const log: Logger = {
   info: (message) => console.log(`[dashboard] ${message}`),
@@ -44,14 +50,14 @@ process.once('sveltekit:shutdown', () => {
 });
 
 async function start(): Promise<Context> {
-  const env = readEnv();
+  const env = readEnv(rawEnv, pathsBase);
   const store = await openStore({
     url: env.DATABASE_URL,
     authToken: env.DATABASE_AUTH_TOKEN,
-    migrationsDir: resolve(env.MIGRATIONS_DIR),
+    migrationsDir: env.MIGRATIONS_DIR,
   });
   log.info(`store: ${store.dialect} at ${redactDatabaseUrl(env.DATABASE_URL)}, migrations applied`);
-  const { key, source } = resolveCredentialsKey({ configured: env.CREDENTIALS_KEY, dataDir: resolve(env.DATA_DIR) });
+  const { key, source } = resolveCredentialsKey({ configured: env.CREDENTIALS_KEY, dataDir: env.DATA_DIR });
   if (source !== 'env') log.info(`credentials key: ${source === 'generated' ? 'generated into' : 'read from'} ${resolve(env.DATA_DIR, 'credentials.key')}`);
   const ctx = await createContext({ store, credentialsKey: key, log, demo });
   if (await resumeDemo(ctx)) log.info('demo: resumed; its credentials point at this process’s sandbox');

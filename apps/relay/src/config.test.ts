@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import { parseEnv as parseDotEnv } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { readConfig } from './config.ts';
+
+/** `.env.example` exactly as a user copies it to `.env` or hands it to `docker run --env-file`. */
+const example = parseDotEnv(readFileSync(new URL('../../../.env.example', import.meta.url), 'utf8'));
+
+describe("the relay's environment", () => {
+  it('starts with every value of .env.example as written, on its own port beside the dashboard', () => {
+    const config = readConfig(example);
+    expect(config).toMatchObject({ port: 8787, store: { kind: 'memory' }, enabled: true, trustProxy: false, pollSecrets: [] });
+    expect(config.port).not.toBe(Number(example.PORT));
+    expect(config.errorTrackerDsn).toBeUndefined();
+    expect(config.allowedOrigin).toBeUndefined();
+  });
+
+  it('counts a variable set to the empty string as unset', () => {
+    const config = readConfig({ KV_REST_API_URL: '', KV_REST_API_TOKEN: '', RELAY_STORE: '', ERROR_TRACKER_DSN: ' ', REDIS_URL: '', PORT: '', HOST: '' });
+    expect(config).toMatchObject({ host: '0.0.0.0', port: 8787, store: { kind: 'memory' }, errorTrackerDsn: undefined });
+  });
+
+  it('still refuses a value that is set but wrong, naming the variable', () => {
+    expect(() => readConfig({ KV_REST_API_URL: 'not a url' })).toThrow(/^Invalid relay environment: KV_REST_API_URL: Invalid URL/);
+    expect(() => readConfig({ RELAY_STORE: 'mongo' })).toThrow(/RELAY_STORE/);
+    expect(() => readConfig({ RELAY_STORE: 'redis' })).toThrow('RELAY_STORE=redis needs REDIS_URL');
+  });
+
+  it('listens on RELAY_HOST/RELAY_PORT, else the HOST/PORT a hosting platform sets, else 0.0.0.0:8787', () => {
+    expect(readConfig({})).toMatchObject({ host: '0.0.0.0', port: 8787 });
+    expect(readConfig({ PORT: '10000' })).toMatchObject({ port: 10_000 });
+    expect(readConfig({ HOST: '127.0.0.1', PORT: '3000', RELAY_HOST: '::', RELAY_PORT: '9000' })).toMatchObject({ host: '::', port: 9000 });
+  });
+
+  it('picks the store from what is set: Redis, then Upstash, then memory', () => {
+    expect(readConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).store).toEqual({ kind: 'redis', url: 'redis://127.0.0.1:6379' });
+    expect(readConfig({ KV_REST_API_URL: 'https://eu1-x.upstash.io', KV_REST_API_TOKEN: 't' }).store).toEqual({ kind: 'upstash', url: 'https://eu1-x.upstash.io', token: 't' });
+    expect(readConfig({ KV_REST_API_URL: 'https://eu1-x.upstash.io' }).store).toEqual({ kind: 'memory' });
+  });
+});
