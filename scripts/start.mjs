@@ -1,11 +1,11 @@
 // `npm start`: on a fresh clone with only Node and npm, brings pnpm and the packages, builds the
-// dashboard when its sources changed, then serves it (migrations run as the server starts).
+// dashboard when its sources changed, then serves it with `.env` read (migrations run as it starts).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { installPackages, pnpm, root } from './toolchain.mjs';
 
-const serverEntry = join(root, 'apps/web/build/index.js');
+const builtServer = join(root, 'apps/web/build/index.js');
 const sources = ['apps/web/src', 'apps/web/static', 'apps/web/svelte.config.js', 'apps/web/vite.config.ts', 'packages', 'pnpm-lock.yaml'];
 
 /**
@@ -23,14 +23,13 @@ function newest(path) {
 }
 
 installPackages();
-const builtAt = existsSync(serverEntry) ? statSync(serverEntry).mtimeMs : 0;
+const builtAt = existsSync(builtServer) ? statSync(builtServer).mtimeMs : 0;
 if (sources.some((source) => newest(join(root, source)) > builtAt)) {
   console.log('→ building the dashboard');
   pnpm(['--filter', '@dash/web', '--fail-if-no-match', 'build']);
 }
 
 process.chdir(root);
-process.env.HOST ??= '127.0.0.1';
-process.env.PORT ??= '3000';
-console.log(`→ serving the dashboard at http://${process.env.HOST}:${process.env.PORT}`);
-await import(pathToFileURL(serverEntry).href);
+await import('./dotenv.mjs');
+console.log('→ serving the dashboard');
+await import(pathToFileURL(join(root, 'apps/web/server.js')).href);

@@ -7,5 +7,7 @@ export default {
   compilerOptions: { runes: true },
   kit: {
     adapter: adapter({ out: 'build' }),
+    // `vite dev` reads the repo root's .env, the one `npm start` reads.
+    env: { dir: '../..' },
   },
 };

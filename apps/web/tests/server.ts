@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseEnv } from 'node:util';
 
 const webDir = fileURLToPath(new URL('..', import.meta.url));
 const repoDir = join(webDir, '../..');
@@ -28,23 +29,37 @@ export interface RunningDashboard {
   stop(): Promise<void>;
 }
 
-/** Starts the built dashboard (`apps/web/build`) on a free port over a fresh embedded store. */
-export async function startDashboard(): Promise<RunningDashboard> {
+export interface DashboardOptions {
+  /**
+   * Start from these variables only (plus PATH and the free PORT), in a fresh directory that holds
+   * the migrations as `./drizzle`, so the relative paths of `.env.example` land in it.
+   */
+  env?: Record<string, string | undefined>;
+}
+
+/** `.env.example` exactly as a user copies it to `.env` or hands it to `docker run --env-file`. */
+export const envExample = () => parseEnv(readFileSync(join(repoDir, '.env.example'), 'utf8'));
+
+/** Starts the built dashboard (`apps/web/server.js`, as `npm start` does) on a free port over a fresh embedded store. */
+export async function startDashboard(options: DashboardOptions = {}): Promise<RunningDashboard> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dash-e2e-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, [join(webDir, 'build/index.js')], {
-    cwd: repoDir,
-    env: {
-      PATH: process.env.PATH,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATABASE_URL: `file:${join(dataDir, 'dashboard.db')}`,
-      DATA_DIR: dataDir,
-      MIGRATIONS_DIR: join(repoDir, 'drizzle'),
-      CREDENTIALS_KEY: randomBytes(32).toString('hex'),
-    },
+  if (options.env) symlinkSync(join(repoDir, 'drizzle'), join(dataDir, 'drizzle'));
+  const child: ChildProcess = spawn(process.execPath, [join(webDir, 'server.js')], {
+    cwd: options.env ? dataDir : repoDir,
+    env: options.env
+      ? { ...options.env, PATH: process.env.PATH, PORT: String(port) }
+      : {
+          PATH: process.env.PATH,
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          DATABASE_URL: `file:${join(dataDir, 'dashboard.db')}`,
+          DATA_DIR: dataDir,
+          MIGRATIONS_DIR: join(repoDir, 'drizzle'),
+          CREDENTIALS_KEY: randomBytes(32).toString('hex'),
+        },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
