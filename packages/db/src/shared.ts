@@ -10,6 +10,7 @@ import {
   type Settings,
   type SettingsUpdate,
 } from '@dash/contracts';
+import type { ApiTokenRow, OwnerRow, SessionRow } from './store.ts';
 
 /** What both dialects' `projects` rows look like. */
 export interface ProjectRow {
@@ -39,6 +40,37 @@ export const now = () => new Date().toISOString();
 
 /** A stored instant as ISO 8601: SQLite keeps the ISO text it was given, Postgres answers in its own format. */
 export const isoOf = (value: string): string => new Date(value).toISOString();
+
+/** `isoOf` for a column that may be null. */
+const isoOrNull = (value: string | null): string | null => (value === null ? null : isoOf(value));
+
+// The row mappers below also serve on the way in: written instants are normalised too, so SQLite's text
+// comparisons and orderings are those of the instants, and an unparseable one throws instead of being stored.
+
+export const toOwner = (row: OwnerRow): OwnerRow => ({
+  passwordHash: row.passwordHash,
+  createdAt: isoOf(row.createdAt),
+  updatedAt: isoOf(row.updatedAt),
+});
+
+export const toSession = (row: SessionRow): SessionRow => ({
+  id: row.id,
+  secretHash: row.secretHash,
+  createdAt: isoOf(row.createdAt),
+  lastSeenAt: isoOf(row.lastSeenAt),
+  userAgent: row.userAgent,
+  ip: row.ip,
+});
+
+export const toApiToken = (row: ApiTokenRow): ApiTokenRow => ({
+  id: row.id,
+  name: row.name,
+  secretHash: row.secretHash,
+  scope: row.scope,
+  createdAt: isoOf(row.createdAt),
+  lastUsedAt: isoOrNull(row.lastUsedAt),
+  expiresAt: isoOrNull(row.expiresAt),
+});
 
 export function toProject(row: ProjectRow): Project {
   return {

@@ -1,7 +1,7 @@
 import type { Client } from '@libsql/client';
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, lt, ne, or, sql } from 'drizzle-orm';
 import type { LibSQLDatabase } from 'drizzle-orm/libsql';
-import { apiCache, credentials, projects, userSettings } from './schema/sqlite.ts';
+import { apiCache, apiToken, authOwner, authSession, credentials, projects, userSettings } from './schema/sqlite.ts';
 import {
   createdValues,
   isoOf,
@@ -12,13 +12,20 @@ import {
   reorderedPosition,
   settingRows,
   settingsFrom,
+  toApiToken,
+  toOwner,
   toProject,
+  toSession,
   unknownSlugs,
   type SettingRow,
 } from './shared.ts';
 import { ProjectExistsError, UnknownProjectsError, type Store } from './store.ts';
 
 const tabOrder = [asc(projects.position), asc(projects.createdAt), asc(projects.slug)];
+const sessionOrder = [desc(authSession.lastSeenAt), desc(authSession.createdAt), asc(authSession.id)];
+const tokenOrder = [desc(apiToken.createdAt), asc(apiToken.id)];
+/** Every session but `exceptId` (every session when it is undefined). */
+const sessionsBut = (exceptId: string | undefined) => (exceptId === undefined ? undefined : ne(authSession.id, exceptId));
 
 export function sqliteStore(db: LibSQLDatabase & { $client: Client }): Store {
   // One statement for any number of leaves; `excluded` is the row the conflict kept out.
@@ -141,6 +148,80 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }): Store {
       },
       async clear(route) {
         return (await db.delete(apiCache).where(route === undefined ? undefined : eq(apiCache.route, route)).returning({ key: apiCache.key })).length;
+      },
+    },
+
+    auth: {
+      async owner() {
+        const row = (await db.select().from(authOwner).where(eq(authOwner.id, 1)))[0];
+        return row && toOwner(row);
+      },
+      async createOwner(passwordHash) {
+        const at = now();
+        // One statement: of concurrent first-run setups, exactly one inserts the row and gets it back.
+        const created = await db
+          .insert(authOwner)
+          .values({ id: 1, passwordHash, createdAt: at, updatedAt: at })
+          .onConflictDoNothing({ target: authOwner.id })
+          .returning({ id: authOwner.id });
+        return created.length > 0;
+      },
+      async changePassword(passwordHash, keepSessionId) {
+        // One batch, so one transaction on the client's connection (see settings.update). The delete checks for the
+        // owner inside that transaction, so without an owner nothing goes, even beside a concurrent removeOwner.
+        const [updated] = await db.batch([
+          db.update(authOwner).set({ passwordHash, updatedAt: now() }).returning({ id: authOwner.id }),
+          db.delete(authSession).where(and(sql`exists (select 1 from ${authOwner})`, sessionsBut(keepSessionId))),
+        ]);
+        return updated.length > 0;
+      },
+      async removeOwner() {
+        await db.batch([db.delete(authOwner), db.delete(authSession)]);
+      },
+
+      sessions: {
+        async create(session) {
+          await db.insert(authSession).values(toSession(session));
+        },
+        async get(id) {
+          const row = (await db.select().from(authSession).where(eq(authSession.id, id)))[0];
+          return row && toSession(row);
+        },
+        async list() {
+          return (await db.select().from(authSession).orderBy(...sessionOrder)).map(toSession);
+        },
+        async touch(id, lastSeenAt) {
+          await db.update(authSession).set({ lastSeenAt: isoOf(lastSeenAt) }).where(eq(authSession.id, id));
+        },
+        async remove(id) {
+          return (await db.delete(authSession).where(eq(authSession.id, id)).returning({ id: authSession.id })).length > 0;
+        },
+        async removeAll(exceptId) {
+          return (await db.delete(authSession).where(sessionsBut(exceptId)).returning({ id: authSession.id })).length;
+        },
+        async removeExpired(seenBefore, createdBefore) {
+          const expired = or(lt(authSession.lastSeenAt, isoOf(seenBefore)), lt(authSession.createdAt, isoOf(createdBefore)));
+          return (await db.delete(authSession).where(expired).returning({ id: authSession.id })).length;
+        },
+      },
+
+      tokens: {
+        async create(token) {
+          await db.insert(apiToken).values(toApiToken(token));
+        },
+        async get(id) {
+          const row = (await db.select().from(apiToken).where(eq(apiToken.id, id)))[0];
+          return row && toApiToken(row);
+        },
+        async list() {
+          return (await db.select().from(apiToken).orderBy(...tokenOrder)).map(toApiToken);
+        },
+        async touch(id, lastUsedAt) {
+          await db.update(apiToken).set({ lastUsedAt: isoOf(lastUsedAt) }).where(eq(apiToken.id, id));
+        },
+        async remove(id) {
+          return (await db.delete(apiToken).where(eq(apiToken.id, id)).returning({ id: apiToken.id })).length > 0;
+        },
       },
     },
 

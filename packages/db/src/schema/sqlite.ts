@@ -1,4 +1,5 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { sql } from 'drizzle-orm';
+import { check, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { Integrations } from '@dash/contracts';
 
 /** One row per setting leaf (`projectOrder` lives in `projects.position`), so writes to different leaves never collide. */
@@ -40,3 +41,45 @@ export const credentials = sqliteTable('credentials', {
   sealed: text('sealed').notNull(),
   updatedAt: text('updated_at').notNull(),
 });
+
+/**
+ * The dashboard's owner: at most one row, whose id is always 1, so a first-run setup is one
+ * `insert … on conflict do nothing`. Instants are ISO 8601 text, so they compare as text.
+ */
+export const authOwner = sqliteTable(
+  'auth_owner',
+  {
+    id: integer('id').primaryKey(),
+    /** An argon2id PHC string. */
+    passwordHash: text('password_hash').notNull(),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [check('auth_owner_single_row', sql`${t.id} = 1`)],
+);
+
+/** Signed-in browsers; only SHA-256 of each session's secret. */
+export const authSession = sqliteTable('auth_session', {
+  id: text('id').primaryKey(),
+  secretHash: text('secret_hash').notNull(),
+  createdAt: text('created_at').notNull(),
+  lastSeenAt: text('last_seen_at').notNull(),
+  userAgent: text('user_agent'),
+  ip: text('ip'),
+});
+
+/** API tokens for scripts and the typed client; only SHA-256 of each token's secret. */
+export const apiToken = sqliteTable(
+  'api_token',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    secretHash: text('secret_hash').notNull(),
+    scope: text('scope', { enum: ['read', 'write'] }).notNull(),
+    createdAt: text('created_at').notNull(),
+    lastUsedAt: text('last_used_at'),
+    /** Null for a token that does not expire. */
+    expiresAt: text('expires_at'),
+  },
+  (t) => [check('api_token_scope', sql`${t.scope} in ('read', 'write')`)],
+);
