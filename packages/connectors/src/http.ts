@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { isRefusedAddress, RefusedAddressError, refusedAddressIn } from './address-guard.ts';
 import type { ConnectorContext } from './context.ts';
 import { ConnectorError } from './errors.ts';
 import { LimiterBusyError } from './limiter.ts';
@@ -105,6 +106,11 @@ function errorFor(spec: ClientSpec, status: number, body: unknown, retryAfterMs:
   return new ConnectorError('upstream', `${service} refused the request (${status})${said}`, { retryable: false });
 }
 
+/** A destination the server may not call: trying again cannot help, so it is not retried. */
+function refusedError(spec: ClientSpec, refused: RefusedAddressError): ConnectorError {
+  return new ConnectorError('upstream', `${spec.service} was not called: ${refused.message}`, { retryable: false, cause: refused });
+}
+
 async function readBody(response: Response): Promise<{ body: unknown; json: boolean }> {
   const text = await response.text();
   if (text === '') return { body: undefined, json: false };
@@ -135,7 +141,10 @@ export function defineClient(spec: ClientSpec, retry: RetryPolicy = defaultRetry
     const signal = ctx.signal ? AbortSignal.any([ctx.signal, timeout]) : timeout;
     let response: Response;
     try {
-      response = await ctx.fetch(urlOf(ctx.baseUrl, request.path, request.query), {
+      const url = urlOf(ctx.baseUrl, request.path, request.query);
+      // Whatever fetch the context carries; the guarded fetch also checks what a hostname resolves to.
+      if (isRefusedAddress(url.hostname)) throw new RefusedAddressError(url.hostname);
+      response = await ctx.fetch(url, {
         method: request.method ?? 'GET',
         headers: {
           accept: 'application/json',
@@ -148,6 +157,8 @@ export function defineClient(spec: ClientSpec, retry: RetryPolicy = defaultRetry
       });
     } catch (error) {
       if (ctx.signal?.aborted) throw error;
+      const refused = refusedAddressIn(error);
+      if (refused) throw refusedError(spec, refused);
       const why = timeout.aborted ? `did not answer within ${(ctx.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s` : 'could not be reached';
       throw new ConnectorError('upstream', `${spec.service} ${why}`, { cause: error });
     }

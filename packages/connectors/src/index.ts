@@ -1,4 +1,15 @@
 export { ConnectorError, type ConnectorErrorKind } from './errors.ts';
+export {
+  defaultGuardedFetch,
+  guardedAgent,
+  guardedFetch,
+  guardedLookup,
+  isRefusedAddress,
+  RefusedAddressError,
+  refusedAddressIn,
+  refusedBaseUrl,
+  type GuardedAgentOptions,
+} from './address-guard.ts';
 export { systemClock, type Clock, type ConnectorContext } from './context.ts';
 export { LimiterBusyError, MAX_LIMITER_WAIT_MS, slidingWindowLimiter, unlimited, type RateLimit, type RateLimiter } from './limiter.ts';
 export { collectPages, defineClient, nextLink, parseRetryAfter, type Client, type ClientSpec } from './http.ts';

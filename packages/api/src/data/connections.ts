@@ -1,6 +1,7 @@
 import { services, type ServiceName } from '@dash/contracts';
 import {
   connectorFor,
+  defaultGuardedFetch,
   slidingWindowLimiter,
   unlimited,
   type Clock,
@@ -23,6 +24,7 @@ export class MissingCredentialsError extends Error {
 }
 
 export interface ConnectionOptions {
+  /** How connectors reach upstreams; by default a fetch that refuses link-local and cloud-metadata addresses. */
   fetch?: typeof fetch;
   clock: Clock;
 }
@@ -69,7 +71,7 @@ export class Connections {
     return {
       credentials: values,
       baseUrl: (options.baseUrl ?? values.baseUrl ?? connector.defaultBaseUrl).replace(/\/+$/, ''),
-      fetch: this.options.fetch ?? globalThis.fetch,
+      fetch: this.options.fetch ?? defaultGuardedFetch,
       clock: this.clock,
       limiter: this.limiterFor(connector, key),
       ...(options.signal ? { signal: options.signal } : {}),

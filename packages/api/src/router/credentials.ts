@@ -9,7 +9,7 @@ import {
   serviceOf,
   services,
 } from '@dash/contracts';
-import { connectorFor, ConnectorError } from '@dash/connectors';
+import { connectorFor, ConnectorError, refusedBaseUrl } from '@dash/connectors';
 import { z } from 'zod';
 import type { Context } from '../context.ts';
 import { CredentialsKeyMismatchError } from '../credentials/vault.ts';
@@ -39,6 +39,15 @@ function filledIn(values: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(values).flatMap(([name, value]) => (value.trim() ? [[name, value.trim()]] : [])));
 }
 
+/**
+ * Refuses a base URL whose host is a literal link-local or cloud-metadata address. A hostname is
+ * checked where it is resolved, each time a connection is made (the connections' guarded fetch).
+ */
+function assertBaseUrlAllowed(values: Record<string, string>) {
+  const refused = values.baseUrl === undefined ? undefined : refusedBaseUrl(values.baseUrl);
+  if (refused) throw fail('BAD_REQUEST', `Base URL: ${refused}`);
+}
+
 export const credentialsRouter = router({
   list: publicProcedure
     .input(z.void())
@@ -50,7 +59,9 @@ export const credentialsRouter = router({
     .output(credentialSavedSchema)
     .mutation(async ({ ctx, input }) => {
       assertKeyMatches(ctx);
-      await ctx.store.credentials.putSealed(input.key, ctx.vault.seal(input.key, filledIn(input.values)));
+      const values = filledIn(input.values);
+      assertBaseUrlAllowed(values);
+      await ctx.store.credentials.putSealed(input.key, ctx.vault.seal(input.key, values));
       ctx.log.info(`credentials saved for ${input.key}`);
       return { ok: true as const, key: input.key };
     }),
@@ -69,6 +80,7 @@ export const credentialsRouter = router({
       if (!service) throw fail('BAD_REQUEST', `Unknown service in "${input.key}"`);
       const connector = connectorFor(service);
       const values = input.values ? filledIn(input.values) : await storedValues(ctx, input.key);
+      if (input.values) assertBaseUrlAllowed(values);
       const timeout = AbortSignal.timeout(TEST_TIMEOUT_MS);
       const upstream = await ctx.data.connections.context(service, input.key, { values, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
       try {

@@ -7,6 +7,7 @@ import {
   projectSlugInput,
   type Project,
 } from '@dash/contracts';
+import { refusedBaseUrl } from '@dash/connectors';
 import { ProjectExistsError } from '@dash/db';
 import { z } from 'zod';
 import { fail } from '../errors.ts';
@@ -17,6 +18,13 @@ const noSuchProject = (slug: string) => fail('NOT_FOUND', `No project with the s
 function found(slug: string, project: Project | undefined): Project {
   if (!project) throw noSuchProject(slug);
   return project;
+}
+
+/** A self-hosted Sentry `host` may not be a literal link-local or cloud-metadata address; hostnames are checked at connect time. */
+function assertHostAllowed(integrations: { error_tracker?: { host?: string | undefined } | null | undefined } | undefined) {
+  const host = integrations?.error_tracker?.host;
+  const refused = host === undefined ? undefined : refusedBaseUrl(host);
+  if (refused) throw fail('BAD_REQUEST', `Sentry host: ${refused}`);
 }
 
 export const projectsRouter = router({
@@ -34,6 +42,7 @@ export const projectsRouter = router({
     .input(projectCreateSchema)
     .output(projectSchema)
     .mutation(async ({ ctx, input }) => {
+      assertHostAllowed(input.integrations);
       try {
         return await ctx.store.projects.create(input);
       } catch (error) {
@@ -45,7 +54,10 @@ export const projectsRouter = router({
   update: publicProcedure
     .input(projectSlugInput.extend({ patch: projectPatchSchema }))
     .output(projectSchema)
-    .mutation(async ({ ctx, input }) => found(input.slug, await ctx.store.projects.update(input.slug, input.patch))),
+    .mutation(async ({ ctx, input }) => {
+      assertHostAllowed(input.patch.integrations);
+      return found(input.slug, await ctx.store.projects.update(input.slug, input.patch));
+    }),
 
   remove: publicProcedure
     .input(projectSlugInput)

@@ -1,0 +1,106 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { refusedAddressIn } from '@dash/connectors';
+import { handleRest } from '../rest/index.ts';
+import { createTestApi } from '../testing.ts';
+
+type Api = Awaited<ReturnType<typeof createTestApi>>;
+let api: Api;
+
+beforeEach(async () => {
+  api = await createTestApi();
+});
+afterEach(async () => {
+  await api.dispose();
+});
+
+async function call(method: string, path: string, body?: unknown) {
+  const init: RequestInit = { method, headers: { 'content-type': 'application/json' } };
+  if (body !== undefined) init.body = JSON.stringify(body);
+  const response = await handleRest(new Request(`http://dash.test${path}`, init), api.caller);
+  const text = await response.text();
+  return { status: response.status, text, json: JSON.parse(text) as Record<string, unknown> };
+}
+
+const secret = 'phc_Sup3rSecretApiKeyValue0123456789';
+
+describe('a credential base URL on a link-local or cloud-metadata address', () => {
+  it.each([
+    ['http://169.254.169.254', '169.254.169.254'],
+    ['http://169.254.169.254/latest/meta-data/', '169.254.169.254'],
+    ['http://[fd00:ec2::254]', 'fd00:ec2::254'],
+    ['https://[fe80::1]:8443', 'fe80::1'],
+    ['http://[::ffff:169.254.169.254]', '::ffff:a9fe:a9fe'],
+  ])('is refused on save with 400 and nothing is stored: %s', async (baseUrl, address) => {
+    const res = await call('POST', '/api/credentials', { key: 'plausible', values: { apiKey: secret, baseUrl } });
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({
+      error: { code: 'BAD_REQUEST', message: `Base URL: The address ${address} (link-local or cloud metadata) is not allowed as an upstream` },
+    });
+    expect(res.text).not.toContain(secret);
+    expect((await call('GET', '/api/credentials')).json).toEqual({ connectedKeys: [] });
+    expect(await api.store.credentials.keys()).toEqual([]);
+  });
+
+  it('is refused by the procedure too, and by a test with values', async () => {
+    const baseUrl = 'http://169.254.169.254';
+    await expect(api.caller.credentials.save({ key: 'github', values: { token: 't', baseUrl } })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/^Base URL: The address 169\.254\.169\.254 \(link-local or cloud metadata\)/),
+    });
+    expect(await api.store.credentials.keys()).toEqual([]);
+
+    const tested = await call('POST', '/api/credentials/test', { key: 'plausible', values: { apiKey: secret, baseUrl: 'http://[fd00:ec2::254]/' } });
+    expect(tested.status).toBe(400);
+    expect(tested.json).toMatchObject({ error: { code: 'BAD_REQUEST', message: expect.stringMatching(/fd00:ec2::254/) } });
+  });
+
+  it('leaves a loopback, LAN or named base URL alone', async () => {
+    for (const [key, baseUrl] of [
+      ['plausible', 'http://127.0.0.1:9'],
+      ['umami', 'http://10.0.0.7:3000'],
+      ['github', 'http://[::1]:8080'],
+      ['vercel', 'https://vercel.example.lan'],
+    ] as const) {
+      const values = key === 'github' || key === 'vercel' ? { token: 't', baseUrl } : { apiKey: 't', baseUrl };
+      const res = await call('POST', '/api/credentials', { key, values });
+      expect(res.status, baseUrl).toBe(200);
+    }
+    expect((await call('GET', '/api/credentials')).json).toEqual({ connectedKeys: ['github', 'plausible', 'umami', 'vercel'] });
+  });
+
+  it('stored before these checks existed, fails its test with the reason, not a retry loop or a hang', async () => {
+    // Written past the router, as a credential saved by an older version would be.
+    await api.store.credentials.putSealed('plausible', api.ctx.vault.seal('plausible', { apiKey: secret, baseUrl: 'http://169.254.169.254' }));
+    const started = Date.now();
+    const res = await call('POST', '/api/credentials/test', { key: 'plausible' });
+    expect(res.json).toEqual({
+      ok: false,
+      error: 'Plausible was not called: The address 169.254.169.254 (link-local or cloud metadata) is not allowed as an upstream',
+    });
+    expect(res.text).not.toContain(secret);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('the connections’ default fetch', () => {
+  let server: Server;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('reaches loopback and refuses the metadata address at connect time', async () => {
+    const upstream = await api.ctx.data.connections.context('plausible', 'plausible', { values: { apiKey: 't' } });
+    expect(await (await upstream.fetch(`${baseUrl}/ping`)).json()).toEqual({ ok: true });
+    const error = await upstream.fetch('http://169.254.169.254/latest/meta-data/', { signal: AbortSignal.timeout(3_000) }).catch((e: unknown) => e);
+    expect(refusedAddressIn(error)?.message).toBe('The address 169.254.169.254 (link-local or cloud metadata) is not allowed as an upstream');
+  });
+});
