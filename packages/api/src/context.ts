@@ -1,4 +1,5 @@
 import type { Store } from '@dash/db';
+import type { Access, RequestInfo } from './auth/access.ts';
 import type { CredentialVault } from './credentials/vault.ts';
 import type { DataCache } from './data/cache.ts';
 import type { Connections } from './data/connections.ts';
@@ -20,6 +21,10 @@ export interface Context {
   data: { cache: DataCache; connections: Connections };
   /** Where demo projects get their upstreams (the in-process sandbox); no demo when absent. */
   demo?: DemoProvider;
+  /** Who may open the dashboard: password, sessions, API tokens. */
+  access: Access;
+  /** The request a procedure serves (who, from where); absent when the server itself calls. */
+  request?: RequestInfo;
 }
 
 /** The demo's projects and credentials, pointing at upstreams this process runs. */

@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '@dash/connectors';
 import { memoizeReads, type Store } from '@dash/db';
+import { Access, type AccessOptions } from './auth/access.ts';
 import type { Context, DemoProvider, Logger } from './context.ts';
 import { CredentialsKeyMismatchError, CredentialVault } from './credentials/vault.ts';
 import { DataCache } from './data/cache.ts';
@@ -11,6 +12,8 @@ export { resumeDemo, startDemo } from './router/demo.ts';
 export { describeError } from './errors.ts';
 export { logFailure } from './trpc.ts';
 export { ttl } from './data/ttl.ts';
+export { Access, type AccessOptions, type ClientInfo, type EnvPassword, type Identity, type NewSession, type RequestInfo } from './auth/access.ts';
+export { ThrottledError } from './auth/throttle.ts';
 export { CredentialsKeyMismatchError, CredentialVault, parseCredentialsKey, resolveCredentialsKey } from './credentials/vault.ts';
 
 const KEY_CHECK = 'credentialsKeyCheck';
@@ -27,6 +30,8 @@ export async function createContext(options: {
   fetch?: typeof fetch;
   clock?: Clock;
   demo?: DemoProvider;
+  /** Access control; a local dashboard with no password from the environment when absent. */
+  access?: AccessOptions;
 }): Promise<Context> {
   const { log } = options;
   const store = memoizeReads(options.store);
@@ -46,5 +51,14 @@ export async function createContext(options: {
   }
   const clock = options.clock ?? systemClock;
   const connections = new Connections(store, vault, { clock, ...(options.fetch ? { fetch: options.fetch } : {}) });
-  return { store, vault, log, credentialsKeyMatches, data: { cache: new DataCache(store.cache, clock), connections }, ...(options.demo ? { demo: options.demo } : {}) };
+  const access = await Access.open(store, log, options.access ?? { mode: 'local' });
+  return {
+    store,
+    vault,
+    log,
+    credentialsKeyMatches,
+    data: { cache: new DataCache(store.cache, clock), connections },
+    access,
+    ...(options.demo ? { demo: options.demo } : {}),
+  };
 }

@@ -1,3 +1,4 @@
+import { authRouter, sessionsRouter, tokensRouter } from './router/auth.ts';
 import { credentialsRouter } from './router/credentials.ts';
 import { dataRouter } from './router/data.ts';
 import { demoRouter } from './router/demo.ts';
@@ -12,6 +13,9 @@ export const appRouter = router({
   credentials: credentialsRouter,
   data: dataRouter,
   demo: demoRouter,
+  auth: authRouter,
+  sessions: sessionsRouter,
+  tokens: tokensRouter,
 });
 
 export type AppRouter = typeof appRouter;

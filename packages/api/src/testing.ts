@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openStore, type Store } from '@dash/db';
 import type { Clock } from '@dash/connectors';
+import type { AccessOptions } from './auth/access.ts';
 import type { DemoProvider, Logger } from './context.ts';
 import { createContext } from './index.ts';
 import { createCaller } from './root.ts';
@@ -18,7 +19,7 @@ export function memoryLogger(): Logger & { lines: string[] } {
 }
 
 /** A real api over a fresh embedded SQLite file, for tests; `dispose` removes it. */
-export async function createTestApi(options: { dir?: string; credentialsKey?: Buffer; clock?: Clock; demo?: DemoProvider } = {}) {
+export async function createTestApi(options: { dir?: string; credentialsKey?: Buffer; clock?: Clock; demo?: DemoProvider; access?: AccessOptions } = {}) {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'dash-api-'));
   const dbFile = join(dir, 'dashboard.db');
   const store: Store = await openStore({ url: `file:${dbFile}`, migrationsDir });
@@ -30,6 +31,7 @@ export async function createTestApi(options: { dir?: string; credentialsKey?: Bu
     log,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.demo ? { demo: options.demo } : {}),
+    ...(options.access ? { access: options.access } : {}),
   });
   return {
     dir,

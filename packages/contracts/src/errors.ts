@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-/** Error codes of the REST JSON error body; they are tRPC's codes, so one table serves both. */
+/**
+ * Error codes of the REST JSON error body; they are tRPC's codes, so one table serves both, plus the
+ * two that only the request guards answer: CROSS_SITE (403) and SETUP_REQUIRED (503).
+ */
 export const errorCodes = [
   'BAD_REQUEST',
   'UNAUTHORIZED',
@@ -14,6 +17,8 @@ export const errorCodes = [
   'INTERNAL_SERVER_ERROR',
   'BAD_GATEWAY',
   'SERVICE_UNAVAILABLE',
+  'CROSS_SITE',
+  'SETUP_REQUIRED',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

@@ -3,3 +3,4 @@ export * from './settings.ts';
 export * from './projects.ts';
 export * from './credentials.ts';
 export * from './data.ts';
+export * from './auth.ts';

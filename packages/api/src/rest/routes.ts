@@ -74,6 +74,10 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'DELETE', path: '/api/credentials', procedure: 'credentials.remove', input: body },
   { method: 'POST', path: '/api/credentials/test', procedure: 'credentials.test', input: body },
 
+  { method: 'GET', path: '/api/tokens', procedure: 'tokens.list', input: none },
+  { method: 'POST', path: '/api/tokens', procedure: 'tokens.create', input: body, status: 201 },
+  { method: 'DELETE', path: '/api/tokens/:id', procedure: 'tokens.remove', input: ({ params }) => ({ id: params.id }) },
+
   { method: 'GET', path: '/api/revenue', procedure: 'data.revenue', input: query, respond: dataResponse },
   { method: 'GET', path: '/api/ideas', procedure: 'data.ideas', input: query, respond: dataResponse },
   { method: 'GET', path: '/api/shipping', procedure: 'data.shipping', input: query, respond: dataResponse },

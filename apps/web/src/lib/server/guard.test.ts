@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { guard, securityHeaders, type GuardConfig } from './guard.ts';
+
+const local: GuardConfig = { mode: 'local', origin: 'http://127.0.0.1:3000', allowedHosts: [] };
+const remote: GuardConfig = { mode: 'remote', origin: 'https://dash.example.com', allowedHosts: ['dash.internal', '.corp.example'] };
+
+function request(method: string, url: string, headers: Record<string, string>) {
+  return { method, url, header: (name: string) => headers[name] };
+}
+
+describe('the Host guard', () => {
+  it('refuses a foreign Host on pages, the API and assets, naming the variable to set', () => {
+    for (const host of ['evil.test', 'localhost.evil.test', '127.0.0.1.nip.io', 'rebind.evil.example:3000']) {
+      const page = guard(request('GET', '/', { host }), local);
+      expect(page).toMatchObject({ status: 403, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+      expect(page?.body).toContain('add it to DASHBOARD_ALLOWED_HOSTS');
+      expect(guard(request('GET', '/_app/immutable/entry/start.js', { host }), local)?.status).toBe(403);
+      const api = guard(request('POST', '/api/trpc/settings.update', { host, authorization: 'Bearer x' }), local);
+      expect([api?.status, JSON.parse(api?.body ?? '{}')]).toEqual([403, { error: { code: 'FORBIDDEN', message: expect.stringContaining('DASHBOARD_ALLOWED_HOSTS') } }]);
+    }
+    expect(guard(request('GET', '/', {}), local)?.status).toBe(403);
+    expect(guard(request('GET', '/', { host: 'a b' }), local)?.status).toBe(403);
+  });
+
+  it('serves a local dashboard under its loopback names, sending page visits to the canonical one', () => {
+    expect(guard(request('GET', '/', { host: '127.0.0.1:3000' }), local)).toBeUndefined();
+    expect(guard(request('GET', '/settings?x=1', { host: 'LOCALHOST.:3000' }), local)).toEqual({ status: 308, headers: { location: 'http://127.0.0.1:3000/settings?x=1' }, body: '' });
+    expect(guard(request('GET', '/', { host: '[::1]:3000' }), local)?.status).toBe(308);
+    expect(guard(request('GET', '/api/settings', { host: 'localhost:3000' }), local)).toBeUndefined();
+    expect(guard(request('POST', '/api/settings', { host: 'localhost:3000', origin: 'http://localhost:3000' }), local)).toBeUndefined();
+  });
+
+  it('admits only ORIGIN and the allowed hosts remotely, never loopback names', () => {
+    expect(guard(request('GET', '/', { host: 'dash.example.com' }), remote)).toBeUndefined();
+    expect(guard(request('GET', '/', { host: 'dash.internal:3000' }), remote)).toBeUndefined();
+    expect(guard(request('GET', '/', { host: 'corp.example' }), remote)).toBeUndefined();
+    expect(guard(request('GET', '/', { host: 'a.b.corp.example' }), remote)).toBeUndefined();
+    expect(guard(request('GET', '/', { host: 'evilcorp.example' }), remote)?.status).toBe(403);
+    expect(guard(request('GET', '/', { host: 'localhost:3000' }), remote)?.status).toBe(403);
+    expect(guard(request('GET', '/', { host: '127.0.0.1:3000' }), remote)?.status).toBe(403);
+  });
+});
+
+describe('the cross-site guard', () => {
+  const refused = (method: string, url: string, headers: Record<string, string>, config = local) => {
+    const host = config === local ? '127.0.0.1:3000' : 'dash.example.com';
+    const verdict = guard(request(method, url, { host, ...headers }), config);
+    return verdict?.status === 403 && (JSON.parse(verdict.body) as { error: { code: string } }).error.code === 'CROSS_SITE';
+  };
+
+  it('refuses unsafe requests from another site, another port, or nowhere said', () => {
+    expect(refused('POST', '/api/settings', { origin: 'https://evil.example' })).toBe(true);
+    expect(refused('POST', '/api/settings', { origin: 'http://127.0.0.1:4000' })).toBe(true);
+    expect(refused('POST', '/api/settings', { 'sec-fetch-site': 'same-site', origin: 'http://127.0.0.1:3000' })).toBe(true);
+    expect(refused('POST', '/api/settings', { 'sec-fetch-site': 'cross-site' })).toBe(true);
+    expect(refused('DELETE', '/api/projects/x', {})).toBe(true);
+    expect(refused('POST', '/login', { origin: 'null' })).toBe(true);
+    expect(refused('PATCH', '/api/projects/x', { origin: 'https://dash.example.com.evil.test' }, remote)).toBe(true);
+  });
+
+  it("lets through the dashboard's own pages, bearer requests, and anything safe", () => {
+    expect(refused('POST', '/api/settings', { 'sec-fetch-site': 'same-origin' })).toBe(false);
+    expect(refused('POST', '/api/settings', { origin: 'http://127.0.0.1:3000' })).toBe(false);
+    expect(refused('POST', '/api/settings', { authorization: 'Bearer fdb_x' })).toBe(false);
+    expect(refused('GET', '/api/settings', { origin: 'https://evil.example' })).toBe(false);
+    expect(refused('POST', '/api/settings', { origin: 'https://dash.example.com' }, remote)).toBe(false);
+  });
+});
+
+describe('the security headers', () => {
+  it('forbid framing and sniffing, keep answers out of caches, and add HSTS only for https', () => {
+    const plain = securityHeaders('http://127.0.0.1:3000');
+    expect(plain).toMatchObject({
+      'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+      'x-frame-options': 'DENY',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cache-control': 'no-store',
+    });
+    expect(plain).not.toHaveProperty('strict-transport-security');
+    expect(securityHeaders('https://dash.example.com')['strict-transport-security']).toBe('max-age=15552000');
+  });
+});

@@ -1,0 +1,108 @@
+import { isLoopbackHost } from '@dash/contracts';
+
+/**
+ * The guards every request passes before anything else runs, pages, API and static files alike
+ * (server.ts in production; hooks.server.ts under `vite dev`). Pure: headers in, verdict out.
+ */
+export interface GuardConfig {
+  mode: 'local' | 'remote';
+  /** The canonical origin (ORIGIN, or the loopback address in local mode); absent under `vite dev`. */
+  origin: string | undefined;
+  /** DASHBOARD_ALLOWED_HOSTS, lowercased; `.example.com` admits example.com and its subdomains. */
+  allowedHosts: readonly string[];
+}
+
+export interface GuardedRequest {
+  method: string;
+  /** Path and query, as in the request line. */
+  url: string;
+  /** Request headers, names lowercased. */
+  header(name: string): string | undefined;
+}
+
+export type Verdict = { status: number; headers: Record<string, string>; body: string } | undefined;
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+const isApi = (path: string) => path === '/api' || path.startsWith('/api/');
+
+function json(status: number, code: string, message: string): Verdict {
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ error: { code, message } }) };
+}
+
+/** The Host header as a URL host (`name:port`, IPv6 in brackets), lowercased, without a trailing dot; undefined if it is not one. */
+function parseHost(value: string | undefined): { host: string; hostname: string } | undefined {
+  if (!value || /[\s/\\?#@]/.test(value)) return undefined;
+  try {
+    const url = new URL(`http://${value}`);
+    const hostname = url.hostname.replace(/\.$/, '');
+    return { hostname, host: url.port ? `${hostname}:${url.port}` : hostname };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a Host name may be served: ORIGIN's, one of DASHBOARD_ALLOWED_HOSTS, or (local mode) a loopback name. */
+export function hostAllowed(hostname: string, config: GuardConfig): boolean {
+  if (config.origin && new URL(config.origin).hostname === hostname) return true;
+  if (config.mode === 'local' && isLoopbackHost(hostname)) return true;
+  return config.allowedHosts.some((allowed) =>
+    allowed.startsWith('.') ? hostname === allowed.slice(1) || hostname.endsWith(allowed) : hostname === allowed,
+  );
+}
+
+/**
+ * 1. Host guard: stops DNS rebinding, where a foreign page's name resolves to this server and every
+ *    Origin check passes because the browser thinks it is same-origin. A page opened under another
+ *    loopback name of a local dashboard is sent to the canonical one, where its cookie lives.
+ * 2. Cross-site guard: an unsafe method carried by a cookie (or nothing) must come from the
+ *    dashboard's own pages. SvelteKit's own check covers form bodies only, not JSON or a POST without
+ *    a Content-Type. A bearer token is never sent by a browser on its own, so it skips this guard.
+ */
+export function guard(request: GuardedRequest, config: GuardConfig): Verdict {
+  const path = request.url.split('?')[0] ?? '/';
+  const parsed = parseHost(request.header('host'));
+  if (!parsed || !hostAllowed(parsed.hostname, config)) {
+    const name = parsed?.hostname ?? request.header('host') ?? '(none)';
+    const message = `Blocked request: host "${name}" is not allowed. To serve this name, add it to DASHBOARD_ALLOWED_HOSTS.`;
+    return isApi(path) ? json(403, 'FORBIDDEN', message) : { status: 403, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: message };
+  }
+
+  const canonical = config.origin ? new URL(config.origin) : undefined;
+  const safe = SAFE_METHODS.has(request.method);
+  if (canonical && config.mode === 'local' && parsed.host !== canonical.host && isLoopbackHost(parsed.hostname) && safe && !isApi(path)) {
+    return { status: 308, headers: { location: `${canonical.origin}${request.url}` }, body: '' };
+  }
+
+  if (safe || /^bearer\s/i.test(request.header('authorization') ?? '')) return undefined;
+  const site = request.header('sec-fetch-site');
+  const origin = request.header('origin');
+  const scheme = canonical?.protocol ?? 'http:';
+  const ownOrigins = [canonical?.origin, `${scheme}//${parsed.host}`];
+  const sameOrigin = site !== undefined ? site === 'same-origin' : origin !== undefined && ownOrigins.includes(origin);
+  if (sameOrigin) return undefined;
+  return json(
+    403,
+    'CROSS_SITE',
+    `Cross-site request refused: changes are accepted from the dashboard's own pages (${canonical?.origin ?? `${scheme}//${parsed.host}`}) or with an API token (Authorization: Bearer).`,
+  );
+}
+
+/**
+ * Headers on every response, unless the response sets its own: pages get their CSP (with nonces)
+ * from SvelteKit's `kit.csp`; everything else is never a document to run. `no-store` keeps revenue
+ * and keys out of caches; immutable assets set their own caching.
+ */
+export function securityHeaders(origin: string | undefined): Record<string, string> {
+  return {
+    'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+    'cross-origin-opener-policy': 'same-origin',
+    'cross-origin-resource-policy': 'same-origin',
+    'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
+    'cache-control': 'no-store',
+    ...(origin?.startsWith('https:') ? { 'strict-transport-security': 'max-age=15552000' } : {}),
+  };
+}

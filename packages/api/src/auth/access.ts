@@ -1,0 +1,381 @@
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isLoopbackHost, type AccessMode, type AuthStatus, type SessionInfo, type TokenCreate, type TokenCreated, type TokenInfo, type TokenScope } from '@dash/contracts';
+import type { ApiTokenRow, SessionRow, Store } from '@dash/db';
+import type { Logger } from '../context.ts';
+import { fail } from '../errors.ts';
+import { PasswordHasher } from './passwords.ts';
+import { newApiToken, newSessionToken, newSetupToken, parseApiToken, parseSessionToken, sameSecret, sha256, tokenHint } from './secrets.ts';
+import { FailureThrottle } from './throttle.ts';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** Grafana's lifetimes: a session ends after 7 idle days, and after 30 days whatever happens. */
+export const SESSION_IDLE_MS = 7 * DAY;
+export const SESSION_MAX_MS = 30 * DAY;
+/** How often a session's or token's "last seen" is written: not on every request. */
+const SESSION_TOUCH_MS = HOUR;
+const TOKEN_TOUCH_MS = 60_000;
+/** How long the owner's password hash is trusted before it is read again (a shell reset shows within it). */
+const OWNER_MEMO_MS = 2_000;
+const ENV_PASSWORD_META = 'authEnvPassword';
+
+/** Who a request is, once the guards let it in. */
+export type Identity =
+  | { via: 'open'; scope: 'write' }
+  | { via: 'session'; scope: 'write'; sessionId: string }
+  | { via: 'token'; scope: TokenScope; tokenId: string };
+
+/** Where a request comes from. */
+export interface ClientInfo {
+  /** The client's address as the server sees it (or as a configured proxy says). */
+  ip: string | undefined;
+  userAgent: string | undefined;
+}
+
+/** What the server knows of the request that calls a procedure; no identity on the sign-in pages. */
+export interface RequestInfo extends ClientInfo {
+  identity: Identity | undefined;
+}
+
+/** A password from the environment; it wins over one set in the dashboard, on every start. */
+export type EnvPassword =
+  | { source: 'DASHBOARD_PASSWORD_FILE'; password: string }
+  | { source: 'DASHBOARD_PASSWORD_HASH'; hash: string };
+
+export interface AccessOptions {
+  mode: AccessMode;
+  /** The public origin (`ORIGIN`); in local mode, the loopback address the server listens on. */
+  origin?: string | undefined;
+  envPassword?: EnvPassword | undefined;
+  /** Where the first-run setup token is written (owner-only), beside the generated credentials key. */
+  dataDir?: string | undefined;
+  now?: () => number;
+}
+
+/** A new browser session: the cookie's value and how long it may live. */
+export interface NewSession {
+  token: string;
+  maxAgeSeconds: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Who may open the dashboard: the owner's password (from the environment or set in the dashboard),
+ * browser sessions and API tokens, the first-run setup on a remote dashboard, and the throttle on
+ * failed sign-ins. The request guards ask it who a request is; the auth procedures manage it.
+ */
+export class Access {
+  readonly hasher = new PasswordHasher(2);
+  readonly throttle = new FailureThrottle();
+  private readonly now: () => number;
+  private envHash: string | undefined;
+  private ownerMemo: { at: number; hash: Promise<string | undefined> } | undefined;
+  private setupToken: string | undefined;
+  private readonly touchedTokens = new Map<string, number>();
+
+  private constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+    readonly options: AccessOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Opens access control over the store. A password from the environment is adopted here; when it
+   * differs from the one adopted on the last start, every session ends (a rotated password must not
+   * leave the old sign-ins open).
+   */
+  static async open(store: Store, log: Logger, options: AccessOptions): Promise<Access> {
+    const access = new Access(store, log, options);
+    await access.adoptEnvPassword();
+    await store.auth.sessions.removeExpired(iso(access.now() - SESSION_IDLE_MS), iso(access.now() - SESSION_MAX_MS));
+    await access.announceSetup();
+    return access;
+  }
+
+  private async adoptEnvPassword() {
+    const env = this.options.envPassword;
+    if (!env) return;
+    const adopted = await this.store.meta.get(ENV_PASSWORD_META);
+    const previous = typeof adopted === 'string' ? adopted : undefined;
+    if (env.source === 'DASHBOARD_PASSWORD_HASH') {
+      this.envHash = env.hash;
+    } else if (previous && (await this.hasher.verify(previous, env.password))) {
+      this.envHash = previous;
+    } else {
+      this.envHash = await this.hasher.hash(env.password);
+    }
+    if (previous !== this.envHash) {
+      await this.store.meta.put(ENV_PASSWORD_META, this.envHash);
+      const ended = await this.store.auth.sessions.removeAll();
+      if (previous && ended > 0) this.log.info(`password from ${env.source} changed: ${ended} session(s) ended`);
+    }
+  }
+
+  /** The owner's password hash: the environment's, else the stored one; read at most every 2 s. */
+  private passwordHash(): Promise<string | undefined> {
+    if (this.envHash) return Promise.resolve(this.envHash);
+    if (!this.ownerMemo || this.now() - this.ownerMemo.at >= OWNER_MEMO_MS) {
+      const hash = this.store.auth.owner().then((owner) => owner?.passwordHash);
+      this.ownerMemo = { at: this.now(), hash };
+      hash.catch(() => (this.ownerMemo = undefined));
+    }
+    return this.ownerMemo.hash;
+  }
+
+  private forgetOwner() {
+    this.ownerMemo = undefined;
+  }
+
+  /** Every request must be signed in: always on a remote dashboard, once a password is set on a local one. */
+  async required(): Promise<boolean> {
+    return this.options.mode === 'remote' || (await this.passwordHash()) !== undefined;
+  }
+
+  /** A remote dashboard with no password yet: only the printed setup link opens it. */
+  async setupRequired(): Promise<boolean> {
+    if (this.options.mode !== 'remote' || (await this.passwordHash()) !== undefined) return false;
+    await this.announceSetup();
+    return true;
+  }
+
+  /** Prints the one-time setup link (and writes the token owner-only into the data directory) when setup is needed. */
+  private async announceSetup() {
+    if (this.options.mode !== 'remote' || this.setupToken || (await this.passwordHash()) !== undefined) return;
+    this.setupToken = newSetupToken();
+    const file = this.setupTokenFile();
+    if (file) {
+      writeFileSync(file, `${this.setupToken}\n`, { mode: 0o600 });
+      chmodSync(file, 0o600);
+    }
+    const origin = this.options.origin ?? '';
+    this.log.warn(
+      `No password is set. Open ${origin}/setup?token=${this.setupToken} to choose one; only this link can.` +
+        (file ? ` (The token is also in ${file}.)` : ''),
+    );
+  }
+
+  private setupTokenFile() {
+    return this.options.dataDir ? join(this.options.dataDir, 'setup-token') : undefined;
+  }
+
+  /** Whether `token` is the current setup token (constant time); a wrong one counts as a failed sign-in. */
+  async checkSetupToken(token: string, ip: string | undefined): Promise<boolean> {
+    await this.throttle.check(ip ?? 'unknown');
+    const ok = this.setupToken !== undefined && sameSecret(token, this.setupToken);
+    if (!ok) await this.throttle.failed(ip ?? 'unknown');
+    return ok;
+  }
+
+  /**
+   * First-run setup: the first caller with the setup token whose password is stored wins; every other
+   * one (concurrent or later) gets a conflict. Signs the winner in.
+   */
+  async setup(token: string, password: string, request: ClientInfo): Promise<NewSession> {
+    if (!(await this.checkSetupToken(token, request.ip))) throw fail('FORBIDDEN', 'This setup link is not valid (any more). Use the newest link in the server log.');
+    if (this.envHash || this.options.mode !== 'remote') throw fail('CONFLICT', 'The password is already set; sign in instead.');
+    const created = await this.store.auth.createOwner(await this.hasher.hash(password));
+    this.forgetOwner();
+    if (!created) throw fail('CONFLICT', 'The password is already set; sign in instead.');
+    this.setupToken = undefined;
+    const file = this.setupTokenFile();
+    if (file) rmSync(file, { force: true });
+    this.log.info('first-run setup done: the password is set');
+    return this.startSession(request);
+  }
+
+  /** Signs in with the password; throttled per address and overall, even when the password is right. */
+  async login(password: string, request: ClientInfo): Promise<NewSession> {
+    const address = request.ip ?? 'unknown';
+    await this.throttle.attempt(address);
+    const hash = await this.passwordHash();
+    if (hash === undefined) throw fail('BAD_REQUEST', 'No password is set yet.');
+    if (!(await this.hasher.verify(hash, password))) throw fail('BAD_REQUEST', 'That password is not right.');
+    await this.throttle.succeeded(address);
+    if (!this.envHash && this.hasher.needsRehash(hash)) {
+      await this.store.auth.changePassword(await this.hasher.hash(password), undefined);
+      this.forgetOwner();
+    }
+    return this.startSession(request);
+  }
+
+  private async startSession(request: ClientInfo): Promise<NewSession> {
+    const { id, secretHash, token } = newSessionToken();
+    const at = iso(this.now());
+    await this.store.auth.sessions.create({
+      id,
+      secretHash,
+      createdAt: at,
+      lastSeenAt: at,
+      userAgent: request.userAgent?.slice(0, 300) ?? null,
+      ip: request.ip ?? null,
+    });
+    return { token, maxAgeSeconds: SESSION_IDLE_MS / 1000 };
+  }
+
+  /**
+   * The session a cookie names, when it is valid and within its idle and absolute lifetimes. `renew`
+   * is set when its last-seen time was just moved on, so the cookie's own lifetime should be too.
+   */
+  async session(cookie: string): Promise<{ sessionId: string; renew?: NewSession } | undefined> {
+    const parsed = parseSessionToken(cookie);
+    if (!parsed) return undefined;
+    const row = await this.store.auth.sessions.get(parsed.id);
+    if (!row || !sameSecret(row.secretHash, sha256(parsed.secret))) return undefined;
+    const now = this.now();
+    const created = Date.parse(row.createdAt);
+    const seen = Date.parse(row.lastSeenAt);
+    if (now - seen > SESSION_IDLE_MS || now - created > SESSION_MAX_MS) {
+      await this.store.auth.sessions.remove(row.id);
+      return undefined;
+    }
+    if (now - seen < SESSION_TOUCH_MS) return { sessionId: row.id };
+    await this.store.auth.sessions.touch(row.id, iso(now));
+    const left = Math.min(SESSION_IDLE_MS, created + SESSION_MAX_MS - now);
+    return { sessionId: row.id, renew: { token: cookie, maxAgeSeconds: Math.floor(left / 1000) } };
+  }
+
+  /** The API token an `Authorization: Bearer` value carries, when valid and unexpired; a bad one counts as a failed sign-in. */
+  async token(bearer: string, ip: string | undefined): Promise<ApiTokenRow | undefined> {
+    const address = ip ?? 'unknown';
+    await this.throttle.check(address);
+    const parsed = parseApiToken(bearer);
+    const row = parsed && (await this.store.auth.tokens.get(parsed.id));
+    const valid = row && parsed && sameSecret(row.secretHash, sha256(parsed.secret)) && !this.expired(row);
+    if (!valid) {
+      await this.throttle.failed(address);
+      return undefined;
+    }
+    const now = this.now();
+    if (now - (this.touchedTokens.get(row.id) ?? 0) >= TOKEN_TOUCH_MS) {
+      this.touchedTokens.set(row.id, now);
+      await this.store.auth.tokens.touch(row.id, iso(now));
+    }
+    return row;
+  }
+
+  private expired(row: ApiTokenRow) {
+    return row.expiresAt !== null && Date.parse(row.expiresAt) <= this.now();
+  }
+
+  async status(identity: Identity): Promise<AuthStatus> {
+    const origin = this.options.origin ? new URL(this.options.origin) : undefined;
+    return {
+      mode: this.options.mode,
+      passwordSet: (await this.passwordHash()) !== undefined,
+      managedBy: this.options.envPassword?.source ?? null,
+      via: identity.via,
+      plainHttp: origin?.protocol === 'http:' && !isLoopbackHost(origin.hostname),
+    };
+  }
+
+  /**
+   * Sets the first password of a local dashboard (no current one needed: it is open), or changes it
+   * (the current one needed); every other session ends. Answers a new session when the caller had
+   * none (the local dashboard was open), so setting a password does not lock its setter out.
+   */
+  async changePassword(
+    input: { currentPassword?: string | undefined; newPassword: string },
+    identity: Identity,
+    request: ClientInfo,
+  ): Promise<NewSession | undefined> {
+    if (this.envHash) throw fail('CONFLICT', `The password is managed by ${this.options.envPassword?.source}; change it there and restart.`);
+    if (identity.via === 'token') throw fail('FORBIDDEN', 'Change the password from a signed-in browser, not with an API token.');
+    const hash = await this.passwordHash();
+    if (hash === undefined) {
+      if (this.options.mode === 'remote') throw fail('CONFLICT', 'Set the first password with the setup link in the server log.');
+      const created = await this.store.auth.createOwner(await this.hasher.hash(input.newPassword));
+      this.forgetOwner();
+      if (!created) throw fail('CONFLICT', 'A password was just set elsewhere; sign in with it.');
+      this.log.info('password set: the dashboard now asks for it');
+      return this.startSession(request);
+    }
+    const address = request.ip ?? 'unknown';
+    await this.throttle.attempt(address);
+    if (!(await this.hasher.verify(hash, input.currentPassword ?? ''))) throw fail('BAD_REQUEST', 'The current password is not right.');
+    await this.throttle.succeeded(address);
+    const keep = identity.via === 'session' ? identity.sessionId : undefined;
+    await this.store.auth.changePassword(await this.hasher.hash(input.newPassword), keep);
+    this.forgetOwner();
+    this.log.info('password changed: every other session ended');
+    return keep ? undefined : this.startSession(request);
+  }
+
+  async logout(identity: Identity): Promise<void> {
+    if (identity.via === 'session') await this.store.auth.sessions.remove(identity.sessionId);
+  }
+
+  async sessions(identity: Identity): Promise<SessionInfo[]> {
+    const current = identity.via === 'session' ? identity.sessionId : undefined;
+    return (await this.store.auth.sessions.list()).map((row: SessionRow) => ({
+      id: row.id,
+      createdAt: row.createdAt,
+      lastSeenAt: row.lastSeenAt,
+      userAgent: row.userAgent,
+      ip: row.ip,
+      current: row.id === current,
+    }));
+  }
+
+  /** Ends every session, or every other one (`keepCurrent`); answers how many ended. */
+  async endSessions(identity: Identity, { keepCurrent }: { keepCurrent: boolean }): Promise<number> {
+    const keep = keepCurrent && identity.via === 'session' ? identity.sessionId : undefined;
+    return this.store.auth.sessions.removeAll(keep);
+  }
+
+  async endSession(id: string): Promise<boolean> {
+    return this.store.auth.sessions.remove(id);
+  }
+
+  async createToken(input: TokenCreate, identity: Identity): Promise<TokenCreated> {
+    assertManagesTokens(identity);
+    const { id, secretHash, token } = newApiToken();
+    const hint = tokenHint(id);
+    const createdAt = this.now();
+    const row: ApiTokenRow = {
+      id,
+      name: input.name,
+      secretHash,
+      scope: input.scope,
+      createdAt: iso(createdAt),
+      lastUsedAt: null,
+      expiresAt: input.expiresInDays ? iso(createdAt + input.expiresInDays * DAY) : null,
+    };
+    await this.store.auth.tokens.create(row);
+    this.log.info(`API token "${input.name}" (${hint}, ${input.scope}) created`);
+    return { ...this.tokenInfo(row), token };
+  }
+
+  async tokens(): Promise<TokenInfo[]> {
+    return (await this.store.auth.tokens.list()).map((row) => this.tokenInfo(row));
+  }
+
+  async revokeToken(id: string, identity: Identity): Promise<boolean> {
+    assertManagesTokens(identity);
+    this.touchedTokens.delete(id);
+    const removed = await this.store.auth.tokens.remove(id);
+    if (removed) this.log.info(`API token ${id} revoked`);
+    return removed;
+  }
+
+  private tokenInfo(row: ApiTokenRow): TokenInfo {
+    return {
+      id: row.id,
+      name: row.name,
+      hint: tokenHint(row.id),
+      scope: row.scope,
+      createdAt: row.createdAt,
+      lastUsedAt: row.lastUsedAt,
+      expiresAt: row.expiresAt,
+      expired: this.expired(row),
+    };
+  }
+}
+
+/** Tokens are made and revoked from a signed-in browser (or the open local dashboard), never by a token. */
+function assertManagesTokens(identity: Identity) {
+  if (identity.via === 'token') throw fail('FORBIDDEN', 'Manage API tokens from a signed-in browser, not with an API token.');
+}

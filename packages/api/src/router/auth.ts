@@ -1,0 +1,137 @@
+import {
+  authStatusSchema,
+  passwordChangeSchema,
+  passwordSchema,
+  removedSchema,
+  sessionIdInput,
+  sessionListSchema,
+  signedOutSchema,
+  tokenCreatedSchema,
+  tokenCreateSchema,
+  tokenIdInput,
+  tokenListSchema,
+} from '@dash/contracts';
+import { z } from 'zod';
+import type { Identity, RequestInfo } from '../auth/access.ts';
+import type { Context } from '../context.ts';
+import { fail } from '../errors.ts';
+import { publicProcedure, router } from '../trpc.ts';
+
+/** A caller without request information is the server itself (a test, a command): the open identity. */
+const requestOf = (ctx: Context): RequestInfo => ctx.request ?? { identity: { via: 'open', scope: 'write' }, ip: undefined, userAgent: undefined };
+
+/** Who calls; the sign-in pages' anonymous requests reach only login and setup. */
+function identityOf(ctx: Context): Identity {
+  const { identity } = requestOf(ctx);
+  if (!identity) throw fail('UNAUTHORIZED', 'Sign in first.');
+  return identity;
+}
+
+/** Sessions belong to browsers: an API token may not list or end them. */
+function assertBrowser(ctx: Context) {
+  if (identityOf(ctx).via === 'token') throw fail('FORBIDDEN', 'Manage sessions from a signed-in browser, not with an API token.');
+}
+
+/** The cookie a new session goes in; only the web layer's form actions see it. */
+const newSessionSchema = z.object({ token: z.string(), maxAgeSeconds: z.number().int() });
+
+export const authRouter = router({
+  status: publicProcedure
+    .input(z.void())
+    .output(authStatusSchema)
+    .query(({ ctx }) => ctx.access.status(identityOf(ctx))),
+
+  /** Whether the first-run setup is still open (a remote dashboard without a password); anyone may ask. */
+  setupRequired: publicProcedure
+    .input(z.void())
+    .output(z.boolean())
+    .query(({ ctx }) => ctx.access.setupRequired()),
+
+  /** Checks the link's setup token; a wrong one counts as a failed sign-in. */
+  checkSetupToken: publicProcedure
+    .input(z.object({ token: z.string().max(200) }))
+    .output(z.object({ valid: z.boolean() }))
+    .mutation(async ({ ctx, input }) => ({ valid: await ctx.access.checkSetupToken(input.token, requestOf(ctx).ip) })),
+
+  login: publicProcedure
+    .input(z.object({ password: z.string().max(1024) }))
+    .output(newSessionSchema)
+    .mutation(({ ctx, input }) => ctx.access.login(input.password, requestOf(ctx))),
+
+  setup: publicProcedure
+    .input(z.object({ token: z.string().max(200), password: passwordSchema }))
+    .output(newSessionSchema)
+    .mutation(({ ctx, input }) => ctx.access.setup(input.token, input.password, requestOf(ctx))),
+
+  logout: publicProcedure
+    .input(z.void())
+    .output(z.object({ ok: z.literal(true) }))
+    .mutation(async ({ ctx }) => {
+      await ctx.access.logout(identityOf(ctx));
+      return { ok: true as const };
+    }),
+
+  changePassword: publicProcedure
+    .input(passwordChangeSchema)
+    .output(z.object({ ok: z.literal(true), session: newSessionSchema.nullable() }))
+    .mutation(async ({ ctx, input }) => ({
+      ok: true as const,
+      session: (await ctx.access.changePassword(input, identityOf(ctx), requestOf(ctx))) ?? null,
+    })),
+});
+
+export const sessionsRouter = router({
+  list: publicProcedure
+    .input(z.void())
+    .output(sessionListSchema)
+    .query(async ({ ctx }) => {
+      assertBrowser(ctx);
+      return { sessions: await ctx.access.sessions(identityOf(ctx)) };
+    }),
+
+  remove: publicProcedure
+    .input(sessionIdInput)
+    .output(removedSchema)
+    .mutation(async ({ ctx, input }) => {
+      assertBrowser(ctx);
+      return { ok: true as const, removed: await ctx.access.endSession(input.id) };
+    }),
+
+  /** "Sign out everywhere else": every session but this one. */
+  removeOthers: publicProcedure
+    .input(z.void())
+    .output(signedOutSchema)
+    .mutation(async ({ ctx }) => {
+      assertBrowser(ctx);
+      return { ok: true as const, ended: await ctx.access.endSessions(identityOf(ctx), { keepCurrent: true }) };
+    }),
+
+  /** "Sign out everywhere": this session too. */
+  removeAll: publicProcedure
+    .input(z.void())
+    .output(signedOutSchema)
+    .mutation(async ({ ctx }) => {
+      assertBrowser(ctx);
+      return { ok: true as const, ended: await ctx.access.endSessions(identityOf(ctx), { keepCurrent: false }) };
+    }),
+});
+
+export const tokensRouter = router({
+  list: publicProcedure
+    .input(z.void())
+    .output(tokenListSchema)
+    .query(async ({ ctx }) => {
+      if (identityOf(ctx).via === 'token') throw fail('FORBIDDEN', 'Manage API tokens from a signed-in browser, not with an API token.');
+      return { tokens: await ctx.access.tokens() };
+    }),
+
+  create: publicProcedure
+    .input(tokenCreateSchema)
+    .output(tokenCreatedSchema)
+    .mutation(({ ctx, input }) => ctx.access.createToken(input, identityOf(ctx))),
+
+  remove: publicProcedure
+    .input(tokenIdInput)
+    .output(removedSchema)
+    .mutation(async ({ ctx, input }) => ({ ok: true as const, removed: await ctx.access.revokeToken(input.id, identityOf(ctx)) })),
+});
