@@ -1,17 +1,33 @@
 // A typed command-line client for the dashboard's tRPC endpoint.
-//   pnpm dash settings | projects | project:add <slug> <name> | project:rm <slug> | order <slug>... | credentials
-// DASHBOARD_URL picks the dashboard (default http://127.0.0.1:3000).
+//   npm run dash -- settings | projects | project:add <slug> <name> | project:rm <slug> | order <slug>... | credentials
+// DASHBOARD_URL picks the dashboard (default http://127.0.0.1:3000); DASHBOARD_TOKEN is an API token
+// from Settings → Security (read for the listings, write for changes), sent as a bearer token.
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import { pathToFileURL } from 'node:url';
 import type { AppRouter } from '@dash/api';
 
 export type DashboardClient = ReturnType<typeof createDashboardClient>;
 
-export function createDashboardClient(baseUrl: string) {
-  return createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: new URL('/api/trpc', baseUrl).href })] });
+export function createDashboardClient(baseUrl: string, token?: string) {
+  const headers = token ? { authorization: `Bearer ${token}` } : {};
+  return createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: new URL('/api/trpc', baseUrl).href, headers, fetch: explained })] });
 }
 
-const usage = `usage: pnpm dash <command>
+/**
+ * The dashboard's guards answer before tRPC does, with the REST error body (`{ error: { code,
+ * message } }`); it becomes a tRPC error the client can read, so their message reaches the user.
+ */
+const explained: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  if (response.ok || !response.headers.get('content-type')?.startsWith('application/json')) return response;
+  const body = (await response.clone().json()) as { error?: { code?: unknown; message?: unknown } } | unknown[];
+  if (Array.isArray(body) || typeof body.error?.message !== 'string') return response;
+  const hint = response.status === 401 || body.error.code === 'CROSS_SITE' ? ' Set DASHBOARD_TOKEN to an API token from Settings → Security.' : '';
+  const error = { message: `${body.error.message}${hint}`, code: -32600, data: { code: body.error.code, httpStatus: response.status } };
+  return new Response(JSON.stringify({ error }), { status: response.status, headers: { 'content-type': 'application/json' } });
+};
+
+const usage = `usage: npm run dash -- <command>
   settings                    show the tab order and widget layout
   projects                    list projects in tab order
   project:add <slug> <name>   create a project
@@ -59,6 +75,6 @@ export async function runCommand(client: DashboardClient, args: string[], print:
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const client = createDashboardClient(process.env.DASHBOARD_URL || 'http://127.0.0.1:3000');
+  const client = createDashboardClient(process.env.DASHBOARD_URL || 'http://127.0.0.1:3000', process.env.DASHBOARD_TOKEN || undefined);
   process.exitCode = await runCommand(client, process.argv.slice(2), (line) => console.log(line));
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { installPackages, pnpm, root } from './toolchain.mjs';
 
-const builtServer = join(root, 'apps/web/build/index.js');
+const builtServer = join(root, 'apps/web/build/server.js');
 const sources = ['apps/web/src', 'apps/web/static', 'apps/web/svelte.config.js', 'apps/web/vite.config.ts', 'packages', 'pnpm-lock.yaml'];
 
 /**
@@ -32,4 +32,4 @@ if (sources.some((source) => newest(join(root, source)) > builtAt)) {
 process.chdir(root);
 await import('./dotenv.mjs');
 console.log('→ serving the dashboard');
-await import(pathToFileURL(join(root, 'apps/web/server.js')).href);
+await import(pathToFileURL(join(root, 'apps/web/build/server.js')).href);

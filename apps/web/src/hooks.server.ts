@@ -1,10 +1,104 @@
-import type { HandleServerError, ServerInit } from '@sveltejs/kit';
-import { getContext } from '$lib/server/app';
+import { json, type Handle, type HandleServerError, type RequestEvent, type ServerInit } from '@sveltejs/kit';
+import { ThrottledError, type Identity } from '@dash/api';
+import { dev } from '$app/environment';
+import { getContext, serverEnv } from '$lib/server/app';
+import { guard } from '$lib/server/guard';
+import { sessionCookie } from '$lib/server/session';
 
 /** Opens and migrates the store before the first request, so a bad DATABASE_URL fails at start. */
 export const init: ServerInit = async () => {
   await getContext();
 };
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Paths anyone may open: signing in, first-run setup, and the liveness check. */
+const PUBLIC_PATHS = new Set(['/login', '/setup', '/healthz']);
+
+const isApi = (path: string) => path === '/api' || path.startsWith('/api/');
+
+const errorJson = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
+  json({ error: { code, message } }, { status, headers: { 'cache-control': 'no-store', ...headers } });
+
+function unauthorized(event: RequestEvent, message: string): Response {
+  if (isApi(event.url.pathname)) return errorJson(401, 'UNAUTHORIZED', message, { 'www-authenticate': 'Bearer realm="dashboard"' });
+  const next = event.url.pathname + event.url.search;
+  return seeOther(next === '/' ? '/login' : `/login?next=${encodeURIComponent(next)}`);
+}
+
+const seeOther = (location: string) => new Response(null, { status: 303, headers: { location } });
+
+function clientAddress(event: RequestEvent): string | undefined {
+  try {
+    return event.getClientAddress();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Step 3 of every request (the Host and cross-site guards and the headers run before it, in
+ * server.ts): who is asking. A bearer token, else the session cookie, else nobody; nobody is let in
+ * only on a local dashboard without a password, and on the public paths.
+ */
+const authenticate: Handle = async ({ event, resolve }) => {
+  // `vite dev` has no server.ts in front: the same guards run here.
+  if (dev) {
+    const verdict = guard(
+      { method: event.request.method, url: event.url.pathname + event.url.search, header: (name) => event.request.headers.get(name) ?? undefined },
+      { mode: serverEnv().mode, origin: serverEnv().ORIGIN, allowedHosts: serverEnv().DASHBOARD_ALLOWED_HOSTS },
+    );
+    if (verdict) return new Response(verdict.body, verdict);
+  }
+
+  const path = event.url.pathname;
+  const { access } = await getContext();
+  const client = { ip: clientAddress(event), userAgent: event.request.headers.get('user-agent') ?? undefined };
+  event.locals.request = { ...client, identity: undefined };
+  if (path === '/healthz') return resolve(event);
+
+  if (await access.setupRequired()) {
+    if (path === '/setup') return resolve(event);
+    if (isApi(path)) return errorJson(503, 'SETUP_REQUIRED', 'No password is set yet: open the setup link the server printed in its log.');
+    return seeOther('/setup');
+  }
+
+  let identity: Identity | undefined;
+  const authorization = event.request.headers.get('authorization');
+  const cookie = sessionCookie(serverEnv().ORIGIN ?? event.url.origin);
+  if (authorization !== null) {
+    // A request that names a token is judged by it alone, never by a cookie it also carries.
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+    let token;
+    try {
+      token = bearer === undefined ? undefined : await access.token(bearer, client.ip);
+    } catch (error) {
+      if (!(error instanceof ThrottledError)) throw error;
+      return errorJson(429, 'TOO_MANY_REQUESTS', error.message, { 'retry-after': String(error.retryAfterSeconds) });
+    }
+    if (!token) return errorJson(401, 'UNAUTHORIZED', 'The API token is not valid: revoked, expired or mistyped.', { 'www-authenticate': 'Bearer realm="dashboard", error="invalid_token"' });
+    identity = { via: 'token', scope: token.scope, tokenId: token.id };
+  } else {
+    const value = event.cookies.get(cookie.name);
+    const session = value === undefined ? undefined : await access.session(value);
+    if (session) {
+      identity = { via: 'session', scope: 'write', sessionId: session.sessionId };
+      if (session.renew) event.cookies.set(cookie.name, session.renew.token, cookie.options(session.renew.maxAgeSeconds));
+    } else if (value !== undefined) {
+      event.cookies.delete(cookie.name, cookie.options(0));
+    }
+  }
+  if (!identity && !(await access.required())) identity = { via: 'open', scope: 'write' };
+  event.locals.request = { ...client, identity };
+
+  if (!identity && !PUBLIC_PATHS.has(path)) return unauthorized(event, 'Sign in, or send an API token as Authorization: Bearer <token>.');
+  if (identity?.scope === 'read' && !SAFE_METHODS.has(event.request.method)) {
+    return errorJson(403, 'FORBIDDEN', 'This API token is read-only; create a write token to change anything.');
+  }
+  return resolve(event);
+};
+
+export const handle = authenticate;
 
 export const handleError: HandleServerError = ({ error, status, message }) => {
   if (status >= 500) console.error('[dashboard] unhandled error:', error instanceof Error ? error.message : error);

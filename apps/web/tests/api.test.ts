@@ -12,7 +12,7 @@ afterAll(async () => {
 });
 
 const post = (path: string, body: BodyInit, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
-  fetch(dashboard.url + path, { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
+  dashboard.fetch(path, { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
 
 describe('the built server over a real socket', () => {
   it('answers the REST paths and their errors as JSON', async () => {
@@ -23,7 +23,7 @@ describe('the built server over a real socket', () => {
     const unknown = await fetch(`${dashboard.url}/api/does-not-exist`);
     expect([unknown.status, await unknown.json()]).toEqual([404, { error: { code: 'NOT_FOUND', message: 'No route for GET /api/does-not-exist' } }]);
 
-    const wrongMethod = await fetch(`${dashboard.url}/api/projects`, { method: 'DELETE' });
+    const wrongMethod = await dashboard.fetch(`/api/projects`, { method: 'DELETE' });
     expect([wrongMethod.status, wrongMethod.headers.get('allow')]).toEqual([405, 'GET, POST']);
   });
 
@@ -36,7 +36,7 @@ describe('the built server over a real socket', () => {
     const total = 32 * 1024 * 1024;
     const answer = await new Promise<{ status: number; body: string; sent: number }>((resolve) => {
       let sent = 0;
-      const request = httpRequest(`${dashboard.url}/api/settings`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+      const request = httpRequest(`${dashboard.url}/api/settings`, { method: 'POST', headers: { 'content-type': 'application/json', origin: dashboard.url } });
       request.on('response', (response) => {
         let body = '';
         response.setEncoding('utf8');

@@ -83,7 +83,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
   });
 
   it('puts uptime in a slot and shows its down monitor, incident and response times', async () => {
-    await fetch(`${dashboard.url}/api/settings`, {
+    await dashboard.fetch(`/api/settings`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ widgetLayout: { slots: { seo: 'health' } } }),
@@ -98,7 +98,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
   });
 
   it('shows Tideline’s App Store reviews, its funding, and its collective’s balance beside revenue with showOC', async () => {
-    await fetch(`${dashboard.url}/api/settings`, {
+    await dashboard.fetch(`/api/settings`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ widgetLayout: { slots: { analytics: 'storefront', seo: 'funding' }, configs: { revenue: { showOC: true } } } }),
@@ -120,7 +120,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
     const formfox = await openPage('/?project=formfox');
     await expect.poll(() => widget(formfox, 'funding').locator('.note').innerText()).toBe('This project has no funding platform set up yet. Add one in settings.');
     await formfox.close();
-    await fetch(`${dashboard.url}/api/settings`, {
+    await dashboard.fetch(`/api/settings`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ widgetLayout: { slots: { analytics: 'analytics', seo: 'health' }, configs: { revenue: { showOC: false } } } }),
@@ -128,7 +128,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
   });
 
   it('switches analytics between platforms and sorts search queries by a column', async () => {
-    await fetch(`${dashboard.url}/api/settings`, {
+    await dashboard.fetch(`/api/settings`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ widgetLayout: { slots: { seo: 'seo' } } }),
@@ -146,7 +146,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
     await page.screenshot({ path: `${screenshotDir}demo-pocket-ledger.png`, fullPage: true });
     await page.close();
-    await fetch(`${dashboard.url}/api/settings`, {
+    await dashboard.fetch(`/api/settings`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ widgetLayout: { slots: { seo: 'health' } } }),
@@ -158,7 +158,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
     const uptime = widget(page, 'health');
     await expect.poll(() => uptime.locator('.summary').innerText(), { timeout: 20_000 }).toBe('1 of 3 monitors down');
     // The demo's Better Stack token is replaced by a wrong one: the sandbox answers 401 from now on.
-    const saved = await fetch(`${dashboard.url}/api/credentials`, {
+    const saved = await dashboard.fetch(`/api/credentials`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ key: 'betterstack:demo', values: { apiToken: 'revoked-token', baseUrl: 'http://127.0.0.1:9/api' } }),
@@ -173,7 +173,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
   });
 
   it('shows the not-configured state with a way to settings for a project without integrations', async () => {
-    await fetch(`${dashboard.url}/api/projects`, {
+    await dashboard.fetch(`/api/projects`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ slug: 'side-project', name: 'Side project' }),
@@ -184,7 +184,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
     expect(await revenue.getByRole('link', { name: 'Set it up in settings' }).getAttribute('href')).toBe('/settings#project-side-project');
     await page.screenshot({ path: `${screenshotDir}not-configured.png` });
     await page.close();
-    await fetch(`${dashboard.url}/api/projects/side-project`, { method: 'DELETE' });
+    await dashboard.fetch(`/api/projects/side-project`, { method: 'DELETE' });
   });
 
   it('removes the demo with its projects and credentials, back to the empty dashboard', async () => {

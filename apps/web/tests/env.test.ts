@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { envExample, startDashboard } from './server.ts';
+import { startDashboard } from './server.ts';
 
 /** An address of this machine that is not loopback, when it has one. */
 const outsideAddress = Object.values(networkInterfaces())
@@ -11,7 +11,7 @@ const outsideAddress = Object.values(networkInterfaces())
 
 describe('the built dashboard started from an env file', () => {
   it('starts with every value of .env.example as written, on loopback, and creates its store and key', async () => {
-    const dashboard = await startDashboard({ env: envExample() });
+    const dashboard = await startDashboard({ fromEnvExample: true });
     try {
       const port = new URL(dashboard.url).port;
       expect(dashboard.output()).toContain(`Listening on http://127.0.0.1:${port}`);
@@ -27,7 +27,7 @@ describe('the built dashboard started from an env file', () => {
   });
 
   it('takes a blank HOST= as unset: this machine only, never every interface', async () => {
-    const dashboard = await startDashboard({ env: { ...envExample(), HOST: '' } });
+    const dashboard = await startDashboard({ fromEnvExample: true, env: { HOST: '' } });
     try {
       const port = new URL(dashboard.url).port;
       expect(dashboard.output()).toContain(`Listening on http://127.0.0.1:${port}`);

@@ -22,44 +22,53 @@ async function freePort(): Promise<number> {
 }
 
 export interface RunningDashboard {
+  /** The address to open: ORIGIN when one was given, else http://127.0.0.1:<port>. */
   url: string;
+  port: number;
   dataDir: string;
   /** Everything the server printed so far. */
   output(): string;
+  /** A request to `path` as the dashboard's own pages send it: with their Origin, so the cross-site guard lets a change through. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
 }
 
+type Env = Record<string, string | undefined>;
+
 export interface DashboardOptions {
+  /** Variables over the defaults (loopback, a fresh store and key), or a function of the chosen port. */
+  env?: Env | ((port: number) => Env);
   /**
-   * Start from these variables only (plus PATH and the free PORT), in a fresh directory that holds
-   * the migrations as `./drizzle`, so the relative paths of `.env.example` land in it.
+   * Start from `.env.example`'s values instead of the defaults (plus PATH, the free PORT and `env`), in a
+   * fresh directory that holds the migrations as `./drizzle`, so its relative paths land in it.
    */
-  env?: Record<string, string | undefined>;
+  fromEnvExample?: boolean;
 }
 
 /** `.env.example` exactly as a user copies it to `.env` or hands it to `docker run --env-file`. */
 export const envExample = () => parseEnv(readFileSync(join(repoDir, '.env.example'), 'utf8'));
 
-/** Starts the built dashboard (`apps/web/server.js`, as `npm start` does) on a free port over a fresh embedded store. */
+/** Starts the built dashboard (`build/server.js`, as `npm start` does) on a free port over a fresh embedded store. */
 export async function startDashboard(options: DashboardOptions = {}): Promise<RunningDashboard> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dash-e2e-'));
   const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  const extra = typeof options.env === 'function' ? options.env(port) : (options.env ?? {});
+  const defaults: Env = options.fromEnvExample
+    ? envExample()
+    : {
+        HOST: '127.0.0.1',
+        DATABASE_URL: `file:${join(dataDir, 'dashboard.db')}`,
+        DATA_DIR: dataDir,
+        MIGRATIONS_DIR: join(repoDir, 'drizzle'),
+        CREDENTIALS_KEY: randomBytes(32).toString('hex'),
+      };
+  const env: Env = { ...defaults, ...extra, PATH: process.env.PATH, PORT: String(port) };
+  const url = env.ORIGIN ?? `http://127.0.0.1:${port}`;
   let output = '';
-  if (options.env) symlinkSync(join(repoDir, 'drizzle'), join(dataDir, 'drizzle'));
-  const child: ChildProcess = spawn(process.execPath, [join(webDir, 'server.js')], {
-    cwd: options.env ? dataDir : repoDir,
-    env: options.env
-      ? { ...options.env, PATH: process.env.PATH, PORT: String(port) }
-      : {
-          PATH: process.env.PATH,
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          DATABASE_URL: `file:${join(dataDir, 'dashboard.db')}`,
-          DATA_DIR: dataDir,
-          MIGRATIONS_DIR: join(repoDir, 'drizzle'),
-          CREDENTIALS_KEY: randomBytes(32).toString('hex'),
-        },
+  if (options.fromEnvExample) symlinkSync(join(repoDir, 'drizzle'), join(dataDir, 'drizzle'));
+  const child: ChildProcess = spawn(process.execPath, [join(webDir, 'build/server.js')], {
+    cwd: options.fromEnvExample ? dataDir : repoDir,
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -67,7 +76,7 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const stop = async () => {
-    child.kill('SIGTERM');
+    if (child.exitCode === null) child.kill('SIGTERM');
     await exited;
     rmSync(dataDir, { recursive: true, force: true });
   };
@@ -75,7 +84,7 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
   const deadline = Date.now() + 20_000;
   for (;;) {
     try {
-      if ((await fetch(`${url}/api/settings`)).ok) break;
+      if ((await fetch(`${url}/healthz`)).ok) break;
     } catch {
       // not listening yet
     }
@@ -85,5 +94,29 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { url, dataDir, output: () => output, stop };
+  const sameOrigin = (path: string, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set('origin', url);
+    return fetch(url + path, { ...init, headers });
+  };
+  return { url, port, dataDir, output: () => output, fetch: sameOrigin, stop };
+}
+
+/** Runs the built server with `env` and waits for it to exit by itself: for start-up refusals. */
+export async function runUntilExit(env: Env): Promise<{ code: number | null; output: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'dash-e2e-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(webDir, 'build/server.js')], {
+    cwd: repoDir,
+    env: { DATA_DIR: dataDir, DATABASE_URL: `file:${join(dataDir, 'dashboard.db')}`, MIGRATIONS_DIR: join(repoDir, 'drizzle'), ...env, PATH: process.env.PATH, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearTimeout(timer);
+  rmSync(dataDir, { recursive: true, force: true });
+  return { code, output };
 }

@@ -7,15 +7,18 @@ import {
   type Caller,
   type Context,
   type DemoProvider,
+  type EnvPassword,
   type Logger,
+  type RequestInfo,
 } from '@dash/api';
 import { demoSetup, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
 import { openStore, redactDatabaseUrl } from '@dash/db';
 import { dev } from '$app/environment';
 import { env as rawEnv } from '$env/dynamic/private';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readEnv } from './env.ts';
+import { readEnv, type Env } from './env.ts';
 
 // `vite dev` runs in apps/web: relative paths name the same files there as under `npm start` (the repo root).
 const pathsBase = dev ? fileURLToPath(new URL('../../../../..', import.meta.url)) : process.cwd();
@@ -49,8 +52,30 @@ process.once('sveltekit:shutdown', () => {
   })();
 });
 
+let env: Env | undefined;
+
+/** The environment, read and validated once. */
+export function serverEnv(): Env {
+  env ??= readEnv(rawEnv, pathsBase);
+  return env;
+}
+
+/** DASHBOARD_PASSWORD_FILE's password (its last line break dropped, as `echo` writes it) or DASHBOARD_PASSWORD_HASH. */
+function envPassword(env: Env): EnvPassword | undefined {
+  if (env.DASHBOARD_PASSWORD_HASH) return { source: 'DASHBOARD_PASSWORD_HASH', hash: env.DASHBOARD_PASSWORD_HASH };
+  if (!env.DASHBOARD_PASSWORD_FILE) return undefined;
+  let password: string;
+  try {
+    password = readFileSync(env.DASHBOARD_PASSWORD_FILE, 'utf8').replace(/\r?\n$/, '');
+  } catch (error) {
+    throw new Error(`DASHBOARD_PASSWORD_FILE: cannot read ${env.DASHBOARD_PASSWORD_FILE} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (password.length < 12) throw new Error(`DASHBOARD_PASSWORD_FILE: the password in ${env.DASHBOARD_PASSWORD_FILE} is shorter than 12 characters`);
+  return { source: 'DASHBOARD_PASSWORD_FILE', password };
+}
+
 async function start(): Promise<Context> {
-  const env = readEnv(rawEnv, pathsBase);
+  const env = serverEnv();
   const store = await openStore({
     url: env.DATABASE_URL,
     authToken: env.DATABASE_AUTH_TOKEN,
@@ -59,7 +84,16 @@ async function start(): Promise<Context> {
   log.info(`store: ${store.dialect} at ${redactDatabaseUrl(env.DATABASE_URL)}, migrations applied`);
   const { key, source } = resolveCredentialsKey({ configured: env.CREDENTIALS_KEY, dataDir: env.DATA_DIR });
   if (source !== 'env') log.info(`credentials key: ${source === 'generated' ? 'generated into' : 'read from'} ${resolve(env.DATA_DIR, 'credentials.key')}`);
-  const ctx = await createContext({ store, credentialsKey: key, log, demo });
+  const ctx = await createContext({
+    store,
+    credentialsKey: key,
+    log,
+    demo,
+    access: { mode: env.mode, origin: env.ORIGIN, envPassword: envPassword(env), dataDir: env.DATA_DIR },
+  });
+  if (env.mode === 'local' && !(await ctx.access.required())) {
+    log.warn('no password is set: anyone using this computer can open the dashboard (set one in Settings → Security)');
+  }
   if (await resumeDemo(ctx)) log.info('demo: resumed; its credentials point at this process’s sandbox');
   else if (env.DEMO && (await store.projects.list()).length === 0) await startDemo(ctx);
   return ctx;
@@ -76,16 +110,7 @@ export function getContext(): Promise<Context> {
   return context;
 }
 
-let caller: Promise<Caller> | undefined;
-
-/** The procedures, for server-side loads and the REST adapter: one caller over the one context. */
-export function getCaller(): Promise<Caller> {
-  caller ??= getContext().then(
-    (ctx) => createCaller(ctx),
-    (error: unknown) => {
-      caller = undefined;
-      throw error;
-    },
-  );
-  return caller;
+/** The procedures for one request (loads, form actions, the REST adapter), knowing who asks. */
+export async function callerFor(request: RequestInfo): Promise<Caller> {
+  return createCaller({ ...(await getContext()), request });
 }

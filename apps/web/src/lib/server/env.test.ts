@@ -7,7 +7,17 @@ import { readEnv } from './env.ts';
 const example = parseDotEnv(readFileSync(new URL('../../../../../.env.example', import.meta.url), 'utf8'));
 
 describe("the dashboard's environment", () => {
-  const defaults = { DATABASE_URL: 'file:/srv/dash/data/dashboard.db', DATA_DIR: '/srv/dash/data', MIGRATIONS_DIR: '/srv/dash/drizzle', DEMO: false };
+  const defaults = {
+    HOST: '127.0.0.1',
+    PORT: 3000,
+    mode: 'local',
+    DASHBOARD_ALLOWED_HOSTS: [],
+    DASHBOARD_PASSWORD_FILE: undefined,
+    DATABASE_URL: 'file:/srv/dash/data/dashboard.db',
+    DATA_DIR: '/srv/dash/data',
+    MIGRATIONS_DIR: '/srv/dash/drizzle',
+    DEMO: false,
+  };
 
   it('starts with every value of .env.example as written, its paths taken from the base directory', () => {
     expect(readEnv(example, '/srv/dash')).toEqual(defaults);
@@ -23,6 +33,24 @@ describe("the dashboard's environment", () => {
     expect(env).toMatchObject({ DATABASE_URL: 'postgres://u:p@db:5432/dash', DATA_DIR: '/data', MIGRATIONS_DIR: '/app/drizzle' });
     expect(readEnv({ DATABASE_URL: 'file:/data/dashboard.db' }, '/srv/dash').DATABASE_URL).toBe('file:/data/dashboard.db');
     expect(readEnv({ DATABASE_URL: 'file:data/x.db' }, '/srv/dash').DATABASE_URL).toBe('file:/srv/dash/data/x.db');
+  });
+
+  it('is a local dashboard on a loopback address and a remote one elsewhere, which needs ORIGIN', () => {
+    for (const HOST of ['127.0.0.1', '127.0.0.2', '::1', 'localhost']) expect(readEnv({ HOST }, '/').mode).toBe('local');
+    expect(() => readEnv({ HOST: '0.0.0.0' }, '/')).toThrow(/ORIGIN: the dashboard listens on HOST=0\.0\.0\.0, beyond this machine, .*set ORIGIN, e\.g\. ORIGIN=https:\/\/dash\.example\.com/);
+    const remote = readEnv({ HOST: '0.0.0.0', ORIGIN: 'https://dash.example.com/' }, '/');
+    expect(remote).toMatchObject({ mode: 'remote', ORIGIN: 'https://dash.example.com' });
+  });
+
+  it('refuses an ORIGIN with a path or another scheme, and a password hash that is not argon2id', () => {
+    expect(() => readEnv({ ORIGIN: 'https://dash.example.com/app' }, '/')).toThrow(/ORIGIN is an origin/);
+    expect(() => readEnv({ ORIGIN: 'ftp://dash.example.com' }, '/')).toThrow(/ORIGIN must be an http\(s\) URL/);
+    expect(() => readEnv({ DASHBOARD_PASSWORD_HASH: '$2b$10$abcdefghijklmnopqrstuv' }, '/')).toThrow(/DASHBOARD_PASSWORD_HASH must be an argon2id hash/);
+    expect(() => readEnv({ DASHBOARD_PASSWORD_FILE: 'pw', DASHBOARD_PASSWORD_HASH: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2g' }, '/')).toThrow(/not both/);
+  });
+
+  it('reads the extra allowed hosts as a lowercase list', () => {
+    expect(readEnv({ DASHBOARD_ALLOWED_HOSTS: ' Dash.Internal, .example.com ,' }, '/').DASHBOARD_ALLOWED_HOSTS).toEqual(['dash.internal', '.example.com']);
   });
 
   it('turns the demo on with 1 or true and refuses anything else, naming the variable', () => {

@@ -1,40 +1,85 @@
+import { isArgon2idHash, isLoopbackHost } from '@dash/contracts';
 import { parseEnv, type RawEnv } from '@dash/contracts/env';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
-const schema = z.object({
-  /** `file:` (embedded SQLite, the default), `libsql://` (Turso) or `postgres://`. */
-  DATABASE_URL: z.string().default('file:./data/dashboard.db'),
-  /** Turso's auth token for a `libsql://` URL. */
-  DATABASE_AUTH_TOKEN: z.string().optional(),
-  /** 32 bytes as hex or base64; when unset a key is generated once into DATA_DIR. */
-  CREDENTIALS_KEY: z.string().optional(),
-  DATA_DIR: z.string().default('./data'),
-  /** Where drizzle-kit's migrations live (`sqlite/` and `pg/` inside). */
-  MIGRATIONS_DIR: z.string().default('./drizzle'),
-  /** `1`: on an empty store, start straight into the demo (three made-up products on the local sandbox). */
-  DEMO: z
-    .enum(['0', '1', 'true', 'false'])
-    .optional()
-    .transform((value) => value === '1' || value === 'true'),
-});
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter(Boolean);
 
-export type Env = z.infer<typeof schema>;
+const schema = z
+  .object({
+    /** The address the server listens on; loopback makes it a local dashboard, anything else a remote one. */
+    HOST: z.string().default('127.0.0.1'),
+    PORT: z.coerce.number().int().min(1).max(65_535).default(3000),
+    /** The public origin people open (adapter-node's own variable); required for a remote dashboard. */
+    ORIGIN: z
+      .url({ protocol: /^https?$/, error: 'ORIGIN must be an http(s) URL such as https://dash.example.com' })
+      .refine((value) => new URL(value).origin === value.replace(/\/$/, ''), 'ORIGIN is an origin: scheme, host and port, no path')
+      .transform((value) => new URL(value).origin)
+      .optional(),
+    /** More Host names to serve (comma-separated; `.example.com` also admits its subdomains). */
+    DASHBOARD_ALLOWED_HOSTS: z.string().optional().transform(list),
+    /** A file holding the password (Docker secrets); hashed in memory at start. */
+    DASHBOARD_PASSWORD_FILE: z.string().optional(),
+    /** The password as an argon2id PHC string. */
+    DASHBOARD_PASSWORD_HASH: z
+      .string()
+      .refine(isArgon2idHash, 'DASHBOARD_PASSWORD_HASH must be an argon2id hash: $argon2id$v=19$m=…,t=…,p=…$salt$hash')
+      .optional(),
+    /** `file:` (embedded SQLite, the default), `libsql://` (Turso) or `postgres://`. */
+    DATABASE_URL: z.string().default('file:./data/dashboard.db'),
+    /** Turso's auth token for a `libsql://` URL. */
+    DATABASE_AUTH_TOKEN: z.string().optional(),
+    /** 32 bytes as hex or base64; when unset a key is generated once into DATA_DIR. */
+    CREDENTIALS_KEY: z.string().optional(),
+    DATA_DIR: z.string().default('./data'),
+    /** Where drizzle-kit's migrations live (`sqlite/` and `pg/` inside). */
+    MIGRATIONS_DIR: z.string().default('./drizzle'),
+    /** `1`: on an empty store, start straight into the demo (three made-up products on the local sandbox). */
+    DEMO: z
+      .enum(['0', '1', 'true', 'false'])
+      .optional()
+      .transform((value) => value === '1' || value === 'true'),
+  })
+  .superRefine((env, check) => {
+    if (env.DASHBOARD_PASSWORD_FILE && env.DASHBOARD_PASSWORD_HASH) {
+      check.addIssue({ code: 'custom', path: ['DASHBOARD_PASSWORD_HASH'], message: 'set DASHBOARD_PASSWORD_FILE or DASHBOARD_PASSWORD_HASH, not both' });
+    }
+    if (!isLoopbackHost(env.HOST) && !env.ORIGIN) {
+      check.addIssue({
+        code: 'custom',
+        path: ['ORIGIN'],
+        message:
+          `the dashboard listens on HOST=${env.HOST}, beyond this machine, so it needs the address people open: ` +
+          'set ORIGIN, e.g. ORIGIN=https://dash.example.com or ORIGIN=http://192.168.1.10:3000 (or HOST=127.0.0.1 to keep it local)',
+      });
+    }
+  });
+
+export type Env = z.infer<typeof schema> & {
+  /** Local: bound to loopback, open until a password is set. Remote: any other bind, a password always. */
+  mode: 'local' | 'remote';
+};
 
 /** A `file:` URL with a relative path, which libSQL would take from the working directory. */
 const relativeFileUrl = /^file:(?!\/)/;
 
 /**
- * The dashboard's environment, read and validated once (`$env/dynamic/private` in the app). A variable
- * set to the empty string counts as unset; relative paths (DATA_DIR, MIGRATIONS_DIR, a `file:` URL) are
- * made absolute from `base`. HOST and PORT are read by the Node adapter (server.js).
+ * The dashboard's environment, read and validated once (`$env/dynamic/private` in the app, the
+ * process's own in server.ts). A variable set to the empty string counts as unset; relative paths
+ * (DATA_DIR, MIGRATIONS_DIR, a `file:` URL, DASHBOARD_PASSWORD_FILE) are made absolute from `base`.
  */
 export function readEnv(raw: RawEnv, base: string): Env {
   const env = parseEnv(schema, raw, 'environment');
   return {
     ...env,
+    mode: isLoopbackHost(env.HOST) ? 'local' : 'remote',
     DATABASE_URL: relativeFileUrl.test(env.DATABASE_URL) ? `file:${resolve(base, env.DATABASE_URL.slice('file:'.length))}` : env.DATABASE_URL,
     DATA_DIR: resolve(base, env.DATA_DIR),
     MIGRATIONS_DIR: resolve(base, env.MIGRATIONS_DIR),
+    DASHBOARD_PASSWORD_FILE: env.DASHBOARD_PASSWORD_FILE && resolve(base, env.DASHBOARD_PASSWORD_FILE),
   };
 }

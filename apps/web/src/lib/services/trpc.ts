@@ -1,5 +1,15 @@
 import { createTRPCClient, httpBatchLink } from '@trpc/client';
 import type { AppRouter } from '@dash/api';
 
+/** A session that ended (signed out elsewhere, expired) sends the page to sign in, then back here. */
+const signInWhenSignedOut: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  if (response.status === 401) {
+    const here = location.pathname + location.search;
+    location.assign(`/login?next=${encodeURIComponent(here)}`);
+  }
+  return response;
+};
+
 /** The browser's one client for the dashboard's procedures. */
-export const api = createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: '/api/trpc' })] });
+export const api = createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: '/api/trpc', fetch: signInWhenSignedOut })] });

@@ -1,9 +1,9 @@
 import { handleRest } from '@dash/api/rest';
 import type { RequestHandler } from './$types';
-import { getCaller } from '$lib/server/app';
+import { callerFor } from '$lib/server/app';
 
 /** Every `/api/*` REST path goes to the route table, which also answers 404 and 405 as JSON. */
-const serve: RequestHandler = async ({ request }) => handleRest(request, await getCaller());
+const serve: RequestHandler = async ({ request, locals }) => handleRest(request, await callerFor(locals.request));
 
 export const GET = serve;
 export const POST = serve;

@@ -3,13 +3,13 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { RequestHandler } from './$types';
 import { getContext } from '$lib/server/app';
 
-const serve: RequestHandler = async ({ request }) => {
+const serve: RequestHandler = async ({ request, locals }) => {
   const ctx = await getContext();
   return fetchRequestHandler({
     endpoint: '/api/trpc',
     req: request,
     router: appRouter,
-    createContext: () => ctx,
+    createContext: () => ({ ...ctx, request: locals.request }),
     onError: ({ error, path }) => logFailure(ctx.log, path, error),
   });
 };

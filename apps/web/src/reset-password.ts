@@ -1,0 +1,30 @@
+// The shell's way back in when the password is lost: whoever can run this on the server can read the
+// database anyway. Bundled to build/reset-password.js; `npm run reset-password` runs it from a checkout,
+// `docker compose exec web node build/reset-password.js` in the image.
+import { openStore } from '@dash/db';
+import { readEnv } from './lib/server/env.ts';
+
+function exit(message: string, code: number): never {
+  (code === 0 ? console.log : console.error)(message);
+  process.exit(code);
+}
+
+let env;
+try {
+  env = readEnv(process.env, process.cwd());
+} catch (error) {
+  exit(error instanceof Error ? error.message : String(error), 1);
+}
+const managedBy = env.DASHBOARD_PASSWORD_FILE ? 'DASHBOARD_PASSWORD_FILE' : env.DASHBOARD_PASSWORD_HASH ? 'DASHBOARD_PASSWORD_HASH' : undefined;
+if (managedBy) exit(`The password comes from ${managedBy}; change it there and restart the dashboard.`, 1);
+
+const store = await openStore({ url: env.DATABASE_URL, authToken: env.DATABASE_AUTH_TOKEN, migrationsDir: env.MIGRATIONS_DIR });
+const hadOne = (await store.auth.owner()) !== undefined;
+await store.auth.removeOwner();
+await store.close();
+
+const after =
+  env.mode === 'local'
+    ? 'The dashboard is open on this machine again until you set a new password in Settings → Security.'
+    : 'Reload the dashboard: the server then prints a new one-time setup link in its log.';
+exit(`${hadOne ? 'Password removed and every session signed out.' : 'No password was set; every session is signed out.'} ${after} API tokens still work; revoke them in Settings → Security if needed.`, 0);

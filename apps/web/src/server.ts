@@ -1,0 +1,77 @@
+// The dashboard's server (`npm start`, the Docker image, the browser tests), bundled to build/server.js.
+// It serves adapter-node's handler (static files, then SvelteKit) behind the guards, so the Host and
+// cross-site guards and the security headers cover static files too, which SvelteKit's hooks never see.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { readEnv, type Env } from './lib/server/env.ts';
+import { guard, securityHeaders, type GuardConfig } from './lib/server/guard.ts';
+
+type Handler = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+// A variable set to the empty string counts as unset here as everywhere in the app. adapter-node
+// reads its own variables (ORIGIN, ADDRESS_HEADER, …) as they are set, so blanks go before it loads.
+for (const [name, value] of Object.entries(process.env)) {
+  if (value?.trim() === '') delete process.env[name];
+}
+
+let env: Env;
+try {
+  env = readEnv(process.env, process.cwd());
+} catch (error) {
+  console.error(`[dashboard] ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
+
+const bracketed = env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST;
+// In local mode the canonical origin is the loopback address it listens on; adapter-node then builds
+// request URLs (and SvelteKit its form check) from it instead of trusting the Host header.
+const origin = env.ORIGIN ?? `http://${bracketed}:${env.PORT}`;
+process.env.ORIGIN = origin;
+process.env.HOST = env.HOST;
+process.env.PORT = String(env.PORT);
+
+const config: GuardConfig = { mode: env.mode, origin, allowedHosts: env.DASHBOARD_ALLOWED_HOSTS };
+const headers = Object.entries(securityHeaders(origin));
+
+const { handler } = (await import(new URL('./handler.js', import.meta.url).href)) as { handler: Handler };
+
+const server = createServer((req, res) => {
+  for (const [name, value] of headers) res.setHeader(name, value);
+  const verdict = guard(
+    {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      header: (name) => {
+        const value = req.headers[name];
+        return Array.isArray(value) ? value.join(', ') : value;
+      },
+    },
+    config,
+  );
+  if (verdict) {
+    res.writeHead(verdict.status, verdict.headers).end(verdict.body);
+    return;
+  }
+  handler(req, res, () => res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found'));
+});
+
+server.listen({ host: env.HOST, port: env.PORT }, () => {
+  console.log(`Listening on http://${bracketed}:${env.PORT}`);
+  if (env.mode === 'remote') console.log(`[dashboard] remote mode: served as ${origin}; a password is required`);
+});
+
+// As adapter-node's own server: finish open requests, let the app close its store and sandbox, then
+// exit (the sign-in throttle's windows are timers that would otherwise hold the process for minutes).
+let stopping = false;
+function stop() {
+  if (stopping) return;
+  stopping = true;
+  server.closeIdleConnections();
+  server.close(() => {
+    // adapter-node's event for the app's own cleanup; Node's types know only built-in events.
+    (process.emit.bind(process) as (event: string, reason: string) => boolean)('sveltekit:shutdown', 'SIGTERM');
+    setTimeout(() => process.exit(0), 1000).unref();
+  });
+  setTimeout(() => server.closeAllConnections(), Number(process.env.SHUTDOWN_TIMEOUT ?? 30) * 1000).unref();
+}
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
