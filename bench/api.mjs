@@ -1,5 +1,5 @@
 // Cache-hit speed of GET /api/revenue against a bare JSON endpoint of the same server, in one run.
-//   pnpm --filter @dash/web build && node bench/api.mjs
+//   node scripts/pnpm.mjs --filter @dash/web build && node bench/api.mjs
 // Starts the built dashboard with DEMO=1 on a fresh embedded store (its revenue comes from the
 // in-process sandbox through the real connectors), warms the cache with one request, then drives
 // the same load at /healthz (a bare JSON answer) and at /api/revenue (served from the cache).
@@ -30,7 +30,7 @@ const freePort = () =>
 const dataDir = mkdtempSync(join(tmpdir(), 'dash-bench-'));
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
-const server = spawn(process.execPath, [join(repoDir, 'apps/web/build/index.js')], {
+const server = spawn(process.execPath, [join(repoDir, 'apps/web/build/server.js')], {
   cwd: repoDir,
   env: {
     PATH: process.env.PATH,

@@ -1,5 +1,5 @@
 // Relay throughput against a bare node:http server, in the same run, on this machine.
-//   pnpm --filter @dash/relay build && node bench/relay.mjs
+//   node scripts/pnpm.mjs --filter @dash/relay build && node bench/relay.mjs
 // Sends signed GitHub pull_request webhooks (~8 KB) to the bundled relay on Redis (db 13, flushed),
 // and the same load to a server that only reads the body and answers 200, with autocannon, in
 // alternating rounds (bare, relay, bare, relay, ...) so drift on a shared machine hits both alike.

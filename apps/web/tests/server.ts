@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,7 +64,7 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
         CREDENTIALS_KEY: randomBytes(32).toString('hex'),
       };
   const env: Env = { ...defaults, ...extra, PATH: process.env.PATH, PORT: String(port) };
-  const url = env.ORIGIN ?? `http://127.0.0.1:${port}`;
+  const url = env.ORIGIN || `http://127.0.0.1:${port}`;
   let output = '';
   if (options.fromEnvExample) symlinkSync(join(repoDir, 'drizzle'), join(dataDir, 'drizzle'));
   const child: ChildProcess = spawn(process.execPath, [join(webDir, 'build/server.js')], {
@@ -81,13 +82,17 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
     rmSync(dataDir, { recursive: true, force: true });
   };
 
+  // Asked on loopback with the Host of `url`, so a remote dashboard whose ORIGIN does not resolve here answers too.
+  const healthy = () =>
+    new Promise<boolean>((resolve) => {
+      get(`http://127.0.0.1:${port}/healthz`, { headers: { host: new URL(url).host } }, (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      }).on('error', () => resolve(false));
+    });
   const deadline = Date.now() + 20_000;
   for (;;) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
+    if (await healthy()) break;
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();
       throw new Error(`The dashboard did not start (did you build it?):\n${output}`);

@@ -175,11 +175,20 @@ export class Access {
    * one (concurrent or later) gets a conflict. Signs the winner in.
    */
   async setup(token: string, password: string, request: ClientInfo): Promise<NewSession> {
-    if (!(await this.checkSetupToken(token, request.ip))) throw fail('FORBIDDEN', 'This setup link is not valid (any more). Use the newest link in the server log.');
-    if (this.envHash || this.options.mode !== 'remote') throw fail('CONFLICT', 'The password is already set; sign in instead.');
+    const alreadySet = () => fail('CONFLICT', 'The password is already set; sign in instead.');
+    const ownerNow = async () => {
+      this.forgetOwner();
+      return (await this.passwordHash()) !== undefined;
+    };
+    if (this.envHash || this.options.mode !== 'remote' || (await ownerNow())) throw alreadySet();
+    if (!(await this.checkSetupToken(token, request.ip))) {
+      // A setup that raced the winner finds the token spent: it lost the race, it did not forge a link.
+      if (await ownerNow()) throw alreadySet();
+      throw fail('FORBIDDEN', 'This setup link is not valid (any more). Use the newest link in the server log.');
+    }
     const created = await this.store.auth.createOwner(await this.hasher.hash(password));
     this.forgetOwner();
-    if (!created) throw fail('CONFLICT', 'The password is already set; sign in instead.');
+    if (!created) throw alreadySet();
     this.setupToken = undefined;
     const file = this.setupTokenFile();
     if (file) rmSync(file, { force: true });

@@ -19,6 +19,9 @@ describe('the Host guard', () => {
       expect([api?.status, JSON.parse(api?.body ?? '{}')]).toEqual([403, { error: { code: 'FORBIDDEN', message: expect.stringContaining('DASHBOARD_ALLOWED_HOSTS') } }]);
     }
     expect(guard(request('GET', '/', {}), local)?.status).toBe(403);
+    // The liveness probe, by address, is the one exception: it says only "ok".
+    expect(guard(request('GET', '/healthz', { host: '10.0.0.5:3000' }), remote)).toBeUndefined();
+    expect(guard(request('POST', '/healthz', { host: '10.0.0.5:3000' }), remote)?.status).toBe(403);
     expect(guard(request('GET', '/', { host: 'a b' }), local)?.status).toBe(403);
   });
 
@@ -74,7 +77,7 @@ describe('the security headers', () => {
       'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
       'x-frame-options': 'DENY',
       'x-content-type-options': 'nosniff',
-      'referrer-policy': 'no-referrer',
+      'referrer-policy': 'same-origin',
       'cache-control': 'no-store',
     });
     expect(plain).not.toHaveProperty('strict-transport-security');

@@ -42,9 +42,16 @@ function parseHost(value: string | undefined): { host: string; hostname: string 
   }
 }
 
+/** ORIGIN parsed once per configuration, not on every request. */
+const parsedOrigins = new WeakMap<GuardConfig, URL | undefined>();
+function canonicalOf(config: GuardConfig): URL | undefined {
+  if (!parsedOrigins.has(config)) parsedOrigins.set(config, config.origin ? new URL(config.origin) : undefined);
+  return parsedOrigins.get(config);
+}
+
 /** Whether a Host name may be served: ORIGIN's, one of DASHBOARD_ALLOWED_HOSTS, or (local mode) a loopback name. */
 export function hostAllowed(hostname: string, config: GuardConfig): boolean {
-  if (config.origin && new URL(config.origin).hostname === hostname) return true;
+  if (canonicalOf(config)?.hostname === hostname) return true;
   if (config.mode === 'local' && isLoopbackHost(hostname)) return true;
   return config.allowedHosts.some((allowed) =>
     allowed.startsWith('.') ? hostname === allowed.slice(1) || hostname.endsWith(allowed) : hostname === allowed,
@@ -61,6 +68,8 @@ export function hostAllowed(hostname: string, config: GuardConfig): boolean {
  */
 export function guard(request: GuardedRequest, config: GuardConfig): Verdict {
   const path = request.url.split('?')[0] ?? '/';
+  // A load balancer's or Docker's liveness probe comes by address; the answer says only "ok".
+  if (path === '/healthz' && request.method === 'GET') return undefined;
   const parsed = parseHost(request.header('host'));
   if (!parsed || !hostAllowed(parsed.hostname, config)) {
     const name = parsed?.hostname ?? request.header('host') ?? '(none)';
@@ -68,7 +77,7 @@ export function guard(request: GuardedRequest, config: GuardConfig): Verdict {
     return isApi(path) ? json(403, 'FORBIDDEN', message) : { status: 403, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: message };
   }
 
-  const canonical = config.origin ? new URL(config.origin) : undefined;
+  const canonical = canonicalOf(config);
   const safe = SAFE_METHODS.has(request.method);
   if (canonical && config.mode === 'local' && parsed.host !== canonical.host && isLoopbackHost(parsed.hostname) && safe && !isApi(path)) {
     return { status: 308, headers: { location: `${canonical.origin}${request.url}` }, body: '' };
@@ -98,7 +107,9 @@ export function securityHeaders(origin: string | undefined): Record<string, stri
     'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
-    'referrer-policy': 'no-referrer',
+    // Not no-referrer: with it a browser sends `Origin: null` on a plain form POST (sign-out without
+    // JavaScript), which the cross-site guard must then refuse. Other sites still get no referrer.
+    'referrer-policy': 'same-origin',
     'cross-origin-opener-policy': 'same-origin',
     'cross-origin-resource-policy': 'same-origin',
     'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',

@@ -9,9 +9,13 @@ import { sessionCookie, setupCookie } from '$lib/server/session';
  * checked, moved into a cookie for this page (so it leaves the address bar and the history), and
  * the first password stored wins; anyone later gets a conflict.
  */
-export const load: PageServerLoad = async ({ locals, url, cookies, setHeaders }) => {
+export const load: PageServerLoad = async ({ locals, url, cookies, setHeaders, request }) => {
   const api = await callerFor(locals.request);
-  if (!(await api.auth.setupRequired())) redirect(303, locals.request.identity ? '/' : '/login');
+  if (!(await api.auth.setupRequired())) {
+    // A setup that lost the race is shown its 409 on this page; anyone else is sent on.
+    if (request.method === 'POST') return { done: true };
+    redirect(303, locals.request.identity ? '/' : '/login');
+  }
   const cookie = setupCookie(serverEnv().ORIGIN ?? url.origin);
   const token = url.searchParams.get('token');
   if (token !== null) {
@@ -27,7 +31,7 @@ export const load: PageServerLoad = async ({ locals, url, cookies, setHeaders })
   if (cookies.get(cookie.name) === undefined) {
     error(403, 'Open the setup link the server printed in its log: only that link can set the first password.');
   }
-  return {};
+  return { done: false };
 };
 
 export const actions: Actions = {
