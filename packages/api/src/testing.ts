@@ -8,7 +8,8 @@ import type { Clock } from '@dash/connectors';
 import type { AccessOptions } from './auth/access.ts';
 import type { DemoProvider, Logger } from './context.ts';
 import { createContext } from './index.ts';
-import { createCaller } from './root.ts';
+import { handleRest } from './rest/index.ts';
+import { createCaller, type Caller } from './root.ts';
 
 export const migrationsDir = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 
@@ -45,5 +46,22 @@ export async function createTestApi(options: { dir?: string; credentialsKey?: Bu
       await store.close();
       if (!keepFiles) rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Calls the REST adapter as an HTTP client would, without a socket: a JSON body (a string goes as it
+ * is), its status, headers, text and parsed JSON.
+ */
+export function restClient(caller: () => Caller) {
+  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (body !== undefined) {
+      init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+    }
+    const response = await handleRest(new Request(`http://dash.test${path}`, init), caller());
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, text, json: JSON.parse(text) as Record<string, unknown> };
   };
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultSettings } from '@dash/contracts';
 import { appRouter } from '../root.ts';
-import { createTestApi } from '../testing.ts';
+import { createTestApi, restClient } from '../testing.ts';
 import { handleRest, MAX_BODY_BYTES, restRoutes } from './index.ts';
 
 type Api = Awaited<ReturnType<typeof createTestApi>>;
@@ -16,16 +16,7 @@ afterEach(async () => {
   await api.dispose();
 });
 
-async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const init: RequestInit = { method, headers: { ...headers } };
-  if (body !== undefined) {
-    init.body = typeof body === 'string' ? body : JSON.stringify(body);
-    (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
-  }
-  const response = await handleRest(new Request(`http://dash.test${path}`, init), api.caller);
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, text, json: JSON.parse(text) as Record<string, unknown> };
-}
+const call = restClient(() => api.caller);
 
 const project = (slug: string, extra: Record<string, unknown> = {}) => ({ slug, name: slug.toUpperCase(), ...extra });
 

@@ -2,8 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { refusedAddressIn } from '@dash/connectors';
-import { handleRest } from '../rest/index.ts';
-import { createTestApi } from '../testing.ts';
+import { createTestApi, restClient } from '../testing.ts';
 
 type Api = Awaited<ReturnType<typeof createTestApi>>;
 let api: Api;
@@ -15,13 +14,7 @@ afterEach(async () => {
   await api.dispose();
 });
 
-async function call(method: string, path: string, body?: unknown) {
-  const init: RequestInit = { method, headers: { 'content-type': 'application/json' } };
-  if (body !== undefined) init.body = JSON.stringify(body);
-  const response = await handleRest(new Request(`http://dash.test${path}`, init), api.caller);
-  const text = await response.text();
-  return { status: response.status, text, json: JSON.parse(text) as Record<string, unknown> };
-}
+const call = restClient(() => api.caller);
 
 const secret = 'phc_Sup3rSecretApiKeyValue0123456789';
 

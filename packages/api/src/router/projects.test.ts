@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { handleRest } from '../rest/index.ts';
-import { createTestApi } from '../testing.ts';
+import { createTestApi, restClient } from '../testing.ts';
 
 type Api = Awaited<ReturnType<typeof createTestApi>>;
 let api: Api;
@@ -12,12 +11,7 @@ afterEach(async () => {
   await api.dispose();
 });
 
-async function call(method: string, path: string, body?: unknown) {
-  const init: RequestInit = { method, headers: { 'content-type': 'application/json' } };
-  if (body !== undefined) init.body = JSON.stringify(body);
-  const response = await handleRest(new Request(`http://dash.test${path}`, init), api.caller);
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-}
+const call = restClient(() => api.caller);
 
 const sentry = (host?: string) => ({ error_tracker: { org: 'acme', project: 'web', ...(host === undefined ? {} : { host }) } });
 

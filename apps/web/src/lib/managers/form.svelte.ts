@@ -1,3 +1,4 @@
+import type { SubmitFunction } from '@sveltejs/kit';
 import { describeError } from '$lib/utils/errors';
 
 /**
@@ -13,6 +14,17 @@ export class FormState {
   /** The server's message for a field path such as `values.token`, or for anything inside it (`repos.0`). */
   fieldError(path: string): string | undefined {
     return this.fields[path] ?? Object.entries(this.fields).find(([key]) => key.startsWith(`${path}.`))?.[1];
+  }
+
+  /** For `use:enhance` on a form posted to a form action: busy until the page has its answer. */
+  enhance({ reset = true } = {}): SubmitFunction {
+    return () => {
+      this.busy = true;
+      return async ({ update }) => {
+        await update({ reset });
+        this.busy = false;
+      };
+    };
   }
 
   async submit(action: () => Promise<string | undefined>): Promise<boolean> {
