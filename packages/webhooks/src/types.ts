@@ -1,4 +1,4 @@
-import type { RelayIntegration } from './index.ts';
+import type { RelayIntegration } from './integrations.ts';
 
 /** Header lookup, case-insensitive (a fetch `Headers` fits). */
 export interface HeaderBag {
@@ -22,6 +22,19 @@ export interface ParsedEvent {
   severity: Severity;
   /** ISO 8601, when it happened upstream (falls back to the delivery's time). */
   occurredAt: string;
+  /**
+   * The thing whose state changes (a monitor, a deploy target, a Sentry issue), so that an outage and
+   * its recovery read as one story; absent for events without state (a merged PR, a new Linear issue).
+   */
+  subject?: string;
+  /** `trigger`: trouble begins for the subject; `resolve`: it is over. */
+  transition?: 'trigger' | 'resolve';
+  /**
+   * What it belongs to, as `<integration>:<id>` keys that a dashboard project's integration settings
+   * also produce: `code_host:owner/repo`, `deploy_host:<Vercel project id>`, `error_tracker:<Sentry
+   * project slug>`, `issue_tracker:<Linear team id or key>`, `uptime_monitor:<Better Stack monitor id>`.
+   */
+  refs?: string[];
 }
 
 /** A stored event: a parsed one plus what the relay adds. */

@@ -61,6 +61,9 @@ describe('Better Stack parse', () => {
           title: 'Monitor down: Tesla.com homepage (Error 500)',
           url: 'https://tesla.com',
           project: 'Tesla.com homepage',
+          refs: ['uptime_monitor:4'],
+          subject: 'betterstack:monitor:4',
+          transition: 'trigger',
           severity: 'error',
           occurredAt: '2020-10-21T10:51:28.151Z',
         },
@@ -81,7 +84,11 @@ describe('Better Stack parse', () => {
       title: 'Monitor up: Tesla.com homepage',
       severity: 'success',
       occurredAt: '2020-10-21T11:02:10.000Z',
+      // The recovery names the same monitor as the outage, so the two read as one story.
+      subject: 'betterstack:monitor:4',
+      transition: 'resolve',
     });
+    expect(eventsOf(parse(incident('acknowledged')))[0]).not.toHaveProperty('transition');
   });
 
   it('keeps two outages of one monitor, and the down and up of one incident, apart', () => {

@@ -67,6 +67,8 @@ export const betterstack: WebhookProvider = {
     if (!shape) return none();
     const when = timeOf(state, attributes);
     const label = attributes.name || (attributes.url ? hostOf(attributes.url) : `incident ${data.id}`);
+    const monitorId = data.relationships?.monitor?.data?.id;
+    const transition = shape.type === 'monitor.down' ? 'trigger' : shape.type === 'monitor.up' ? 'resolve' : undefined;
     const cause = state === 'started' && attributes.cause ? ` (${attributes.cause})` : '';
     return one({
       integration: 'uptime_monitor',
@@ -77,6 +79,9 @@ export const betterstack: WebhookProvider = {
       title: `${shape.verb}: ${label}${cause}`,
       ...(attributes.url ? { url: attributes.url } : {}),
       ...(attributes.name ? { project: attributes.name } : {}),
+      ...(monitorId ? { refs: [`uptime_monitor:${monitorId}`] } : {}),
+      // The monitor is what goes down and comes back up; without its id, the incident stands in.
+      ...(transition ? { subject: `betterstack:monitor:${monitorId ?? `incident:${data.id}`}`, transition } : {}),
       severity: shape.severity,
       occurredAt: when ?? receivedAt.toISOString(),
     });

@@ -21,6 +21,10 @@ export const incidentDelivery = z.object({
       acknowledged_at: text,
       resolved_at: text,
     }),
+    /** `{"monitor":{"data":{"id":"4","type":"monitor"}}}`: the monitor a dashboard project lists. */
+    relationships: z
+      .object({ monitor: z.object({ data: z.object({ id: z.union([z.string(), z.number()]).transform(String) }).nullish() }).nullish() })
+      .nullish(),
   }),
 });
 export type IncidentDelivery = z.infer<typeof incidentDelivery>;

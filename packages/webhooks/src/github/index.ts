@@ -14,6 +14,7 @@ const repoEvent = (repository: Repository, fields: Fields): ParsedEvent => ({
   ...fields,
   project: repository.full_name,
   repo: repository.full_name,
+  refs: [`code_host:${repository.full_name}`],
 });
 
 function pullRequest(json: unknown, receivedAt: string): ParseResult {
@@ -88,6 +89,7 @@ function deploymentStatus(json: unknown, receivedAt: string): ParseResult {
   const outcome = Object.hasOwn(deployOutcomes, state) ? deployOutcomes[state] : undefined;
   const environment = status.environment ?? deployment.environment ?? 'unknown environment';
   const url = status.environment_url || status.target_url || status.log_url || repository.html_url;
+  const transition = outcome ? (outcome.severity === 'error' ? 'trigger' : 'resolve') : undefined;
   return one(
     repoEvent(repository, {
       type: `deploy.${state}`,
@@ -96,6 +98,8 @@ function deploymentStatus(json: unknown, receivedAt: string): ParseResult {
       ...(url ? { url } : {}),
       severity: outcome?.severity ?? 'info',
       occurredAt: isoDate(status.created_at) ?? receivedAt,
+      // A failed deploy to an environment stays the story until a deploy there succeeds.
+      ...(transition ? { subject: `github:${repository.full_name}:deploy:${environment}`, transition } : {}),
     }),
   );
 }

@@ -14,7 +14,10 @@ const pastTense = new Map<string, Action>([
 ]);
 
 type Delivery = { rawBody: Uint8Array; deliveryId: string | null; receivedAt: string };
-type Described = { title: string; project?: string | undefined; severity: Severity };
+type Described = { title: string; project?: string | undefined; severity: Severity; refs?: string[] };
+
+/** The team's id and key as refs: a dashboard project lists Linear team ids, and a key is what people type. */
+const teamRefs = (...values: (string | null | undefined)[]) => [...new Set(values.filter((v): v is string => !!v))].map((v) => `issue_tracker:${v}`);
 
 /** First line of a text, cut to `max` characters. */
 function excerpt(text: string, max = 80): string {
@@ -32,6 +35,7 @@ function describeIssue(event: z.infer<typeof issueEvent>, action: Action): Descr
     title: `${data.identifier ?? 'Issue'} ${movedTo ? `moved to ${movedTo.name}` : action}: ${data.title}`,
     project: data.team?.key ?? teamOf(data.identifier),
     severity: movedTo?.type === 'completed' ? 'success' : 'info',
+    refs: teamRefs(data.teamId, data.team?.id, data.team?.key ?? teamOf(data.identifier)),
   };
 }
 
@@ -42,6 +46,7 @@ function describeComment(event: z.infer<typeof commentEvent>, action: Action): D
     title: `Comment ${action}${on ? ` on ${on}` : ''}${data.body ? `: ${excerpt(data.body)}` : ''}`,
     project: teamOf(data.issue?.identifier),
     severity: 'info',
+    refs: teamRefs(teamOf(data.issue?.identifier)),
   };
 }
 
@@ -62,7 +67,7 @@ function entityEvent<T extends AnyEntityEvent>(
     const action = pastTense.get(event.action);
     if (!action) return none();
     const { type, data, url, webhookTimestamp } = event;
-    const { title, project, severity } = describe(event, action);
+    const { title, project, severity, refs } = describe(event, action);
     const sentAt = isoDate(webhookTimestamp) ?? isoDate(event.createdAt);
     const when = action === 'created' ? isoDate(data.createdAt) : action === 'updated' ? isoDate(data.updatedAt) : sentAt;
     // Two updates of one issue are two events: its update time (or the delivery) tells them apart.
@@ -75,6 +80,7 @@ function entityEvent<T extends AnyEntityEvent>(
       title,
       ...(link ? { url: link } : {}),
       ...(project ? { project } : {}),
+      ...(refs?.length ? { refs } : {}),
       severity,
       occurredAt: when ?? sentAt ?? receivedAt,
     });

@@ -50,6 +50,7 @@ describe('Linear parse', () => {
           title: 'ENG-123 created: Billing page',
           url: 'https://linear.app/acme/issue/ENG-123/billing-page',
           project: 'ENG',
+          refs: ['issue_tracker:team-eng', 'issue_tracker:ENG'],
           severity: 'info',
           occurredAt: '2026-04-29T09:00:00.000Z',
         },

@@ -26,7 +26,8 @@ export const issueEvent = entityEvent({
   identifier: text,
   title: z.string(),
   state: z.object({ name: z.string(), type: text }).nullish(),
-  team: z.object({ key: text }).nullish(),
+  teamId: text,
+  team: z.object({ id: text, key: text }).nullish(),
 });
 
 export const commentEvent = entityEvent({

@@ -32,9 +32,11 @@ function issue(json: unknown, rawBody: Uint8Array, receivedAt: string): ParseRes
     sourceEventId: `sentry:issue:${issue.id}:${action}${again}`,
     title: `${created ? 'New issue' : 'Resolved'}${label}: ${issue.title}`,
     ...(url ? { url } : {}),
-    ...(issue.project ? { project: issue.project.slug } : {}),
+    ...(issue.project ? { project: issue.project.slug, refs: [`error_tracker:${issue.project.slug}`] } : {}),
     severity: created ? severityOf(issue.level) : 'success',
     occurredAt: (created ? isoDate(issue.firstSeen) : undefined) ?? receivedAt,
+    subject: `sentry:issue:${issue.id}`,
+    transition: created ? 'trigger' : 'resolve',
   });
 }
 
@@ -51,7 +53,7 @@ function error(json: unknown, receivedAt: string): ParseResult {
     sourceEventId: `sentry:error:${error.event_id}`,
     title: `${error.level === 'warning' ? 'Warning' : 'Error'}${project ? ` in ${project}` : ''}: ${error.title}`,
     ...(error.web_url ? { url: error.web_url } : {}),
-    ...(project ? { project } : {}),
+    ...(project ? { project, refs: [`error_tracker:${project}`] } : {}),
     severity: severityOf(error.level),
     occurredAt: isoDate(error.datetime) ?? receivedAt,
   });

@@ -50,6 +50,9 @@ describe('Sentry parse', () => {
           title: 'New issue FRONT-END-9: ReferenceError: blooopy is not defined',
           url: 'https://sentry.io/organizations/test-org/issues/1170820242/',
           project: 'front-end',
+          refs: ['error_tracker:front-end'],
+          subject: 'sentry:issue:1170820242',
+          transition: 'trigger',
           severity: 'error',
           occurredAt: '2019-08-19T20:58:37.391Z',
         },
@@ -64,6 +67,8 @@ describe('Sentry parse', () => {
       title: 'Resolved FRONT-END-9: ReferenceError: blooopy is not defined',
       severity: 'success',
       occurredAt: receivedAt.toISOString(),
+      subject: 'sentry:issue:1170820242',
+      transition: 'resolve',
     });
     const [second] = eventsOf(parse('issue', issue('resolved', '2019-09-01T10:00:00.000000Z')));
     expect(second?.sourceEventId).not.toBe(first?.sourceEventId);
@@ -82,6 +87,7 @@ describe('Sentry parse', () => {
         title: "Error in front-end: TypeError: Cannot read property 'length' of undefined",
         url: 'https://sentry.io/organizations/test-org/issues/1117540176/events/e4874d664c3540c1a32eab185f12c5ab/',
         project: 'front-end',
+        refs: ['error_tracker:front-end'],
         severity: 'error',
         occurredAt: '2019-08-19T20:58:37.391Z',
       },

@@ -37,10 +37,12 @@ export const vercel: WebhookProvider = {
     if (!parsed.ok) return parsed;
     const { createdAt, payload } = parsed.value;
     const { deployment } = payload;
-    const project = deployment.name ?? payload.project?.id;
+    const projectId = payload.project?.id;
+    const project = deployment.name ?? projectId;
     // Vercel's `target` is null for preview deployments.
     const target = payload.target ?? 'preview';
     const url = deployment.url ? httpsUrl(deployment.url) : payload.links?.deployment;
+    const transition = shape.state === 'error' ? 'trigger' : shape.state === 'succeeded' ? 'resolve' : undefined;
     return one({
       integration: 'deploy_host',
       type: `deploy.${shape.state}`,
@@ -50,6 +52,9 @@ export const vercel: WebhookProvider = {
       ...(project ? { project } : {}),
       severity: shape.severity,
       occurredAt: isoDate(createdAt) ?? receivedAt.toISOString(),
+      // A failed deploy of a project's target stays the story until a deploy of it succeeds.
+      ...(transition ? { subject: `vercel:${projectId ?? project ?? deployment.id}:${target}`, transition } : {}),
+      ...(projectId ? { refs: [`deploy_host:${projectId}`] } : {}),
     });
   },
 };

@@ -49,6 +49,9 @@ describe('Vercel parse', () => {
           title: 'Deploy failed: my-app (production)',
           url: 'https://my-app-abc123.vercel.app',
           project: 'my-app',
+          refs: ['deploy_host:prj_12HKQaOmR5t5Uy6vdcQsNIiZgHGB'],
+          subject: 'vercel:prj_12HKQaOmR5t5Uy6vdcQsNIiZgHGB:production',
+          transition: 'trigger',
           severity: 'error',
           occurredAt: '2024-05-20T16:00:00.000Z',
         },
@@ -61,6 +64,9 @@ describe('Vercel parse', () => {
     expect(created).toMatchObject({ type: 'deploy.created', title: 'Deploy started: my-app (preview)', severity: 'info', sourceEventId: 'vercel:dpl_2euZBFqxmbZQ5wD9ntZiM3Z1aRgQ:created' });
     const [succeeded] = eventsOf(parse(deployment('deployment.succeeded')));
     expect(succeeded).toMatchObject({ type: 'deploy.succeeded', title: 'Deployed: my-app (production)', severity: 'success', sourceEventId: 'vercel:dpl_2euZBFqxmbZQ5wD9ntZiM3Z1aRgQ:succeeded' });
+    // A success ends the story a failure of the same project and target began; a start is news of its own.
+    expect(succeeded).toMatchObject({ subject: 'vercel:prj_12HKQaOmR5t5Uy6vdcQsNIiZgHGB:production', transition: 'resolve' });
+    expect(created).not.toHaveProperty('transition');
   });
 
   it('reads the minimal known-answer body, with no project to name', () => {
@@ -72,6 +78,8 @@ describe('Vercel parse', () => {
         title: 'Deployed: dpl_test (preview)',
         severity: 'success',
         occurredAt: '2023-11-14T22:13:20.000Z',
+        subject: 'vercel:dpl_test:preview',
+        transition: 'resolve',
       },
     ]);
   });
