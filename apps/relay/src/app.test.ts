@@ -367,6 +367,22 @@ for (const { name, open, available } of stores) {
         expect((await poll(app, '?limit=1000')).status).toBe(200);
       });
 
+      it('answers 400 for a wait that is not a whole number of seconds from 0 to 25', async () => {
+        const { app } = relay(store);
+        for (const wait of ['26', '-1', 'x', '1.5', '', '1e1', ' 5']) {
+          const res = await poll(app, `?wait=${encodeURIComponent(wait)}`, pollHeaders(`198.51.100.${40 + wait.length}`));
+          expect([wait, res.status, res.body]).toEqual([wait, 400, { error: { code: 'BAD_REQUEST', message: expect.stringMatching(/^wait is .* an integer from 0 to 25$/) } }]);
+        }
+        // With events buffered, any wait answers at once.
+        expect((await send(app, githubDelivery())).status).toBe(200);
+        for (const wait of ['0', '25']) {
+          const started = performance.now();
+          const res = await poll(app, `?wait=${wait}`, pollHeaders('198.51.100.50'));
+          expect([res.status, (res.body as unknown[]).length]).toEqual([200, 1]);
+          expect(performance.now() - started).toBeLessThan(1_000);
+        }
+      });
+
       it('allows 20 polls a minute per IP', async () => {
         const { app } = relay(store);
         for (let i = 0; i < LIMITS.pollsPerMinute; i++) expect((await poll(app)).status).toBe(200);

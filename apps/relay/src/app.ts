@@ -1,24 +1,32 @@
 import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
-import { providers, resolveIntegration, sha256Hex, tokensMatch, type HeaderBag, type RelayEvent, type RelayIntegration } from '@dash/webhooks';
+import {
+  answerDelivery,
+  isJsonType,
+  judgeDelivery,
+  RECEIVE_LIMITS,
+  resolveIntegration,
+  sha256Hex,
+  tokensMatch,
+  type HeaderBag,
+  type RelayIntegration,
+} from '@dash/webhooks';
 import { bearerOf } from './auth.ts';
 import { keysOf, SINGLE_TENANT, TENANT_ID } from './keys.ts';
 import { tenantAdmin } from './tenants.ts';
 import type { RelayConfig } from './config.ts';
 import type { ErrorReporter } from './report.ts';
-import { StoreUnavailableError, type RelayStore } from './store/types.ts';
+import { StoreUnavailableError, type EventNotices, type PollPage, type RelayStore } from './store/types.ts';
 
 export const LIMITS = {
-  bodyBytes: 256 * 1024,
-  webhooksPerMinute: 100,
+  ...RECEIVE_LIMITS,
   pollsPerMinute: 20,
-  windowMs: 60_000,
-  deliveryMemoryMs: 5 * 60_000,
-  freshnessMs: 5 * 60_000,
   retentionMs: 24 * 60 * 60_000,
   pollDefault: 100,
   pollMax: 1000,
+  /** The longest `wait` of a long poll, in seconds: under the usual 30 s proxy and platform timeouts. */
+  pollWaitMaxSeconds: 25,
 } as const;
 
 export interface Logger {
@@ -126,7 +134,26 @@ function readBody(c: Context, headers: HeaderBag, limit: number): Promise<Uint8A
   return incoming ? readNodeBody(incoming, limit) : readWebBody(c.req.raw, limit);
 }
 
-const isJson = (type: string | undefined) => /^application\/json\s*(;|$)/i.test(type ?? '');
+
+/**
+ * A long poll after an empty read: watch the key, then read again (an event stored between the first
+ * read and the watch is found by this read; one stored after it wakes the watch), and again on every
+ * notice, until a read finds events, `ms` run out, the client goes away, or the store closes. The answer
+ * is the last page read: with the new events, or empty with `since` as its cursor.
+ */
+async function heldPoll(notices: EventNotices, eventsKey: string, read: () => Promise<PollPage>, ms: number, signal: AbortSignal): Promise<PollPage> {
+  const deadline = performance.now() + ms;
+  const watch = await notices.watch(eventsKey);
+  try {
+    for (;;) {
+      const page = await read();
+      if (page.events.length > 0) return page;
+      if ((await watch.next(deadline - performance.now(), signal)) !== 'stored') return page;
+    }
+  } finally {
+    watch.stop();
+  }
+}
 
 /** The relay's HTTP surface. Steps run cheapest first; each can answer before the next runs. */
 export function createRelayApp({ config, store, log, socketAddress, reporter, now = Date.now }: RelayDeps) {
@@ -183,34 +210,24 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
     const headers = headersOf(c);
     const body = await readBody(c, headers, LIMITS.bodyBytes);
     if (!body) return fail(c, 413, 'PAYLOAD_TOO_LARGE', `The body is larger than ${LIMITS.bodyBytes / 1024} KB`, { connection: 'close' });
-    if (!isJson(headers.get('content-type') ?? undefined)) return fail(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Send application/json');
+    if (!isJsonType(headers.get('content-type'))) return fail(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Send application/json');
 
-    // The delivery's own checks are pure and local; their verdicts are given in the spec's order after
-    // the one store round trip that applies the rate limit and the replay memory (and stores, if all passed).
-    const provider = providers[integration];
-    const identity = provider.identify(body, headers);
-    const stale = identity.timestamp !== undefined && Math.abs(now() - identity.timestamp) > LIMITS.freshnessMs;
-    const verified = !stale && provider.verify(body, headers, secrets(integration));
-    const receivedAt = new Date(now());
-    const parsed = verified ? provider.parse(body, headers, receivedAt) : undefined;
-    const received = receivedAt.toISOString();
-    const events: RelayEvent[] | undefined = parsed?.ok ? parsed.events.map((event) => ({ ...event, id: crypto.randomUUID(), receivedAt: received })) : undefined;
-
-    const result = await store.ingest({
+    // The delivery's own checks are pure and local (the same as the dashboard's local route); their
+    // verdicts are given in the spec's order after the one store round trip that applies the rate limit
+    // and the replay memory (and stores, if all passed).
+    const judgement = judgeDelivery(integration, body, headers, secrets(integration), now());
+    const verdict = await store.ingest({
       rateKey: keys.webhookRate(integration, clientIp(c, headers)),
       limit: LIMITS.webhooksPerMinute,
       windowMs: LIMITS.windowMs,
-      deliveryKey: keys.delivery(integration, identity.deliveryId),
+      deliveryKey: keys.delivery(integration, judgement.deliveryId),
       dedupeMs: LIMITS.deliveryMemoryMs,
       eventsKey: keys.events,
-      events,
+      events: judgement.events,
     });
-    if (result.outcome === 'rate_limited') return fail(c, 429, 'TOO_MANY_REQUESTS', 'Rate limit exceeded', retryAfter(result.retryAfterMs));
-    if (result.outcome === 'duplicate') return fail(c, 409, 'CONFLICT', 'This delivery was already received');
-    if (stale) return fail(c, 409, 'CONFLICT', 'The delivery is more than 5 minutes old (or ahead of the clock)');
-    if (!verified) return fail(c, 401, 'UNAUTHORIZED', 'The signature or token does not match a configured secret');
-    if (!parsed?.ok) return fail(c, 400, 'BAD_REQUEST', parsed?.error ?? 'Unparseable payload');
-    return c.json({ received: true as const, eventCount: events?.length ?? 0 });
+    const answer = answerDelivery(judgement, verdict);
+    if (answer.retryAfterMs !== undefined) c.header('retry-after', retryAfter(answer.retryAfterMs)['retry-after']);
+    return c.json(answer.body, answer.status);
   }
 
   async function pollEvents(c: Context, { keys, pollAllowed }: Scope) {
@@ -224,7 +241,18 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
     if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.pollMax) {
       return fail(c, 400, 'BAD_REQUEST', `limit is an integer from 1 to ${LIMITS.pollMax}`);
     }
-    const page = await store.poll({ eventsKey: keys.events, since, limit, retentionMs: LIMITS.retentionMs });
+    const waitQuery = c.req.query('wait');
+    const wait = waitQuery === undefined ? 0 : /^\d+$/.test(waitQuery) ? Number(waitQuery) : NaN;
+    if (!(wait >= 0 && wait <= LIMITS.pollWaitMaxSeconds)) {
+      return fail(c, 400, 'BAD_REQUEST', `wait is how many seconds to hold an empty poll, an integer from 0 to ${LIMITS.pollWaitMaxSeconds}`);
+    }
+
+    const read = () => store.poll({ eventsKey: keys.events, since, limit, retentionMs: LIMITS.retentionMs });
+    let page = await read();
+    // Admitted once above, however long it is held. Without notices (Upstash) it answers at once.
+    if (page.events.length === 0 && wait > 0 && store.notices) {
+      page = await heldPoll(store.notices, keys.events, read, wait * 1000, c.req.raw.signal);
+    }
     c.header('x-relay-timestamp', String(page.cursor));
     return c.json(page.events);
   }

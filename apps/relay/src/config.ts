@@ -1,16 +1,11 @@
 import { parseEnv, withoutBlanks, type RawEnv } from '@dash/contracts/env';
-import { providerOf, relayIntegrations, type RelayIntegration } from '@dash/webhooks';
+import { commaList, isTrue, receiveSettingsFrom, type ReceiveSettings } from '@dash/webhooks';
 import { z } from 'zod';
 
-export interface RelayConfig {
+export interface RelayConfig extends ReceiveSettings {
   host: string;
   port: number;
   store: { kind: 'redis'; url: string } | { kind: 'upstash'; url: string; token: string } | { kind: 'memory' };
-  /** RELAY_ENABLED=false stops all ingestion. */
-  enabled: boolean;
-  disabled: ReadonlySet<RelayIntegration>;
-  /** Signing secrets or tokens per integration, in the order they are tried. */
-  secrets: Readonly<Record<RelayIntegration, readonly string[]>>;
   pollSecrets: readonly string[];
   /** RELAY_ADMIN_SECRET: turns on the managed multi-tenant mode and guards its API. */
   adminSecrets: readonly string[];
@@ -20,9 +15,6 @@ export interface RelayConfig {
   /** ERROR_TRACKER_DSN: send the relay's own unexpected errors to Sentry. */
   errorTrackerDsn: string | undefined;
 }
-
-const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-const flag = (value: string | undefined) => value?.trim().toLowerCase() === 'true';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 
@@ -53,7 +45,6 @@ const envSchema = z.object({
 export function readConfig(raw: RawEnv): RelayConfig {
   const env = withoutBlanks(raw);
   const e = parseEnv(envSchema, env, 'relay environment');
-  const names = (integration: RelayIntegration) => [integration.toUpperCase(), providerOf[integration].toUpperCase()];
 
   const kind = e.RELAY_STORE ?? (e.REDIS_URL ? 'redis' : e.KV_REST_API_URL && e.KV_REST_API_TOKEN ? 'upstash' : 'memory');
   let store: RelayConfig['store'];
@@ -71,15 +62,12 @@ export function readConfig(raw: RawEnv): RelayConfig {
     host: e.RELAY_HOST ?? e.HOST,
     port: e.RELAY_PORT ?? e.PORT,
     store,
-    enabled: e.RELAY_ENABLED?.trim().toLowerCase() !== 'false',
-    disabled: new Set(relayIntegrations.filter((i) => names(i).some((n) => flag(env[`RELAY_DISABLE_${n}`])))),
-    secrets: Object.fromEntries(
-      relayIntegrations.map((i) => [i, names(i).flatMap((n) => list(env[`WEBHOOK_SECRET_${n}`]))]),
-    ) as Record<RelayIntegration, string[]>,
-    pollSecrets: list(e.RELAY_POLL_SECRET),
-    adminSecrets: list(e.RELAY_ADMIN_SECRET),
+    // The secrets and switches, read as the dashboard's local webhook route reads them.
+    ...receiveSettingsFrom(env),
+    pollSecrets: commaList(e.RELAY_POLL_SECRET),
+    adminSecrets: commaList(e.RELAY_ADMIN_SECRET),
     allowedOrigin: e.ALLOWED_ORIGIN?.trim(),
-    trustProxy: flag(e.TRUST_PROXY),
+    trustProxy: isTrue(e.TRUST_PROXY),
     errorTrackerDsn: e.ERROR_TRACKER_DSN,
   };
 }

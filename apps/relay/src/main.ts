@@ -42,6 +42,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     // Requests in flight get a few seconds; idle keep-alive connections do not hold the exit up.
     setTimeout(() => process.exit(0), 5_000).unref();
     server.close(() => void store.close().finally(() => process.exit(0)));
-    if ('closeIdleConnections' in server) server.closeIdleConnections();
+    // Long polls held for up to 25 s answer their empty page now; the store stays open for the rest.
+    store.notices?.end();
+    if ('closeIdleConnections' in server) {
+      server.closeIdleConnections();
+      // Nor do the connections that fall idle from now on, such as those of the polls just answered.
+      setInterval(() => server.closeIdleConnections(), 50).unref();
+    }
   });
 }

@@ -1,4 +1,5 @@
 import type { RelayEvent } from '@dash/webhooks';
+import { noticeBoard } from './notices.ts';
 import type { RateCheck, RelayStore, TenantRecord } from './types.ts';
 
 interface Positioned {
@@ -6,13 +7,17 @@ interface Positioned {
   event: RelayEvent;
 }
 
-/** The store for local use: one process, nothing kept across restarts. Same rules as the Redis scripts. */
+/**
+ * The store for local use: one process, nothing kept across restarts. Same rules as the Redis scripts;
+ * long polls are woken within the process.
+ */
 export function memoryStore(now: () => number = Date.now): RelayStore {
   const windows = new Map<string, number[]>();
   const deliveries = new Map<string, number>();
   const streams = new Map<string, Positioned[]>();
   const lastPosition = new Map<string, number>();
   const tenants = new Map<string, TenantRecord>();
+  const board = noticeBoard();
 
   const delivered = (key: string) => (deliveries.get(key) ?? 0) > now();
 
@@ -39,8 +44,11 @@ export function memoryStore(now: () => number = Date.now): RelayStore {
       const stream = streams.get(eventsKey) ?? [];
       let position = Math.max(now(), (lastPosition.get(eventsKey) ?? 0) + 1);
       for (const event of events) stream.push({ position: position++, event });
-      if (events.length > 0) lastPosition.set(eventsKey, position - 1);
       streams.set(eventsKey, stream);
+      if (events.length > 0) {
+        lastPosition.set(eventsKey, position - 1);
+        board.notify(eventsKey);
+      }
       return Promise.resolve({ outcome: 'stored' });
     },
 
@@ -72,6 +80,11 @@ export function memoryStore(now: () => number = Date.now): RelayStore {
       return Promise.resolve({ events: page.map((p) => p.event), cursor: page.at(-1)?.position ?? since });
     },
 
-    close: () => Promise.resolve(),
+    notices: board.notices,
+
+    close: () => {
+      board.notices.end();
+      return Promise.resolve();
+    },
   };
 }

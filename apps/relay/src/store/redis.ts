@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createClient } from 'redis';
 import { Redis as Upstash } from '@upstash/redis';
-import { scriptStore, type Evaluate } from './scripts.ts';
+import { noticeBoard } from './notices.ts';
+import { eventsKeyOf, scriptStore, storedChannel, type Evaluate } from './scripts.ts';
 import type { RelayStore } from './types.ts';
 
 const sha1 = (script: string) => createHash('sha1').update(script).digest('hex');
@@ -22,7 +23,12 @@ function cachedScripts(evalsha: Evaluate, evaluate: Evaluate): Evaluate {
   };
 }
 
-/** Redis through the `redis` package. Commands fail at once while disconnected (503), and it reconnects by itself. */
+/**
+ * Redis through the `redis` package. Commands fail at once while disconnected (503), and it reconnects by
+ * itself. A second connection, in subscriber mode, carries the notices for long polls: every waiting poll
+ * of this process shares it, and it subscribes to an events key's channel only while one of them waits
+ * on that key.
+ */
 export async function redisStore(url: string, onError: (error: Error) => void): Promise<RelayStore> {
   const client = createClient({
     url,
@@ -35,13 +41,44 @@ export async function redisStore(url: string, onError: (error: Error) => void): 
     (hash, keys, args) => client.evalSha(hash, { keys, arguments: args }),
     (script, keys, args) => client.eval(script, { keys, arguments: args }),
   );
-  return scriptStore('redis', evaluate, () => {
-    client.destroy();
-    return Promise.resolve();
+
+  const subscriber = client.duplicate();
+  subscriber.on('error', onError);
+  await subscriber.connect();
+  const onMessage = (_position: string, channel: string) => board.notify(eventsKeyOf(channel));
+  const board = noticeBoard({
+    subscribe(eventsKey) {
+      // A SUBSCRIBE is queued, not refused, while the connection is down: refuse it here instead (503).
+      if (!subscriber.isReady) return Promise.reject(new Error('The subscriber connection is down'));
+      return subscriber.subscribe(storedChannel(eventsKey), onMessage);
+    },
+    unsubscribe: (eventsKey) => subscriber.unsubscribe(storedChannel(eventsKey), onMessage),
   });
+  // Back from a disconnect (the client has subscribed again by then): a notice may have been lost, so
+  // every waiting poll reads once more.
+  subscriber.on('ready', () => board.notifyAll());
+
+  let closed = false;
+  return scriptStore(
+    'redis',
+    evaluate,
+    () => {
+      if (!closed) {
+        closed = true;
+        subscriber.destroy();
+        client.destroy();
+      }
+      return Promise.resolve();
+    },
+    board.notices,
+  );
 }
 
-/** Upstash Redis over its REST API, with the same scripts. */
+/**
+ * Upstash Redis over its REST API, with the same scripts. REST cannot hold a subscription, so this store
+ * has no notices and a long poll (`wait`) on it answers at once, as a plain poll does: its clients keep
+ * their own polling interval.
+ */
 export function upstashStore(url: string, token: string): RelayStore {
   // Members are our JSON strings: they must come back as strings, not parsed objects.
   const client = new Upstash({ url, token, automaticDeserialization: false, retry: false });

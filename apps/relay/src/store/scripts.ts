@@ -1,6 +1,6 @@
 import type { RelayEvent } from '@dash/webhooks';
 import DataLoader from 'dataloader';
-import type { IngestOutcome, PollPage, RateCheck, RelayStore, TenantRecord } from './types.ts';
+import type { EventNotices, IngestOutcome, PollPage, RateCheck, RelayStore, TenantRecord } from './types.ts';
 import { StoreUnavailableError } from './types.ts';
 
 /** Runs a Lua script by its text (EVALSHA with a fallback to EVAL, as each client does best). */
@@ -35,6 +35,11 @@ local wait = admit(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]))
 if wait then return {0, wait} end
 return {1, 0}`;
 
+/** The channel announcing that events were stored under a key: the key's name with this after it. */
+const STORED = ':stored';
+export const storedChannel = (eventsKey: string) => `${eventsKey}${STORED}`;
+export const eventsKeyOf = (channel: string) => channel.slice(0, -STORED.length);
+
 /**
  * Any number of webhooks, each judged in turn as if it ran alone. Per webhook, KEYS: rate window,
  * delivery id, events, last position; ARGV: limit, window ms, dedupe ms, event count (-1 to only check),
@@ -45,6 +50,9 @@ return {1, 0}`;
  * last position is read once and its new events are added in one ZADD, however many webhooks share it.
  * Delivery ids are recorded last, after every event is in: should a write fail midway, no id has been
  * spent on events that were not stored, so the provider's retry is stored rather than refused.
+ * Then one PUBLISH per events key that got events (its new last position; long polls read the store
+ * themselves), inside this same call: no round trip of its own, and next to nothing when no relay
+ * process subscribes to the key, which is whenever no long poll waits on it.
  */
 export const INGEST = `${NOW}
 ${ADMIT}
@@ -94,6 +102,9 @@ for _, keys in ipairs(order) do
 end
 for delivery, ttl in pairs(ids) do
   redis.call('SET', delivery, '1', 'PX', ttl)
+end
+for _, keys in ipairs(order) do
+  redis.call('PUBLISH', keys[1] .. '${STORED}', last[keys[1]])
 end
 return replies`;
 
@@ -152,8 +163,11 @@ function numbers(reply: unknown): number[] {
   return reply.map((value) => Number(value));
 }
 
-/** The Redis and Upstash stores: the same scripts, run through each client's `evaluate`. */
-export function scriptStore(kind: 'redis' | 'upstash', evaluate: Evaluate, close: () => Promise<void>): RelayStore {
+/**
+ * The Redis and Upstash stores: the same scripts, run through each client's `evaluate`. `notices` are
+ * the store's (Redis pub/sub) or undefined (Upstash); `close` ends them first.
+ */
+export function scriptStore(kind: 'redis' | 'upstash', evaluate: Evaluate, close: () => Promise<void>, notices?: EventNotices): RelayStore {
   // Group commit: the webhooks that arrive in one turn of the event loop share one script call, so
   // under load the store's per-command cost (and Redis's per-script cost) is paid once per batch.
   const deliveries = new DataLoader<Delivery, IngestOutcome>((batch) => guarded(() => ingestAll(evaluate, batch)), {
@@ -198,6 +212,12 @@ export function scriptStore(kind: 'redis' | 'upstash', evaluate: Evaluate, close
         return { events, cursor };
       }),
 
-    close,
+    // A SUBSCRIBE that fails is the store being unavailable, like any other command (503).
+    notices: notices && { ...notices, watch: (eventsKey) => guarded(() => notices.watch(eventsKey)) },
+
+    close: () => {
+      notices?.end();
+      return close();
+    },
   };
 }

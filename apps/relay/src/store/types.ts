@@ -30,6 +30,34 @@ export interface TenantRecord {
   secrets: Partial<Record<string, string[]>>;
 }
 
+/** Why a wait for stored events ended. */
+export type WakeReason = 'stored' | 'timeout' | 'aborted' | 'ended';
+
+/** One long poll's interest in one events key, from `EventNotices.watch` until `stop()`. */
+export interface EventWatch {
+  /**
+   * Settles with 'stored' when events have been stored under the key since the watch began or since the
+   * last 'stored' (at once if they already have), 'timeout' after `ms`, 'aborted' when `signal` aborts,
+   * or 'ended' once the notices have ended (the store is closing). A notice carries no events: read them.
+   */
+  next(ms: number, signal?: AbortSignal): Promise<WakeReason>;
+  /** Stops watching; the last watch of a key in this process unsubscribes from it. Safe to call twice. */
+  stop(): void;
+}
+
+/** Tells a process's long polls that events were stored under a key, by this process or another on the store. */
+export interface EventNotices {
+  /**
+   * Starts watching `eventsKey`. Resolves once notices for it are live, so every event stored after
+   * that is noticed: read the store only after it resolves, or an event stored in between is missed.
+   */
+  watch(eventsKey: string): Promise<EventWatch>;
+  /** The watches open in this process, for one key or all: what a test checks for leaks. */
+  watching(eventsKey?: string): number;
+  /** Ends every watch at once, and every later one as it starts: for shutdown. The store's `close()` does it too. */
+  end(): void;
+}
+
 /**
  * Where the relay keeps events, rate-limit windows and delivery ids. Every method is one atomic step
  * (one script on Redis; ingests that arrive together share one, each judged as if alone), so several
@@ -66,6 +94,13 @@ export interface RelayStore {
   }): Promise<IngestOutcome>;
   /** Prunes events older than `retentionMs`, then returns up to `limit` events after `since`. */
   poll(options: { eventsKey: string; since: number; limit: number; retentionMs: number }): Promise<PollPage>;
+  /**
+   * What wakes long polls: on Redis, pub/sub (one subscriber connection per process, one channel per
+   * events key while a poll of this process waits on it); in memory, within the process. Undefined on
+   * Upstash's REST API, which cannot push a message: long polls there answer at once.
+   */
+  readonly notices: EventNotices | undefined;
+  /** Ends held long polls (see `EventNotices.end`), then lets go of the store's connections. */
   close(): Promise<void>;
 }
 

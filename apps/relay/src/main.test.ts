@@ -1,0 +1,58 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { freePort } from './store/redis-server.ts';
+import { pollHeaders, POLL_SECRET } from './testing.ts';
+
+const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+
+describe('the relay process', () => {
+  it('answers its held long polls and exits within moments of SIGTERM, not after their wait', async () => {
+    const port = await freePort();
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(process.env)) {
+      if (value !== undefined && !/^(REDIS_URL|KV_REST_API_|RELAY_|WEBHOOK_SECRET_|ERROR_TRACKER_DSN|ALLOWED_ORIGIN|TRUST_PROXY)/.test(name)) env[name] = value;
+    }
+    const relay = spawn(process.execPath, ['--import', 'tsx', main], {
+      cwd: root,
+      env: { ...env, RELAY_STORE: 'memory', RELAY_HOST: '127.0.0.1', RELAY_PORT: String(port), RELAY_POLL_SECRET: POLL_SECRET },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    relay.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    relay.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = once(relay, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      for (let i = 0; !output.includes('listening on'); i++) {
+        if (i > 300 || relay.exitCode !== null) throw new Error(`The relay did not start:\n${output}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const first = await fetch(`${base}/api/events`, { headers: pollHeaders() });
+      expect(await first.json()).toEqual([]);
+      const cursor = first.headers.get('x-relay-timestamp');
+      const held = fetch(`${base}/api/events?since=${cursor}&wait=25`, { headers: pollHeaders() }).then(async (res) => ({
+        status: res.status,
+        cursor: res.headers.get('x-relay-timestamp'),
+        body: (await res.json()) as unknown,
+        at: performance.now(),
+      }));
+      // Held: still unanswered a while after it was sent.
+      const early = await Promise.race([held, new Promise((r) => setTimeout(r, 300, 'held'))]);
+      expect(early).toBe('held');
+
+      const signalled = performance.now();
+      relay.kill('SIGTERM');
+      const answer = await held;
+      expect([answer.status, answer.body, answer.cursor]).toEqual([200, [], cursor]);
+      expect(answer.at - signalled).toBeLessThan(500);
+      expect(await exited).toEqual([0, null]);
+      // Well before the 5 s the relay gives requests in flight.
+      expect(performance.now() - signalled).toBeLessThan(1_500);
+    } finally {
+      relay.kill('SIGKILL');
+    }
+  });
+});
