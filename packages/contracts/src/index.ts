@@ -4,3 +4,4 @@ export * from './projects.ts';
 export * from './credentials.ts';
 export * from './data.ts';
 export * from './auth.ts';
+export * from './notifications.ts';

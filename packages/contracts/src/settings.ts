@@ -47,6 +47,8 @@ export const settingsSchema = z.object({
     slots: z.partialRecord(slotNameSchema, widgetNameSchema),
     configs: widgetConfigsSchema,
   }),
+  /** The relay's base for events (`<relay>/api` or `<relay>/api/t/<tenant>`); null: WEBHOOK_RELAY_URL, if set. */
+  relayUrl: z.string().nullable(),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -64,6 +66,7 @@ export const defaultSettings: Settings = {
     },
     configs: { revenue: { showOC: false } },
   },
+  relayUrl: null,
 };
 
 /**
@@ -83,6 +86,12 @@ export const settingsUpdateSchema = z
         configs: z.strictObject({ revenue: revenueConfigSchema.nullable().optional() }),
       })
       .partial(),
+    /** `null` forgets it (WEBHOOK_RELAY_URL applies again). Polling starts or stops without a restart. */
+    relayUrl: z
+      .url({ protocol: /^https?$/, error: 'relayUrl is an http(s) URL such as https://relay.example.com/api' })
+      .max(2000)
+      .refine((url) => !/[?#]/.test(url), 'relayUrl is a base address, without a query or a fragment')
+      .nullable(),
   })
   .partial();
 export type SettingsUpdate = z.infer<typeof settingsUpdateSchema>;

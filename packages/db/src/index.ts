@@ -1,13 +1,13 @@
 import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { createClient } from '@libsql/client';
+import { dirname, join, resolve } from 'node:path';
+import { createClient, type Client } from '@libsql/client';
 import { drizzle as drizzleSqlite } from 'drizzle-orm/libsql';
 import { migrate as migrateSqlite } from 'drizzle-orm/libsql/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/postgres-js';
 import { migrate as migratePg } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { pgStore } from './pg.ts';
-import { sqliteStore } from './sqlite.ts';
+import { BUSY_TIMEOUT_MS, queuedClient, sqliteStore } from './sqlite.ts';
 import type { Store } from './store.ts';
 
 export * from './store.ts';
@@ -40,18 +40,29 @@ async function openSqlite(url: string, authToken: string | undefined, migrations
   const local = url.toLowerCase().startsWith('file:');
   if (local) mkdirSync(dirname(filePath(url)), { recursive: true });
   const client = createClient({ url, authToken });
+  // A local database gets a second connection for the store's read-then-write transactions (see sqliteStore).
+  let writer: Client | undefined;
   try {
     if (local) {
       // WAL lets readers run beside the writer; the timeout makes another process wait for the write lock
-      // instead of failing with SQLITE_BUSY.
+      // instead of failing with SQLITE_BUSY. The timeout comes first: switching to WAL takes a lock too, and
+      // processes that open the file at the same instant (with no connection open yet) can meet there.
+      await client.execute(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
       await client.execute('PRAGMA journal_mode = WAL');
-      await client.execute('PRAGMA busy_timeout = 5000');
     }
-    const db = drizzleSqlite(client);
+    // Stores of one file share the in-process queue however its URL is spelt.
+    const lockKey = local ? `file:${resolve(filePath(url))}` : url;
+    // Remote statements are not queued: they do not block this thread, and a queue would cost round trips.
+    const db = drizzleSqlite(local ? queuedClient(client, lockKey) : client);
     await migrateSqlite(db, { migrationsFolder });
-    return sqliteStore(db);
+    if (local) {
+      writer = createClient({ url });
+      await writer.execute(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
+    return sqliteStore(db, { lockKey, writer: writer && drizzleSqlite(writer) });
   } catch (error) {
     client.close();
+    writer?.close();
     throw error;
   }
 }

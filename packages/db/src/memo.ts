@@ -44,8 +44,8 @@ export function memoizeReads(store: Store, { maxAgeMs = 1000, now = () => Date.n
   };
 
   return {
-    // Everything else (credentials, cache, auth, meta) goes straight to the store: sign-ins and token checks
-    // must see every write at once.
+    // Everything else (credentials, cache, auth, notifications, leases, meta) goes straight to the store: sign-ins
+    // and token checks must see every write at once, and none of those writes touches the settings or projects.
     ...store,
     settings: {
       get() {

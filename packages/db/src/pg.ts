@@ -1,10 +1,25 @@
-import { and, asc, desc, eq, lt, ne, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Sql } from 'postgres';
-import { apiCache, apiToken, authOwner, authSession, credentials, projects, userSettings } from './schema/pg.ts';
+import {
+  apiCache,
+  apiToken,
+  authOwner,
+  authSession,
+  credentials,
+  leases,
+  notificationDedup,
+  notificationEvents,
+  notifications,
+  projects,
+  relayCursor,
+  userSettings,
+} from './schema/pg.ts';
 import {
   createdValues,
+  ingestEvents,
   isoOf,
+  keyHoldsPart,
   isPgUniqueViolation,
   metaKey,
   now,
@@ -13,10 +28,12 @@ import {
   settingRows,
   settingsFrom,
   toApiToken,
+  toNotification,
   toOwner,
   toProject,
   toSession,
   unknownSlugs,
+  type IngestOps,
   type SettingRow,
 } from './shared.ts';
 import { ProjectExistsError, UnknownProjectsError, type Store } from './store.ts';
@@ -26,6 +43,79 @@ const sessionOrder = [desc(authSession.lastSeenAt), desc(authSession.createdAt),
 const tokenOrder = [desc(apiToken.createdAt), asc(apiToken.id)];
 /** Every session but `exceptId` (every session when it is undefined). */
 const sessionsBut = (exceptId: string | undefined) => (exceptId === undefined ? undefined : ne(authSession.id, exceptId));
+
+type Tx = Parameters<Parameters<PostgresJsDatabase['transaction']>[0]>[0];
+
+const notificationOrder = desc(notifications.seq);
+const unread = isNull(notifications.readAt);
+const nextSeq = sql`nextval('notification_seq')`;
+
+/**
+ * Every transaction that takes values from `notification_seq` (ingest, markRead) or deletes rows (prune) first
+ * takes this transaction-level advisory lock (an arbitrary key; advisory locks are per database), and holds it
+ * until it commits. A sequence alone hands out values in call order, and concurrent transactions can commit in
+ * another order: a reader could see seq 8 before 7 commits, then ask for "after 8" and never see 7. Under the lock
+ * the next writer takes its first value only after the previous one committed (a commit becomes visible before
+ * its locks are released), so seqs become visible in increasing order and `changedSince(lastSeen)` misses nothing.
+ * It also serialises the read-then-write fold across processes: two triggers of one subject cannot both open a row
+ * (the partial unique index would reject the second), and a prune cannot delete a row an ingest is joining.
+ * This needs READ COMMITTED, whatever the server's default: each statement after the lock must see what the
+ * previous holder committed (a REPEATABLE READ snapshot would be taken before the wait for the lock).
+ */
+const lockNotifications = (tx: Tx) => tx.execute(sql`select pg_advisory_xact_lock(7305046152410968393)`);
+const notificationTx = { isolationLevel: 'read committed' } as const;
+
+/** The fold's reads and writes, inside the ingest's transaction. */
+function ingestOps(tx: Tx): IngestOps {
+  return {
+    async openRow(subjectKey) {
+      return (await tx.select().from(notifications).where(and(eq(notifications.subjectKey, subjectKey), eq(notifications.status, 'open'))))[0];
+    },
+    async claim(claim) {
+      // Insert the claim, or take over one that has expired; a live one answers no row.
+      const claimed = await tx
+        .insert(notificationDedup)
+        .values({ ...claim, hits: 1 })
+        .onConflictDoUpdate({
+          target: notificationDedup.sourceEventId,
+          set: {
+            notificationId: sql`excluded.notification_id`,
+            firstSeenAt: sql`excluded.first_seen_at`,
+            expiresAt: sql`excluded.expires_at`,
+            hits: 1,
+          },
+          setWhere: sql`${notificationDedup.expiresAt} <= excluded.first_seen_at`,
+        })
+        .returning({ sourceEventId: notificationDedup.sourceEventId });
+      if (claimed.length > 0) return true;
+      await tx
+        .update(notificationDedup)
+        .set({ hits: sql`${notificationDedup.hits} + 1` })
+        .where(eq(notificationDedup.sourceEventId, claim.sourceEventId));
+      return false;
+    },
+    async insertRow(values) {
+      const [row] = await tx
+        .insert(notifications)
+        .values({ ...values, seq: nextSeq })
+        .returning();
+      if (!row) throw new Error('Inserting a notification returned no row');
+      return row;
+    },
+    async updateRow(id, values) {
+      const [row] = await tx
+        .update(notifications)
+        .set({ ...values, seq: nextSeq })
+        .where(eq(notifications.id, id))
+        .returning();
+      if (!row) throw new Error(`Notification ${id} vanished during the ingest`);
+      return row;
+    },
+    async insertEvent(values) {
+      await tx.insert(notificationEvents).values(values);
+    },
+  };
+}
 
 export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
   // One statement for any number of leaves; `excluded` is the row the conflict kept out.
@@ -146,6 +236,15 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
       async clear(route) {
         return (await db.delete(apiCache).where(route === undefined ? undefined : eq(apiCache.route, route)).returning({ key: apiCache.key })).length;
       },
+      async expire(route, part, at) {
+        const expiresAt = isoOf(at);
+        const expired = await db
+          .update(apiCache)
+          .set({ expiresAt })
+          .where(and(eq(apiCache.route, route), gt(apiCache.expiresAt, expiresAt), keyHoldsPart(apiCache.key, part)))
+          .returning({ key: apiCache.key });
+        return expired.length;
+      },
     },
 
     auth: {
@@ -222,6 +321,116 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
         async remove(id) {
           return (await db.delete(apiToken).where(eq(apiToken.id, id)).returning({ id: apiToken.id })).length > 0;
         },
+      },
+    },
+
+    notifications: {
+      ingest: (events, options) =>
+        db.transaction(async (tx) => {
+          await lockNotifications(tx);
+          const result = await ingestEvents(events, options, ingestOps(tx));
+          const { cursor } = options;
+          if (cursor) {
+            await tx
+              .insert(relayCursor)
+              .values({ relayUrl: cursor.relayUrl, since: cursor.since, updatedAt: now() })
+              .onConflictDoUpdate({ target: relayCursor.relayUrl, set: { since: cursor.since, updatedAt: now() } });
+          }
+          return result;
+        }, notificationTx),
+      async cursor(relayUrl) {
+        return (await db.select({ since: relayCursor.since }).from(relayCursor).where(eq(relayCursor.relayUrl, relayUrl)))[0]?.since;
+      },
+      async list({ limit, beforeSeq, unread: onlyUnread, projectSlug, integration }) {
+        const rows = await db
+          .select()
+          .from(notifications)
+          .where(
+            and(
+              beforeSeq === undefined ? undefined : lt(notifications.seq, beforeSeq),
+              onlyUnread ? unread : undefined,
+              projectSlug === undefined ? undefined : eq(notifications.projectSlug, projectSlug),
+              integration === undefined ? undefined : eq(notifications.integration, integration),
+            ),
+          )
+          .orderBy(notificationOrder)
+          .limit(limit);
+        return rows.map(toNotification);
+      },
+      async changedSince(seq, limit) {
+        const rows = await db.select().from(notifications).where(gt(notifications.seq, seq)).orderBy(asc(notifications.seq)).limit(limit);
+        return rows.map(toNotification);
+      },
+      async unreadCount() {
+        return db.$count(notifications, unread);
+      },
+      async markRead(target, at) {
+        const readAt = isoOf(at);
+        if ('ids' in target && target.ids.length === 0) return [];
+        return db.transaction(async (tx) => {
+          await lockNotifications(tx);
+          const targets = await tx
+            .select({ id: notifications.id })
+            .from(notifications)
+            .where(and(unread, 'ids' in target ? inArray(notifications.id, target.ids) : undefined))
+            .orderBy(asc(notifications.seq));
+          // New seqs in the rows' old order, so a replay sees them in the order they had.
+          const read = [];
+          for (const { id } of targets) {
+            const [row] = await tx.update(notifications).set({ readAt, seq: nextSeq }).where(eq(notifications.id, id)).returning();
+            if (row) read.push(toNotification(row));
+          }
+          return read;
+        }, notificationTx);
+      },
+      async prune(readBefore, unreadBefore) {
+        const [readCutoff, unreadCutoff] = [isoOf(readBefore), isoOf(unreadBefore)];
+        const doomed = or(
+          and(isNotNull(notifications.readAt), lt(notifications.readAt, readCutoff)),
+          and(unread, lt(notifications.receivedAt, unreadCutoff)),
+        );
+        return db.transaction(async (tx) => {
+          await lockNotifications(tx);
+          await tx
+            .delete(notificationEvents)
+            .where(inArray(notificationEvents.notificationId, tx.select({ id: notifications.id }).from(notifications).where(doomed)));
+          const gone = await tx.delete(notifications).where(doomed).returning({ id: notifications.id });
+          await tx.delete(notificationDedup).where(lte(notificationDedup.expiresAt, readCutoff < unreadCutoff ? readCutoff : unreadCutoff));
+          return gone.length;
+        }, notificationTx);
+      },
+      async removeForProjects(slugs) {
+        if (slugs.length === 0) return 0;
+        const doomed = inArray(notifications.projectSlug, [...slugs]);
+        return db.transaction(async (tx) => {
+          await lockNotifications(tx);
+          const ids = tx.select({ id: notifications.id }).from(notifications).where(doomed);
+          await tx.delete(notificationEvents).where(inArray(notificationEvents.notificationId, ids));
+          // Their claims too: the same events arriving again (the demo added back) are new rows, not duplicates.
+          await tx.delete(notificationDedup).where(inArray(notificationDedup.notificationId, ids));
+          return (await tx.delete(notifications).where(doomed).returning({ id: notifications.id })).length;
+        }, notificationTx);
+      },
+    },
+
+    leases: {
+      async acquire(name, holder, ttlMs, at) {
+        const nowIso = isoOf(at);
+        const expiresAt = new Date(Date.parse(nowIso) + ttlMs).toISOString();
+        // One statement: a lease that is free, expired or already the holder's is (re)taken; any other stays.
+        const held = await db
+          .insert(leases)
+          .values({ name, holder, expiresAt })
+          .onConflictDoUpdate({
+            target: leases.name,
+            set: { holder, expiresAt },
+            setWhere: or(lte(leases.expiresAt, nowIso), eq(leases.holder, holder)),
+          })
+          .returning({ name: leases.name });
+        return held.length > 0;
+      },
+      async release(name, holder) {
+        await db.delete(leases).where(and(eq(leases.name, name), eq(leases.holder, holder)));
       },
     },
 

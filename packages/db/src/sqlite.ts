@@ -1,10 +1,27 @@
-import type { Client } from '@libsql/client';
-import { and, asc, desc, eq, lt, ne, or, sql } from 'drizzle-orm';
+import type { Client, ResultSet } from '@libsql/client';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { LibSQLDatabase } from 'drizzle-orm/libsql';
-import { apiCache, apiToken, authOwner, authSession, credentials, projects, userSettings } from './schema/sqlite.ts';
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import {
+  apiCache,
+  apiToken,
+  authOwner,
+  authSession,
+  credentials,
+  leases,
+  notificationDedup,
+  notificationEvents,
+  notifications,
+  notificationSeq,
+  projects,
+  relayCursor,
+  userSettings,
+} from './schema/sqlite.ts';
 import {
   createdValues,
+  ingestEvents,
   isoOf,
+  keyHoldsPart,
   isSqliteUniqueViolation,
   metaKey,
   now,
@@ -13,13 +30,72 @@ import {
   settingRows,
   settingsFrom,
   toApiToken,
+  toNotification,
   toOwner,
   toProject,
   toSession,
   unknownSlugs,
+  type IngestOps,
   type SettingRow,
 } from './shared.ts';
-import { ProjectExistsError, UnknownProjectsError, type Store } from './store.ts';
+import { ProjectExistsError, UnknownProjectsError, type NotificationRow, type Store } from './store.ts';
+
+/** How long a local connection waits for another process's write lock before failing with SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/** The writer connection inside its BEGIN IMMEDIATE, or a libSQL transaction: what the notification writes run on. */
+type Queryable = BaseSQLiteDatabase<'async', ResultSet>;
+
+export interface SqliteStoreOptions {
+  /** Names the database for the in-process queue: every store on one database in this process shares it. */
+  lockKey: string;
+  /**
+   * For a local file: a second connection, with a busy timeout, on which the store runs its read-then-write
+   * transactions (BEGIN IMMEDIATE … COMMIT) in the queue; `db`'s client must then be `queuedClient(…, lockKey)`.
+   * Without it (a remote libSQL database) they use `db.transaction`.
+   */
+  writer?: (LibSQLDatabase & { $client: Client }) | undefined;
+}
+
+/** The tail of each database's queue in this process. */
+const queues = new Map<string, Promise<void>>();
+
+/** Runs `task` once every earlier task queued under `key` in this process has settled. */
+function serialised<T>(key: string, task: () => Promise<T>): Promise<T> {
+  const result = (queues.get(key) ?? Promise.resolve()).then(task);
+  const tail = result.then(
+    () => undefined,
+    () => undefined,
+  );
+  queues.set(key, tail);
+  void tail.then(() => {
+    if (queues.get(key) === tail) queues.delete(key);
+  });
+  return result;
+}
+
+const queuedMethods = new Set<PropertyKey>(['execute', 'batch', 'migrate', 'executeMultiple']);
+
+/**
+ * A local client whose every statement (and batch) waits in the database's queue, behind any notification
+ * transaction of this process (see `sqliteStore`). libSQL runs local statements synchronously on this thread: a
+ * write started while such a transaction held the write lock would wait out the busy timeout without letting the
+ * transaction finish, then fail with SQLITE_BUSY. Reads wait too, which costs nothing, as they too run on this thread.
+ * `transaction` is not queued: the store's own transactions call it from inside the queue.
+ */
+export function queuedClient(client: Client, lockKey: string): Client {
+  return new Proxy(client, {
+    get(target, property) {
+      // The client keeps its connection in private fields: its methods must run on the client itself.
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
+      return queuedMethods.has(property)
+        ? (...args: unknown[]) => serialised(lockKey, () => method.apply(target, args) as Promise<unknown>)
+        : method.bind(target);
+    },
+  });
+}
 
 const tabOrder = [asc(projects.position), asc(projects.createdAt), asc(projects.slug)];
 const sessionOrder = [desc(authSession.lastSeenAt), desc(authSession.createdAt), asc(authSession.id)];
@@ -27,7 +103,103 @@ const tokenOrder = [desc(apiToken.createdAt), asc(apiToken.id)];
 /** Every session but `exceptId` (every session when it is undefined). */
 const sessionsBut = (exceptId: string | undefined) => (exceptId === undefined ? undefined : ne(authSession.id, exceptId));
 
-export function sqliteStore(db: LibSQLDatabase & { $client: Client }): Store {
+const notificationOrder = desc(notifications.seq);
+const unread = isNull(notifications.readAt);
+
+/** The values of `count` new seqs end at the answer (`notification_seq` is SQLite's stand-in for a sequence). */
+async function takeSeqs(tx: Queryable, count: number): Promise<number> {
+  const [row] = await tx
+    .insert(notificationSeq)
+    .values({ id: 1, last: count })
+    .onConflictDoUpdate({ target: notificationSeq.id, set: { last: sql`${notificationSeq.last} + ${count}` } })
+    .returning({ last: notificationSeq.last });
+  if (!row) throw new Error('notification_seq returned no row');
+  return row.last;
+}
+
+/** The fold's reads and writes, on the transaction's connection. */
+function ingestOps(tx: Queryable): IngestOps {
+  return {
+    async openRow(subjectKey) {
+      return (await tx.select().from(notifications).where(and(eq(notifications.subjectKey, subjectKey), eq(notifications.status, 'open'))))[0];
+    },
+    async claim(claim) {
+      // Insert the claim, or take over one that has expired; a live one answers no row.
+      const claimed = await tx
+        .insert(notificationDedup)
+        .values({ ...claim, hits: 1 })
+        .onConflictDoUpdate({
+          target: notificationDedup.sourceEventId,
+          set: {
+            notificationId: sql`excluded.notification_id`,
+            firstSeenAt: sql`excluded.first_seen_at`,
+            expiresAt: sql`excluded.expires_at`,
+            hits: 1,
+          },
+          setWhere: sql`${notificationDedup.expiresAt} <= excluded.first_seen_at`,
+        })
+        .returning({ sourceEventId: notificationDedup.sourceEventId });
+      if (claimed.length > 0) return true;
+      await tx
+        .update(notificationDedup)
+        .set({ hits: sql`${notificationDedup.hits} + 1` })
+        .where(eq(notificationDedup.sourceEventId, claim.sourceEventId));
+      return false;
+    },
+    async insertRow(values) {
+      const [row] = await tx
+        .insert(notifications)
+        .values({ ...values, seq: await takeSeqs(tx, 1) })
+        .returning();
+      if (!row) throw new Error('Inserting a notification returned no row');
+      return row;
+    },
+    async updateRow(id, values) {
+      const [row] = await tx
+        .update(notifications)
+        .set({ ...values, seq: await takeSeqs(tx, 1) })
+        .where(eq(notifications.id, id))
+        .returning();
+      if (!row) throw new Error(`Notification ${id} vanished during the ingest`);
+      return row;
+    },
+    async insertEvent(values) {
+      await tx.insert(notificationEvents).values(values);
+    },
+  };
+}
+
+export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey, writer }: SqliteStoreOptions): Store {
+  /**
+   * The notification writes (ingest, markRead, prune, leases) run one at a time per database in this process, each
+   * as one write transaction, in the queue that the client's statements wait in too (`queuedClient`). That matters
+   * because libSQL runs local statements synchronously: were a transaction of this process interleaved with another
+   * one, or with a plain write, the latter would wait out the busy timeout on the one thread the transaction needs
+   * to finish, then fail with SQLITE_BUSY. Other processes are serialised by SQLite's write lock: BEGIN IMMEDIATE
+   * takes it before the first read, waiting up to BUSY_TIMEOUT_MS for it (blocking this thread meanwhile, as any
+   * local write does). The transactions run on the dedicated `writer` connection rather than through
+   * `db.transaction`, which would take the client's connection away (the client then opens a fresh one without the
+   * busy timeout, and the taken one stays open until it is garbage-collected: a file handle per transaction).
+   * `work` must use only `tx`: a statement on `db` would wait in the queue behind `work` itself, for ever.
+   */
+  const transact = <T>(work: (tx: Queryable) => Promise<T>): Promise<T> =>
+    serialised(lockKey, async () => {
+      if (!writer) return db.transaction(work);
+      await writer.run(sql`begin immediate`);
+      try {
+        const result = await work(writer);
+        await writer.run(sql`commit`);
+        return result;
+      } catch (error) {
+        try {
+          await writer.run(sql`rollback`);
+        } catch {
+          // No transaction is active: SQLite already rolled it back (as it does on SQLITE_FULL or SQLITE_BUSY).
+        }
+        throw error;
+      }
+    });
+
   // One statement for any number of leaves; `excluded` is the row the conflict kept out.
   const upsertSettings = (rows: SettingRow[]) => {
     const updatedAt = now();
@@ -149,6 +321,15 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }): Store {
       async clear(route) {
         return (await db.delete(apiCache).where(route === undefined ? undefined : eq(apiCache.route, route)).returning({ key: apiCache.key })).length;
       },
+      async expire(route, part, at) {
+        const expiresAt = isoOf(at);
+        const expired = await db
+          .update(apiCache)
+          .set({ expiresAt })
+          .where(and(eq(apiCache.route, route), gt(apiCache.expiresAt, expiresAt), keyHoldsPart(apiCache.key, part)))
+          .returning({ key: apiCache.key });
+        return expired.length;
+      },
     },
 
     auth: {
@@ -225,6 +406,116 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }): Store {
       },
     },
 
+    notifications: {
+      ingest: (events, options) =>
+        transact(async (tx) => {
+          const result = await ingestEvents(events, options, ingestOps(tx));
+          const { cursor } = options;
+          if (cursor) {
+            await tx
+              .insert(relayCursor)
+              .values({ relayUrl: cursor.relayUrl, since: cursor.since, updatedAt: now() })
+              .onConflictDoUpdate({ target: relayCursor.relayUrl, set: { since: cursor.since, updatedAt: now() } });
+          }
+          return result;
+        }),
+      async cursor(relayUrl) {
+        return (await db.select({ since: relayCursor.since }).from(relayCursor).where(eq(relayCursor.relayUrl, relayUrl)))[0]?.since;
+      },
+      async list({ limit, beforeSeq, unread: onlyUnread, projectSlug, integration }) {
+        const rows = await db
+          .select()
+          .from(notifications)
+          .where(
+            and(
+              beforeSeq === undefined ? undefined : lt(notifications.seq, beforeSeq),
+              onlyUnread ? unread : undefined,
+              projectSlug === undefined ? undefined : eq(notifications.projectSlug, projectSlug),
+              integration === undefined ? undefined : eq(notifications.integration, integration),
+            ),
+          )
+          .orderBy(notificationOrder)
+          .limit(limit);
+        return rows.map(toNotification);
+      },
+      async changedSince(seq, limit) {
+        const rows = await db.select().from(notifications).where(gt(notifications.seq, seq)).orderBy(asc(notifications.seq)).limit(limit);
+        return rows.map(toNotification);
+      },
+      async unreadCount() {
+        return db.$count(notifications, unread);
+      },
+      async markRead(target, at) {
+        const readAt = isoOf(at);
+        if ('ids' in target && target.ids.length === 0) return [];
+        return transact(async (tx) => {
+          const targets = await tx
+            .select({ id: notifications.id })
+            .from(notifications)
+            .where(and(unread, 'ids' in target ? inArray(notifications.id, target.ids) : undefined))
+            .orderBy(asc(notifications.seq));
+          if (targets.length === 0) return [];
+          // New seqs in the rows' old order, so a replay sees them in the order they had.
+          const first = (await takeSeqs(tx, targets.length)) - targets.length + 1;
+          const read: NotificationRow[] = [];
+          for (const [index, { id }] of targets.entries()) {
+            const [row] = await tx.update(notifications).set({ readAt, seq: first + index }).where(eq(notifications.id, id)).returning();
+            if (row) read.push(toNotification(row));
+          }
+          return read;
+        });
+      },
+      async prune(readBefore, unreadBefore) {
+        const [readCutoff, unreadCutoff] = [isoOf(readBefore), isoOf(unreadBefore)];
+        const doomed = or(
+          and(isNotNull(notifications.readAt), lt(notifications.readAt, readCutoff)),
+          and(unread, lt(notifications.receivedAt, unreadCutoff)),
+        );
+        return transact(async (tx) => {
+          await tx
+            .delete(notificationEvents)
+            .where(inArray(notificationEvents.notificationId, tx.select({ id: notifications.id }).from(notifications).where(doomed)));
+          const gone = await tx.delete(notifications).where(doomed).returning({ id: notifications.id });
+          await tx.delete(notificationDedup).where(lte(notificationDedup.expiresAt, readCutoff < unreadCutoff ? readCutoff : unreadCutoff));
+          return gone.length;
+        });
+      },
+      async removeForProjects(slugs) {
+        if (slugs.length === 0) return 0;
+        const doomed = inArray(notifications.projectSlug, [...slugs]);
+        return transact(async (tx) => {
+          const ids = tx.select({ id: notifications.id }).from(notifications).where(doomed);
+          await tx.delete(notificationEvents).where(inArray(notificationEvents.notificationId, ids));
+          // Their claims too: the same events arriving again (the demo added back) are new rows, not duplicates.
+          await tx.delete(notificationDedup).where(inArray(notificationDedup.notificationId, ids));
+          return (await tx.delete(notifications).where(doomed).returning({ id: notifications.id })).length;
+        });
+      },
+    },
+
+    leases: {
+      acquire(name, holder, ttlMs, at) {
+        const nowIso = isoOf(at);
+        const expiresAt = new Date(Date.parse(nowIso) + ttlMs).toISOString();
+        return transact(async (tx) => {
+          // One statement: a lease that is free, expired or already the holder's is (re)taken; any other stays.
+          const held = await tx
+            .insert(leases)
+            .values({ name, holder, expiresAt })
+            .onConflictDoUpdate({
+              target: leases.name,
+              set: { holder, expiresAt },
+              setWhere: or(lte(leases.expiresAt, nowIso), eq(leases.holder, holder)),
+            })
+            .returning({ name: leases.name });
+          return held.length > 0;
+        });
+      },
+      async release(name, holder) {
+        await transact((tx) => tx.delete(leases).where(and(eq(leases.name, name), eq(leases.holder, holder))));
+      },
+    },
+
     meta: {
       async get(name) {
         return (await db.select().from(userSettings).where(eq(userSettings.key, metaKey(name))))[0]?.value;
@@ -236,6 +527,7 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }): Store {
 
     close() {
       db.$client.close();
+      writer?.$client.close();
       return Promise.resolve();
     },
   };

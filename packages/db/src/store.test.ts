@@ -1,8 +1,10 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { createClient } from '@libsql/client';
 import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
@@ -14,7 +16,11 @@ import {
   redactDatabaseUrl,
   UnknownProjectsError,
   type ApiTokenRow,
+  type IncomingEvent,
+  type NotificationQuery,
+  type NotificationSeverity,
   type SessionRow,
+  type Store,
 } from './index.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../../drizzle', import.meta.url));
@@ -40,6 +46,8 @@ if (pgProblem && !inCI) {
   console.warn(`\n*** Postgres at ${PG_SERVER} is unreachable (${pgProblem}): the store suite runs on SQLite only. ***\n`);
 }
 
+/** Less than the SQLite store's busy timeout: a write that waited that out took too long. */
+const BUSY_WAIT_MS = 3000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -62,6 +70,49 @@ const token = (id: string, createdAt: string, overrides: Partial<ApiTokenRow> = 
   expiresAt: null,
   ...overrides,
 });
+
+const NOW = '2026-11-23T10:00:00.000Z';
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+/** NOW moved by `ms`. */
+const at = (ms: number) => new Date(Date.parse(NOW) + ms).toISOString();
+const inWindow = { now: NOW, dedupWindowMs: DAY };
+const RELAY = 'https://relay.example';
+
+/** A stateless event (a row of its own). */
+const event = (sourceEventId: string, overrides: Partial<IncomingEvent> = {}): IncomingEvent => ({
+  sourceEventId,
+  integration: 'github',
+  type: 'pr.merged',
+  subjectKey: null,
+  transition: null,
+  severity: 'info',
+  title: `Event ${sourceEventId}`,
+  url: `https://example.com/${sourceEventId}`,
+  projectSlug: null,
+  occurredAt: NOW,
+  receivedAt: NOW,
+  relayEventId: null,
+  ...overrides,
+});
+
+/** A monitor going down (trigger) or up (resolve) at `occurredAt`. */
+const monitor = (sourceEventId: string, transition: 'trigger' | 'resolve', occurredAt: string, overrides: Partial<IncomingEvent> = {}) =>
+  event(sourceEventId, {
+    integration: 'uptime',
+    type: transition === 'trigger' ? 'monitor.down' : 'monitor.up',
+    subjectKey: 'uptime:site',
+    transition,
+    severity: transition === 'trigger' ? 'error' : 'success',
+    title: transition === 'trigger' ? 'Site is down' : 'Site is up',
+    occurredAt,
+    receivedAt: occurredAt,
+    ...overrides,
+  });
+
+const ids = (rows: readonly { id: string }[]) => rows.map((row) => row.id);
 
 /** Runs against whatever database `freshUrl` makes; every test starts from an empty one. */
 function storeSuite(dialect: 'sqlite' | 'postgres', freshUrl: () => string | Promise<string>) {
@@ -263,6 +314,44 @@ function storeSuite(dialect: 'sqlite' | 'postgres', freshUrl: () => string | Pro
     expect(await store.cache.clear()).toBe(1);
   });
 
+  it('expires the entries of one route and project, not those of a longer slug, another route or one already expired', async () => {
+    const store = await open();
+    const entry = (key: string, route: string, expiresAt = '2026-11-23T11:00:00.000Z') => ({ key, route, value: { key }, fetchedAt: '2026-11-23T09:00:00.000Z', expiresAt });
+    const keys = {
+      only: 'shipping:code_host?project="app"',
+      first: 'shipping:code_host?project="app"&range="30d"',
+      middle: 'shipping:code_host?config={"repo":"a/b"}&project="app"&range="30d"',
+      last: 'shipping:code_host?config={"repo":"a/b"}&project="app"',
+      longer: 'shipping:code_host?config={}&project="app-2"',
+      // A literal `%` or `_` in the part matches only itself.
+      wildcard: 'shipping:code_host?project="a_p"',
+      otherRoute: 'health?project="app"',
+      expired: 'shipping:code_host?project="app"&range="7d"',
+    };
+    for (const [name, key] of Object.entries(keys)) {
+      await store.cache.put(entry(key, key.slice(0, key.indexOf('?')), name === 'expired' ? '2026-11-23T09:30:00.000Z' : undefined));
+    }
+    expect(await store.cache.expire('shipping:code_host', 'project="app"', NOW)).toBe(4);
+    for (const name of ['only', 'first', 'middle', 'last'] as const) expect((await store.cache.get(keys[name]))?.expiresAt).toBe(NOW);
+    for (const name of ['longer', 'wildcard', 'otherRoute'] as const) expect((await store.cache.get(keys[name]))?.expiresAt).toBe('2026-11-23T11:00:00.000Z');
+    expect((await store.cache.get(keys.expired))?.expiresAt).toBe('2026-11-23T09:30:00.000Z');
+    // The value stays: it is the STALE fallback when the upstream fails.
+    expect((await store.cache.get(keys.first))?.value).toEqual({ key: keys.first });
+    expect(await store.cache.expire('shipping:code_host', 'project="a%"', NOW)).toBe(0);
+  });
+
+  it('keeps the relay URL until null forgets it, leaving the other settings alone', async () => {
+    const store = await open();
+    expect((await store.settings.get()).relayUrl).toBeNull();
+    await store.settings.update({ relayUrl: 'https://relay.example/api' });
+    await store.settings.update({ widgetLayout: { slots: { seo: 'funding' } } });
+    const settings = await store.settings.get();
+    expect(settings.relayUrl).toBe('https://relay.example/api');
+    expect(settings.widgetLayout.slots.seo).toBe('funding');
+    await store.settings.update({ relayUrl: null });
+    expect(await store.settings.get()).toEqual({ ...settings, relayUrl: null });
+  });
+
   it('round-trips meta values without touching the settings', async () => {
     const store = await open();
     expect(await store.meta.get('key-check')).toBeUndefined();
@@ -394,6 +483,354 @@ function storeSuite(dialect: 'sqlite' | 'postgres', freshUrl: () => string | Pro
     expect(await store.auth.tokens.list()).toEqual([token('t', '2026-11-23T10:00:00.000Z')]);
   });
 
+  describe('notifications', () => {
+    /** Ingests one stateless event per id, one batch each, answering their rows in order. */
+    async function ingestEach(store: Store, events: IncomingEvent[]) {
+      const rows = [];
+      for (const e of events) rows.push(...(await store.notifications.ingest([e], inWindow)).changed);
+      return rows;
+    }
+
+    it('stores a copy of an event in the same batch and in a later one once, and again once the dedup window has passed', async () => {
+      const store = await open();
+      const first = await store.notifications.ingest([event('github:1'), event('github:1')], inWindow);
+      expect(first).toEqual({
+        stored: 1,
+        duplicates: 1,
+        changed: [
+          {
+            id: expect.any(String),
+            seq: expect.any(Number),
+            integration: 'github',
+            type: 'pr.merged',
+            subjectKey: null,
+            status: 'info',
+            severity: 'info',
+            title: 'Event github:1',
+            url: 'https://example.com/github:1',
+            projectSlug: null,
+            eventCount: 1,
+            firstAt: NOW,
+            lastAt: NOW,
+            resolvedAt: null,
+            receivedAt: NOW,
+            readAt: null,
+          },
+        ],
+      });
+      // A redelivery within the window (a day from NOW), alone or beside a new event.
+      expect(await store.notifications.ingest([event('github:1')], { now: at(HOUR), dedupWindowMs: DAY })).toEqual({ stored: 0, duplicates: 1, changed: [] });
+      const mixed = await store.notifications.ingest([event('github:2'), event('github:1')], { now: at(DAY - 1), dedupWindowMs: DAY });
+      expect(mixed).toMatchObject({ stored: 1, duplicates: 1, changed: [{ title: 'Event github:2' }] });
+      expect(await store.notifications.list({ limit: 10 })).toEqual([...mixed.changed, ...first.changed]);
+      // The claim ends a day after NOW: from then on the same id is a new event.
+      const later = await store.notifications.ingest([event('github:1')], { now: at(DAY), dedupWindowMs: DAY });
+      expect(later).toMatchObject({ stored: 1, duplicates: 0, changed: [{ title: 'Event github:1' }] });
+      expect(later.changed[0]?.id).not.toBe(first.changed[0]?.id);
+      expect(await store.notifications.list({ limit: 10 })).toHaveLength(3);
+      // And its new claim runs from then.
+      expect(await store.notifications.ingest([event('github:1')], { now: at(DAY + HOUR), dedupWindowMs: DAY })).toMatchObject({ stored: 0, duplicates: 1 });
+    });
+
+    it('stores an event exactly once among 20 concurrent ingests of it from two processes', async () => {
+      const [first, second] = [await open(), await open()];
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? first : second).notifications.ingest([event('vercel:dep-1')], inWindow)),
+      );
+      expect(results.reduce((sum, r) => sum + r.stored, 0)).toBe(1);
+      expect(results.reduce((sum, r) => sum + r.duplicates, 0)).toBe(19);
+      const rows = await second.notifications.list({ limit: 10 });
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ title: 'Event vercel:dep-1', eventCount: 1 });
+      expect(results.flatMap((r) => r.changed)).toEqual(rows);
+    });
+
+    it('folds a monitor going down and up into one resolved row, and a second outage into a new row', async () => {
+      const store = await open();
+      const down = await store.notifications.ingest([monitor('uptime:1', 'trigger', at(0))], inWindow);
+      const [opened] = down.changed;
+      expect(opened).toMatchObject({ status: 'open', severity: 'error', eventCount: 1, title: 'Site is down', firstAt: at(0), lastAt: at(0) });
+      expect(await store.notifications.unreadCount()).toBe(1);
+
+      const up = await store.notifications.ingest([monitor('uptime:2', 'resolve', at(5 * MINUTE))], inWindow);
+      // Same row, resolved; the recovery's `success` does not lower (or raise) its severity.
+      expect(up).toEqual({
+        stored: 1,
+        duplicates: 0,
+        changed: [{ ...opened, seq: expect.any(Number), status: 'resolved', eventCount: 2, lastAt: at(5 * MINUTE), resolvedAt: at(5 * MINUTE) }],
+      });
+      expect(up.changed[0]?.seq).toBeGreaterThan(opened?.seq ?? Infinity);
+
+      const again = await store.notifications.ingest([monitor('uptime:3', 'trigger', at(HOUR))], inWindow);
+      expect(again.changed).toEqual([expect.objectContaining({ status: 'open', eventCount: 1, firstAt: at(HOUR), resolvedAt: null })]);
+      expect(again.changed[0]?.id).not.toBe(opened?.id);
+      expect(await store.notifications.list({ limit: 10 })).toEqual([...again.changed, ...up.changed]);
+      expect(await store.notifications.unreadCount()).toBe(2);
+    });
+
+    it('joins triggers of an open subject: the highest severity, the latest time, the row once in the answer', async () => {
+      const store = await open();
+      const result = await store.notifications.ingest(
+        [
+          monitor('uptime:1', 'trigger', at(0), { severity: 'warning', title: 'Site is slow' }),
+          event('github:1'),
+          monitor('uptime:2', 'trigger', at(2 * MINUTE)),
+          // Late: it happened before the previous one.
+          monitor('uptime:3', 'trigger', at(MINUTE), { severity: 'warning' }),
+          monitor('uptime:4', 'trigger', at(0), { subjectKey: 'uptime:api', severity: 'info' }),
+        ],
+        inWindow,
+      );
+      expect(result.stored).toBe(5);
+      const [info, site, api] = result.changed;
+      expect(result.changed).toHaveLength(3);
+      expect(info).toMatchObject({ status: 'info', title: 'Event github:1' });
+      expect(site).toMatchObject({ status: 'open', subjectKey: 'uptime:site', title: 'Site is slow', severity: 'error', eventCount: 3, firstAt: at(0), lastAt: at(2 * MINUTE) });
+      expect(api).toMatchObject({ status: 'open', subjectKey: 'uptime:api', severity: 'info', eventCount: 1 });
+      expect(result.changed.map((row) => row.seq)).toEqual([...result.changed.map((row) => row.seq)].sort((a, b) => a - b));
+      expect(await store.notifications.list({ limit: 10 })).toEqual([...result.changed].reverse());
+      // The recovery's `success` does not raise an `info` occurrence either.
+      const up = await store.notifications.ingest([monitor('uptime:5', 'resolve', at(HOUR), { subjectKey: 'uptime:api' })], inWindow);
+      expect(up.changed).toEqual([{ ...api, seq: expect.any(Number), status: 'resolved', severity: 'info', eventCount: 2, lastAt: at(HOUR), resolvedAt: at(HOUR) }]);
+    });
+
+    it('folds 20 concurrent triggers of one subject from two processes into one open row of 20 events', async () => {
+      const [first, second] = [await open(), await open()];
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 === 0 ? first : second).notifications.ingest([monitor(`uptime:${i}`, 'trigger', at(i * SECOND), { severity: i === 7 ? 'error' : 'warning' })], inWindow),
+        ),
+      );
+      expect(results.every((r) => r.stored === 1)).toBe(true);
+      const rows = await first.notifications.list({ limit: 10 });
+      expect(rows).toEqual([expect.objectContaining({ status: 'open', eventCount: 20, severity: 'error', firstAt: expect.any(String), lastAt: at(19 * SECOND) })]);
+      // Every ingest answered the one row, each with a seq of its own.
+      const seqs = results.map((r) => r.changed[0]?.seq);
+      expect(new Set(results.map((r) => r.changed[0]?.id))).toEqual(new Set([rows[0]?.id]));
+      expect(new Set(seqs).size).toBe(20);
+      expect(Math.max(...(seqs as number[]))).toBe(rows[0]?.seq);
+      // And it resolves as one.
+      const up = await second.notifications.ingest([monitor('uptime:up', 'resolve', at(MINUTE))], inWindow);
+      expect(up.changed).toEqual([expect.objectContaining({ id: rows[0]?.id, status: 'resolved', eventCount: 21 })]);
+    });
+
+    it('keeps other writes working when they start while an ingest is under way', async () => {
+      const store = await open();
+      // As a batched API request would: writes that start at any moment of a notification transaction must
+      // neither time out nor fail. Each starts after `ticks` turns of the microtask queue.
+      const after = async (ticks: number, write: () => Promise<unknown>) => {
+        for (let i = 0; i < ticks; i++) await Promise.resolve();
+        return write();
+      };
+      const batch = Array.from({ length: 50 }, (_, i) => monitor(`uptime:${i}`, 'trigger', at(i * SECOND)));
+      const started = Date.now();
+      await Promise.all([
+        store.notifications.ingest(batch, inWindow),
+        ...[0, 10, 30, 100, 300, 1000].flatMap((ticks) => [
+          after(ticks, () => store.settings.update({ widgetLayout: { slots: { seo: 'funding' } } })),
+          after(ticks, () => store.auth.sessions.create(session(`s${ticks}`, NOW))),
+          after(ticks, () => store.projects.create({ slug: `app-${ticks}`, name: 'App' })),
+          after(ticks, () => store.meta.put(`key-${ticks}`, { v: ticks })),
+          after(ticks, () => store.notifications.markRead({ all: true }, NOW)),
+        ]),
+      ]);
+      expect(Date.now() - started).toBeLessThan(BUSY_WAIT_MS);
+      expect((await store.notifications.list({ limit: 10 }))[0]).toMatchObject({ eventCount: 50 });
+      expect((await store.settings.get()).widgetLayout.slots.seo).toBe('funding');
+      expect(await store.auth.sessions.list()).toHaveLength(6);
+      expect(await store.projects.list()).toHaveLength(6);
+    });
+
+    it('keeps a resolve without an open row as a resolved row of its own, and a transition without a subject as info', async () => {
+      const store = await open();
+      const result = await store.notifications.ingest(
+        [monitor('uptime:up', 'resolve', at(0)), monitor('uptime:down', 'trigger', at(MINUTE), { subjectKey: null }), event('sentry:1', { subjectKey: 'sentry:issue-1' })],
+        inWindow,
+      );
+      expect(result.changed).toEqual([
+        expect.objectContaining({ status: 'resolved', severity: 'success', eventCount: 1, firstAt: at(0), resolvedAt: at(0), title: 'Site is up' }),
+        expect.objectContaining({ status: 'info', severity: 'error', resolvedAt: null, subjectKey: null }),
+        expect.objectContaining({ status: 'info', subjectKey: 'sentry:issue-1' }),
+      ]);
+      // Nothing is open, so a trigger now opens a row instead of joining one.
+      const down = await store.notifications.ingest([monitor('uptime:down-2', 'trigger', at(HOUR))], inWindow);
+      expect(down.changed).toEqual([expect.objectContaining({ status: 'open', eventCount: 1 })]);
+      expect(await store.notifications.list({ limit: 10 })).toHaveLength(4);
+    });
+
+    it('writes the relay cursor with its batch, and of a batch that fails neither its events nor its cursor', async () => {
+      const store = await open();
+      const since = Date.parse(NOW);
+      expect(await store.notifications.cursor(RELAY)).toBeUndefined();
+      await store.notifications.ingest([event('github:1'), monitor('uptime:1', 'trigger', at(0))], { ...inWindow, cursor: { relayUrl: RELAY, since } });
+      expect(await store.notifications.cursor(RELAY)).toBe(since);
+      // An empty poll still moves the cursor; another relay has its own.
+      await store.notifications.ingest([], { ...inWindow, cursor: { relayUrl: RELAY, since: since + 1 } });
+      await store.notifications.ingest([], { ...inWindow, cursor: { relayUrl: 'https://other.example', since: 7 } });
+      expect(await store.notifications.cursor(RELAY)).toBe(since + 1);
+      expect(await store.notifications.cursor('https://other.example')).toBe(7);
+      const before = await store.notifications.list({ limit: 10 });
+
+      const failing = store.notifications.ingest(
+        [event('github:2'), monitor('uptime:2', 'resolve', at(MINUTE)), event('github:3', { severity: 'fatal' as NotificationSeverity })],
+        { ...inWindow, cursor: { relayUrl: RELAY, since: since + 2 } },
+      );
+      await expect(failing).rejects.toThrow();
+      expect(await store.notifications.cursor(RELAY)).toBe(since + 1);
+      expect(await store.notifications.list({ limit: 10 })).toEqual(before);
+      expect(await store.notifications.unreadCount()).toBe(2);
+
+      // Nothing of it was claimed either: the batch without the bad event stores both.
+      const retry = await store.notifications.ingest([event('github:2'), monitor('uptime:2', 'resolve', at(MINUTE))], { ...inWindow, cursor: { relayUrl: RELAY, since: since + 2 } });
+      expect(retry).toMatchObject({ stored: 2, duplicates: 0 });
+      expect(retry.changed.map((row) => row.status)).toEqual(['info', 'resolved']);
+      expect(await store.notifications.cursor(RELAY)).toBe(since + 2);
+    });
+
+    it('lists newest first with filters and pages with beforeSeq', async () => {
+      const store = await open();
+      const [e1, e2, e3, e4, e5] = await ingestEach(store, [
+        event('e1', { projectSlug: 'app' }),
+        event('e2', { integration: 'vercel', projectSlug: 'app' }),
+        event('e3', { projectSlug: 'other' }),
+        event('e4'),
+        event('e5', { integration: 'vercel', projectSlug: 'app' }),
+      ]);
+      if (!e1 || !e2 || !e3 || !e4 || !e5) throw new Error('expected five rows');
+      const list = (query: NotificationQuery) => store.notifications.list(query);
+      expect(await list({ limit: 10 })).toEqual([e5, e4, e3, e2, e1]);
+      expect(await list({ limit: 2 })).toEqual([e5, e4]);
+      expect(await list({ limit: 2, beforeSeq: e4.seq })).toEqual([e3, e2]);
+      expect(await list({ limit: 2, beforeSeq: e2.seq })).toEqual([e1]);
+      expect(await list({ limit: 2, beforeSeq: e1.seq })).toEqual([]);
+      expect(ids(await list({ limit: 10, integration: 'github' }))).toEqual(ids([e4, e3, e1]));
+      expect(ids(await list({ limit: 10, projectSlug: 'app' }))).toEqual(ids([e5, e2, e1]));
+      expect(ids(await list({ limit: 10, projectSlug: 'app', integration: 'github' }))).toEqual(ids([e1]));
+      expect(ids(await list({ limit: 1, projectSlug: 'app', beforeSeq: e5.seq }))).toEqual(ids([e2]));
+
+      await store.notifications.markRead({ ids: [e3.id] }, at(HOUR));
+      expect(ids(await list({ limit: 10, unread: true }))).toEqual(ids([e5, e4, e2, e1]));
+      expect(ids(await list({ limit: 10, unread: true, integration: 'github' }))).toEqual(ids([e4, e1]));
+      // Reading moved e3's seq past the others.
+      expect(ids(await list({ limit: 10 }))).toEqual(ids([e3, e5, e4, e2, e1]));
+    });
+
+    it('marks rows read with a bigger seq, which changedSince replays, and counts the unread', async () => {
+      const store = await open();
+      const { changed } = await store.notifications.ingest([event('a'), event('b'), event('c')], inWindow);
+      const [a, b, c] = changed;
+      if (!a || !b || !c) throw new Error('expected three rows');
+      expect(await store.notifications.changedSince(0, 10)).toEqual(changed);
+      expect(await store.notifications.changedSince(a.seq, 10)).toEqual([b, c]);
+      expect(await store.notifications.changedSince(c.seq, 10)).toEqual([]);
+      expect(await store.notifications.unreadCount()).toBe(3);
+
+      const read = await store.notifications.markRead({ ids: [c.id, b.id, 'ghost'] }, '2026-11-23T12:00:00+01:00');
+      expect(read).toEqual([
+        { ...b, seq: expect.any(Number), readAt: at(HOUR) },
+        { ...c, seq: expect.any(Number), readAt: at(HOUR) },
+      ]);
+      expect(read[0]?.seq).toBeGreaterThan(c.seq);
+      expect(read[1]?.seq).toBeGreaterThan(read[0]?.seq ?? Infinity);
+      expect(await store.notifications.changedSince(c.seq, 10)).toEqual(read);
+      expect(await store.notifications.changedSince(c.seq, 1)).toEqual(read.slice(0, 1));
+      expect(await store.notifications.unreadCount()).toBe(1);
+
+      // Already read: nothing changes, not even the seq.
+      expect(await store.notifications.markRead({ ids: [b.id] }, at(2 * HOUR))).toEqual([]);
+      expect(await store.notifications.markRead({ ids: [] }, at(2 * HOUR))).toEqual([]);
+      const lastSeen = read[1]?.seq ?? 0;
+      expect(await store.notifications.changedSince(lastSeen, 10)).toEqual([]);
+
+      const all = await store.notifications.markRead({ all: true }, at(3 * HOUR));
+      expect(all).toEqual([{ ...a, seq: expect.any(Number), readAt: at(3 * HOUR) }]);
+      expect(all[0]?.seq).toBeGreaterThan(lastSeen);
+      expect(await store.notifications.changedSince(lastSeen, 10)).toEqual(all);
+      expect(await store.notifications.unreadCount()).toBe(0);
+      expect(await store.notifications.markRead({ all: true }, at(4 * HOUR))).toEqual([]);
+    });
+
+    it('prunes rows read before the one cut-off and unread rows received before the other, never reusing a seq', async () => {
+      const store = await open();
+      const old = { now: at(-40 * DAY), dedupWindowMs: 60 * DAY };
+      const received = (ms: number) => ({ occurredAt: at(ms), receivedAt: at(ms) });
+      const { changed } = await store.notifications.ingest(
+        [event('old-read', received(-40 * DAY)), event('recent-read', received(-40 * DAY)), event('old-unread', received(-40 * DAY)), event('recent-unread', received(-10 * DAY))],
+        old,
+      );
+      const [oldRead, recentRead, oldUnread, recentUnread] = changed;
+      if (!oldRead || !recentRead || !oldUnread || !recentUnread) throw new Error('expected four rows');
+      await store.notifications.markRead({ ids: [recentRead.id] }, at(-DAY));
+      // Read last, so it holds the highest seq when it is pruned.
+      const [lastRead] = await store.notifications.markRead({ ids: [oldRead.id] }, at(-20 * DAY));
+
+      expect(await store.notifications.prune(at(-7 * DAY), at(-30 * DAY))).toBe(2);
+      expect(ids(await store.notifications.list({ limit: 10 }))).toEqual(ids([recentRead, recentUnread]));
+      expect(await store.notifications.unreadCount()).toBe(1);
+      expect(await store.notifications.prune(at(-7 * DAY), at(-30 * DAY))).toBe(0);
+
+      // The pruned rows' claims are still live: a late copy of their events is a duplicate.
+      expect(await store.notifications.ingest([event('old-unread')], inWindow)).toMatchObject({ stored: 0, duplicates: 1 });
+      // The next row's seq is past the pruned one's, so a reader who saw that misses nothing.
+      const next = await store.notifications.ingest([event('new')], inWindow);
+      expect(next.changed[0]?.seq).toBeGreaterThan(lastRead?.seq ?? Infinity);
+      expect(await store.notifications.changedSince(lastRead?.seq ?? 0, 10)).toEqual(next.changed);
+
+      // Cut-offs at NOW take every read row and every unread one received before it.
+      expect(await store.notifications.prune(NOW, NOW)).toBe(2);
+      expect(ids(await store.notifications.list({ limit: 10 }))).toEqual(ids(next.changed));
+    });
+  });
+
+  describe('notifications of removed projects', () => {
+    it('removes the rows of the named projects with their events and claims, leaving the others', async () => {
+      const store = await open();
+      await store.notifications.ingest(
+        [event('a-1', { projectSlug: 'a' }), event('a-2', { projectSlug: 'a' }), event('b-1', { projectSlug: 'b' }), event('none')],
+        inWindow,
+      );
+      expect(await store.notifications.removeForProjects([])).toBe(0);
+      expect(await store.notifications.removeForProjects(['a', 'gone'])).toBe(2);
+      expect((await store.notifications.list({ limit: 10 })).map((row) => row.projectSlug).sort()).toEqual(['b', null]);
+      // Their events may come again (the demo added back) and are new rows; the others' stay duplicates.
+      expect(await store.notifications.ingest([event('a-1', { projectSlug: 'a' }), event('b-1', { projectSlug: 'b' })], inWindow)).toMatchObject({
+        stored: 1,
+        duplicates: 1,
+      });
+    });
+  });
+
+  describe('leases', () => {
+    it('gives a lease to one holder until it expires; the holder renews it and releases it', async () => {
+      const store = await open();
+      const ttl = 30 * SECOND;
+      expect(await store.leases.acquire('relay-poller', 'A', ttl, at(0))).toBe(true);
+      expect(await store.leases.acquire('relay-poller', 'B', ttl, at(10 * SECOND))).toBe(false);
+      expect(await store.leases.acquire('other-job', 'B', ttl, at(10 * SECOND))).toBe(true);
+      // A renews it until 50 s, so at 40 s B still cannot have it; from 50 s it can.
+      expect(await store.leases.acquire('relay-poller', 'A', ttl, at(20 * SECOND))).toBe(true);
+      expect(await store.leases.acquire('relay-poller', 'B', ttl, at(40 * SECOND))).toBe(false);
+      expect(await store.leases.acquire('relay-poller', 'B', ttl, at(50 * SECOND))).toBe(true);
+      expect(await store.leases.acquire('relay-poller', 'A', ttl, at(55 * SECOND))).toBe(false);
+      // Only the holder can release it.
+      await store.leases.release('relay-poller', 'A');
+      expect(await store.leases.acquire('relay-poller', 'A', ttl, at(60 * SECOND))).toBe(false);
+      await store.leases.release('relay-poller', 'B');
+      expect(await store.leases.acquire('relay-poller', 'A', ttl, at(61 * SECOND))).toBe(true);
+    });
+
+    it('gives a free lease to exactly one of 20 concurrent holders from two processes', async () => {
+      const [first, second] = [await open(), await open()];
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? first : second).leases.acquire('relay-poller', `holder-${i}`, MINUTE, NOW)),
+      );
+      expect(results.filter((held) => held)).toHaveLength(1);
+      const winner = `holder-${results.indexOf(true)}`;
+      expect(await second.leases.acquire('relay-poller', winner, MINUTE, at(SECOND))).toBe(true);
+      expect(await first.leases.acquire('relay-poller', 'late', MINUTE, at(SECOND))).toBe(false);
+    });
+  });
+
   it('keeps the data when the same database is opened again (migrations are applied once)', async () => {
     const first = await open();
     await first.projects.create({ slug: 'app', name: 'App' });
@@ -418,6 +855,48 @@ describe('SQLite store', () => {
 
   // A directory per test that does not exist yet: openStore has to create it.
   storeSuite('sqlite', () => `file:${path.join(dir, String(++count), 'dashboard.db')}`);
+
+  it('stores an event once and folds a subject into one row when separate OS processes ingest at once', async () => {
+    const url = `file:${path.join(dir, 'processes', 'dashboard.db')}`;
+    await (await openStore({ url, migrationsDir })).close();
+    // Each process ingests the same event 10 times and 10 triggers of its own, all starting at one instant, so that
+    // their write transactions meet SQLite's lock (and its busy timeout), not only this process's queue.
+    const worker = `
+      import { openStore } from ${JSON.stringify(fileURLToPath(new URL('./index.ts', import.meta.url)))};
+      const [url, migrationsDir, name, startAt, event] = process.argv.slice(1);
+      const store = await openStore({ url, migrationsDir });
+      await new Promise((resolve) => setTimeout(resolve, Number(startAt) - Date.now()));
+      const base = JSON.parse(event);
+      const options = { now: base.occurredAt, dedupWindowMs: 86400000 };
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => [
+        store.notifications.ingest([{ ...base, sourceEventId: 'vercel:shared', transition: null, subjectKey: null }], options),
+        store.notifications.ingest([{ ...base, sourceEventId: name + ':' + i }], options),
+      ]).flat());
+      await store.close();
+      console.log(JSON.stringify(results.map((r) => r.stored)));
+    `;
+    const startAt = Date.now() + 2500;
+    const run = (name: string) =>
+      promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', worker, url, migrationsDir, name, String(startAt), JSON.stringify(monitor('', 'trigger', NOW))],
+        { cwd: fileURLToPath(new URL('../../..', import.meta.url)) },
+      );
+    const outputs = await Promise.all(['p1', 'p2', 'p3'].map(run));
+    const stored = outputs.flatMap(({ stdout }) => JSON.parse(stdout) as number[]);
+    expect(stored).toHaveLength(60);
+    expect(stored.reduce((sum, n) => sum + n, 0)).toBe(31);
+    const store = await openStore({ url, migrationsDir });
+    try {
+      const rows = await store.notifications.list({ limit: 10 });
+      expect(rows.map((row) => [row.status, row.eventCount]).sort()).toEqual([
+        ['info', 1],
+        ['open', 30],
+      ]);
+    } finally {
+      await store.close();
+    }
+  }, 30_000);
 
   it('creates a file: database in a new directory, in WAL mode', async () => {
     const file = path.join(dir, 'wal', 'nested', 'dashboard.db');
@@ -446,6 +925,20 @@ describe.skipIf(pgProblem !== undefined && !inCI)('Postgres store', () => {
   storeSuite('postgres', async () => {
     await db.unsafe('drop schema if exists drizzle cascade; drop schema public cascade; create schema public');
     return `${PG_SERVER}/${name}`;
+  });
+
+  it('folds concurrent triggers into one row on a server whose transactions default to REPEATABLE READ', async () => {
+    await db.unsafe('drop schema if exists drizzle cascade; drop schema public cascade; create schema public');
+    await admin.unsafe(`alter database ${name} set default_transaction_isolation = 'repeatable read'`);
+    onTestFinished(() => admin.unsafe(`alter database ${name} reset default_transaction_isolation`).then(() => undefined));
+    const first = await openStore({ url: `${PG_SERVER}/${name}`, migrationsDir });
+    onTestFinished(() => first.close());
+    const second = await openStore({ url: `${PG_SERVER}/${name}`, migrationsDir });
+    onTestFinished(() => second.close());
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? first : second).notifications.ingest([monitor(`uptime:${i}`, 'trigger', at(i * SECOND))], inWindow)),
+    );
+    expect(await first.notifications.list({ limit: 10 })).toEqual([expect.objectContaining({ status: 'open', eventCount: 20 })]);
   });
 });
 
@@ -483,6 +976,23 @@ describe('memoizeReads', () => {
       expect(store.auth).toBe(raw.auth);
       expect(await store.auth.createOwner('hash')).toBe(true);
       expect((await raw.auth.owner())?.passwordHash).toBe('hash');
+    } finally {
+      await raw.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('passes notifications and leases through, and ingesting or reading does not keep a stale project list', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dash-memo-'));
+    const raw = await openStore({ url: `file:${path.join(dir, 'memo.db')}`, migrationsDir });
+    try {
+      const store = memoizeReads(raw);
+      expect(store.notifications).toBe(raw.notifications);
+      expect(store.leases).toBe(raw.leases);
+      const { changed } = await store.notifications.ingest([event('github:1')], inWindow);
+      expect(await raw.notifications.list({ limit: 10 })).toEqual(changed);
+      expect(await store.leases.acquire('job', 'me', MINUTE, NOW)).toBe(true);
+      expect(await raw.leases.acquire('job', 'other', MINUTE, NOW)).toBe(false);
     } finally {
       await raw.close();
       fs.rmSync(dir, { recursive: true, force: true });

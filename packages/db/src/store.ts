@@ -63,6 +63,82 @@ export interface ApiTokenRow {
   expiresAt: string | null;
 }
 
+/** Severity of a notification, as the webhook parsers give it. */
+export type NotificationSeverity = 'info' | 'success' | 'warning' | 'error';
+
+/** One event to store in the inbox: a relay event (or one from the local webhook route) plus its project. */
+export interface IncomingEvent {
+  /** Unique per real-world event; the dedup key (it already names its source: `github:…`, `vercel:…`). */
+  sourceEventId: string;
+  integration: string;
+  /** `pr.merged`, `deploy.error`, `monitor.down`, … */
+  type: string;
+  /** Same thing changing state (a monitor, a deploy target, a Sentry issue); absent for stateless events. */
+  subjectKey: string | null;
+  /** `trigger` opens the subject's thread (or joins the open one), `resolve` closes it; null: a thread of its own. */
+  transition: 'trigger' | 'resolve' | null;
+  severity: NotificationSeverity;
+  title: string;
+  url: string | null;
+  /** The dashboard project it belongs to, or null when none matched. */
+  projectSlug: string | null;
+  /** ISO 8601, upstream. */
+  occurredAt: string;
+  /** ISO 8601, when the relay (or the local route) received it. */
+  receivedAt: string;
+  /** The relay's id for it, when it came through the relay. */
+  relayEventId: string | null;
+}
+
+/** An inbox row: one event, or one subject's occurrence from trigger to resolve (an outage and its recovery). */
+export interface NotificationRow {
+  id: string;
+  /**
+   * Global and increasing, bumped on every change of the row: the live stream's event id. Seqs become visible in
+   * increasing order on both dialects (writers that assign them are serialised until they commit), and a seq is
+   * never handed out twice, even after its row was pruned: once a reader has seen seq N, every later change has a
+   * bigger one, so `changedSince(N)` needs no overlap. There may be gaps.
+   */
+  seq: number;
+  integration: string;
+  /** The type of the event that opened it. */
+  type: string;
+  subjectKey: string | null;
+  /** `open` until its resolve arrives; `resolved` after; `info` for stateless events. */
+  status: 'open' | 'resolved' | 'info';
+  /** The highest severity of its events. */
+  severity: NotificationSeverity;
+  /** The opening event's title. */
+  title: string;
+  url: string | null;
+  projectSlug: string | null;
+  eventCount: number;
+  /** ISO 8601: the first and the latest event's `occurredAt`, when it resolved, when it was received, when read. */
+  firstAt: string;
+  lastAt: string;
+  resolvedAt: string | null;
+  receivedAt: string;
+  readAt: string | null;
+}
+
+export interface NotificationQuery {
+  /** Newest first (by seq); at most this many. */
+  limit: number;
+  /** Only rows with a smaller seq (the next page). */
+  beforeSeq?: number | undefined;
+  unread?: boolean | undefined;
+  projectSlug?: string | undefined;
+  integration?: string | undefined;
+}
+
+export interface IngestResult {
+  /** Events stored; the rest were duplicates within the dedup window. */
+  stored: number;
+  duplicates: number;
+  /** Every row the batch created or changed, as it now is (for the live stream), in seq order. */
+  changed: NotificationRow[];
+}
+
 /**
  * Everything the dashboard stores, behind one interface with an implementation per dialect
  * (SQLite/libSQL and Postgres). Each method is atomic on its own.
@@ -104,6 +180,11 @@ export interface Store {
     put(entry: CacheEntry): Promise<void>;
     /** Removes every entry, or those of one route; answers how many went. */
     clear(route?: string): Promise<number>;
+    /**
+     * Makes the entries of `route` whose key holds the parameter `part` (`name=value`, as the key writes it) expire at
+     * `at` (ISO 8601) unless they already have; they stay as the STALE fallback. Answers how many changed.
+     */
+    expire(route: string, part: string, at: string): Promise<number>;
   };
 
   /** Who may open the dashboard: the owner's password, browser sessions and API tokens. */
@@ -140,6 +221,51 @@ export interface Store {
       touch(id: string, lastUsedAt: string): Promise<void>;
       remove(id: string): Promise<boolean>;
     };
+  };
+
+  /** The inbox: events from the relay and the local webhook route, folded into rows. */
+  notifications: {
+    /**
+     * Stores a batch in ONE transaction, together with the relay cursor when given, so a crash never
+     * loses or doubles an event. Each event first claims its sourceEventId for `dedupWindowMs` (a claim
+     * that has expired is taken again; a live one makes the event a duplicate, skipped); then it folds:
+     * `trigger` joins the subject's open row or opens one, `resolve` closes the open row (or becomes a
+     * resolved row of its own), null is a row of its own. Concurrent ingests of one event store it once.
+     * A duplicate within the batch is a duplicate too. `now` (ISO 8601) starts the claims; `dedupWindowMs` >= 0.
+     * A joined or resolved row keeps its read state: a read row that changes stays read (its seq still moves).
+     */
+    ingest(
+      events: IncomingEvent[],
+      options: { now: string; dedupWindowMs: number; cursor?: { relayUrl: string; since: number } | undefined },
+    ): Promise<IngestResult>;
+    /** The relay cursor stored with the last batch from this relay URL (`since` for its next poll). */
+    cursor(relayUrl: string): Promise<number | undefined>;
+    list(query: NotificationQuery): Promise<NotificationRow[]>;
+    /** Rows changed after `seq` (those whose seq is bigger), oldest change first, at most `limit`: a live stream's replay. */
+    changedSince(seq: number, limit: number): Promise<NotificationRow[]>;
+    unreadCount(): Promise<number>;
+    /** Marks the unread ones of the rows read (bumping their seq); answers the rows that changed, in seq order. */
+    markRead(target: { ids: string[] } | { all: true }, at: string): Promise<NotificationRow[]>;
+    /**
+     * Retention: removes rows read before `readBefore` and unread rows received before `unreadBefore`, with their
+     * events; answers how many rows went. Dedup claims outlive their rows (a late copy of a pruned row's event is
+     * still a duplicate) until they expire: prune also drops the claims that expired by the earlier cut-off, so the
+     * cut-offs must not lie in the future.
+     */
+    prune(readBefore: string, unreadBefore: string): Promise<number>;
+    /** Removes the rows of these projects with their events and dedup claims (the demo went away); answers how many rows went. */
+    removeForProjects(slugs: readonly string[]): Promise<number>;
+  };
+
+  /** Named leases, so that of several dashboard processes on one database one does a job at a time (the relay poller). */
+  leases: {
+    /**
+     * Takes or renews `name` for `holder` until `now + ttlMs` when it is free, expired (its end <= `now`) or already
+     * the holder's, in one atomic statement; false otherwise. `now` is ISO 8601.
+     */
+    acquire(name: string, holder: string, ttlMs: number, now: string): Promise<boolean>;
+    /** Gives it up, when `holder` holds it. */
+    release(name: string, holder: string): Promise<void>;
   };
 
   /** Small internal values such as the credentials key check; JSON-serialisable. */

@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
-import { check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql, type Column } from 'drizzle-orm';
+import { bigint, check, index, integer, jsonb, pgSequence, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { Integrations } from '@dash/contracts';
 
 const instant = (name: string) => timestamp(name, { withTimezone: true, mode: 'string' });
@@ -82,3 +82,103 @@ export const apiToken = pgTable(
   },
   (t) => [check('api_token_scope', sql`${t.scope} in ('read', 'write')`)],
 );
+
+const severities = ['info', 'success', 'warning', 'error'] as const;
+const severityCheck = (name: string, column: Column) => check(name, sql`${column} in ('info', 'success', 'warning', 'error')`);
+
+/**
+ * Dedup claims: a source event id is claimed by the first batch that stores it, until `expires_at`; a later
+ * copy within the window is a duplicate (`hits` counts the copies). A claim outlives its row when that is pruned.
+ */
+export const notificationDedup = pgTable(
+  'notification_dedup',
+  {
+    sourceEventId: text('source_event_id').primaryKey(),
+    /** The inbox row the event folded into. */
+    notificationId: text('notification_id').notNull(),
+    firstSeenAt: instant('first_seen_at').notNull(),
+    expiresAt: instant('expires_at').notNull(),
+    hits: integer('hits').notNull(),
+  },
+  (t) => [index('notification_dedup_expires_idx').on(t.expiresAt)],
+);
+
+/** Every stored event, pointing at the inbox row it folded into. */
+export const notificationEvents = pgTable(
+  'notification_events',
+  {
+    id: text('id').primaryKey(),
+    notificationId: text('notification_id').notNull(),
+    sourceEventId: text('source_event_id').notNull(),
+    integration: text('integration').notNull(),
+    type: text('type').notNull(),
+    subjectKey: text('subject_key'),
+    transition: text('transition', { enum: ['trigger', 'resolve'] }),
+    severity: text('severity', { enum: severities }).notNull(),
+    title: text('title').notNull(),
+    url: text('url'),
+    projectSlug: text('project_slug'),
+    occurredAt: instant('occurred_at').notNull(),
+    receivedAt: instant('received_at').notNull(),
+    relayEventId: text('relay_event_id'),
+  },
+  (t) => [
+    index('notification_events_notification_idx').on(t.notificationId),
+    check('notification_events_transition', sql`${t.transition} in ('trigger', 'resolve')`),
+    severityCheck('notification_events_severity', t.severity),
+  ],
+);
+
+/**
+ * `notifications.seq`. A sequence alone hands out values in call order, not commit order; every write that takes
+ * values from it holds the store's notifications advisory lock until it commits (see pg.ts), so seqs become
+ * visible in increasing order.
+ */
+export const notificationSeq = pgSequence('notification_seq');
+
+/**
+ * The inbox. `seq` comes from `notification_seq` and is bumped on every change of a row; at most one row per
+ * subject is open (the partial unique index).
+ */
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: text('id').primaryKey(),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    integration: text('integration').notNull(),
+    type: text('type').notNull(),
+    subjectKey: text('subject_key'),
+    status: text('status', { enum: ['open', 'resolved', 'info'] }).notNull(),
+    severity: text('severity', { enum: severities }).notNull(),
+    title: text('title').notNull(),
+    url: text('url'),
+    projectSlug: text('project_slug'),
+    eventCount: integer('event_count').notNull(),
+    firstAt: instant('first_at').notNull(),
+    lastAt: instant('last_at').notNull(),
+    resolvedAt: instant('resolved_at'),
+    receivedAt: instant('received_at').notNull(),
+    readAt: instant('read_at'),
+  },
+  (t) => [
+    uniqueIndex('notifications_seq_idx').on(t.seq),
+    uniqueIndex('notifications_open_subject_idx').on(t.subjectKey).where(sql`${t.status} = 'open'`),
+    index('notifications_unread_idx').on(t.seq).where(sql`${t.readAt} is null`),
+    check('notifications_status', sql`${t.status} in ('open', 'resolved', 'info')`),
+    severityCheck('notifications_severity', t.severity),
+  ],
+);
+
+/** Where each relay's poll got to (`since`, its ms cursor), written with the batch it fetched. */
+export const relayCursor = pgTable('relay_cursor', {
+  relayUrl: text('relay_url').primaryKey(),
+  since: bigint('since', { mode: 'number' }).notNull(),
+  updatedAt: instant('updated_at').notNull(),
+});
+
+/** Named leases: who does a job (the relay poller) until when. */
+export const leases = pgTable('leases', {
+  name: text('name').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresAt: instant('expires_at').notNull(),
+});

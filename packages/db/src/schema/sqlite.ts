@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
-import { check, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { sql, type Column } from 'drizzle-orm';
+import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { Integrations } from '@dash/contracts';
 
 /** One row per setting leaf (`projectOrder` lives in `projects.position`), so writes to different leaves never collide. */
@@ -83,3 +83,109 @@ export const apiToken = sqliteTable(
   },
   (t) => [check('api_token_scope', sql`${t.scope} in ('read', 'write')`)],
 );
+
+const severities = ['info', 'success', 'warning', 'error'] as const;
+const severityCheck = (name: string, column: Column) => check(name, sql`${column} in ('info', 'success', 'warning', 'error')`);
+
+/**
+ * Dedup claims: a source event id is claimed by the first batch that stores it, until `expires_at`; a later
+ * copy within the window is a duplicate (`hits` counts the copies). A claim outlives its row when that is pruned.
+ */
+export const notificationDedup = sqliteTable(
+  'notification_dedup',
+  {
+    sourceEventId: text('source_event_id').primaryKey(),
+    /** The inbox row the event folded into. */
+    notificationId: text('notification_id').notNull(),
+    firstSeenAt: text('first_seen_at').notNull(),
+    expiresAt: text('expires_at').notNull(),
+    hits: integer('hits').notNull(),
+  },
+  (t) => [index('notification_dedup_expires_idx').on(t.expiresAt)],
+);
+
+/** Every stored event, pointing at the inbox row it folded into. */
+export const notificationEvents = sqliteTable(
+  'notification_events',
+  {
+    id: text('id').primaryKey(),
+    notificationId: text('notification_id').notNull(),
+    sourceEventId: text('source_event_id').notNull(),
+    integration: text('integration').notNull(),
+    type: text('type').notNull(),
+    subjectKey: text('subject_key'),
+    transition: text('transition', { enum: ['trigger', 'resolve'] }),
+    severity: text('severity', { enum: severities }).notNull(),
+    title: text('title').notNull(),
+    url: text('url'),
+    projectSlug: text('project_slug'),
+    occurredAt: text('occurred_at').notNull(),
+    receivedAt: text('received_at').notNull(),
+    relayEventId: text('relay_event_id'),
+  },
+  (t) => [
+    index('notification_events_notification_idx').on(t.notificationId),
+    check('notification_events_transition', sql`${t.transition} in ('trigger', 'resolve')`),
+    severityCheck('notification_events_severity', t.severity),
+  ],
+);
+
+/**
+ * The inbox. `seq` comes from `notification_seq` and is bumped on every change of a row; at most one row per
+ * subject is open (the partial unique index).
+ */
+export const notifications = sqliteTable(
+  'notifications',
+  {
+    id: text('id').primaryKey(),
+    seq: integer('seq').notNull(),
+    integration: text('integration').notNull(),
+    type: text('type').notNull(),
+    subjectKey: text('subject_key'),
+    status: text('status', { enum: ['open', 'resolved', 'info'] }).notNull(),
+    severity: text('severity', { enum: severities }).notNull(),
+    title: text('title').notNull(),
+    url: text('url'),
+    projectSlug: text('project_slug'),
+    eventCount: integer('event_count').notNull(),
+    firstAt: text('first_at').notNull(),
+    lastAt: text('last_at').notNull(),
+    resolvedAt: text('resolved_at'),
+    receivedAt: text('received_at').notNull(),
+    readAt: text('read_at'),
+  },
+  (t) => [
+    uniqueIndex('notifications_seq_idx').on(t.seq),
+    uniqueIndex('notifications_open_subject_idx').on(t.subjectKey).where(sql`${t.status} = 'open'`),
+    index('notifications_unread_idx').on(t.seq).where(sql`${t.readAt} is null`),
+    check('notifications_status', sql`${t.status} in ('open', 'resolved', 'info')`),
+    severityCheck('notifications_severity', t.severity),
+  ],
+);
+
+/**
+ * SQLite has no sequences: this one row is `notifications.seq`'s, the last value given out. A counter rather than
+ * `max(seq) + 1`, so that pruning the newest row never hands its seq out again.
+ */
+export const notificationSeq = sqliteTable(
+  'notification_seq',
+  {
+    id: integer('id').primaryKey(),
+    last: integer('last').notNull(),
+  },
+  (t) => [check('notification_seq_single_row', sql`${t.id} = 1`)],
+);
+
+/** Where each relay's poll got to (`since`, its ms cursor), written with the batch it fetched. */
+export const relayCursor = sqliteTable('relay_cursor', {
+  relayUrl: text('relay_url').primaryKey(),
+  since: integer('since').notNull(),
+  updatedAt: text('updated_at').notNull(),
+});
+
+/** Named leases: who does a job (the relay poller) until when. */
+export const leases = sqliteTable('leases', {
+  name: text('name').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresAt: text('expires_at').notNull(),
+});

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+
+export const notificationSeverities = ['info', 'success', 'warning', 'error'] as const;
+
+/** One row of the inbox: an event, or a subject's story from trouble to recovery (an outage and its end). */
+export const notificationSchema = z.object({
+  id: z.string(),
+  /** Increases on every change of the row: the live stream's event id and the list's paging cursor. */
+  seq: z.number().int(),
+  /** `code_host`, `deploy_host`, `error_tracker`, `issue_tracker` or `uptime_monitor`. */
+  integration: z.string(),
+  /** The opening event's type: `pr.merged`, `deploy.error`, `monitor.down`, … */
+  type: z.string(),
+  title: z.string(),
+  url: z.string().nullable(),
+  /** The dashboard project it belongs to; null when none of the projects' integrations matched. */
+  project: z.string().nullable(),
+  severity: z.enum(notificationSeverities),
+  /** For a subject with state (an outage, a failed deploy, a Sentry issue): whether it is over; null otherwise. */
+  resolved: z.boolean().nullable(),
+  /** ISO 8601: when it happened upstream, its latest event, when it was resolved, received here, read. */
+  occurredAt: z.string(),
+  lastAt: z.string(),
+  resolvedAt: z.string().nullable(),
+  receivedAt: z.string(),
+  readAt: z.string().nullable(),
+  /** How many events folded into it (an outage and its recovery: 2). */
+  eventCount: z.number().int(),
+});
+export type Notification = z.infer<typeof notificationSchema>;
+
+const text = z.string().trim().min(1).max(200).optional();
+
+export const notificationListQuerySchema = z.object({
+  limit: z.coerce
+    .number({ error: 'limit is a number' })
+    .int('limit is a whole number')
+    .min(1, 'limit is at least 1')
+    .max(100, 'limit is at most 100')
+    .default(30),
+  /** The `nextBefore` of the previous page. */
+  before: z.coerce.number({ error: 'before is a number' }).int().positive().optional(),
+  unread: z
+    .union([z.boolean(), z.enum(['1', 'true', '0', 'false'])])
+    .optional()
+    .transform((value) => (value === undefined ? undefined : value === true || value === '1' || value === 'true')),
+  project: text,
+  integration: text,
+});
+export type NotificationListQuery = z.infer<typeof notificationListQuerySchema>;
+
+export const notificationListSchema = z.object({
+  /** Newest first. */
+  notifications: z.array(notificationSchema),
+  unreadCount: z.number().int(),
+  /** Pass as `before` for the next page; null on the last. */
+  nextBefore: z.number().int().nullable(),
+});
+
+export const markReadSchema = z.union([
+  z.strictObject({ ids: z.array(z.string().min(1).max(64)).min(1, 'List at least one id').max(500) }),
+  z.strictObject({ all: z.literal(true) }),
+]);
+
+export const markReadResultSchema = z.object({ ok: z.literal(true), marked: z.number().int(), unreadCount: z.number().int() });
+
+/** What the live stream sends: a row that is new or changed (with the unread count after it), or "refetch". */
+export const notificationStreamEventSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('notification'), notification: notificationSchema, unreadCount: z.number().int() }),
+  /** More changed while the client was away than the stream replays: load the list again. */
+  z.object({ kind: z.literal('reset'), unreadCount: z.number().int() }),
+]);
+export type NotificationStreamEvent = z.infer<typeof notificationStreamEventSchema>;
+
+export const relayPollResultSchema = z.union([
+  z.object({ configured: z.literal(false) }),
+  z.object({ configured: z.literal(true), eventCount: z.number().int(), relayTimestamp: z.number().int() }),
+]);
+
+export const relayStatusSchema = z.object({
+  /** Both a URL and a secret are set: the dashboard polls. */
+  configured: z.boolean(),
+  url: z.string().nullable(),
+  /** Where the URL comes from: settings (`relayUrl`), the environment (`WEBHOOK_RELAY_URL`), or nowhere. */
+  urlSource: z.enum(['settings', 'env']).nullable(),
+  /** Whether a poll secret is set, and where; the secret itself is never shown. */
+  secretSource: z.enum(['settings', 'env']).nullable(),
+  poller: z.object({
+    state: z.enum(['stopped', 'polling', 'standby', 'backing_off']),
+    longPoll: z.boolean(),
+    lastPollAt: z.string().nullable(),
+    lastSuccessAt: z.string().nullable(),
+    lastError: z.string().nullable(),
+    eventsToday: z.number().int(),
+    relayTimestamp: z.number().int().nullable(),
+  }),
+  /** The dashboard's own webhook route per integration, with whether a signing secret is set for it. */
+  localWebhooks: z.array(z.object({ integration: z.string(), provider: z.string(), path: z.string(), secretSet: z.boolean(), secretSource: z.enum(['settings', 'env']).nullable() })),
+});
+export type RelayStatus = z.infer<typeof relayStatusSchema>;
+
+export const relaySecretSchema = z.object({
+  /** The relay's RELAY_POLL_SECRET; null removes the one saved in settings (the environment's applies again). */
+  secret: z.string().trim().min(16, 'A poll secret is at least 16 characters (openssl rand -hex 32)').max(512).nullable(),
+});
+
+export const webhookSecretSchema = z.object({
+  integration: z.enum(['code_host', 'deploy_host', 'error_tracker', 'issue_tracker', 'uptime_monitor']),
+  /** The signing secret (or Better Stack's token), comma-separated for rotation; null removes the saved one. */
+  secret: z.string().trim().min(1).max(1024).nullable(),
+});
+
+export const relayTestSchema = z.object({
+  /** Test these instead of the saved ones (the settings form before saving). */
+  url: z.url({ protocol: /^https?$/, error: 'The relay URL is an http(s) URL' }).optional(),
+  secret: z.string().trim().min(1).max(512).optional(),
+});
+
+export const relayTestResultSchema = z.union([
+  z.object({ ok: z.literal(true), eventCount: z.number().int() }),
+  z.object({ ok: z.literal(false), step: z.enum(['health', 'poll']), error: z.string() }),
+]);
