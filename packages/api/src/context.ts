@@ -1,5 +1,9 @@
 import type { Store } from '@dash/db';
 import type { Access, RequestInfo } from './auth/access.ts';
+import type { RelayEnvironment, RelaySecrets } from './notifications/config.ts';
+import type { Inbox } from './notifications/inbox.ts';
+import type { RelayPoller } from './notifications/poller.ts';
+import type { LocalWebhooks } from './notifications/webhooks.ts';
 import type { CredentialVault } from './credentials/vault.ts';
 import type { DataCache } from './data/cache.ts';
 import type { Connections } from './data/connections.ts';
@@ -23,6 +27,16 @@ export interface Context {
   demo?: DemoProvider;
   /** Who may open the dashboard: password, sessions, API tokens. */
   access: Access;
+  /** The inbox and what feeds it: the relay poller and the local webhook route. */
+  notifications: {
+    inbox: Inbox;
+    poller: RelayPoller;
+    webhooks: LocalWebhooks;
+    secrets: RelaySecrets;
+    env: RelayEnvironment;
+    /** How the relay is reached (the guarded fetch by default). */
+    fetch: typeof fetch;
+  };
   /** The request a procedure serves (who, from where); absent when the server itself calls. */
   request?: RequestInfo;
 }
@@ -32,5 +46,7 @@ export interface DemoProvider {
   setup(): Promise<{
     projects: { slug: string; name: string; color: string; integrations: Record<string, unknown> }[];
     credentials: { key: string; values: Record<string, string> }[];
+    /** Relay events for the inbox, checked as any relay's are. */
+    events?: unknown[];
   }>;
 }

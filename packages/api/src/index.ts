@@ -1,6 +1,12 @@
 import { systemClock, type Clock } from '@dash/connectors';
 import { memoizeReads, type Store } from '@dash/db';
+import { defaultGuardedFetch } from '@dash/connectors';
+import { receiveSettingsFrom } from '@dash/webhooks';
 import { Access, type AccessOptions } from './auth/access.ts';
+import { receiveSettings, RelaySecrets, relayTarget, type RelayEnvironment } from './notifications/config.ts';
+import { Inbox } from './notifications/inbox.ts';
+import { RelayPoller } from './notifications/poller.ts';
+import { LocalWebhooks } from './notifications/webhooks.ts';
 import type { Context, DemoProvider, Logger } from './context.ts';
 import { CredentialsKeyMismatchError, CredentialVault } from './credentials/vault.ts';
 import { DataCache } from './data/cache.ts';
@@ -14,6 +20,10 @@ export { logFailure } from './trpc.ts';
 export { ttl } from './data/ttl.ts';
 export { Access, type AccessOptions, type ClientInfo, type EnvPassword, type Identity, type NewSession, type RequestInfo } from './auth/access.ts';
 export { ThrottledError } from './auth/throttle.ts';
+export type { RelayEnvironment } from './notifications/config.ts';
+export { Inbox } from './notifications/inbox.ts';
+export { RelayPoller, type PollerStatus } from './notifications/poller.ts';
+export { notificationOf } from './router/notifications.ts';
 export { CredentialsKeyMismatchError, CredentialVault, parseCredentialsKey, resolveCredentialsKey } from './credentials/vault.ts';
 
 const KEY_CHECK = 'credentialsKeyCheck';
@@ -32,6 +42,8 @@ export async function createContext(options: {
   demo?: DemoProvider;
   /** Access control; a local dashboard with no password from the environment when absent. */
   access?: AccessOptions;
+  /** The relay and the local webhook route as the environment configures them; none when absent. */
+  relay?: RelayEnvironment;
 }): Promise<Context> {
   const { log } = options;
   const store = memoizeReads(options.store);
@@ -52,13 +64,28 @@ export async function createContext(options: {
   const clock = options.clock ?? systemClock;
   const connections = new Connections(store, vault, { clock, ...(options.fetch ? { fetch: options.fetch } : {}) });
   const access = await Access.open(store, log, options.access ?? { mode: 'local' });
+  const cache = new DataCache(store.cache, clock);
+  const relayEnv = options.relay ?? { receive: receiveSettingsFrom({}) };
+  const secrets = new RelaySecrets(store, vault);
+  const inbox = new Inbox(store, cache, log, { now: () => clock.now() });
+  await inbox.hub.start();
+  const fetcher = options.fetch ?? defaultGuardedFetch;
+  const notifications = {
+    inbox,
+    poller: new RelayPoller({ store, inbox, target: () => relayTarget(store, secrets, relayEnv), log, clock, fetch: fetcher }),
+    webhooks: new LocalWebhooks(inbox, () => receiveSettings(secrets, relayEnv), () => clock.now()),
+    secrets,
+    env: relayEnv,
+    fetch: fetcher,
+  };
   return {
     store,
     vault,
     log,
     credentialsKeyMatches,
-    data: { cache: new DataCache(store.cache, clock), connections },
+    data: { cache, connections },
     access,
+    notifications,
     ...(options.demo ? { demo: options.demo } : {}),
   };
 }

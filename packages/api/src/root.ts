@@ -1,5 +1,6 @@
 import { authRouter, sessionsRouter, tokensRouter } from './router/auth.ts';
 import { credentialsRouter } from './router/credentials.ts';
+import { notificationsRouter, relayRouter, webhooksRouter } from './router/notifications.ts';
 import { dataRouter } from './router/data.ts';
 import { demoRouter } from './router/demo.ts';
 import { projectsRouter } from './router/projects.ts';
@@ -16,11 +17,16 @@ export const appRouter = router({
   auth: authRouter,
   sessions: sessionsRouter,
   tokens: tokensRouter,
+  notifications: notificationsRouter,
+  relay: relayRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;
 const callerOf = createCallerFactory(appRouter);
 
 /** The procedures over one context, for loads, the REST adapter and tests; server faults are logged. */
-export const createCaller = (ctx: Context) => callerOf(ctx, { onError: ({ error, path }) => logFailure(ctx.log, path, error) });
+/** `signal` ends what the caller started (a subscription's stream) when the request behind it goes away. */
+export const createCaller = (ctx: Context, signal?: AbortSignal) =>
+  callerOf(ctx, { onError: ({ error, path }) => logFailure(ctx.log, path, error), signal });
 export type Caller = ReturnType<typeof createCaller>;

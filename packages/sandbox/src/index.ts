@@ -5,3 +5,4 @@ export { sandboxAppStoreKey } from './appstoreconnect/keys.ts';
 export { demoOrg, demoProducts, sandboxGoogle, sandboxTokens, seededRandom, hexId, DAY_MS, type DemoProduct } from './demo.ts';
 export type { SandboxServiceName } from './services.ts';
 export { demoSetup, type DemoSetup, type DemoUpstreams } from './setup.ts';
+export { demoEvents, type DemoEvent } from './notifications.ts';

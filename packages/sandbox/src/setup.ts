@@ -1,3 +1,4 @@
+import { demoEvents, type DemoEvent } from './notifications.ts';
 import { sandboxAppStoreKey } from './appstoreconnect/keys.ts';
 import { demoOrg, demoProducts, sandboxGoogle, sandboxTokens } from './demo.ts';
 
@@ -17,6 +18,8 @@ const key = (service: DemoService) => `${service}:demo`;
 export interface DemoSetup {
   projects: { slug: string; name: string; color: string; integrations: Record<string, unknown> }[];
   credentials: { key: string; values: Record<string, string> }[];
+  /** A few hours of what the products' webhooks would have brought, for the inbox. */
+  events: DemoEvent[];
 }
 
 export function demoSetup(upstreams: DemoUpstreams): DemoSetup {
@@ -64,5 +67,5 @@ export function demoSetup(upstreams: DemoUpstreams): DemoSetup {
       ...(product.funding ? { funding: { slug: product.funding.slug, credentialKey: key('opencollective') } } : {}),
     },
   }));
-  return { projects, credentials };
+  return { projects, credentials, events: demoEvents(Date.now()) };
 }

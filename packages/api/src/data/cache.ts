@@ -23,15 +23,22 @@ function keyPart(value: unknown): string {
   return text;
 }
 
+/** One parameter as a key writes it. */
+const paramPart = (name: string, value: unknown) => `${name}=${keyPart(value)}`;
+
 /** A key that does not depend on the order params were written in or on absent ones. */
 export function cacheKey(route: string, params: Record<string, unknown>): string {
   const normalised = Object.keys(params)
     .filter((name) => params[name] !== undefined)
     .sort()
-    .map((name) => `${name}=${keyPart(params[name])}`)
+    .map((name) => paramPart(name, params[name]))
     .join('&');
   return `${route}?${normalised}`;
 }
+
+/** Whether a key of `route` holds the parameter part (the same test the store makes in SQL). */
+const holds = (key: string, route: string, part: string) =>
+  key.startsWith(`${route}?`) && `&${key.slice(route.length + 1)}&`.includes(`&${part}&`);
 
 /**
  * The one cache every data route goes through (ARCHITECTURE.md): `api_cache` rows with the route's
@@ -87,6 +94,21 @@ export class DataCache {
   async clear(): Promise<void> {
     this.memory.clear();
     await this.store.clear();
+  }
+
+  /**
+   * The next read of `route` for the project asks the upstream (a webhook said its data changed); the
+   * value stays as the STALE fallback should that fail.
+   */
+  async expire(route: string, projectSlug: string): Promise<void> {
+    this.forget(route, projectSlug);
+    await this.store.expire(route, paramPart('project', projectSlug), new Date(this.clock.now()).toISOString());
+  }
+
+  /** `expire` for this process's copies only: another process expired the rows. */
+  forget(route: string, projectSlug: string): void {
+    const part = paramPart('project', projectSlug);
+    for (const [key, entry] of this.memory) if (holds(key, route, part)) entry.expiresAt = Math.min(entry.expiresAt, this.clock.now());
   }
 
   /** A stored row, parsed; a row written by an older version in another shape is a miss, not a crash. */

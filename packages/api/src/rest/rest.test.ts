@@ -105,6 +105,7 @@ describe('settings', () => {
         slots: { revenue: 'revenue', shipping: 'shipping', ideas: 'ideas', analytics: 'analytics', seo: 'seo', detail: 'errortracker' },
         configs: { revenue: { showOC: false } },
       },
+      relayUrl: null,
     });
   });
 

@@ -78,6 +78,11 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'POST', path: '/api/tokens', procedure: 'tokens.create', input: body, status: 201 },
   { method: 'DELETE', path: '/api/tokens/:id', procedure: 'tokens.remove', input: ({ params }) => ({ id: params.id }) },
 
+  { method: 'GET', path: '/api/notifications', procedure: 'notifications.list', input: query },
+  { method: 'GET', path: '/api/notifications/unread', procedure: 'notifications.unreadCount', input: none },
+  { method: 'POST', path: '/api/notifications/read', procedure: 'notifications.markRead', input: body },
+  { method: 'POST', path: '/api/relay/poll', procedure: 'relay.poll', input: none },
+
   { method: 'GET', path: '/api/revenue', procedure: 'data.revenue', input: query, respond: dataResponse },
   { method: 'GET', path: '/api/ideas', procedure: 'data.ideas', input: query, respond: dataResponse },
   { method: 'GET', path: '/api/shipping', procedure: 'data.shipping', input: query, respond: dataResponse },

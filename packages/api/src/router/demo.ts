@@ -1,4 +1,5 @@
 import { credentialSaveSchema, projectCreateSchema } from '@dash/contracts';
+import { relayEventSchema } from '@dash/webhooks';
 import { z } from 'zod';
 import type { Context } from '../context.ts';
 import { fail } from '../errors.ts';
@@ -50,6 +51,8 @@ export async function startDemo(ctx: Context): Promise<DemoRecord> {
   await ctx.store.meta.put(DEMO, record);
   await saveCredentials(ctx, setup.credentials);
   for (const project of setup.projects) await ctx.store.projects.create(projectCreateSchema.parse(project));
+  // A few hours of what the products' webhooks would have brought, so the bell is not empty.
+  await ctx.notifications.inbox.ingest(z.array(relayEventSchema).parse(setup.events ?? []));
   ctx.log.info(`demo started: ${record.projects.join(', ')}`);
   return record;
 }
@@ -76,6 +79,7 @@ export const demoRouter = router({
       if (!record) throw fail('NOT_FOUND', 'No demo is running');
       for (const slug of record.projects) await ctx.store.projects.remove(slug);
       for (const key of record.credentials) await ctx.store.credentials.remove(key);
+      await ctx.store.notifications.removeForProjects(record.projects);
       await ctx.store.meta.put(DEMO, null);
       await ctx.data.cache.clear();
       ctx.log.info('demo removed');

@@ -1,3 +1,4 @@
+import { refusedBaseUrl } from '@dash/connectors';
 import { okSchema, settingsSchema, settingsUpdateSchema } from '@dash/contracts';
 import { UnknownProjectsError } from '@dash/db';
 import { z } from 'zod';
@@ -14,12 +15,16 @@ export const settingsRouter = router({
     .input(settingsUpdateSchema)
     .output(okSchema)
     .mutation(async ({ ctx, input }) => {
+      // The relay is polled from this server: never at the cloud metadata service (as credentials' base URLs).
+      const refused = input.relayUrl ? refusedBaseUrl(input.relayUrl) : undefined;
+      if (refused) throw fail('BAD_REQUEST', `relayUrl: ${refused}`);
       try {
         await ctx.store.settings.update(input);
       } catch (error) {
         if (error instanceof UnknownProjectsError) throw fail('BAD_REQUEST', error.message, error);
         throw error;
       }
+      if (input.relayUrl !== undefined) ctx.notifications.poller.wake();
       return { ok: true as const };
     }),
 });

@@ -1,0 +1,89 @@
+import type { NotificationRow, Store } from '@dash/db';
+
+export type HubListener = (rows: NotificationRow[]) => void;
+
+/** How far back each store read looks again: a Postgres sequence number can commit after a larger one. */
+const OVERLAP = 200;
+
+/**
+ * Tells live streams about inbox rows that changed. Rows this process wrote are published at once;
+ * rows another dashboard process wrote (several on one Postgres) are found by reading the store's
+ * change feed every `intervalMs` while anyone listens. Each (row, seq) is told once.
+ */
+export class NotificationHub {
+  private readonly listeners = new Set<HubListener>();
+  private highest = 0;
+  private readonly told = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private reading = false;
+
+  constructor(
+    private readonly store: Store['notifications'],
+    private readonly intervalMs = 1_000,
+    /** Rows another process wrote, before listeners hear of them (this process's copies of what they made stale go). */
+    private readonly onForeign: HubListener = () => {},
+  ) {}
+
+  /** Listens until the returned function is called. */
+  subscribe(listener: HubListener): () => void {
+    this.listeners.add(listener);
+    if (!this.timer) {
+      this.timer = setInterval(() => void this.readStore(), this.intervalMs);
+      this.timer.unref();
+    }
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0 && this.timer) {
+        clearInterval(this.timer);
+        this.timer = undefined;
+      }
+    };
+  }
+
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+
+  /** Rows this process just committed. */
+  publish(rows: readonly NotificationRow[]): void {
+    this.tell(rows.filter((row) => this.fresh(row)));
+  }
+
+  private tell(rows: NotificationRow[]) {
+    if (rows.length === 0) return;
+    for (const listener of this.listeners) listener(rows);
+  }
+
+  /** Where the feed stands: streams replay from the store up to here, then listen. */
+  async start(): Promise<void> {
+    if (this.highest > 0) return;
+    const [latest] = await this.store.list({ limit: 1 });
+    this.highest = Math.max(this.highest, latest?.seq ?? 0);
+  }
+
+  private fresh(row: NotificationRow): boolean {
+    const key = `${row.id}:${row.seq}`;
+    if (this.told.has(key)) return false;
+    this.told.set(key, row.seq);
+    this.highest = Math.max(this.highest, row.seq);
+    // Forget what is far enough behind that no overlapping read can return it again.
+    if (this.told.size > 4 * OVERLAP) {
+      for (const [told, seq] of this.told) if (seq < this.highest - 2 * OVERLAP) this.told.delete(told);
+    }
+    return true;
+  }
+
+  private async readStore() {
+    if (this.reading || this.listeners.size === 0) return;
+    this.reading = true;
+    try {
+      const foreign = (await this.store.changedSince(Math.max(0, this.highest - OVERLAP), 500)).filter((row) => this.fresh(row));
+      if (foreign.length > 0) this.onForeign(foreign);
+      this.tell(foreign);
+    } catch {
+      // The store is away for a moment; the next tick reads again.
+    } finally {
+      this.reading = false;
+    }
+  }
+}
