@@ -2,7 +2,7 @@ import { json, type Handle, type HandleServerError, type RequestEvent, type Serv
 import { ThrottledError, type Identity } from '@dash/api';
 import { dev } from '$app/environment';
 import { getContext, serverEnv } from '$lib/server/app';
-import { guard } from '$lib/server/guard';
+import { guard, isSignedWebhook } from '$lib/server/guard';
 import { sessionCookie } from '$lib/server/session';
 
 /** Opens and migrates the store before the first request, so a bad DATABASE_URL fails at start. */
@@ -91,7 +91,9 @@ const authenticate: Handle = async ({ event, resolve }) => {
   if (!identity && !(await access.required())) identity = { via: 'open', scope: 'write' };
   event.locals.request = { ...client, identity };
 
-  if (!identity && !PUBLIC_PATHS.has(path)) return unauthorized(event, 'Sign in, or send an API token as Authorization: Bearer <token>.');
+  // The providers' webhooks sign in with their own signatures, checked by the route.
+  const publicPath = PUBLIC_PATHS.has(path) || isSignedWebhook(event.request.method, path);
+  if (!identity && !publicPath) return unauthorized(event, 'Sign in, or send an API token as Authorization: Bearer <token>.');
   if (identity?.scope === 'read' && !SAFE_METHODS.has(event.request.method)) {
     return errorJson(403, 'FORBIDDEN', 'This API token is read-only; create a write token to change anything.');
   }

@@ -47,10 +47,23 @@ const demo: DemoProvider = {
 // adapter-node's graceful stop: the sandbox's servers and the store would otherwise keep the process alive.
 process.once('sveltekit:shutdown', () => {
   void (async () => {
+    const ctx = await context;
+    clearInterval(pruning);
+    await ctx?.notifications.poller.stop();
     await (await sandbox)?.close();
-    await (await context)?.store.close();
+    await ctx?.store.close();
   })();
 });
+
+let pruning: ReturnType<typeof setInterval> | undefined;
+
+/** Notification retention, at start and then once a day. */
+function pruneDaily(ctx: Context) {
+  const prune = () => void ctx.notifications.inbox.prune().catch((error: unknown) => log.warn(`notification retention failed: ${(error as Error).message}`));
+  prune();
+  pruning = setInterval(prune, 24 * 60 * 60 * 1000);
+  pruning.unref();
+}
 
 let env: Env | undefined;
 
@@ -90,7 +103,10 @@ async function start(): Promise<Context> {
     log,
     demo,
     access: { mode: env.mode, origin: env.ORIGIN, envPassword: envPassword(env), dataDir: env.DATA_DIR },
+    relay: { url: env.WEBHOOK_RELAY_URL, secret: env.RELAY_POLL_SECRET, receive: env.receive },
   });
+  ctx.notifications.poller.start();
+  pruneDaily(ctx);
   if (env.mode === 'local' && !(await ctx.access.required())) {
     log.warn('no password is set: anyone using this computer can open the dashboard (set one in Settings → Security)');
   }
@@ -111,6 +127,6 @@ export function getContext(): Promise<Context> {
 }
 
 /** The procedures for one request (loads, form actions, the REST adapter), knowing who asks. */
-export async function callerFor(request: RequestInfo): Promise<Caller> {
-  return createCaller({ ...(await getContext()), request });
+export async function callerFor(request: RequestInfo, signal?: AbortSignal): Promise<Caller> {
+  return createCaller({ ...(await getContext()), request }, signal);
 }

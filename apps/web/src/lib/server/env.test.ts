@@ -17,6 +17,9 @@ describe("the dashboard's environment", () => {
     DATA_DIR: '/srv/dash/data',
     MIGRATIONS_DIR: '/srv/dash/drizzle',
     DEMO: false,
+    WEBHOOK_RELAY_URL: undefined,
+    RELAY_POLL_SECRET: undefined,
+    receive: { enabled: true, disabled: new Set(), secrets: { code_host: [], deploy_host: [], error_tracker: [], issue_tracker: [], uptime_monitor: [] } },
   };
 
   it('starts with every value of .env.example as written, its paths taken from the base directory', () => {
@@ -47,6 +50,19 @@ describe("the dashboard's environment", () => {
     expect(() => readEnv({ ORIGIN: 'ftp://dash.example.com' }, '/')).toThrow(/ORIGIN must be an http\(s\) URL/);
     expect(() => readEnv({ DASHBOARD_PASSWORD_HASH: '$2b$10$abcdefghijklmnopqrstuv' }, '/')).toThrow(/DASHBOARD_PASSWORD_HASH must be an argon2id hash/);
     expect(() => readEnv({ DASHBOARD_PASSWORD_FILE: 'pw', DASHBOARD_PASSWORD_HASH: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2g' }, '/')).toThrow(/not both/);
+  });
+
+  it('reads the relay to poll, with the first of a rotation list as the poll secret, and refuses a URL that is not http(s)', () => {
+    const env = readEnv({ WEBHOOK_RELAY_URL: 'https://relay.example.com/api/t/acme', RELAY_POLL_SECRET: ' new-secret , old-secret' }, '/');
+    expect(env).toMatchObject({ WEBHOOK_RELAY_URL: 'https://relay.example.com/api/t/acme', RELAY_POLL_SECRET: 'new-secret' });
+    expect(() => readEnv({ WEBHOOK_RELAY_URL: 'relay.example.com' }, '/')).toThrow(/WEBHOOK_RELAY_URL must be an http\(s\) URL/);
+  });
+
+  it('reads the local webhook route\'s secrets and switches as the relay does, under either name', () => {
+    const env = readEnv({ WEBHOOK_SECRET_GITHUB: 'gh-new,gh-old', RELAY_DISABLE_ERROR_TRACKER: 'true' }, '/');
+    expect(env.receive.secrets.code_host).toEqual(['gh-new', 'gh-old']);
+    expect([...env.receive.disabled]).toEqual(['error_tracker']);
+    expect(readEnv({ RELAY_ENABLED: 'false' }, '/').receive.enabled).toBe(false);
   });
 
   it('reads the extra allowed hosts as a lowercase list', () => {

@@ -1,5 +1,6 @@
 import { isArgon2idHash, isLoopbackHost } from '@dash/contracts';
-import { parseEnv, type RawEnv } from '@dash/contracts/env';
+import { parseEnv, withoutBlanks, type RawEnv } from '@dash/contracts/env';
+import { commaList, receiveSettingsFrom, type ReceiveSettings } from '@dash/webhooks';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -38,6 +39,13 @@ const schema = z
     DATA_DIR: z.string().default('./data'),
     /** Where drizzle-kit's migrations live (`sqlite/` and `pg/` inside). */
     MIGRATIONS_DIR: z.string().default('./drizzle'),
+    /** The relay's base for events (`<relay>/api`, or `<relay>/api/t/<tenant>`); `relayUrl` in settings overrides it. */
+    WEBHOOK_RELAY_URL: z.url({ protocol: /^https?$/, error: 'WEBHOOK_RELAY_URL must be an http(s) URL such as https://relay.example.com/api' }).optional(),
+    /** The relay's poll secret; one saved in settings overrides it. The relay's list for rotation (`new,old`) polls with the first. */
+    RELAY_POLL_SECRET: z
+      .string()
+      .optional()
+      .transform((value) => commaList(value)[0]),
     /** `1`: on an empty store, start straight into the demo (three made-up products on the local sandbox). */
     DEMO: z
       .enum(['0', '1', 'true', 'false'])
@@ -62,6 +70,8 @@ const schema = z
 export type Env = z.infer<typeof schema> & {
   /** Local: bound to loopback, open until a password is set. Remote: any other bind, a password always. */
   mode: 'local' | 'remote';
+  /** The local webhook route's secrets (WEBHOOK_SECRET_<INTEGRATION>) and switches (RELAY_ENABLED, RELAY_DISABLE_<INTEGRATION>). */
+  receive: ReceiveSettings;
 };
 
 /** A `file:` URL with a relative path, which libSQL would take from the working directory. */
@@ -77,6 +87,7 @@ export function readEnv(raw: RawEnv, base: string): Env {
   return {
     ...env,
     mode: isLoopbackHost(env.HOST) ? 'local' : 'remote',
+    receive: receiveSettingsFrom(withoutBlanks(raw)),
     DATABASE_URL: relativeFileUrl.test(env.DATABASE_URL) ? `file:${resolve(base, env.DATABASE_URL.slice('file:'.length))}` : env.DATABASE_URL,
     DATA_DIR: resolve(base, env.DATA_DIR),
     MIGRATIONS_DIR: resolve(base, env.MIGRATIONS_DIR),

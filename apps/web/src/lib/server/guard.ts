@@ -26,6 +26,9 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const isApi = (path: string) => path === '/api' || path.startsWith('/api/');
 
+/** The providers' webhooks: each delivery proves itself with a signature or token, and no provider sends an Origin. */
+export const isSignedWebhook = (method: string, path: string) => method === 'POST' && /^\/api\/webhooks\/[^/]+$/.test(path);
+
 function json(status: number, code: string, message: string): Verdict {
   return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ error: { code, message } }) };
 }
@@ -64,7 +67,8 @@ export function hostAllowed(hostname: string, config: GuardConfig): boolean {
  *    loopback name of a local dashboard is sent to the canonical one, where its cookie lives.
  * 2. Cross-site guard: an unsafe method carried by a cookie (or nothing) must come from the
  *    dashboard's own pages. SvelteKit's own check covers form bodies only, not JSON or a POST without
- *    a Content-Type. A bearer token is never sent by a browser on its own, so it skips this guard.
+ *    a Content-Type. A bearer token is never sent by a browser on its own, so it skips this guard, as
+ *    do the providers' signed webhooks, which carry no cookie and are judged by their signature.
  */
 export function guard(request: GuardedRequest, config: GuardConfig): Verdict {
   const path = request.url.split('?')[0] ?? '/';
@@ -83,7 +87,7 @@ export function guard(request: GuardedRequest, config: GuardConfig): Verdict {
     return { status: 308, headers: { location: `${canonical.origin}${request.url}` }, body: '' };
   }
 
-  if (safe || /^bearer\s/i.test(request.header('authorization') ?? '')) return undefined;
+  if (safe || /^bearer\s/i.test(request.header('authorization') ?? '') || isSignedWebhook(request.method, path)) return undefined;
   const site = request.header('sec-fetch-site');
   const origin = request.header('origin');
   const scheme = canonical?.protocol ?? 'http:';

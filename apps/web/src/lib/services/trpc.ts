@@ -1,4 +1,4 @@
-import { createTRPCClient, httpBatchLink } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from '@trpc/client';
 import type { AppRouter } from '@dash/api';
 
 /** A session that ended (signed out elsewhere, expired) sends the page to sign in, then back here. */
@@ -11,5 +11,13 @@ const signInWhenSignedOut: typeof fetch = async (input, init) => {
   return response;
 };
 
-/** The browser's one client for the dashboard's procedures. */
-export const api = createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: '/api/trpc', fetch: signInWhenSignedOut })] });
+/** The browser's one client for the dashboard's procedures; subscriptions (the live inbox) over Server-Sent Events. */
+export const api = createTRPCClient<AppRouter>({
+  links: [
+    splitLink({
+      condition: (op) => op.type === 'subscription',
+      true: httpSubscriptionLink({ url: '/api/trpc' }),
+      false: httpBatchLink({ url: '/api/trpc', fetch: signInWhenSignedOut }),
+    }),
+  ],
+});

@@ -33,6 +33,9 @@ export function ago(iso: string, now = Date.now()): string {
   return 'just now';
 }
 
+/** This instant as ISO 8601, as the server writes instants. */
+export const isoNow = (): string => new Date().toISOString();
+
 /** A full date and time for a tooltip. */
 export const fullTime = (iso: string): string =>
   new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
