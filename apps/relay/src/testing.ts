@@ -1,7 +1,12 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import type { RelayConfig } from './config.ts';
 import { readConfig } from './config.ts';
 import { createRelayApp, type Logger } from './app.ts';
+import { memoryStore } from './store/memory.ts';
 import type { RelayStore } from './store/types.ts';
 
 export const GITHUB_SECRET = 'It\'s a Secret to Everybody';
@@ -58,3 +63,80 @@ export function githubDelivery(options: { number?: number; action?: string; merg
 }
 
 export const pollHeaders = (ip = '198.51.100.1', secret = POLL_SECRET) => ({ authorization: `Bearer ${secret}`, 'x-forwarded-for': ip });
+
+/** A request the served relay answered: what a test counts (how many polls, whether any got 429). */
+export interface ServedRequest {
+  method: string;
+  path: string;
+  /** The query string's parameters (`since`, `limit`, `wait` of a poll). */
+  query: Record<string, string>;
+  status: number;
+}
+
+/**
+ * The real relay app (memory store unless one is given) on a real 127.0.0.1 socket, as `main.ts` serves
+ * it, with every answered request recorded. `close()` takes it off the network (its store, and so its
+ * buffered events, stay); `open()` puts it back on the same port.
+ */
+export async function serveRelay(options: { store?: RelayStore; env?: Record<string, string>; port?: number } = {}) {
+  const store = options.store ?? memoryStore();
+  const log = quietLogger();
+  const app = createRelayApp({ config: testConfig(options.env), store, log, socketAddress: (c) => getConnInfo(c).remote.address });
+  const requests: ServedRequest[] = [];
+  let port = options.port ?? 0;
+  let server: ReturnType<typeof serve> | undefined;
+
+  async function open() {
+    if (server) return;
+    const listening = serve({
+      fetch: async (request: Request, env: unknown) => {
+        const response = await app.fetch(request, env);
+        const url = new URL(request.url);
+        requests.push({ method: request.method, path: url.pathname, query: Object.fromEntries(url.searchParams), status: response.status });
+        return response;
+      },
+      hostname: '127.0.0.1',
+      port,
+    });
+    await once(listening, 'listening');
+    server = listening;
+    port = (listening.address() as AddressInfo).port;
+  }
+
+  async function close() {
+    const closing = server;
+    server = undefined;
+    if (!closing) return;
+    if ('closeAllConnections' in closing) closing.closeAllConnections();
+    await new Promise((resolve) => closing.close(resolve));
+  }
+
+  await open();
+  const origin = () => `http://127.0.0.1:${port}`;
+  return {
+    app,
+    store,
+    log,
+    requests,
+    /** `GET …/events` requests answered so far. */
+    polls: () => requests.filter((r) => r.method === 'GET' && r.path.endsWith('/events')),
+    origin,
+    /** The dashboard's relay URL for this relay (single tenant): `<origin>/api`. */
+    url: () => `${origin()}/api`,
+    port: () => port,
+    open,
+    close,
+    /** Posts a delivery over HTTP to `/api/webhooks/<integration>`; its status. */
+    async post(delivery: { body: string; headers: Record<string, string> }, integration = 'code_host') {
+      const response = await fetch(`${origin()}/api/webhooks/${integration}`, { method: 'POST', body: delivery.body, headers: delivery.headers });
+      await response.arrayBuffer();
+      return response.status;
+    },
+    /** The same delivery through the app in-process: the relay taking webhooks while it is off this socket. */
+    async accept(delivery: { body: string; headers: Record<string, string> }, integration = 'code_host') {
+      const response = await app.request(`/api/webhooks/${integration}`, { method: 'POST', body: delivery.body, headers: delivery.headers });
+      await response.arrayBuffer();
+      return response.status;
+    },
+  };
+}

@@ -7,7 +7,7 @@ import { openStore, type Store } from '@dash/db';
 import type { Clock } from '@dash/connectors';
 import type { AccessOptions } from './auth/access.ts';
 import type { DemoProvider, Logger } from './context.ts';
-import { createContext } from './index.ts';
+import { createContext, type RelayEnvironment } from './index.ts';
 import { handleRest } from './rest/index.ts';
 import { createCaller, type Caller } from './root.ts';
 
@@ -20,7 +20,9 @@ export function memoryLogger(): Logger & { lines: string[] } {
 }
 
 /** A real api over a fresh embedded SQLite file, for tests; `dispose` removes it. */
-export async function createTestApi(options: { dir?: string; credentialsKey?: Buffer; clock?: Clock; demo?: DemoProvider; access?: AccessOptions } = {}) {
+export async function createTestApi(
+  options: { dir?: string; credentialsKey?: Buffer; clock?: Clock; demo?: DemoProvider; access?: AccessOptions; relay?: RelayEnvironment; fetch?: typeof fetch } = {},
+) {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'dash-api-'));
   const dbFile = join(dir, 'dashboard.db');
   const store: Store = await openStore({ url: `file:${dbFile}`, migrationsDir });
@@ -33,6 +35,8 @@ export async function createTestApi(options: { dir?: string; credentialsKey?: Bu
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.demo ? { demo: options.demo } : {}),
     ...(options.access ? { access: options.access } : {}),
+    ...(options.relay ? { relay: options.relay } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   return {
     dir,
@@ -43,6 +47,8 @@ export async function createTestApi(options: { dir?: string; credentialsKey?: Bu
     credentialsKey,
     caller: createCaller(ctx),
     async dispose({ keepFiles = false } = {}) {
+      // A relay poller this test started stops (and gives its lease up) before the database goes.
+      await ctx.notifications.poller.stop();
       await store.close();
       if (!keepFiles) rmSync(dir, { recursive: true, force: true });
     },

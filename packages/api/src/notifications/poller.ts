@@ -54,6 +54,7 @@ export class RelayPoller {
   private readonly limiter: RateLimiter;
   private readonly intervalMs: number;
   private running: AbortController | undefined;
+  private looping: Promise<void> = Promise.resolve();
   private wakeUp: (() => void) | undefined;
   /** The background turn's poll, which `wake()` cuts short (a held long-poll would otherwise keep an old URL for 20 s). */
   private current: AbortController | undefined;
@@ -82,11 +83,19 @@ export class RelayPoller {
 
   /** Polls now, until the relay has no more; one poll of this process at a time. */
   pollNow(): Promise<PollOutcome> {
+    // A long poll the loop holds open would keep this call waiting up to 20 s: end it (the loop starts a new one after).
+    this.current?.abort();
     const run = this.turn.then(async () => {
       const target = await this.options.target();
       this.state.configured = target !== undefined;
       if (!target) return { configured: false as const };
-      return (await this.drain(target, 0, undefined, 15_000)).outcome;
+      try {
+        return (await this.drain(target, 0, undefined, 15_000)).outcome;
+      } catch (error) {
+        // Settings show why "Poll now" failed too.
+        this.state.lastError = error instanceof Error ? error.message : String(error);
+        throw error;
+      }
     });
     this.turn = run.catch(() => undefined);
     return run;
@@ -97,7 +106,7 @@ export class RelayPoller {
     if (this.running) return;
     const controller = new AbortController();
     this.running = controller;
-    void this.loop(controller.signal);
+    this.looping = this.loop(controller.signal);
   }
 
   /** Stops the loop and gives the lease up. */
@@ -106,6 +115,8 @@ export class RelayPoller {
     this.running = undefined;
     controller?.abort();
     this.wake();
+    // Released once the loop is over: a turn that was reading its settings would otherwise take the lease again.
+    await this.looping;
     await this.options.store.leases.release(LEASE, this.holder).catch(() => undefined);
   }
 
@@ -120,6 +131,7 @@ export class RelayPoller {
       let pauseMs = this.intervalMs;
       try {
         const target = await this.options.target();
+        if (signal.aborted) break;
         this.state.configured = target !== undefined;
         if (!target) {
           this.state.state = 'stopped';

@@ -75,7 +75,9 @@ export async function fetchRelayPage(
     throw new RelayError('rate_limited', `The relay says to poll less often: ${await reasonOf(response)}`, Number.isFinite(seconds) ? seconds * 1000 : 60_000);
   }
   if (!response.ok) throw new RelayError('refused', `The relay answered ${response.status}: ${await reasonOf(response)}`);
-  const timestamp = Number(response.headers.get('x-relay-timestamp'));
+  // A missing header is no cursor at all (Number(null) would be 0: a page from the beginning).
+  const header = response.headers.get('x-relay-timestamp')?.trim() ?? '';
+  const timestamp = /^\d+$/.test(header) ? Number(header) : Number.NaN;
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new RelayError('bad_response', 'The relay answered without a valid X-Relay-Timestamp: is this URL a relay?');
   let body: unknown;
   try {

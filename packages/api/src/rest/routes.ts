@@ -82,6 +82,7 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'GET', path: '/api/notifications/unread', procedure: 'notifications.unreadCount', input: none },
   { method: 'POST', path: '/api/notifications/read', procedure: 'notifications.markRead', input: body },
   { method: 'POST', path: '/api/relay/poll', procedure: 'relay.poll', input: none },
+  { method: 'GET', path: '/api/relay/status', procedure: 'relay.status', input: none },
 
   { method: 'GET', path: '/api/revenue', procedure: 'data.revenue', input: query, respond: dataResponse },
   { method: 'GET', path: '/api/ideas', procedure: 'data.ideas', input: query, respond: dataResponse },
