@@ -250,10 +250,21 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
     const read = () => store.poll({ eventsKey: keys.events, since, limit, retentionMs: LIMITS.retentionMs });
     let page = await read();
     // Admitted once above, however long it is held. Without notices (Upstash) it answers at once.
+    let counted = true;
     if (page.events.length === 0 && wait > 0 && store.notices) {
       page = await heldPoll(store.notices, keys.events, read, wait * 1000, c.req.raw.signal);
+      // A held poll that an event woke is given back: the client asks again at once for the next one, and those
+      // polls come no faster than the webhooks themselves. Only empty and immediate answers use the budget.
+      if (page.events.length > 0 && admission.ticket !== undefined) {
+        // A store that fails here only leaves the poll counted (and says so); the events still go out.
+        counted = !(await store.refund({ rateKey: keys.pollRate(clientIp(c)), ticket: admission.ticket }).then(
+          () => true,
+          () => false,
+        ));
+      }
     }
     c.header('x-relay-timestamp', String(page.cursor));
+    c.header('x-relay-poll-counted', counted ? '1' : '0');
     return c.json(page.events);
   }
 
@@ -266,7 +277,7 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
   });
 
   if (config.allowedOrigin) {
-    const allowOrigin = cors({ origin: config.allowedOrigin, allowMethods: ['GET'], allowHeaders: ['Authorization'], exposeHeaders: ['X-Relay-Timestamp'] });
+    const allowOrigin = cors({ origin: config.allowedOrigin, allowMethods: ['GET'], allowHeaders: ['Authorization'], exposeHeaders: ['X-Relay-Timestamp', 'X-Relay-Poll-Counted'] });
     app.use('/api/events', allowOrigin);
     app.use('/api/t/:tenant/events', allowOrigin);
   }

@@ -203,6 +203,31 @@ for (const { name, open, available } of stores) {
       expect((await get(`${base}/api/events`)).status).toBe(429);
     });
 
+    it('gives back a held poll that an event woke (X-Relay-Poll-Counted: 0), so a client following webhooks keeps its budget', async () => {
+      store = await opened();
+      const base = await listen(store);
+      const plain = [];
+      for (let i = 1; i < LIMITS.pollsPerMinute; i++) {
+        const answer = await get(`${base}/api/events`);
+        plain.push([answer.status, answer.headers.get('x-relay-poll-counted')]);
+      }
+      expect(plain).toEqual(Array.from({ length: LIMITS.pollsPerMinute - 1 }, () => [200, '1']));
+      const { cursor } = await get(`${base}/api/events?limit=1`, { headers: pollHeaders('198.51.100.2') });
+
+      // The 20th: held, then woken by a webhook, and given back.
+      const held = get(`${base}/api/events?since=${cursor}&wait=5`);
+      await until(() => store.notices!.watching(EVENTS) === 1);
+      expect(await post(base, githubDelivery({ number: 20 }))).toBe(200);
+      const woken = await held;
+      expect([woken.status, woken.headers.get('x-relay-poll-counted')]).toEqual([200, '0']);
+      expect(woken.body).toEqual([expect.objectContaining({ sourceEventId: expect.stringContaining(':pr:20:') })]);
+
+      // So there is room for one more; an empty held poll that runs out is counted.
+      const timedOut = await get(`${base}/api/events?since=${woken.cursor}&wait=1`);
+      expect([timedOut.status, timedOut.body, timedOut.headers.get('x-relay-poll-counted')]).toEqual([200, [], '1']);
+      expect((await get(`${base}/api/events`)).status).toBe(429);
+    });
+
     it('leaves no watch behind when a client hangs up, and shares one subscription among the polls of a key', async () => {
       store = await opened();
       const base = await listen(store);

@@ -25,6 +25,20 @@ describe('slidingWindowLimiter', () => {
     await limiter.take(undefined, 0);
   });
 
+  it('frees the place of a request the upstream did not count, and only that one', async () => {
+    const clock = testClock(0);
+    const limiter = slidingWindowLimiter({ limit: 2, windowMs: 60_000 }, clock);
+    await limiter.take();
+    clock.advance(1_000);
+    const second = await limiter.take();
+    limiter.refund(second);
+    // Its place is free again: the next goes at once, and a refund of a turn no longer in the window changes nothing.
+    await limiter.take(undefined, 0);
+    limiter.refund(123);
+    const error = await limiter.take(undefined, 0).catch((e: unknown) => e);
+    expect(error).toMatchObject({ waitMs: 59_000 });
+  });
+
   it('holds every request back for as long as a 429 said, even with room in the window', async () => {
     const clock = testClock(0);
     const limiter = slidingWindowLimiter({ limit: 100, windowMs: 1_000 }, clock);

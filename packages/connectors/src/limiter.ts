@@ -17,10 +17,15 @@ export interface RateLimiter {
    * Resolves when one more request may be sent now; rejects when the signal aborts first, or with
    * LimiterBusyError when the turn is further away than `maxWaitMs` (a user is waiting on the answer).
    */
-  take(signal?: AbortSignal, maxWaitMs?: number): Promise<void>;
+  take(signal?: AbortSignal, maxWaitMs?: number): Promise<Turn>;
   /** The upstream said 429: send nothing more until `ms` from now. */
   pauseFor(ms: number): void;
+  /** The upstream did not count the request that took `turn` (it says so): its place in the window is free again. */
+  refund(turn: Turn): void;
 }
+
+/** A request's place in the window, as `take` gave it. */
+export type Turn = number;
 
 export interface RateLimit {
   limit: number;
@@ -39,9 +44,9 @@ export function unlimited(clock: Clock): RateLimiter {
 export function slidingWindowLimiter({ limit, windowMs }: RateLimit, clock: Clock): RateLimiter {
   const sent: number[] = [];
   let pausedUntil = 0;
-  let queue: Promise<void> = Promise.resolve();
+  let queue: Promise<unknown> = Promise.resolve();
 
-  async function waitForTurn(signal: AbortSignal | undefined, maxWaitMs: number) {
+  async function waitForTurn(signal: AbortSignal | undefined, maxWaitMs: number): Promise<Turn> {
     for (;;) {
       signal?.throwIfAborted();
       const now = clock.now();
@@ -50,7 +55,7 @@ export function slidingWindowLimiter({ limit, windowMs }: RateLimit, clock: Cloc
       const at = Math.max(windowFreesAt, pausedUntil);
       if (at <= now) {
         sent.push(now);
-        return;
+        return now;
       }
       if (at - now > maxWaitMs) throw new LimiterBusyError(at - now);
       await clock.sleep(at - now, signal);
@@ -66,6 +71,10 @@ export function slidingWindowLimiter({ limit, windowMs }: RateLimit, clock: Cloc
     },
     pauseFor(ms) {
       pausedUntil = Math.max(pausedUntil, clock.now() + ms);
+    },
+    refund(turn) {
+      const index = sent.lastIndexOf(turn);
+      if (index >= 0) sent.splice(index, 1);
     },
   };
 }

@@ -27,13 +27,20 @@ export function memoryStore(now: () => number = Date.now): RelayStore {
     windows.set(rateKey, hits);
     if (hits.length >= limit) return { allowed: false, retryAfterMs: (hits[0] ?? at) + windowMs - at };
     hits.push(at);
-    return { allowed: true, retryAfterMs: 0 };
+    return { allowed: true, retryAfterMs: 0, ticket: String(at) };
   }
 
   return {
     kind: 'memory',
 
     limit: (options) => Promise.resolve(countHit(options)),
+
+    refund({ rateKey, ticket }) {
+      const hits = windows.get(rateKey) ?? [];
+      const index = hits.lastIndexOf(Number(ticket));
+      if (index >= 0) hits.splice(index, 1);
+      return Promise.resolve();
+    },
 
     ingest({ deliveryKey, dedupeMs, eventsKey, events, ...rate }) {
       const check = countHit(rate);

@@ -28,12 +28,16 @@ const ADMIT = `local function admit(key, limit, window)
   return nil
 end`;
 
-/** KEYS: rate window. ARGV: limit, window ms. Returns {1, 0} or {0, retry ms}. */
+/** KEYS: rate window. ARGV: limit, window ms. Returns {1, the admission's time} or {0, retry ms}. */
 export const LIMIT = `${NOW}
 ${ADMIT}
 local wait = admit(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]))
 if wait then return {0, wait} end
-return {1, 0}`;
+return {1, now}`;
+
+/** KEYS: rate window. ARGV: an admission's time (LIMIT's answer). Takes that admission out of the window. */
+export const REFUND = `redis.call('LREM', KEYS[1], 1, ARGV[1])
+return 1`;
 
 /** The channel announcing that events were stored under a key: the key's name with this after it. */
 const STORED = ':stored';
@@ -180,8 +184,13 @@ export function scriptStore(kind: 'redis' | 'upstash', evaluate: Evaluate, close
     kind,
     limit: ({ rateKey, limit, windowMs }) =>
       guarded(async (): Promise<RateCheck> => {
-        const [allowed = 0, retryAfterMs = 0] = numbers(await evaluate(LIMIT, [rateKey], [String(limit), String(windowMs)]));
-        return { allowed: allowed === 1, retryAfterMs: Math.max(0, retryAfterMs) };
+        const [allowed = 0, detail = 0] = numbers(await evaluate(LIMIT, [rateKey], [String(limit), String(windowMs)]));
+        return allowed === 1 ? { allowed: true, retryAfterMs: 0, ticket: String(detail) } : { allowed: false, retryAfterMs: Math.max(0, detail) };
+      }),
+
+    refund: ({ rateKey, ticket }) =>
+      guarded(async () => {
+        await evaluate(REFUND, [rateKey], [ticket]);
       }),
 
     ingest: (delivery) => deliveries.load(delivery),

@@ -4,6 +4,8 @@ export interface RateCheck {
   /** False when the caller is over its rate limit; `retryAfterMs` says for how long. */
   allowed: boolean;
   retryAfterMs: number;
+  /** When allowed: what `refund` takes to give this admission back. */
+  ticket?: string;
 }
 
 export type IngestOutcome =
@@ -77,6 +79,8 @@ export interface RelayStore {
   };
   /** Counts a request in a sliding window. */
   limit(options: { rateKey: string; limit: number; windowMs: number }): Promise<RateCheck>;
+  /** Gives an admission back (a long poll that an event woke): its place in the window is free again. */
+  refund(options: { rateKey: string; ticket: string }): Promise<void>;
   /**
    * A webhook's whole visit to the store, atomically and in one round trip: counts it in the rate
    * window, checks its delivery id, and, when `events` are given (the delivery passed every check of its

@@ -724,7 +724,7 @@ describe("the relay's poll limit", () => {
     expect(await dash.inbox()).toHaveLength(1);
   });
 
-  it('counts the background poller and explicit polls together: the loop waits for a free turn instead of sending a 21st', async () => {
+  it('counts the background poller and explicit polls together, giving back only the held polls an event woke', async () => {
     const relay = await startRelay();
     const clock = manualClock();
     const dash = await dashboard({ relay: relayEnv(relay.url(), POLL_SECRET), clock });
@@ -733,11 +733,18 @@ describe("the relay's poll limit", () => {
     await until(() => relay.store.notices!.watching() === 1); // the 20th, held open by the relay
     await post(relay, [signed.unmatched()]);
     await until(async () => (await dash.inbox()).length === 1);
-    // The loop would ask again at once (the relay held its poll), but the minute's 20 are used: it waits.
-    await until(() => clock.sleeping() === 1);
+    // The event woke it, so the relay gave it back, and so does the dashboard: the loop holds its next poll at once.
+    // (The served relay records a request once it has answered it: a held one shows only as a watch.)
+    await until(() => relay.polls().length === 20 && relay.store.notices!.watching() === 1);
+    expect(relay.polls()[19]).toMatchObject({ status: 200, query: { wait: '20' } });
+
+    // That one counts (it is held, not woken): with 20 in the minute, Poll now cuts it short and finds no turn left.
+    const refused = await dash.call('POST', '/api/relay/poll');
+    expect(refused.status).toBe(429);
+    expect(refused.json).toMatchObject({ error: { message: expect.stringContaining('The relay allows 20 polls a minute') } });
+    await until(() => relay.polls().length === 21);
     await sleep(200);
-    expect(relay.polls()).toHaveLength(20);
-    expect(relay.store.notices!.watching()).toBe(0);
+    expect(relay.polls()).toHaveLength(21);
     expect(relay.requests.filter((r) => r.status === 429)).toEqual([]);
   });
 });

@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { LimiterBusyError, slidingWindowLimiter, type Clock, type RateLimiter } from '@dash/connectors';
+import { LimiterBusyError, slidingWindowLimiter, type Clock, type RateLimiter, type Turn } from '@dash/connectors';
 import type { Store } from '@dash/db';
 import type { Logger } from '../context.ts';
 import type { Inbox } from './inbox.ts';
 import { fetchRelayPage, RelayError, type RelayTarget } from './relay-client.ts';
 
-/** The relay admits 20 polls a minute per address; a held long-poll counts once. */
+/**
+ * The relay admits 20 polls a minute per address; a held long-poll counts once, and not at all when an event
+ * woke it (the relay says so and the turn is given back here too). The window is a second longer than the
+ * relay's: it stamps polls as they arrive, so two sent just over a minute apart may land just under one.
+ */
 const POLLS_PER_MINUTE = 20;
+const POLL_WINDOW_MS = 61_000;
 const PAGE = 500;
 const INTERVAL_MS = 15_000;
 /** Long enough to see new events at once, short enough to renew the lease in time. */
@@ -73,7 +78,7 @@ export class RelayPoller {
   };
 
   constructor(private readonly options: RelayPollerOptions) {
-    this.limiter = slidingWindowLimiter({ limit: POLLS_PER_MINUTE, windowMs: 60_000 }, options.clock);
+    this.limiter = slidingWindowLimiter({ limit: POLLS_PER_MINUTE, windowMs: POLL_WINDOW_MS }, options.clock);
     this.intervalMs = options.intervalMs ?? INTERVAL_MS;
   }
 
@@ -165,7 +170,14 @@ export class RelayPoller {
         }
       } catch (error) {
         if (signal.aborted) break;
-        pauseMs = this.failed(error);
+        if (error instanceof RelayError && error.reason === 'rate_limited') {
+          // Not an outage: the relay counted differently. Its Retry-After holds the next turn back, no longer.
+          this.limiter.pauseFor(error.retryAfterMs ?? 60_000);
+          this.state.lastError = error.message;
+          pauseMs = 0;
+        } else {
+          pauseMs = this.failed(error);
+        }
       }
       await this.pause(pauseMs, signal);
     }
@@ -191,14 +203,16 @@ export class RelayPoller {
     for (let first = true; ; first = false) {
       // A long drain keeps the lease: another process would poll the same pages (harmless, deduplicated, but wasted).
       if (leased && !first && !(await this.renewLease())) return { outcome: { configured: true, eventCount, relayTimestamp: since } };
+      let turn: Turn;
       try {
-        await this.limiter.take(signal, maxWaitMs);
+        turn = await this.limiter.take(signal, maxWaitMs);
       } catch (error) {
         if (error instanceof LimiterBusyError) throw new RelayError('rate_limited', `The relay allows ${POLLS_PER_MINUTE} polls a minute; the next is free in ${Math.ceil(error.waitMs / 1000)} s`, error.waitMs);
         throw error;
       }
       this.state.lastPollAt = new Date(clock.now()).toISOString();
       const answer = await fetchRelayPage(target, { since, limit: PAGE, waitSeconds: wait, fetch: this.options.fetch, ...(signal ? { signal } : {}) });
+      if (!answer.counted) this.limiter.refund(turn);
       const { stored } = await inbox.ingest(answer.events, { relayUrl: target.url, since: answer.timestamp });
       this.countToday(stored);
       eventCount += answer.events.length;

@@ -19,6 +19,8 @@ export interface RelayPage {
   events: RelayEvent[];
   /** `X-Relay-Timestamp`: the `since` of the next poll. */
   timestamp: number;
+  /** False when the relay gave the poll back (`X-Relay-Poll-Counted: 0`: a held poll an event woke). */
+  counted: boolean;
 }
 
 export interface RelayTarget {
@@ -90,7 +92,7 @@ export async function fetchRelayPage(
     const issue = parsed.error.issues[0];
     throw new RelayError('bad_response', `The relay's events are not in the expected shape (${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'})`);
   }
-  return { events: parsed.data, timestamp };
+  return { events: parsed.data, timestamp, counted: response.headers.get('x-relay-poll-counted') !== '0' };
 }
 
 /** `GET <relay>/api/health`: the relay process answers, before any secret is involved. */
