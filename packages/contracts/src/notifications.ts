@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** The five integrations that send webhooks (the relay's and the local route's `:integration`). */
+export const webhookIntegrationSchema = z.enum(['code_host', 'deploy_host', 'error_tracker', 'issue_tracker', 'uptime_monitor']);
+
 export const notificationSeverities = ['info', 'success', 'warning', 'error'] as const;
 
 /** One row of the inbox: an event, or a subject's story from trouble to recovery (an outage and its end). */
@@ -95,7 +98,7 @@ export const relayStatusSchema = z.object({
     relayTimestamp: z.number().int().nullable(),
   }),
   /** The dashboard's own webhook route per integration, with whether a signing secret is set for it. */
-  localWebhooks: z.array(z.object({ integration: z.string(), provider: z.string(), path: z.string(), secretSet: z.boolean(), secretSource: z.enum(['settings', 'env']).nullable() })),
+  localWebhooks: z.array(z.object({ integration: webhookIntegrationSchema, provider: z.string(), path: z.string(), secretSet: z.boolean(), secretSource: z.enum(['settings', 'env']).nullable() })),
 });
 export type RelayStatus = z.infer<typeof relayStatusSchema>;
 
@@ -105,7 +108,7 @@ export const relaySecretSchema = z.object({
 });
 
 export const webhookSecretSchema = z.object({
-  integration: z.enum(['code_host', 'deploy_host', 'error_tracker', 'issue_tracker', 'uptime_monitor']),
+  integration: webhookIntegrationSchema,
   /** The signing secret (or Better Stack's token), comma-separated for rotation; null removes the saved one. */
   secret: z.string().trim().min(1).max(1024).nullable(),
 });
