@@ -5,6 +5,7 @@ import {
   answerDelivery,
   isJsonType,
   judgeDelivery,
+  readBodyWithin,
   RECEIVE_LIMITS,
   resolveIntegration,
   sha256Hex,
@@ -61,26 +62,7 @@ const fail = (c: Context, status: 400 | 401 | 404 | 409 | 413 | 415 | 429 | 503,
 
 const retryAfter = (ms: number) => ({ 'retry-after': String(Math.max(1, Math.ceil(ms / 1000))) });
 
-/** Reads at most `limit` bytes as they arrive; undefined as soon as the body is longer, whatever Content-Length said. */
-async function readWebBody(request: Request, limit: number): Promise<Uint8Array | undefined> {
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      reader.releaseLock();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
-
-/** The same from Node's own request stream, which spares building a fetch Request on the hot path. */
+/** `readBodyWithin` from Node's own request stream, which spares building a fetch Request on the hot path. */
 function readNodeBody(incoming: IncomingMessage, limit: number): Promise<Uint8Array | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -131,7 +113,7 @@ function headersOf(c: Context): HeaderBag {
 function readBody(c: Context, headers: HeaderBag, limit: number): Promise<Uint8Array | undefined> {
   if (Number(headers.get('content-length') ?? 0) > limit) return Promise.resolve(undefined);
   const incoming = incomingOf(c);
-  return incoming ? readNodeBody(incoming, limit) : readWebBody(c.req.raw, limit);
+  return incoming ? readNodeBody(incoming, limit) : readBodyWithin(c.req.raw, limit);
 }
 
 

@@ -15,6 +15,31 @@ export const RECEIVE_LIMITS = {
   freshnessMs: 5 * 60_000,
 } as const;
 
+/**
+ * Reads a request's body while counting its bytes: undefined as soon as it is longer than `limit`, whatever
+ * Content-Length said. It stops reading without cancelling the stream, so the 413 can still be sent (with
+ * `Connection: close`, which drops the unread rest with the connection).
+ */
+export async function readBodyWithin(request: Request, limit: number): Promise<Uint8Array | undefined> {
+  if (Number(request.headers.get('content-length') ?? 0) > limit) return undefined;
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) return undefined;
+      chunks.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return Buffer.concat(chunks);
+}
+
 export const isJsonType = (type: string | null | undefined) => /^application\/json\s*(;|$)/i.test(type ?? '');
 
 /** What a delivery's own checks concluded: pure and local, before the store has its say. */

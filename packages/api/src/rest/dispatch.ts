@@ -1,5 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import type { ErrorCode } from '@dash/contracts';
+import { isJsonType, readBodyWithin } from '@dash/webhooks';
 import type { Caller } from '../root.ts';
 import { describeError } from '../errors.ts';
 import type { Method, RestRoute } from './routes.ts';
@@ -44,39 +45,24 @@ function matchSegments(pattern: string[], actual: string[]): Record<string, stri
 
 /** Reads the body while counting bytes, so neither a missing nor a lying Content-Length lets more through. */
 async function readJsonBody(request: Request): Promise<unknown> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
   // `connection: close`: the unread rest of the body is dropped with the connection, never read.
   const tooLarge = () =>
     new RestError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES / 1024} KB`, { connection: 'close' });
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  if (!request.body) return undefined;
-
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
+  let body: Uint8Array | undefined;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      // Stop reading without cancelling: a cancel would reset the connection before the 413 is sent.
-      if (size > MAX_BODY_BYTES) throw tooLarge();
-      chunks.push(value);
-    }
+    body = await readBodyWithin(request, MAX_BODY_BYTES);
   } catch (error) {
-    reader.releaseLock();
-    if (error instanceof RestError) throw error;
     // The server in front may cut the stream for its own size limit; say so the same way.
     if ((error as { status?: number }).status === 413) throw tooLarge();
     throw error;
   }
-  if (size === 0) return undefined;
+  if (!body) throw tooLarge();
+  if (body.byteLength === 0) return undefined;
 
-  const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) {
+  if (!isJsonType(request.headers.get('content-type'))) {
     throw new RestError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request body as JSON with Content-Type: application/json');
   }
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(body);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
