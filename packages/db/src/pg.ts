@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
+import type { PreparedQueryConfig } from 'drizzle-orm/pg-core';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Sql } from 'postgres';
 import {
@@ -16,8 +17,10 @@ import {
   userSettings,
 } from './schema/pg.ts';
 import {
+  CLAIM_TAIL,
   createdValues,
   ingestEvents,
+  insertStatement,
   isoOf,
   keyHoldsPart,
   isPgUniqueViolation,
@@ -33,7 +36,9 @@ import {
   toProject,
   toSession,
   unknownSlugs,
+  pgPlaceholder,
   type IngestOps,
+  type RawStatement,
   type SettingRow,
 } from './shared.ts';
 import { ProjectExistsError, UnknownProjectsError, type Store } from './store.ts';
@@ -65,54 +70,64 @@ const nextSeq = sql`nextval('notification_seq')`;
 const lockNotifications = (tx: Tx) => tx.execute(sql`select pg_advisory_xact_lock(7305046152410968393)`);
 const notificationTx = { isolationLevel: 'read committed' } as const;
 
-/** The fold's reads and writes, inside the ingest's transaction. */
+/** `case source_event_id when … then … end`: each claim's new row. */
+const relinked = (links: { sourceEventId: string; notificationId: string }[]) =>
+  sql`case ${notificationDedup.sourceEventId} ${sql.join(
+    links.map((link) => sql`when ${link.sourceEventId} then ${link.notificationId}`),
+    sql` `,
+  )} end`;
+
+/** A raw statement in the transaction, its answer's rows as the driver gives them. */
+const run = <T>(tx: Tx, { sql: text, params }: RawStatement) =>
+  tx._.session.prepareQuery<PreparedQueryConfig & { execute: T[] }>({ sql: text, params }, undefined, undefined, false).execute();
+
+/** The ingest's reads and writes, inside its transaction, a statement per call (the wide inserts as raw text). */
 function ingestOps(tx: Tx): IngestOps {
   return {
-    async openRow(subjectKey) {
-      return (await tx.select().from(notifications).where(and(eq(notifications.subjectKey, subjectKey), eq(notifications.status, 'open'))))[0];
+    async openRows(subjectKeys) {
+      return tx
+        .select()
+        .from(notifications)
+        .where(and(inArray(notifications.subjectKey, subjectKeys), eq(notifications.status, 'open')));
     },
-    async claim(claim) {
-      // Insert the claim, or take over one that has expired; a live one answers no row.
-      const claimed = await tx
-        .insert(notificationDedup)
-        .values({ ...claim, hits: 1 })
-        .onConflictDoUpdate({
-          target: notificationDedup.sourceEventId,
-          set: {
-            notificationId: sql`excluded.notification_id`,
-            firstSeenAt: sql`excluded.first_seen_at`,
-            expiresAt: sql`excluded.expires_at`,
-            hits: 1,
-          },
-          setWhere: sql`${notificationDedup.expiresAt} <= excluded.first_seen_at`,
-        })
-        .returning({ sourceEventId: notificationDedup.sourceEventId });
-      if (claimed.length > 0) return true;
+    async claim(claims) {
+      // The batch holds each source event id once: Postgres rejects a statement that would change one row twice.
+      const claimed = await run<{ source_event_id: string }>(tx, insertStatement(notificationDedup, claims, pgPlaceholder, CLAIM_TAIL));
+      return claimed.map((row) => row.source_event_id);
+    },
+    async addHits(sourceEventIds, count) {
       await tx
         .update(notificationDedup)
-        .set({ hits: sql`${notificationDedup.hits} + 1` })
-        .where(eq(notificationDedup.sourceEventId, claim.sourceEventId));
-      return false;
+        .set({ hits: sql`${notificationDedup.hits} + ${count}` })
+        .where(inArray(notificationDedup.sourceEventId, sourceEventIds));
     },
-    async insertRow(values) {
-      const [row] = await tx
-        .insert(notifications)
-        .values({ ...values, seq: nextSeq })
-        .returning();
-      if (!row) throw new Error('Inserting a notification returned no row');
-      return row;
+    async relink(links) {
+      await tx
+        .update(notificationDedup)
+        .set({ notificationId: relinked(links) })
+        .where(inArray(notificationDedup.sourceEventId, links.map((link) => link.sourceEventId)));
     },
-    async updateRow(id, values) {
-      const [row] = await tx
-        .update(notifications)
-        .set({ ...values, seq: nextSeq })
-        .where(eq(notifications.id, id))
-        .returning();
-      if (!row) throw new Error(`Notification ${id} vanished during the ingest`);
-      return row;
+    async takeSeqs(count) {
+      // Under the notifications lock: nobody else takes values meanwhile, and these become visible with the batch.
+      const rows = await tx.execute<{ seq: string | number }>(sql`select nextval('notification_seq') as seq from generate_series(1, ${count}::int)`);
+      return rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
     },
-    async insertEvent(values) {
-      await tx.insert(notificationEvents).values(values);
+    async updateRows(rows) {
+      // One statement each: a batch changes few rows that were there before it (the open ones it joins or resolves).
+      for (const { id, seq, status, severity, eventCount, lastAt, resolvedAt } of rows) {
+        const updated = await tx
+          .update(notifications)
+          .set({ seq, status, severity, eventCount, lastAt, resolvedAt })
+          .where(eq(notifications.id, id))
+          .returning({ id: notifications.id });
+        if (updated.length === 0) throw new Error(`Notification ${id} vanished during the ingest`);
+      }
+    },
+    async insertRows(rows) {
+      await run(tx, insertStatement(notifications, rows, pgPlaceholder));
+    },
+    async insertEvents(events) {
+      await run(tx, insertStatement(notificationEvents, events, pgPlaceholder));
     },
   };
 }

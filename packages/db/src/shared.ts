@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Column, type SQL } from 'drizzle-orm';
+import { getTableColumns, getTableName, sql, type Column, type SQL, type Table } from 'drizzle-orm';
 import {
   defaultSettings,
   integrationsSchema,
@@ -235,9 +235,6 @@ export const toNotification = (row: NotificationRow): NotificationRow => ({
   readAt: isoOrNull(row.readAt),
 });
 
-/** An inbox row as written; the dialect gives it its seq. */
-export type NotificationValues = Omit<NotificationRow, 'seq'>;
-
 /** A `notification_events` row. */
 export interface NotificationEventValues {
   id: string;
@@ -256,30 +253,193 @@ export interface NotificationEventValues {
   relayEventId: string | null;
 }
 
-/** What `ingestEvents` needs of a dialect, every call inside the one transaction of the batch. */
-export interface IngestOps {
-  /** The subject's open row. */
-  openRow(subjectKey: string): Promise<NotificationRow | undefined>;
-  /**
-   * Claims `sourceEventId` for the event (insert, or take over a claim that expired by `firstSeenAt`); true when
-   * claimed; false when a live claim exists, whose `hits` it then increments.
-   */
-  claim(claim: { sourceEventId: string; notificationId: string; firstSeenAt: string; expiresAt: string }): Promise<boolean>;
-  /** Inserts a row with the next seq. */
-  insertRow(values: NotificationValues): Promise<NotificationRow>;
-  /** Changes a row, giving it the next seq. */
-  updateRow(id: string, values: Partial<NotificationValues>): Promise<NotificationRow>;
-  insertEvent(values: NotificationEventValues): Promise<void>;
+/** A `notification_dedup` row as a batch claims it. */
+export interface DedupClaim {
+  sourceEventId: string;
+  /** The inbox row the event folds into. */
+  notificationId: string;
+  firstSeenAt: string;
+  expiresAt: string;
+  /** 1, plus the event's copies later in the same batch. */
+  hits: number;
 }
+
+/**
+ * Rows (or keys) per statement of an ingest: with the widest table's 16 columns, 4,000 bound parameters, well under
+ * SQLite's limit (32,766) and Postgres's (65,535).
+ */
+export const INGEST_CHUNK = 250;
+
+/** `items` in slices of at most `size`. */
+export function chunked<T>(items: readonly T[], size = INGEST_CHUNK): T[][] {
+  const slices: T[][] = [];
+  for (let i = 0; i < items.length; i += size) slices.push(items.slice(i, i + size));
+  return slices;
+}
+
+/**
+ * What `ingestEvents` needs of a dialect, every call inside the one transaction of the batch (which also holds
+ * whatever serialises ingests, so nothing else changes the inbox or the claims between the calls). Every list it
+ * is given holds at most INGEST_CHUNK items; each call is one statement (or a few).
+ */
+export interface IngestOps {
+  /** The open rows of these subjects (at most one each). */
+  openRows(subjectKeys: string[]): Promise<NotificationRow[]>;
+  /**
+   * Inserts each claim, or takes over one that has expired by its `firstSeenAt` (writing all of its columns); answers
+   * the sourceEventIds claimed. The others have a live claim, left as it was.
+   */
+  claim(claims: DedupClaim[]): Promise<string[]>;
+  /** Adds `count` to the `hits` of these (live) claims. */
+  addHits(sourceEventIds: string[], count: number): Promise<void>;
+  /** Points these claims at other rows. */
+  relink(links: { sourceEventId: string; notificationId: string }[]): Promise<void>;
+  /** `count` (> 0) new seqs, ascending, each bigger than any handed out before. */
+  takeSeqs(count: number): Promise<number[]>;
+  /** Writes the folded columns (seq, status, severity, eventCount, lastAt, resolvedAt) of existing rows; never readAt. */
+  updateRows(rows: NotificationRow[]): Promise<void>;
+  insertRows(rows: NotificationRow[]): Promise<void>;
+  insertEvents(events: NotificationEventValues[]): Promise<void>;
+}
+
+/** A statement as text with its parameters, run as it is (drizzle builds nothing). */
+export interface RawStatement {
+  sql: string;
+  params: unknown[];
+}
+
+/** How a dialect spells the parameter at `index` (from 0). */
+export type Placeholder = (index: number) => string;
+export const sqlitePlaceholder: Placeholder = () => '?';
+export const pgPlaceholder: Placeholder = (index) => `$${index + 1}`;
+
+/** Recent texts of `insertStatement`, by table, row count, tail and placeholder style (at most a few dozen, tens of kB each). */
+const insertTexts = new Map<string, string>();
+const INSERT_TEXTS_KEPT = 64;
+
+/**
+ * One multi-row `insert into <table> (<every column>) values (…), (…) <tail>` of `rows` (which hold every column's
+ * key; undefined writes null), its parameters row by row in the table's column order. The ingest's wide writes go
+ * this way: drizzle's builder spends more per value than the database does.
+ */
+export function insertStatement(table: Table, rows: readonly object[], placeholder: Placeholder, tail = ''): RawStatement {
+  const columns = Object.entries(getTableColumns(table) as Record<string, Column>);
+  const key = `${getTableName(table)}\0${rows.length}\0${placeholder(1)}\0${tail}`;
+  let text = insertTexts.get(key);
+  if (text === undefined) {
+    let index = 0;
+    const tuples = rows.map(() => `(${columns.map(() => placeholder(index++)).join(', ')})`);
+    text = `insert into "${getTableName(table)}" (${columns.map(([, column]) => `"${column.name}"`).join(', ')}) values ${tuples.join(', ')}${tail && ` ${tail}`}`;
+    if (insertTexts.size >= INSERT_TEXTS_KEPT) insertTexts.clear();
+    insertTexts.set(key, text);
+  }
+  const params: unknown[] = [];
+  for (const row of rows) for (const [name] of columns) params.push((row as Record<string, unknown>)[name] ?? null);
+  return { sql: text, params };
+}
+
+/**
+ * The tail of a multi-row claim (`insertStatement` of `notification_dedup`), the same on both dialects: insert each
+ * claim, or take over one that has expired by the new claim's start; a live one is left as it is and answers no row.
+ */
+export const CLAIM_TAIL =
+  'on conflict ("source_event_id") do update set "notification_id" = excluded."notification_id", ' +
+  '"first_seen_at" = excluded."first_seen_at", "expires_at" = excluded."expires_at", "hits" = excluded."hits" ' +
+  'where "notification_dedup"."expires_at" <= excluded."first_seen_at" returning "source_event_id"';
 
 const severityRank: Record<NotificationSeverity, number> = { info: 0, success: 1, warning: 2, error: 3 };
 const higherSeverity = (a: NotificationSeverity, b: NotificationSeverity) => (severityRank[b] > severityRank[a] ? b : a);
 /** Of two normalised ISO instants, the later (they compare as text). */
 const later = (a: string, b: string) => (b > a ? b : a);
 
+/** A batch's event with its instants normalised, once its in-batch copies are set aside. */
+interface BatchEvent {
+  event: IncomingEvent;
+  occurredAt: string;
+  receivedAt: string;
+  /** What its transition acts on: null when it is a row of its own (no transition, or no subject). */
+  subject: string | null;
+  /** The id of the row it opens, when it opens one. */
+  newId: string;
+  /** Its copies later in the batch. */
+  copies: number;
+}
+
+/** A row the fold changed, as it is after the batch; `last` is the index of the last event that changed it. */
+interface FoldedRow {
+  row: Omit<NotificationRow, 'seq'>;
+  existed: boolean;
+  last: number;
+}
+
 /**
- * The batch part of `Store.notifications.ingest`, the same for both dialects: claims and folds each event in
- * order through `ops`, which run inside the caller's transaction (that also holds whatever serialises ingests).
+ * Folds the events that `stored` admits, in order, onto the subjects' `open` rows: the row each event went into
+ * (undefined for those not stored) and every row changed, new or existing, as the batch leaves it.
+ */
+function fold(batch: readonly BatchEvent[], stored: (index: number) => boolean, open: ReadonlyMap<string, NotificationRow>) {
+  const rowOf: (string | undefined)[] = new Array<string | undefined>(batch.length);
+  const rows = new Map<string, FoldedRow>();
+  const openIds = new Map<string, string>();
+  for (const [subject, row] of open) openIds.set(subject, row.id);
+  for (const [index, { event, occurredAt, receivedAt, subject, newId }] of batch.entries()) {
+    if (!stored(index)) continue;
+    const openId = subject === null ? undefined : openIds.get(subject);
+    let folded: FoldedRow;
+    if (subject !== null && openId !== undefined) {
+      // An open row the batch has not changed yet is the subject's row from before the batch.
+      const before = open.get(subject);
+      folded = rows.get(openId) ?? { row: { ...(before as NotificationRow) }, existed: true, last: index };
+      const { row } = folded;
+      row.eventCount += 1;
+      row.lastAt = later(row.lastAt, occurredAt);
+      if (event.transition === 'trigger') {
+        row.severity = higherSeverity(row.severity, event.severity);
+      } else {
+        // The resolve closes the occurrence; its own severity (`success`) does not raise the row's.
+        row.status = 'resolved';
+        row.resolvedAt = occurredAt;
+        openIds.delete(subject);
+      }
+    } else {
+      // A trigger opens a new occurrence (after a resolve too: a second outage is a second row); a resolve
+      // with no open row is a resolved row of its own; a stateless event is an info row.
+      const status = subject === null ? 'info' : event.transition === 'trigger' ? 'open' : 'resolved';
+      folded = {
+        row: {
+          id: newId,
+          integration: event.integration,
+          type: event.type,
+          subjectKey: event.subjectKey,
+          status,
+          severity: event.severity,
+          title: event.title,
+          url: event.url,
+          projectSlug: event.projectSlug,
+          eventCount: 1,
+          firstAt: occurredAt,
+          lastAt: occurredAt,
+          resolvedAt: status === 'resolved' ? occurredAt : null,
+          receivedAt,
+          readAt: null,
+        },
+        existed: false,
+        last: index,
+      };
+      if (subject !== null && status === 'open') openIds.set(subject, newId);
+    }
+    folded.last = index;
+    rows.set(folded.row.id, folded);
+    rowOf[index] = folded.row.id;
+  }
+  return { rowOf, rows };
+}
+
+/**
+ * The batch part of `Store.notifications.ingest`, the same for both dialects, a batch at a time through `ops`
+ * (inside the caller's transaction, which also serialises ingests): set the in-batch copies aside, read the
+ * subjects' open rows, fold assuming every event is new and claim each event for the row that gives it, fold again
+ * with only the claimed ones when some were live duplicates (pointing the claims that now fold elsewhere at their
+ * rows), then write the changed rows with new seqs in the order of their last change, and the events.
  */
 export async function ingestEvents(
   events: readonly IncomingEvent[],
@@ -290,63 +450,84 @@ export async function ingestEvents(
   if (!(Number.isFinite(dedupWindowMs) && dedupWindowMs >= 0)) throw new RangeError(`Invalid dedupWindowMs: ${dedupWindowMs}`);
   const firstSeenAt = isoOf(options.now);
   const expiresAt = new Date(Date.parse(firstSeenAt) + dedupWindowMs).toISOString();
-  const changed = new Map<string, NotificationRow>();
-  let stored = 0;
-  let duplicates = 0;
 
+  // A copy of an event earlier in the batch is a duplicate: it only adds to the claim's hits.
+  const batch: BatchEvent[] = [];
+  const bySource = new Map<string, BatchEvent>();
   for (const event of events) {
+    // Normalised (and checked) before anything is written: `later` compares ISO text.
     const occurredAt = isoOf(event.occurredAt);
     const receivedAt = isoOf(event.receivedAt);
-    // Without a subject a transition has nothing to join or close: the event is a row of its own.
-    const subjectKey = event.transition === null ? null : event.subjectKey;
-    const openRow = subjectKey === null ? undefined : await ops.openRow(subjectKey);
-    // Normalised: Postgres answers instants in its own format, and `later` compares ISO text.
-    const open = openRow && toNotification(openRow);
-    const notificationId = open?.id ?? randomUUID();
-    if (!(await ops.claim({ sourceEventId: event.sourceEventId, notificationId, firstSeenAt, expiresAt }))) {
-      duplicates++;
+    const first = bySource.get(event.sourceEventId);
+    if (first) {
+      first.copies++;
       continue;
     }
+    // Without a subject a transition has nothing to join or close: the event is a row of its own.
+    const subject = event.transition === null ? null : event.subjectKey;
+    const entry: BatchEvent = { event, occurredAt, receivedAt, subject, newId: randomUUID(), copies: 0 };
+    bySource.set(event.sourceEventId, entry);
+    batch.push(entry);
+  }
+  if (batch.length === 0) return { stored: 0, duplicates: 0, changed: [] };
 
-    let row: NotificationRow;
-    if (open && event.transition === 'trigger') {
-      row = await ops.updateRow(open.id, {
-        eventCount: open.eventCount + 1,
-        severity: higherSeverity(open.severity, event.severity),
-        lastAt: later(open.lastAt, occurredAt),
-      });
-    } else if (open) {
-      // The resolve closes the occurrence; its own severity (`success`) does not raise the row's.
-      row = await ops.updateRow(open.id, {
-        status: 'resolved',
-        resolvedAt: occurredAt,
-        eventCount: open.eventCount + 1,
-        lastAt: later(open.lastAt, occurredAt),
-      });
-    } else {
-      // A trigger opens a new occurrence (after a resolve too: a second outage is a second row); a resolve
-      // with no open row is a resolved row of its own; a stateless event is an info row.
-      row = await ops.insertRow({
-        id: notificationId,
-        integration: event.integration,
-        type: event.type,
-        subjectKey: event.subjectKey,
-        status: subjectKey === null ? 'info' : event.transition === 'trigger' ? 'open' : 'resolved',
-        severity: event.severity,
-        title: event.title,
-        url: event.url,
-        projectSlug: event.projectSlug,
-        eventCount: 1,
-        firstAt: occurredAt,
-        lastAt: occurredAt,
-        resolvedAt: event.transition === 'resolve' && subjectKey !== null ? occurredAt : null,
-        receivedAt,
-        readAt: null,
-      });
+  const subjects = [...new Set(batch.flatMap(({ subject }) => (subject === null ? [] : [subject])))];
+  const open = new Map<string, NotificationRow>();
+  for (const keys of chunked(subjects)) {
+    for (const row of await ops.openRows(keys)) if (row.subjectKey !== null) open.set(row.subjectKey, toNotification(row));
+  }
+
+  // Claims name the row their event folds into when every event is new, as nearly all are.
+  const assumed = fold(batch, () => true, open);
+  const claimed = new Set<string>();
+  for (const slice of chunked(batch.map((entry, index) => ({ entry, index })))) {
+    const claims = slice.map(({ entry, index }) => ({
+      sourceEventId: entry.event.sourceEventId,
+      notificationId: assumed.rowOf[index] as string,
+      firstSeenAt,
+      expiresAt,
+      hits: 1 + entry.copies,
+    }));
+    for (const sourceEventId of await ops.claim(claims)) claimed.add(sourceEventId);
+  }
+
+  let folded = assumed;
+  if (claimed.size < batch.length) {
+    // Live claims: those events are duplicates, and every copy counts as a hit.
+    const live = batch.filter(({ event }) => !claimed.has(event.sourceEventId));
+    const byHits = new Map<number, string[]>();
+    for (const { event, copies: n } of live) {
+      const group = byHits.get(1 + n);
+      if (group) group.push(event.sourceEventId);
+      else byHits.set(1 + n, [event.sourceEventId]);
     }
-    await ops.insertEvent({
+    for (const [count, ids] of byHits) for (const slice of chunked(ids)) await ops.addHits(slice, count);
+    folded = fold(batch, (index) => claimed.has((batch[index] as BatchEvent).event.sourceEventId), open);
+    const { rowOf } = folded;
+    const moved = batch.flatMap(({ event }, index) => {
+      const notificationId = rowOf[index];
+      return notificationId !== undefined && notificationId !== assumed.rowOf[index] ? [{ sourceEventId: event.sourceEventId, notificationId }] : [];
+    });
+    for (const slice of chunked(moved)) await ops.relink(slice);
+  }
+
+  const { rowOf, rows } = folded;
+  const order = [...rows.values()].sort((a, b) => a.last - b.last);
+  const seqs = order.length > 0 ? await ops.takeSeqs(order.length) : [];
+  const changed: NotificationRow[] = order.map(({ row }, index) => ({ ...row, seq: seqs[index] as number }));
+  // Existing rows first: one the batch resolved must be closed before a new open row of its subject goes in.
+  const existing = changed.filter((row) => rows.get(row.id)?.existed);
+  for (const slice of chunked(existing)) await ops.updateRows(slice);
+  const fresh = changed.filter((row) => !rows.get(row.id)?.existed);
+  for (const slice of chunked(fresh)) await ops.insertRows(slice);
+
+  const stored: NotificationEventValues[] = [];
+  for (const [index, { event, occurredAt, receivedAt }] of batch.entries()) {
+    const notificationId = rowOf[index];
+    if (notificationId === undefined) continue;
+    stored.push({
       id: randomUUID(),
-      notificationId: row.id,
+      notificationId,
       sourceEventId: event.sourceEventId,
       integration: event.integration,
       type: event.type,
@@ -360,9 +541,7 @@ export async function ingestEvents(
       receivedAt,
       relayEventId: event.relayEventId,
     });
-    // A row changed twice by the batch is answered once, as it is after the batch.
-    changed.set(row.id, toNotification(row));
-    stored++;
   }
-  return { stored, duplicates, changed: [...changed.values()].sort((a, b) => a.seq - b.seq) };
+  for (const slice of chunked(stored)) await ops.insertEvents(slice);
+  return { stored: stored.length, duplicates: events.length - stored.length, changed };
 }

@@ -1,4 +1,4 @@
-import type { Client, ResultSet } from '@libsql/client';
+import type { Client, InValue, ResultSet } from '@libsql/client';
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { LibSQLDatabase } from 'drizzle-orm/libsql';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
@@ -18,8 +18,10 @@ import {
   userSettings,
 } from './schema/sqlite.ts';
 import {
+  CLAIM_TAIL,
   createdValues,
   ingestEvents,
+  insertStatement,
   isoOf,
   keyHoldsPart,
   isSqliteUniqueViolation,
@@ -35,7 +37,9 @@ import {
   toProject,
   toSession,
   unknownSlugs,
+  sqlitePlaceholder,
   type IngestOps,
+  type RawStatement,
   type SettingRow,
 } from './shared.ts';
 import { ProjectExistsError, UnknownProjectsError, type NotificationRow, type Store } from './store.ts';
@@ -117,54 +121,67 @@ async function takeSeqs(tx: Queryable, count: number): Promise<number> {
   return row.last;
 }
 
-/** The fold's reads and writes, on the transaction's connection. */
-function ingestOps(tx: Queryable): IngestOps {
+/** `case source_event_id when … then … end`: each claim's new row. */
+const relinked = (links: { sourceEventId: string; notificationId: string }[]) =>
+  sql`case ${notificationDedup.sourceEventId} ${sql.join(
+    links.map((link) => sql`when ${link.sourceEventId} then ${link.notificationId}`),
+    sql` `,
+  )} end`;
+
+/** A raw statement on a remote database's transaction: the text's `?`s become drizzle parameters. */
+const asSql = ({ sql: text, params }: RawStatement) =>
+  sql.join(text.split('?').map((part, index) => (index === 0 ? sql.raw(part) : sql`${params[index - 1]}${sql.raw(part)}`)));
+
+/**
+ * The ingest's reads and writes, a statement per call, on the transaction's connection: `client` when it is the
+ * local writer's (its wide inserts then go to the client as they are), `tx` otherwise.
+ */
+function ingestOps(tx: Queryable, client: Client | undefined): IngestOps {
+  const run = async (statement: RawStatement) =>
+    client ? (await client.execute({ sql: statement.sql, args: statement.params as InValue[] })).rows : (await tx.run(asSql(statement))).rows;
   return {
-    async openRow(subjectKey) {
-      return (await tx.select().from(notifications).where(and(eq(notifications.subjectKey, subjectKey), eq(notifications.status, 'open'))))[0];
+    async openRows(subjectKeys) {
+      return tx
+        .select()
+        .from(notifications)
+        .where(and(inArray(notifications.subjectKey, subjectKeys), eq(notifications.status, 'open')));
     },
-    async claim(claim) {
-      // Insert the claim, or take over one that has expired; a live one answers no row.
-      const claimed = await tx
-        .insert(notificationDedup)
-        .values({ ...claim, hits: 1 })
-        .onConflictDoUpdate({
-          target: notificationDedup.sourceEventId,
-          set: {
-            notificationId: sql`excluded.notification_id`,
-            firstSeenAt: sql`excluded.first_seen_at`,
-            expiresAt: sql`excluded.expires_at`,
-            hits: 1,
-          },
-          setWhere: sql`${notificationDedup.expiresAt} <= excluded.first_seen_at`,
-        })
-        .returning({ sourceEventId: notificationDedup.sourceEventId });
-      if (claimed.length > 0) return true;
+    async claim(claims) {
+      const claimed = await run(insertStatement(notificationDedup, claims, sqlitePlaceholder, CLAIM_TAIL));
+      return claimed.map((row) => row.source_event_id as string);
+    },
+    async addHits(sourceEventIds, count) {
       await tx
         .update(notificationDedup)
-        .set({ hits: sql`${notificationDedup.hits} + 1` })
-        .where(eq(notificationDedup.sourceEventId, claim.sourceEventId));
-      return false;
+        .set({ hits: sql`${notificationDedup.hits} + ${count}` })
+        .where(inArray(notificationDedup.sourceEventId, sourceEventIds));
     },
-    async insertRow(values) {
-      const [row] = await tx
-        .insert(notifications)
-        .values({ ...values, seq: await takeSeqs(tx, 1) })
-        .returning();
-      if (!row) throw new Error('Inserting a notification returned no row');
-      return row;
+    async relink(links) {
+      await tx
+        .update(notificationDedup)
+        .set({ notificationId: relinked(links) })
+        .where(inArray(notificationDedup.sourceEventId, links.map((link) => link.sourceEventId)));
     },
-    async updateRow(id, values) {
-      const [row] = await tx
-        .update(notifications)
-        .set({ ...values, seq: await takeSeqs(tx, 1) })
-        .where(eq(notifications.id, id))
-        .returning();
-      if (!row) throw new Error(`Notification ${id} vanished during the ingest`);
-      return row;
+    async takeSeqs(count) {
+      const last = await takeSeqs(tx, count);
+      return Array.from({ length: count }, (_, index) => last - count + 1 + index);
     },
-    async insertEvent(values) {
-      await tx.insert(notificationEvents).values(values);
+    async updateRows(rows) {
+      // One statement each: a batch changes few rows that were there before it (the open ones it joins or resolves).
+      for (const { id, seq, status, severity, eventCount, lastAt, resolvedAt } of rows) {
+        const updated = await tx
+          .update(notifications)
+          .set({ seq, status, severity, eventCount, lastAt, resolvedAt })
+          .where(eq(notifications.id, id))
+          .returning({ id: notifications.id });
+        if (updated.length === 0) throw new Error(`Notification ${id} vanished during the ingest`);
+      }
+    },
+    async insertRows(rows) {
+      await run(insertStatement(notifications, rows, sqlitePlaceholder));
+    },
+    async insertEvents(events) {
+      await run(insertStatement(notificationEvents, events, sqlitePlaceholder));
     },
   };
 }
@@ -409,7 +426,7 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
     notifications: {
       ingest: (events, options) =>
         transact(async (tx) => {
-          const result = await ingestEvents(events, options, ingestOps(tx));
+          const result = await ingestEvents(events, options, ingestOps(tx, tx === writer ? writer.$client : undefined));
           const { cursor } = options;
           if (cursor) {
             await tx

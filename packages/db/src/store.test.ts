@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createClient } from '@libsql/client';
+import { drizzle } from 'drizzle-orm/libsql';
 import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { defaultSettings, type Settings, type SettingsUpdate } from '@dash/contracts';
@@ -22,6 +23,7 @@ import {
   type SessionRow,
   type Store,
 } from './index.ts';
+import { sqliteStore } from './sqlite.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 const PG_SERVER = 'postgres://postgres@127.0.0.1:5432';
@@ -125,6 +127,26 @@ function storeSuite(dialect: 'sqlite' | 'postgres', freshUrl: () => string | Pro
     const store = await openStore({ url, migrationsDir });
     onTestFinished(() => store.close());
     return store;
+  }
+
+  /** The rows of a plain query on the test's database: what the store does not answer (claims, events). */
+  async function query(text: string): Promise<Record<string, unknown>[]> {
+    if (dialect === 'sqlite') {
+      const client = createClient({ url });
+      try {
+        const { columns, rows } = await client.execute(text);
+        return rows.map((row) => Object.fromEntries(columns.map((column, i) => [column, row[i]])));
+      } finally {
+        client.close();
+      }
+    }
+    const sql = postgres(url, { ...quiet, max: 1 });
+    try {
+      // Counts are bigints, which postgres.js answers as text.
+      return (await sql.unsafe(text)).map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, k === 'n' ? Number(v) : v])));
+    } finally {
+      await sql.end();
+    }
   }
 
   async function withProjects(...slugs: string[]) {
@@ -780,6 +802,155 @@ function storeSuite(dialect: 'sqlite' | 'postgres', freshUrl: () => string | Pro
       expect(await store.notifications.prune(NOW, NOW)).toBe(2);
       expect(ids(await store.notifications.list({ limit: 10 }))).toEqual(ids(next.changed));
     });
+
+    it('folds a trigger, a resolve and a trigger of one subject in ONE batch into a resolved row and a new open one', async () => {
+      const store = await open();
+      const result = await store.notifications.ingest(
+        [
+          monitor('uptime:1', 'trigger', at(0)),
+          monitor('uptime:2', 'trigger', at(MINUTE), { severity: 'warning', title: 'Site is slow' }),
+          monitor('uptime:3', 'resolve', at(2 * MINUTE)),
+          monitor('uptime:4', 'trigger', at(3 * MINUTE), { severity: 'warning' }),
+          event('github:1'),
+        ],
+        inWindow,
+      );
+      expect(result.stored).toBe(5);
+      expect(result.duplicates).toBe(0);
+      const [first, second, info] = result.changed;
+      expect(result.changed).toHaveLength(3);
+      expect(first).toMatchObject({ status: 'resolved', title: 'Site is down', severity: 'error', eventCount: 3, firstAt: at(0), lastAt: at(2 * MINUTE), resolvedAt: at(2 * MINUTE) });
+      expect(second).toMatchObject({ status: 'open', severity: 'warning', eventCount: 1, firstAt: at(3 * MINUTE), resolvedAt: null });
+      expect(info).toMatchObject({ status: 'info', title: 'Event github:1' });
+      expect(new Set(ids(result.changed)).size).toBe(3);
+      expect(await store.notifications.list({ limit: 10 })).toEqual([...result.changed].reverse());
+      // Each event, and its claim, points at the row it folded into.
+      const rowOf = { 'uptime:1': first?.id, 'uptime:2': first?.id, 'uptime:3': first?.id, 'uptime:4': second?.id, 'github:1': info?.id };
+      expect(Object.fromEntries((await query('select source_event_id, notification_id from notification_events')).map((r) => [r.source_event_id, r.notification_id]))).toEqual(rowOf);
+      expect(Object.fromEntries((await query('select source_event_id, notification_id from notification_dedup')).map((r) => [r.source_event_id, r.notification_id]))).toEqual(rowOf);
+      // The next resolve closes the second occurrence, not the first.
+      const up = await store.notifications.ingest([monitor('uptime:5', 'resolve', at(HOUR))], inWindow);
+      expect(up.changed).toEqual([{ ...second, seq: expect.any(Number), status: 'resolved', eventCount: 2, lastAt: at(HOUR), resolvedAt: at(HOUR) }]);
+    });
+
+    it('stores a batch larger than a statement holds, with increasing seqs past every earlier one', async () => {
+      const store = await open();
+      const before = await store.notifications.ingest([event('before')], inWindow);
+      const batch = Array.from({ length: 650 }, (_, i) => event(`github:${i}`, { occurredAt: at(i * SECOND) }));
+      // One subject's occurrence across the chunks: opened early, joined mid-way, resolved near the end.
+      batch[10] = monitor('uptime:down', 'trigger', at(10 * SECOND));
+      batch[300] = monitor('uptime:again', 'trigger', at(300 * SECOND), { severity: 'warning' });
+      batch[640] = monitor('uptime:up', 'resolve', at(640 * SECOND));
+      // A copy in another chunk than its original is a duplicate too.
+      batch[620] = event('github:5');
+      const result = await store.notifications.ingest(batch, inWindow);
+      expect(result).toMatchObject({ stored: 649, duplicates: 1 });
+      expect(result.changed).toHaveLength(647);
+      const seqs = result.changed.map((row) => row.seq);
+      expect(seqs[0]).toBeGreaterThan(before.changed[0]?.seq ?? Infinity);
+      expect(seqs.every((seq, i) => i === 0 || seq > (seqs[i - 1] as number))).toBe(true);
+      expect(result.changed.filter((row) => row.subjectKey === 'uptime:site')).toEqual([
+        expect.objectContaining({ status: 'resolved', eventCount: 3, severity: 'error', firstAt: at(10 * SECOND), resolvedAt: at(640 * SECOND) }),
+      ]);
+      // In the order of their last change: the occurrence's was its resolve, the 640th event.
+      expect(result.changed.findIndex((row) => row.subjectKey === 'uptime:site')).toBe(637);
+      expect(await store.notifications.changedSince(before.changed[0]?.seq ?? 0, 1000)).toEqual(result.changed);
+      // The batch's 649 and the earlier one.
+      expect(await query('select count(*) as n from notification_events')).toEqual([{ n: 650 }]);
+      expect(await query('select count(*) as n from notification_dedup')).toEqual([{ n: 650 }]);
+      expect(await query(`select hits from notification_dedup where source_event_id = 'github:5'`)).toEqual([{ hits: 2 }]);
+    });
+
+    it('counts live duplicates, claims taken over and copies within the batch, each in its claim’s hits', async () => {
+      const store = await open();
+      // `live` is claimed until a day after an hour ago; `expired`'s claim ended a day ago.
+      await store.notifications.ingest([event('live')], { now: at(-HOUR), dedupWindowMs: DAY });
+      const [old] = (await store.notifications.ingest([event('expired')], { now: at(-2 * DAY), dedupWindowMs: DAY })).changed;
+      const result = await store.notifications.ingest(
+        [event('new'), event('live'), event('expired'), event('new'), event('live'), event('live'), event('new')],
+        inWindow,
+      );
+      expect(result).toMatchObject({ stored: 2, duplicates: 5 });
+      expect(result.changed.map((row) => row.title)).toEqual(['Event new', 'Event expired']);
+      const [fresh, again] = result.changed;
+      expect(again?.id).not.toBe(old?.id);
+      const claims = await query('select source_event_id, notification_id, first_seen_at, expires_at, hits from notification_dedup order by source_event_id');
+      // Postgres answers instants as Dates, SQLite as the ISO text it was given.
+      const instant = (value: unknown) => new Date(value as string).toISOString();
+      expect(claims.map((c) => ({ ...c, first_seen_at: instant(c.first_seen_at), expires_at: instant(c.expires_at) }))).toEqual([
+        // Taken over: its hits start again, and it points at the new row.
+        { source_event_id: 'expired', notification_id: again?.id, first_seen_at: NOW, expires_at: at(DAY), hits: 1 },
+        { source_event_id: 'live', notification_id: expect.any(String), first_seen_at: at(-HOUR), expires_at: at(DAY - HOUR), hits: 4 },
+        { source_event_id: 'new', notification_id: fresh?.id, first_seen_at: NOW, expires_at: at(DAY), hits: 3 },
+      ]);
+      expect(await store.notifications.list({ limit: 10 })).toHaveLength(4);
+
+      // With no window, a copy in the same batch is still a duplicate; the next batch's is not.
+      const zero = { now: NOW, dedupWindowMs: 0 };
+      expect(await store.notifications.ingest([event('once'), event('once')], zero)).toMatchObject({ stored: 1, duplicates: 1 });
+      expect(await store.notifications.ingest([event('once')], zero)).toMatchObject({ stored: 1, duplicates: 0 });
+    });
+
+    it('folds the events after a live duplicate as if it was not there, pointing their claims at the rows they joined', async () => {
+      const store = await open();
+      // A recovery with nothing open (a row of its own, its claim live), then an outage.
+      await store.notifications.ingest([monitor('uptime:up', 'resolve', at(0))], inWindow);
+      const [down] = (await store.notifications.ingest([monitor('uptime:down', 'trigger', at(MINUTE))], inWindow)).changed;
+      // The recovery again does not close the outage: the next trigger joins it instead of opening a row.
+      const result = await store.notifications.ingest([monitor('uptime:up', 'resolve', at(0)), monitor('uptime:down-2', 'trigger', at(2 * MINUTE))], inWindow);
+      expect(result).toEqual({
+        stored: 1,
+        duplicates: 1,
+        changed: [{ ...down, seq: expect.any(Number), eventCount: 2, lastAt: at(2 * MINUTE) }],
+      });
+      expect(await query(`select notification_id from notification_dedup where source_event_id = 'uptime:down-2'`)).toEqual([{ notification_id: down?.id }]);
+      expect(await query(`select notification_id from notification_events where source_event_id = 'uptime:down-2'`)).toEqual([{ notification_id: down?.id }]);
+      expect(await query(`select hits from notification_dedup where source_event_id = 'uptime:up'`)).toEqual([{ hits: 2 }]);
+      expect(await store.notifications.list({ limit: 10 })).toHaveLength(2);
+    });
+
+    it('keeps a read row read when a batch joins and then resolves it', async () => {
+      const store = await open();
+      const [opened] = (await store.notifications.ingest([monitor('uptime:1', 'trigger', at(0))], inWindow)).changed;
+      const [read] = await store.notifications.markRead({ ids: [opened?.id ?? ''] }, at(MINUTE));
+      expect(read?.readAt).toBe(at(MINUTE));
+      const joined = await store.notifications.ingest([event('github:1'), monitor('uptime:2', 'trigger', at(2 * MINUTE))], inWindow);
+      expect(joined.changed).toEqual([
+        expect.objectContaining({ status: 'info', readAt: null }),
+        { ...read, seq: expect.any(Number), eventCount: 2, lastAt: at(2 * MINUTE) },
+      ]);
+      expect(joined.changed[1]?.seq).toBeGreaterThan(read?.seq ?? Infinity);
+      expect(await store.notifications.unreadCount()).toBe(1);
+      const resolved = await store.notifications.ingest([monitor('uptime:3', 'resolve', at(3 * MINUTE))], inWindow);
+      expect(resolved.changed).toEqual([{ ...read, seq: expect.any(Number), status: 'resolved', eventCount: 3, lastAt: at(3 * MINUTE), resolvedAt: at(3 * MINUTE) }]);
+      expect(await store.notifications.list({ limit: 10, unread: true })).toEqual([joined.changed[0]]);
+    });
+
+    it('answers each changed row once, as the batch left it, in seq order (the order of their last change)', async () => {
+      const store = await open();
+      const [earlier] = (await store.notifications.ingest([event('earlier')], inWindow)).changed;
+      const result = await store.notifications.ingest(
+        [
+          monitor('a:1', 'trigger', at(0), { subjectKey: 'monitor:a' }),
+          event('x'),
+          monitor('b:1', 'trigger', at(0), { subjectKey: 'monitor:b' }),
+          monitor('a:2', 'trigger', at(MINUTE), { subjectKey: 'monitor:a' }),
+          monitor('b:2', 'resolve', at(MINUTE), { subjectKey: 'monitor:b' }),
+          event('y'),
+        ],
+        inWindow,
+      );
+      expect(result.changed.map((row) => [row.title, row.subjectKey, row.status, row.eventCount])).toEqual([
+        ['Event x', null, 'info', 1],
+        ['Site is down', 'monitor:a', 'open', 2],
+        ['Site is down', 'monitor:b', 'resolved', 2],
+        ['Event y', null, 'info', 1],
+      ]);
+      const seqs = result.changed.map((row) => row.seq);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+      expect(new Set(seqs).size).toBe(4);
+      expect(await store.notifications.changedSince(earlier?.seq ?? 0, 10)).toEqual(result.changed);
+    });
   });
 
   describe('notifications of removed projects', () => {
@@ -897,6 +1068,34 @@ describe('SQLite store', () => {
       await store.close();
     }
   }, 30_000);
+
+  it('ingests through a libSQL transaction when it has no writer connection, as on a remote database', async () => {
+    const url = `file:${path.join(dir, 'no-writer', 'dashboard.db')}`;
+    await (await openStore({ url, migrationsDir })).close();
+    const store = sqliteStore(drizzle(createClient({ url })), { lockKey: url });
+    onTestFinished(() => store.close());
+    await store.notifications.ingest([monitor('uptime:up', 'resolve', at(0))], inWindow);
+    const [down] = (await store.notifications.ingest([monitor('uptime:down', 'trigger', at(MINUTE))], inWindow)).changed;
+    const result = await store.notifications.ingest(
+      [monitor('uptime:up', 'resolve', at(0)), monitor('uptime:down-2', 'trigger', at(2 * MINUTE)), event('github:1'), event('github:1', { title: 'a copy' })],
+      { ...inWindow, cursor: { relayUrl: RELAY, since: 5 } },
+    );
+    expect(result).toEqual({
+      stored: 2,
+      duplicates: 2,
+      changed: [{ ...down, seq: expect.any(Number), eventCount: 2, lastAt: at(2 * MINUTE) }, expect.objectContaining({ status: 'info', title: 'Event github:1' })],
+    });
+    expect(await store.notifications.cursor(RELAY)).toBe(5);
+    const client = createClient({ url });
+    onTestFinished(() => client.close());
+    const { rows } = await client.execute('select source_event_id, notification_id, hits from notification_dedup order by source_event_id');
+    expect(rows.map((row) => [row[0], row[1], row[2]])).toEqual([
+      ['github:1', result.changed[1]?.id, 2],
+      ['uptime:down', down?.id, 1],
+      ['uptime:down-2', down?.id, 1],
+      ['uptime:up', expect.any(String), 2],
+    ]);
+  });
 
   it('creates a file: database in a new directory, in WAL mode', async () => {
     const file = path.join(dir, 'wal', 'nested', 'dashboard.db');
