@@ -65,7 +65,11 @@ let stopping = false;
 function stop() {
   if (stopping) return;
   stopping = true;
+  // The app ends its live streams (an open tab's bell, a REST SSE client) instead of holding the close for 30 s;
+  // each connection is closed as soon as it is idle.
+  (process.emit.bind(process) as (event: string) => boolean)('dashboard:stopping');
   server.closeIdleConnections();
+  setInterval(() => server.closeIdleConnections(), 50).unref();
   server.close(() => {
     // adapter-node's event for the app's own cleanup; Node's types know only built-in events.
     (process.emit.bind(process) as (event: string, reason: string) => boolean)('sveltekit:shutdown', 'SIGTERM');

@@ -16,6 +16,7 @@ export class NotificationHub {
   private readonly told = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private reading = false;
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly store: Store['notifications'],
@@ -42,6 +43,18 @@ export class NotificationHub {
 
   get listenerCount(): number {
     return this.listeners.size;
+  }
+
+  /** Aborts when the process is shutting down: live streams end (cleanly, so the server can close) instead of holding it open. */
+  get closed(): AbortSignal {
+    return this.closing.signal;
+  }
+
+  /** Ends every live stream (they watch `closed`) and stops reading the store. */
+  close(): void {
+    this.closing.abort();
+    clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   /** Rows this process just committed. */

@@ -87,14 +87,18 @@ export const notificationsRouter = router({
   stream: publicProcedure
     .input(z.object({ lastEventId: z.coerce.number().int().nonnegative().nullish() }).optional())
     .output(trackedEvents(notificationStreamEventSchema))
-    .subscription(async function* ({ ctx, input, signal }) {
+    .subscription(async function* ({ ctx, input, signal: request }) {
       const { hub } = ctx.notifications.inbox;
+      // The client going away, or the server shutting down, ends the stream.
+      const signal = request ? AbortSignal.any([request, hub.closed]) : hub.closed;
       const pending: NotificationRow[] = [];
       let wake: (() => void) | undefined;
       const unsubscribe = hub.subscribe((rows) => {
         pending.push(...rows);
         wake?.();
       });
+      const onAbort = () => wake?.();
+      signal.addEventListener('abort', onAbort, { once: true });
       try {
         let last = input?.lastEventId ?? undefined;
         if (last !== undefined) {
@@ -109,12 +113,9 @@ export const notificationsRouter = router({
             pending.unshift(...missed);
           }
         }
-        while (!signal?.aborted) {
+        while (!signal.aborted) {
           if (pending.length === 0) {
-            await new Promise<void>((resolve) => {
-              wake = resolve;
-              signal?.addEventListener('abort', () => resolve(), { once: true });
-            });
+            await new Promise<void>((resolve) => (wake = resolve));
             wake = undefined;
             continue;
           }
@@ -128,6 +129,7 @@ export const notificationsRouter = router({
           }
         }
       } finally {
+        signal.removeEventListener('abort', onAbort);
         unsubscribe();
       }
     }),

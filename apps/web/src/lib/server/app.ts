@@ -44,6 +44,11 @@ const demo: DemoProvider = {
   },
 };
 
+// server.ts is stopping: end the live streams first, so their connections can close.
+process.once('dashboard:stopping', () => {
+  void context?.then((ctx) => ctx.notifications.inbox.hub.close()).catch(() => undefined);
+});
+
 // adapter-node's graceful stop: the sandbox's servers and the store would otherwise keep the process alive.
 process.once('sveltekit:shutdown', () => {
   void (async () => {

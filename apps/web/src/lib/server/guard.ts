@@ -1,4 +1,5 @@
 import { isLoopbackHost } from '@dash/contracts';
+import { isJsonType, RECEIVE_LIMITS } from '@dash/webhooks';
 
 /**
  * The guards every request passes before anything else runs, pages, API and static files alike
@@ -87,7 +88,16 @@ export function guard(request: GuardedRequest, config: GuardConfig): Verdict {
     return { status: 308, headers: { location: `${canonical.origin}${request.url}` }, body: '' };
   }
 
-  if (safe || /^bearer\s/i.test(request.header('authorization') ?? '') || isSignedWebhook(request.method, path)) return undefined;
+  if (isSignedWebhook(request.method, path)) {
+    // Answered here, as the relay answers them: a form-encoded delivery (GitHub can send one) would otherwise meet
+    // SvelteKit's form check first, whose plain-text 403 tells the owner nothing about what to change.
+    if (Number(request.header('content-length') ?? 0) > RECEIVE_LIMITS.bodyBytes) {
+      return json(413, 'PAYLOAD_TOO_LARGE', `The body is larger than ${RECEIVE_LIMITS.bodyBytes / 1024} KB`);
+    }
+    if (!isJsonType(request.header('content-type'))) return json(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send application/json');
+    return undefined;
+  }
+  if (safe || /^bearer\s/i.test(request.header('authorization') ?? '')) return undefined;
   const site = request.header('sec-fetch-site');
   const origin = request.header('origin');
   const scheme = canonical?.protocol ?? 'http:';
