@@ -35,6 +35,7 @@ CREATE TABLE "notification_events" (
 CREATE TABLE "notifications" (
 	"id" text PRIMARY KEY NOT NULL,
 	"seq" bigint NOT NULL,
+	"created_seq" bigint NOT NULL,
 	"integration" text NOT NULL,
 	"type" text NOT NULL,
 	"subject_key" text,
@@ -63,4 +64,5 @@ CREATE INDEX "notification_dedup_expires_idx" ON "notification_dedup" USING btre
 CREATE INDEX "notification_events_notification_idx" ON "notification_events" USING btree ("notification_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "notifications_seq_idx" ON "notifications" USING btree ("seq");--> statement-breakpoint
 CREATE UNIQUE INDEX "notifications_open_subject_idx" ON "notifications" USING btree ("subject_key") WHERE "notifications"."status" = 'open';--> statement-breakpoint
-CREATE INDEX "notifications_unread_idx" ON "notifications" USING btree ("seq") WHERE "notifications"."read_at" is null;
+CREATE UNIQUE INDEX "notifications_created_seq_idx" ON "notifications" USING btree ("created_seq");--> statement-breakpoint
+CREATE INDEX "notifications_unread_idx" ON "notifications" USING btree ("created_seq") WHERE "notifications"."read_at" is null;

@@ -42,6 +42,7 @@ CREATE TABLE `notification_seq` (
 CREATE TABLE `notifications` (
 	`id` text PRIMARY KEY NOT NULL,
 	`seq` integer NOT NULL,
+	`created_seq` integer NOT NULL,
 	`integration` text NOT NULL,
 	`type` text NOT NULL,
 	`subject_key` text,
@@ -62,7 +63,8 @@ CREATE TABLE `notifications` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `notifications_seq_idx` ON `notifications` (`seq`);--> statement-breakpoint
 CREATE UNIQUE INDEX `notifications_open_subject_idx` ON `notifications` (`subject_key`) WHERE "notifications"."status" = 'open';--> statement-breakpoint
-CREATE INDEX `notifications_unread_idx` ON `notifications` (`seq`) WHERE "notifications"."read_at" is null;--> statement-breakpoint
+CREATE UNIQUE INDEX `notifications_created_seq_idx` ON `notifications` (`created_seq`);--> statement-breakpoint
+CREATE INDEX `notifications_unread_idx` ON `notifications` (`created_seq`) WHERE "notifications"."read_at" is null;--> statement-breakpoint
 CREATE TABLE `relay_cursor` (
 	`relay_url` text PRIMARY KEY NOT NULL,
 	`since` integer NOT NULL,

@@ -8,8 +8,10 @@ export const notificationSeverities = ['info', 'success', 'warning', 'error'] as
 /** One row of the inbox: an event, or a subject's story from trouble to recovery (an outage and its end). */
 export const notificationSchema = z.object({
   id: z.string(),
-  /** Increases on every change of the row: the live stream's event id and the list's paging cursor. */
+  /** Increases on every change of the row (a new event folded in, a read): the live stream's event id. */
   seq: z.number().int(),
+  /** Its place in the list, newest first: the seq it was created with, which reading or folding never moves. */
+  createdSeq: z.number().int(),
   /** `code_host`, `deploy_host`, `error_tracker`, `issue_tracker` or `uptime_monitor`. */
   integration: z.string(),
   /** The opening event's type: `pr.merged`, `deploy.error`, `monitor.down`, … */

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, max, ne, or, sql } from 'drizzle-orm';
 import type { PreparedQueryConfig } from 'drizzle-orm/pg-core';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Sql } from 'postgres';
@@ -51,7 +51,7 @@ const sessionsBut = (exceptId: string | undefined) => (exceptId === undefined ? 
 
 type Tx = Parameters<Parameters<PostgresJsDatabase['transaction']>[0]>[0];
 
-const notificationOrder = desc(notifications.seq);
+const notificationOrder = desc(notifications.createdSeq);
 const unread = isNull(notifications.readAt);
 const nextSeq = sql`nextval('notification_seq')`;
 
@@ -362,7 +362,7 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
           .from(notifications)
           .where(
             and(
-              beforeSeq === undefined ? undefined : lt(notifications.seq, beforeSeq),
+              beforeSeq === undefined ? undefined : lt(notifications.createdSeq, beforeSeq),
               onlyUnread ? unread : undefined,
               projectSlug === undefined ? undefined : eq(notifications.projectSlug, projectSlug),
               integration === undefined ? undefined : eq(notifications.integration, integration),
@@ -375,6 +375,10 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
       async changedSince(seq, limit) {
         const rows = await db.select().from(notifications).where(gt(notifications.seq, seq)).orderBy(asc(notifications.seq)).limit(limit);
         return rows.map(toNotification);
+      },
+      async latestSeq() {
+        const [row] = await db.select({ seq: max(notifications.seq) }).from(notifications);
+        return Number(row?.seq ?? 0);
       },
       async unreadCount() {
         return db.$count(notifications, unread);

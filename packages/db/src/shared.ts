@@ -219,6 +219,7 @@ export const isPgUniqueViolation = (error: unknown) => inCauses(error, (e) => co
 export const toNotification = (row: NotificationRow): NotificationRow => ({
   id: row.id,
   seq: Number(row.seq),
+  createdSeq: Number(row.createdSeq),
   integration: row.integration,
   type: row.type,
   subjectKey: row.subjectKey,
@@ -367,7 +368,8 @@ interface BatchEvent {
 
 /** A row the fold changed, as it is after the batch; `last` is the index of the last event that changed it. */
 interface FoldedRow {
-  row: Omit<NotificationRow, 'seq'>;
+  /** A new row gets its createdSeq with its seq, when the batch is written. */
+  row: Omit<NotificationRow, 'seq' | 'createdSeq'> & { createdSeq?: number };
   existed: boolean;
   last: number;
 }
@@ -514,7 +516,7 @@ export async function ingestEvents(
   const { rowOf, rows } = folded;
   const order = [...rows.values()].sort((a, b) => a.last - b.last);
   const seqs = order.length > 0 ? await ops.takeSeqs(order.length) : [];
-  const changed: NotificationRow[] = order.map(({ row }, index) => ({ ...row, seq: seqs[index] as number }));
+  const changed: NotificationRow[] = order.map(({ row }, index) => ({ ...row, seq: seqs[index] as number, createdSeq: row.createdSeq ?? (seqs[index] as number) }));
   // Existing rows first: one the batch resolved must be closed before a new open row of its subject goes in.
   const existing = changed.filter((row) => rows.get(row.id)?.existed);
   for (const slice of chunked(existing)) await ops.updateRows(slice);

@@ -1,5 +1,5 @@
 import type { Client, InValue, ResultSet } from '@libsql/client';
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, max, ne, or, sql } from 'drizzle-orm';
 import type { LibSQLDatabase } from 'drizzle-orm/libsql';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import {
@@ -107,7 +107,7 @@ const tokenOrder = [desc(apiToken.createdAt), asc(apiToken.id)];
 /** Every session but `exceptId` (every session when it is undefined). */
 const sessionsBut = (exceptId: string | undefined) => (exceptId === undefined ? undefined : ne(authSession.id, exceptId));
 
-const notificationOrder = desc(notifications.seq);
+const notificationOrder = desc(notifications.createdSeq);
 const unread = isNull(notifications.readAt);
 
 /** The values of `count` new seqs end at the answer (`notification_seq` is SQLite's stand-in for a sequence). */
@@ -445,7 +445,7 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
           .from(notifications)
           .where(
             and(
-              beforeSeq === undefined ? undefined : lt(notifications.seq, beforeSeq),
+              beforeSeq === undefined ? undefined : lt(notifications.createdSeq, beforeSeq),
               onlyUnread ? unread : undefined,
               projectSlug === undefined ? undefined : eq(notifications.projectSlug, projectSlug),
               integration === undefined ? undefined : eq(notifications.integration, integration),
@@ -458,6 +458,10 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
       async changedSince(seq, limit) {
         const rows = await db.select().from(notifications).where(gt(notifications.seq, seq)).orderBy(asc(notifications.seq)).limit(limit);
         return rows.map(toNotification);
+      },
+      async latestSeq() {
+        const [row] = await db.select({ seq: max(notifications.seq) }).from(notifications);
+        return Number(row?.seq ?? 0);
       },
       async unreadCount() {
         return db.$count(notifications, unread);

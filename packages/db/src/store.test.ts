@@ -523,6 +523,7 @@ function storeSuite(dialect: 'sqlite' | 'postgres', freshUrl: () => string | Pro
           {
             id: expect.any(String),
             seq: expect.any(Number),
+            createdSeq: expect.any(Number),
             integration: 'github',
             type: 'pr.merged',
             subjectKey: null,
@@ -540,6 +541,7 @@ function storeSuite(dialect: 'sqlite' | 'postgres', freshUrl: () => string | Pro
           },
         ],
       });
+      expect(first.changed[0]?.createdSeq).toBe(first.changed[0]?.seq);
       // A redelivery within the window (a day from NOW), alone or beside a new event.
       expect(await store.notifications.ingest([event('github:1')], { now: at(HOUR), dedupWindowMs: DAY })).toEqual({ stored: 0, duplicates: 1, changed: [] });
       const mixed = await store.notifications.ingest([event('github:2'), event('github:1')], { now: at(DAY - 1), dedupWindowMs: DAY });
@@ -733,8 +735,12 @@ function storeSuite(dialect: 'sqlite' | 'postgres', freshUrl: () => string | Pro
       await store.notifications.markRead({ ids: [e3.id] }, at(HOUR));
       expect(ids(await list({ limit: 10, unread: true }))).toEqual(ids([e5, e4, e2, e1]));
       expect(ids(await list({ limit: 10, unread: true, integration: 'github' }))).toEqual(ids([e4, e1]));
-      // Reading moved e3's seq past the others.
-      expect(ids(await list({ limit: 10 }))).toEqual(ids([e3, e5, e4, e2, e1]));
+      // Reading moved e3's seq past the others, but not its place in the list, nor any page's contents.
+      expect(ids(await list({ limit: 10 }))).toEqual(ids([e5, e4, e3, e2, e1]));
+      expect(ids(await list({ limit: 2, beforeSeq: e4.createdSeq }))).toEqual(ids([e3, e2]));
+      const [read] = await list({ limit: 1, beforeSeq: e4.createdSeq });
+      expect(read?.seq).toBeGreaterThan(e5.seq);
+      expect(read?.createdSeq).toBe(e3.createdSeq);
     });
 
     it('marks rows read with a bigger seq, which changedSince replays, and counts the unread', async () => {
@@ -787,7 +793,7 @@ function storeSuite(dialect: 'sqlite' | 'postgres', freshUrl: () => string | Pro
       const [lastRead] = await store.notifications.markRead({ ids: [oldRead.id] }, at(-20 * DAY));
 
       expect(await store.notifications.prune(at(-7 * DAY), at(-30 * DAY))).toBe(2);
-      expect(ids(await store.notifications.list({ limit: 10 }))).toEqual(ids([recentRead, recentUnread]));
+      expect(ids(await store.notifications.list({ limit: 10 }))).toEqual(ids([recentUnread, recentRead]));
       expect(await store.notifications.unreadCount()).toBe(1);
       expect(await store.notifications.prune(at(-7 * DAY), at(-30 * DAY))).toBe(0);
 

@@ -100,6 +100,8 @@ export interface NotificationRow {
    * bigger one, so `changedSince(N)` needs no overlap. There may be gaps.
    */
   seq: number;
+  /** The seq the row was created with: its place in the list (newest first), which reading or folding never moves. */
+  createdSeq: number;
   integration: string;
   /** The type of the event that opened it. */
   type: string;
@@ -122,9 +124,9 @@ export interface NotificationRow {
 }
 
 export interface NotificationQuery {
-  /** Newest first (by seq); at most this many. */
+  /** Newest first (by createdSeq); at most this many. */
   limit: number;
-  /** Only rows with a smaller seq (the next page). */
+  /** Only rows with a smaller createdSeq (the next page). */
   beforeSeq?: number | undefined;
   unread?: boolean | undefined;
   projectSlug?: string | undefined;
@@ -243,6 +245,8 @@ export interface Store {
     list(query: NotificationQuery): Promise<NotificationRow[]>;
     /** Rows changed after `seq` (those whose seq is bigger), oldest change first, at most `limit`: a live stream's replay. */
     changedSince(seq: number, limit: number): Promise<NotificationRow[]>;
+    /** The biggest seq of the rows there are (0 when there are none): where a live stream starts. */
+    latestSeq(): Promise<number>;
     unreadCount(): Promise<number>;
     /** Marks the unread ones of the rows read (bumping their seq); answers the rows that changed, in seq order. */
     markRead(target: { ids: string[] } | { all: true }, at: string): Promise<NotificationRow[]>;

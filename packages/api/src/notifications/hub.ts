@@ -8,7 +8,7 @@ const OVERLAP = 200;
 /**
  * Tells live streams about inbox rows that changed. Rows this process wrote are published at once;
  * rows another dashboard process wrote (several on one Postgres) are found by reading the store's
- * change feed every `intervalMs` while anyone listens. Each (row, seq) is told once.
+ * change feed every `intervalMs` once started. Each (row, seq) is told once.
  */
 export class NotificationHub {
   private readonly listeners = new Set<HubListener>();
@@ -28,17 +28,7 @@ export class NotificationHub {
   /** Listens until the returned function is called. */
   subscribe(listener: HubListener): () => void {
     this.listeners.add(listener);
-    if (!this.timer) {
-      this.timer = setInterval(() => void this.readStore(), this.intervalMs);
-      this.timer.unref();
-    }
-    return () => {
-      this.listeners.delete(listener);
-      if (this.listeners.size === 0 && this.timer) {
-        clearInterval(this.timer);
-        this.timer = undefined;
-      }
-    };
+    return () => this.listeners.delete(listener);
   }
 
   get listenerCount(): number {
@@ -67,11 +57,21 @@ export class NotificationHub {
     for (const listener of this.listeners) listener(rows);
   }
 
-  /** Where the feed stands: streams replay from the store up to here, then listen. */
+  /**
+   * Where the feed stands, and from then on reading it every `intervalMs` (a timer that holds no process open):
+   * streams replay from the store up to here, then listen; rows other processes write reach them, and this
+   * process's cached copies of what those rows made stale go, whether or not anyone listens.
+   */
   async start(): Promise<void> {
-    if (this.highest > 0) return;
-    const [latest] = await this.store.list({ limit: 1 });
-    this.highest = Math.max(this.highest, latest?.seq ?? 0);
+    if (this.highest === 0) {
+      this.highest = Math.max(this.highest, await this.store.latestSeq());
+      // What the first overlapping read will see again is old news, not changes to tell.
+      for (const row of await this.store.changedSince(Math.max(0, this.highest - OVERLAP), OVERLAP)) this.fresh(row);
+    }
+    if (!this.timer && !this.closing.signal.aborted) {
+      this.timer = setInterval(() => void this.readStore(), this.intervalMs);
+      this.timer.unref();
+    }
   }
 
   private fresh(row: NotificationRow): boolean {
@@ -87,7 +87,7 @@ export class NotificationHub {
   }
 
   private async readStore() {
-    if (this.reading || this.listeners.size === 0) return;
+    if (this.reading) return;
     this.reading = true;
     try {
       const foreign = (await this.store.changedSince(Math.max(0, this.highest - OVERLAP), 500)).filter((row) => this.fresh(row));

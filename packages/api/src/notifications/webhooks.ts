@@ -22,7 +22,7 @@ export interface LocalDelivery {
   ip: string | undefined;
 }
 
-export type LocalAnswer = Omit<Answer, 'status'> & { status: Answer['status'] | 404 | 415 | 503 };
+export type LocalAnswer = Omit<Answer, 'status'> & { status: Answer['status'] | 404 | 413 | 415 | 503 };
 
 /**
  * The dashboard's own webhook route, for a dashboard the providers can reach without a relay: the
@@ -47,6 +47,7 @@ export class LocalWebhooks {
     if (!integration) return refusal(404, 'NOT_FOUND', `Unknown integration "${delivery.integration}"`);
     const settings = await this.settings();
     if (!settings.enabled || settings.disabled.has(integration)) return refusal(503, 'SERVICE_UNAVAILABLE', `Ingestion is disabled for ${integration}`);
+    if (delivery.body.byteLength > RECEIVE_LIMITS.bodyBytes) return refusal(413, 'PAYLOAD_TOO_LARGE', `The body is larger than ${RECEIVE_LIMITS.bodyBytes / 1024} KB`);
     if (!isJsonType(delivery.headers.get('content-type'))) return refusal(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send application/json');
 
     const now = this.now();
@@ -74,4 +75,4 @@ export class LocalWebhooks {
   }
 }
 
-const refusal = (status: 404 | 415 | 503, code: string, message: string): LocalAnswer => ({ status, body: { error: { code, message } } });
+const refusal = (status: 404 | 413 | 415 | 503, code: string, message: string): LocalAnswer => ({ status, body: { error: { code, message } } });

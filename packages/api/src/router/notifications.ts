@@ -28,6 +28,7 @@ export function notificationOf(row: NotificationRow): Notification {
   return {
     id: row.id,
     seq: row.seq,
+    createdSeq: row.createdSeq,
     integration: row.integration,
     type: row.type,
     title: row.title,
@@ -63,7 +64,7 @@ export const notificationsRouter = router({
         ctx.store.notifications.unreadCount(),
       ]);
       const last = rows.at(-1);
-      return { notifications: rows.map(notificationOf), unreadCount, nextBefore: rows.length === input.limit && last ? last.seq : null };
+      return { notifications: rows.map(notificationOf), unreadCount, nextBefore: rows.length === input.limit && last ? last.createdSeq : null };
     }),
 
   unreadCount: publicProcedure
@@ -105,8 +106,7 @@ export const notificationsRouter = router({
           const missed = await ctx.store.notifications.changedSince(last, REPLAY_LIMIT + 1);
           if (missed.length > REPLAY_LIMIT) {
             // Resume from the newest row after this: the client reloads the list instead of replaying.
-            const [newest] = await ctx.store.notifications.list({ limit: 1 });
-            last = newest?.seq ?? last;
+            last = Math.max(last, await ctx.store.notifications.latestSeq());
             const reset = { kind: 'reset', unreadCount: await ctx.store.notifications.unreadCount() } satisfies NotificationStreamEvent;
             yield tracked(String(last), reset as NotificationStreamEvent);
           } else {

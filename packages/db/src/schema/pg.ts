@@ -137,7 +137,8 @@ export const notificationEvents = pgTable(
 export const notificationSeq = pgSequence('notification_seq');
 
 /**
- * The inbox. `seq` comes from `notification_seq` and is bumped on every change of a row; at most one row per
+ * The inbox. `seq` comes from `notification_seq` and is bumped on every change of a row; `created_seq` is the seq it
+ * was created with, its place in the list, which reading or folding does not move; at most one row per
  * subject is open (the partial unique index).
  */
 export const notifications = pgTable(
@@ -145,6 +146,7 @@ export const notifications = pgTable(
   {
     id: text('id').primaryKey(),
     seq: bigint('seq', { mode: 'number' }).notNull(),
+    createdSeq: bigint('created_seq', { mode: 'number' }).notNull(),
     integration: text('integration').notNull(),
     type: text('type').notNull(),
     subjectKey: text('subject_key'),
@@ -163,7 +165,8 @@ export const notifications = pgTable(
   (t) => [
     uniqueIndex('notifications_seq_idx').on(t.seq),
     uniqueIndex('notifications_open_subject_idx').on(t.subjectKey).where(sql`${t.status} = 'open'`),
-    index('notifications_unread_idx').on(t.seq).where(sql`${t.readAt} is null`),
+    uniqueIndex('notifications_created_seq_idx').on(t.createdSeq),
+    index('notifications_unread_idx').on(t.createdSeq).where(sql`${t.readAt} is null`),
     check('notifications_status', sql`${t.status} in ('open', 'resolved', 'info')`),
     severityCheck('notifications_severity', t.severity),
   ],

@@ -131,7 +131,8 @@ export const notificationEvents = sqliteTable(
 );
 
 /**
- * The inbox. `seq` comes from `notification_seq` and is bumped on every change of a row; at most one row per
+ * The inbox. `seq` comes from `notification_seq` and is bumped on every change of a row; `created_seq` is the seq it
+ * was created with, its place in the list, which reading or folding does not move; at most one row per
  * subject is open (the partial unique index).
  */
 export const notifications = sqliteTable(
@@ -139,6 +140,7 @@ export const notifications = sqliteTable(
   {
     id: text('id').primaryKey(),
     seq: integer('seq').notNull(),
+    createdSeq: integer('created_seq').notNull(),
     integration: text('integration').notNull(),
     type: text('type').notNull(),
     subjectKey: text('subject_key'),
@@ -157,7 +159,8 @@ export const notifications = sqliteTable(
   (t) => [
     uniqueIndex('notifications_seq_idx').on(t.seq),
     uniqueIndex('notifications_open_subject_idx').on(t.subjectKey).where(sql`${t.status} = 'open'`),
-    index('notifications_unread_idx').on(t.seq).where(sql`${t.readAt} is null`),
+    uniqueIndex('notifications_created_seq_idx').on(t.createdSeq),
+    index('notifications_unread_idx').on(t.createdSeq).where(sql`${t.readAt} is null`),
     check('notifications_status', sql`${t.status} in ('open', 'resolved', 'info')`),
     severityCheck('notifications_severity', t.severity),
   ],

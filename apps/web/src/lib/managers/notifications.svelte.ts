@@ -52,7 +52,8 @@ export class InboxState {
     if (!this.loaded) return;
     const row = event.notification;
     const rest = this.items.filter((item) => item.id !== row.id);
-    if (this.matches(row)) this.items = [row, ...rest].sort((a, b) => b.seq - a.seq);
+    // In its place: a read or a recovery changes a row but does not move it.
+    if (this.matches(row)) this.items = [row, ...rest].sort((a, b) => b.createdSeq - a.createdSeq);
     else this.items = rest;
   }
 
