@@ -1,0 +1,958 @@
+// Webhook-to-dashboard latency and the inbox's drain rate, each against a baseline measured in the same run.
+//   node scripts/pnpm.mjs --filter @dash/web build && node bench/notify.mjs [--only=latency|drain] [--n=50]
+//
+// Latency. Starts the real relay (apps/relay/src/main.ts under tsx, on Redis db 14, flushed before and
+// after; on its memory store when Redis is down, and it says so) and the built dashboard (a fresh temp
+// DATA_DIR, embedded SQLite) pointed at it, connects an SSE client to GET /api/notifications/stream, then
+// posts GitHub-signed pull_request (closed, merged) webhooks to the relay one a second apart, each with its
+// own delivery id and PR number, and times each from the moment its POST is sent to the SSE `event:
+// notification` carrying its URL. A warm-up webhook goes first (it proves the path, and is not counted).
+// The dashboard reaches the relay through a small pass-through HTTP proxy in this process, which counts
+// the polls. Twice, with fresh processes each time:
+//   long-poll  the proxy passes every request as it is: the dashboard's `wait=20` polls are held open;
+//   polling    the proxy drops `wait` from GET …/events, so the relay answers at once, exactly as a relay
+//              without long-poll does, and the unchanged dashboard falls back to its plain 15 s interval.
+// Prints p50, p95 and max of each, the ratio of the p95s and whether the target (long-poll p95 <= 2 s) is
+// met; then checks GET /api/notifications: each webhook is one notification.
+//
+// Drain. 10,000 realistic relay events (mostly distinct PRs, deploys and Linear issues, some Better Stack
+// down/up pairs on a few monitors, failed deploys fixed by a later one, 1% redeliveries) go through the
+// inbox's real path, Inbox.ingest of a context built by createContext, in pages of 500 (the poller's page)
+// with the relay cursor, into a fresh database. The baseline is a bare drizzle insert of the same events as
+// notification rows, 500 rows a statement, one transaction a page, into a fresh database of the same kind
+// with the same migrations. SQLite (a temp file) and Postgres (127.0.0.1:5432, user postgres, a throwaway
+// database per run, dropped after). Rounds alternate (bare, inbox, bare, inbox, …) after an uncounted
+// warm-up; medians are printed; the target is inbox >= 0.3 of bare. The drain runs in a child process
+// under tsx (it imports the TypeScript workspace); `--cpu-prof` profiles that child into --cpu-prof-dir.
+//
+// Flags: --only=latency|drain, --n=50 (webhooks per latency phase), --baseline-n=<n> (the polling phase's
+// count; default --n), --events=10000, --rounds=3, --stores=sqlite,postgres, --cpu-prof,
+// --cpu-prof-dir=<dir> (default $TMPDIR/dash-bench-notify-cpu-prof), --verbose (each phase's polls and
+// latencies in order). Env: BENCH_REDIS_URL (redis://127.0.0.1:6379/14), BENCH_PG_URL
+// (postgres://postgres@127.0.0.1:5432/postgres).
+import { spawn } from 'node:child_process';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
+import { createRequire } from 'node:module';
+import { createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const repoDir = fileURLToPath(new URL('..', import.meta.url));
+const args = Object.fromEntries(
+  process.argv.slice(2).map((arg) => {
+    const [name, ...value] = arg.replace(/^--/, '').split('=');
+    return [name, value.length > 0 ? value.join('=') : 'true'];
+  }),
+);
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14';
+const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const GITHUB_SECRET = 'bench-github-secret';
+const POLL_SECRET = 'bench-poll-secret';
+const PAGE = 500;
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+const seconds = (ms) => `${(ms / 1000).toFixed(ms < 1_000 ? 3 : 2)} s`;
+const thousands = (n) => Math.round(n).toLocaleString('en-US');
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** An ES module entry of a package as `fromDir` would import it (the drain imports the store's own drizzle). */
+function esmEntry(fromDir, specifier) {
+  const parts = specifier.split('/');
+  const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+  const subpath = `.${specifier.slice(name.length)}`;
+  const cjs = createRequire(join(fromDir, 'package.json')).resolve(specifier);
+  let dir = dirname(cjs);
+  while (!existsSync(join(dir, 'package.json')) || JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name !== name) dir = dirname(dir);
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  let entry = pkg.exports?.[subpath === '.' ? '.' : subpath] ?? pkg.exports;
+  for (const condition of ['import', 'node', 'default']) if (entry && typeof entry === 'object' && condition in entry) entry = entry[condition];
+  if (entry && typeof entry === 'object') entry = entry.default;
+  if (typeof entry !== 'string') return pathToFileURL(cjs).href;
+  return pathToFileURL(join(dir, entry)).href;
+}
+const dbPackageDir = join(repoDir, 'packages/db');
+
+// ---------------------------------------------------------------------------------------------------------
+// Cleanup: every process, server, temp dir and database this run made goes, on success, failure or Ctrl-C.
+const cleanups = [];
+let cleaning = Promise.resolve();
+let interrupted = false;
+/** Undoes, newest first, what was set up after the first `keep` steps; one clean-up at a time. */
+function cleanUp(keep = 0) {
+  cleaning = cleaning.then(async () => {
+    while (cleanups.length > keep) {
+      const step = cleanups.pop();
+      try {
+        await step();
+      } catch (error) {
+        console.error(`cleanup: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  });
+  return cleaning;
+}
+for (const signal of args['drain-worker'] ? [] : ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    interrupted = true;
+    console.error(`\n${signal}: cleaning up`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+if (!args['drain-worker']) {
+  process.on('unhandledRejection', (error) => {
+    console.error('unexpected:', error);
+    void cleanUp().finally(() => process.exit(1));
+  });
+}
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const probe = createNetServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+
+/** A child with its output kept (shown when it fails); stopped with SIGTERM, then SIGKILL, at cleanup. */
+function startChild(name, argv, env) {
+  const child = spawn(process.execPath, argv, {
+    cwd: repoDir,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = [];
+  const keep = (chunk) => {
+    output.push(...chunk.toString().split('\n').filter(Boolean));
+    if (output.length > 200) output.splice(0, output.length - 200);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const stop = async () => {
+    if (exited) return;
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 8_000);
+    await once(child, 'exit').catch(() => undefined);
+    clearTimeout(killer);
+  };
+  cleanups.push(stop);
+  return { child, output, stop, name, get exited() { return exited; } };
+}
+
+async function waitForHttp(proc, url) {
+  for (let i = 0; i < 600; i++) {
+    if (proc.exited) throw new Error(`${proc.name} exited while starting:\n${proc.output.join('\n')}`);
+    try {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${proc.name} did not answer ${url} within 60 s:\n${proc.output.join('\n')}`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Latency.
+
+/** A GitHub pull_request delivery (closed, merged), signed as GitHub signs it (apps/relay/src/testing.ts). */
+function githubDelivery(number) {
+  const body = JSON.stringify({
+    action: 'closed',
+    number,
+    pull_request: {
+      number,
+      title: `Change ${number}`,
+      html_url: `https://github.com/acme/app/pull/${number}`,
+      merged: true,
+      merged_at: new Date().toISOString(),
+      updated_at: new Date().toISOString(),
+      created_at: '2026-11-21T10:00:00Z',
+      closed_at: new Date().toISOString(),
+      user: { login: 'octocat' },
+      base: { ref: 'main' },
+      head: { ref: `feature-${number}` },
+    },
+    repository: { full_name: 'acme/app', name: 'app', html_url: 'https://github.com/acme/app', owner: { login: 'acme' } },
+    sender: { login: 'octocat' },
+  });
+  return {
+    url: `https://github.com/acme/app/pull/${number}`,
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': 'pull_request',
+      'x-github-delivery': randomUUID(),
+      'x-hub-signature-256': `sha256=${createHmac('sha256', GITHUB_SECRET).update(body).digest('hex')}`,
+    },
+  };
+}
+
+/**
+ * Between the dashboard and the relay: passes requests through, counting the polls; with `stripWait`,
+ * GET …/events loses its `wait` parameter, so the relay answers at once as one without long-poll would.
+ */
+async function startProxy(relayPort, stripWait) {
+  const polls = [];
+  const server = createHttpServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://proxy');
+    const isPoll = req.method === 'GET' && url.pathname.endsWith('/events');
+    if (isPoll && stripWait) url.searchParams.delete('wait');
+    const poll = isPoll ? { at: performance.now(), wait: url.searchParams.get('wait'), status: 0, ms: 0 } : undefined;
+    if (poll) polls.push(poll);
+    const upstream = httpRequest(
+      { host: '127.0.0.1', port: relayPort, method: req.method, path: url.pathname + url.search, headers: req.headers },
+      (answer) => {
+        if (poll) {
+          poll.status = answer.statusCode ?? 0;
+          answer.once('end', () => (poll.ms = performance.now() - poll.at));
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+      res.end();
+    });
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    req.pipe(upstream);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  cleanups.push(close);
+  return { port: server.address().port, polls, close };
+}
+
+/** Reads `event: notification` frames from the dashboard's SSE stream; each arrival is timed. */
+async function connectStream(base) {
+  const arrivals = new Map(); // url -> [performance.now() of each arrival]
+  const waiters = new Set();
+  const controller = new AbortController();
+  const response = await fetch(`${base}/api/notifications/stream`, { headers: { accept: 'text/event-stream' }, signal: controller.signal });
+  if (response.status !== 200 || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    throw new Error(`GET /api/notifications/stream answered ${response.status} ${response.headers.get('content-type')}`);
+  }
+  let opened;
+  const ready = new Promise((resolve) => (opened = resolve));
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of response.body) {
+        const now = performance.now();
+        buffer += decoder.decode(chunk, { stream: true });
+        let end;
+        while ((end = buffer.indexOf('\n\n')) !== -1) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          let event = 'message';
+          const data = [];
+          for (const line of frame.split('\n')) {
+            if (line.startsWith('retry:')) opened();
+            else if (line.startsWith('event:')) event = line.slice(6).trim();
+            else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+          }
+          if (event !== 'notification' || data.length === 0) continue;
+          const { notification } = JSON.parse(data.join('\n'));
+          const list = arrivals.get(notification.url) ?? [];
+          list.push(now);
+          arrivals.set(notification.url, list);
+          for (const waiter of waiters) waiter();
+        }
+      }
+      if (!controller.signal.aborted) throw new Error('the dashboard ended the SSE stream');
+    } catch (error) {
+      if (!controller.signal.aborted) throw error;
+    }
+  })();
+  const stream = { failure: undefined };
+  reading.catch((error) => {
+    stream.failure = error;
+    for (const waiter of waiters) waiter();
+  });
+  const close = async () => {
+    controller.abort();
+    await reading.catch(() => undefined);
+  };
+  cleanups.push(close);
+  await Promise.race([ready, sleep(10_000).then(() => Promise.reject(new Error('the SSE stream sent no `retry:` within 10 s')))]);
+  /** Resolves when `done()` holds or at `deadline` (performance.now() ms). */
+  const until = (done, deadline) =>
+    new Promise((resolve) => {
+      const check = () => {
+        if (done() || stream.failure || performance.now() >= deadline) {
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(done());
+        }
+      };
+      const timer = setTimeout(check, Math.max(0, deadline - performance.now()));
+      waiters.add(check);
+      check();
+    });
+  /** Throws what broke the stream, if anything did. */
+  const check = () => {
+    if (stream.failure) throw stream.failure;
+  };
+  return { arrivals, until, close, check };
+}
+
+async function postWebhook(relayBase, delivery) {
+  const response = await fetch(`${relayBase}/api/webhooks/code_host`, { method: 'POST', headers: delivery.headers, body: delivery.body });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`the relay answered ${response.status} to a webhook: ${text}`);
+}
+
+/** One phase: fresh relay, proxy and dashboard; a warm-up webhook, then `n` a second apart. */
+async function latencyPhase({ label, stripWait, n, redis, prNumberBase }) {
+  const phaseCleanups = cleanups.length;
+  if (redis) await redis.flushDb();
+  const relayPort = await freePort();
+  const relay = startChild('relay', ['--import', 'tsx', 'apps/relay/src/main.ts'], {
+    RELAY_HOST: '127.0.0.1',
+    RELAY_PORT: String(relayPort),
+    RELAY_POLL_SECRET: POLL_SECRET,
+    WEBHOOK_SECRET_GITHUB: GITHUB_SECRET,
+    ...(redis ? { REDIS_URL } : { RELAY_STORE: 'memory' }),
+  });
+  const relayBase = `http://127.0.0.1:${relayPort}`;
+  await waitForHttp(relay, `${relayBase}/api/health`);
+  const proxy = await startProxy(relayPort, stripWait);
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'dash-bench-notify-'));
+  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const dashboard = startChild('dashboard', [join(repoDir, 'apps/web/build/server.js')], {
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    DATABASE_URL: `file:${join(dataDir, 'dashboard.db')}`,
+    MIGRATIONS_DIR: join(repoDir, 'drizzle'),
+    CREDENTIALS_KEY: randomBytes(32).toString('hex'),
+    WEBHOOK_RELAY_URL: `http://127.0.0.1:${proxy.port}/api`,
+    RELAY_POLL_SECRET: POLL_SECRET,
+  });
+  try {
+    await waitForHttp(dashboard, `${base}/healthz`);
+    const stream = await connectStream(base);
+
+    // Warm-up: proves relay -> dashboard -> SSE end to end; not counted.
+    const warm = githubDelivery(prNumberBase);
+    const warmSent = performance.now();
+    await postWebhook(relayBase, warm);
+    const warmArrived = await stream.until(() => stream.arrivals.has(warm.url), warmSent + 60_000);
+    stream.check();
+    if (!warmArrived) {
+      throw new Error(`${label}: the warm-up webhook did not reach the SSE stream within 60 s\n--- dashboard:\n${dashboard.output.join('\n')}`);
+    }
+    const warmMs = stream.arrivals.get(warm.url)[0] - warmSent;
+
+    const sent = new Map(); // url -> performance.now() when its POST was sent
+    const posts = [];
+    const start = performance.now() + 1_000;
+    for (let i = 0; i < n; i++) {
+      const delivery = githubDelivery(prNumberBase + 1 + i);
+      const due = start + i * 1_000;
+      await sleep(due - performance.now());
+      sent.set(delivery.url, performance.now());
+      const post = postWebhook(relayBase, delivery);
+      post.catch(() => {}); // awaited below, with the others
+      posts.push(post);
+    }
+    await Promise.all(posts);
+    const lastSent = performance.now();
+    const tailMs = 90_000;
+    await stream.until(() => [...sent.keys()].every((url) => stream.arrivals.has(url)), lastSent + tailMs);
+    await sleep(1_500); // a late second copy of anything would show now
+    stream.check();
+
+    const latencies = [];
+    let missing = 0;
+    let duplicates = 0;
+    for (const [url, at] of sent) {
+      const seen = stream.arrivals.get(url);
+      if (!seen) missing++;
+      else {
+        latencies.push(seen[0] - at);
+        duplicates += seen.length - 1;
+      }
+    }
+    latencies.sort((a, b) => a - b);
+
+    // Exactly once in the inbox, each with its URL.
+    const list = await (await fetch(`${base}/api/notifications?limit=100`)).json();
+    const stored = new Map();
+    for (const item of list.notifications ?? []) stored.set(item.url, (stored.get(item.url) ?? 0) + 1);
+    const expected = [warm.url, ...sent.keys()];
+    const inboxOk = expected.every((url) => stored.get(url) === 1) && stored.size === expected.length;
+
+    const polls = proxy.polls.filter((p) => p.at >= start - 1_000);
+    if (args.verbose) {
+      const timeline = proxy.polls.map((p) => `${((p.at - start) / 1000).toFixed(1)}s${p.wait ? ` wait=${p.wait}` : ''} -> ${p.status} in ${(p.ms / 1000).toFixed(2)}s`);
+      console.log(`  ${label} polls (time from the first counted webhook): ${timeline.join(', ')}`);
+      console.log(`  ${label} latencies in send order: ${[...sent].map(([url, at]) => (stream.arrivals.has(url) ? ((stream.arrivals.get(url)[0] - at) / 1000).toFixed(1) : 'x')).join(' ')}`);
+    }
+    const status = await (await fetch(`${base}/api/relay/status`).catch(() => undefined))?.json().catch(() => undefined);
+    await stream.close();
+    return {
+      label,
+      n,
+      latencies,
+      missing,
+      duplicates,
+      warmMs,
+      inboxOk,
+      storedCount: stored.size,
+      expectedCount: expected.length,
+      polls: polls.length,
+      polls429: polls.filter((p) => p.status === 429).length,
+      pollsHeld: polls.filter((p) => p.ms >= 1_000).length,
+      longPollStatus: status?.poller?.longPoll,
+      durationMs: performance.now() - start,
+    };
+  } finally {
+    // This phase's processes, proxy and temp dir go now; the next phase starts fresh.
+    await cleanUp(phaseCleanups);
+  }
+}
+
+function describeLatency(result) {
+  const { latencies: l } = result;
+  if (l.length === 0) return `no webhook arrived (n=${result.n}, missing ${result.missing})`;
+  const p50 = quantile(l, 0.5);
+  const p95 = quantile(l, 0.95);
+  const max = l[l.length - 1];
+  const extra = [
+    result.missing > 0 ? `${result.missing} MISSING` : '',
+    result.duplicates > 0 ? `${result.duplicates} DUPLICATE SSE events` : '',
+    result.inboxOk ? '' : `inbox holds ${result.storedCount} of ${result.expectedCount} notifications or some twice: NOT exactly once`,
+  ].filter(Boolean);
+  return {
+    p50,
+    p95,
+    max,
+    text:
+      `p50 ${seconds(p50)} p95 ${seconds(p95)} max ${seconds(max)} (n=${l.length}${result.missing ? ` of ${result.n}` : ''}, ${l.filter((ms) => ms <= 2_000).length} within 2 s; ` +
+      `${result.polls} polls, ${result.pollsHeld} held >= 1 s, ${result.polls429} answered 429; warm-up ${seconds(result.warmMs)})` +
+      (extra.length ? `  !! ${extra.join('; ')}` : ''),
+  };
+}
+
+async function runLatency() {
+  if (!existsSync(join(repoDir, 'apps/web/build/server.js'))) {
+    throw new Error('apps/web/build/server.js is missing: run `node scripts/pnpm.mjs --filter @dash/web build` first');
+  }
+  const staleBy = newestSource() - statSync(join(repoDir, 'apps/web/build/server.js')).mtimeMs;
+  if (staleBy > 0) console.log(`note: sources changed after the dashboard build (by ${Math.round(staleBy / 1000)} s); rebuild for current figures`);
+
+  const { createClient } = await import('redis');
+  let redis = createClient({ url: REDIS_URL, socket: { reconnectStrategy: false, connectTimeout: 2_000 } });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.flushDb();
+    cleanups.push(async () => {
+      await redis.flushDb();
+      redis.destroy();
+    });
+    console.log(`relay store: Redis ${REDIS_URL} (flushed before each phase and at the end)`);
+  } catch (error) {
+    redis = undefined;
+    console.log(`relay store: MEMORY (RELAY_STORE=memory): Redis at ${REDIS_URL} is unreachable (${error.message})`);
+  }
+
+  const n = Number(args.n ?? 50);
+  const baselineN = Number(args['baseline-n'] ?? n);
+  const started = performance.now();
+  const longPoll = await latencyPhase({ label: 'long-poll', stripWait: false, n, redis, prNumberBase: 1_000 });
+  const lp = describeLatency(longPoll);
+  console.log(`latency long-poll: ${lp.text ?? lp}`);
+  const polling = await latencyPhase({ label: '15 s polling', stripWait: true, n: baselineN, redis, prNumberBase: 5_000 });
+  const pl = describeLatency(polling);
+  console.log(`latency 15 s polling: ${pl.text ?? pl}`);
+  if (lp.p95 !== undefined && pl.p95 !== undefined) {
+    const met = lp.p95 <= 2_000 && longPoll.missing === 0;
+    console.log(`ratio p95 long-poll/polling: ${(lp.p95 / pl.p95).toFixed(2)} (target p95 <= 2 s: ${met ? 'met' : 'NOT met'})`);
+  }
+  console.log(`latency part took ${Math.round((performance.now() - started) / 1000)} s`);
+  return { longPoll, polling };
+}
+
+/** Newest modification time of the dashboard's sources (as scripts/start.mjs judges a build stale). */
+function newestSource() {
+  const walk = (path) => {
+    if (!existsSync(path)) return 0;
+    const stat = statSync(path);
+    if (!stat.isDirectory()) return stat.mtimeMs;
+    return readdirSync(path)
+      .filter((name) => name !== 'node_modules' && !/(\.test\.ts|^testing\.ts)$/.test(name))
+      .reduce((latest, name) => Math.max(latest, walk(join(path, name))), 0);
+  };
+  return Math.max(...['apps/web/src', 'packages'].map((p) => walk(join(repoDir, p))));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Drain: the parent side.
+
+async function pgAdmin() {
+  const { default: postgres } = await import(esmEntry(dbPackageDir, 'postgres'));
+  return postgres(PG_URL, { onnotice: () => {}, max: 1, connect_timeout: 3 });
+}
+
+async function runDrain() {
+  const stores = (args.stores ?? 'sqlite,postgres').split(',');
+  const tempDir = mkdtempSync(join(tmpdir(), 'dash-bench-drain-'));
+  cleanups.push(async () => rmSync(tempDir, { recursive: true, force: true }));
+  const dbPrefix = `bench_notify_${process.pid}_`;
+  const results = {};
+  for (const kind of stores) {
+    if (kind === 'postgres') {
+      try {
+        const admin = await pgAdmin();
+        await admin`select 1`;
+        // Whatever a failed worker left behind goes at the end.
+        cleanups.push(async () => {
+          const left = await admin`select datname from pg_database where datname like ${`${dbPrefix}%`}`;
+          for (const { datname } of left) await admin.unsafe(`drop database if exists "${datname}" with (force)`);
+          await admin.end();
+        });
+      } catch (error) {
+        console.log(`drain postgres: SKIPPED: ${PG_URL.replace(/:[^:@/]*@/, ':***@')} is unreachable (${error.message})`);
+        continue;
+      }
+    }
+    const profileDir = args['cpu-prof-dir'] ?? join(tmpdir(), 'dash-bench-notify-cpu-prof');
+    const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=200'] : [];
+    if (args['cpu-prof']) console.log(`drain ${kind}: CPU profile of the worker goes to ${profileDir}`);
+    const worker = spawn(
+      process.execPath,
+      [...profile, '--import', 'tsx', fileURLToPath(import.meta.url), '--drain-worker', `--kind=${kind}`, `--events=${args.events ?? 10_000}`, `--rounds=${args.rounds ?? 3}`, `--dir=${tempDir}`, `--db-prefix=${dbPrefix}`],
+      { cwd: repoDir, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_PG_URL: PG_URL } },
+    );
+    // On SQLite the worker's event loop can be busy for seconds (see `stall`), so SIGKILL follows soon;
+    // its databases go with the sweep above and the temp dir.
+    cleanups.push(async () => {
+      if (worker.exitCode === null && worker.signalCode === null) {
+        const exited = once(worker, 'exit').catch(() => undefined);
+        worker.kill('SIGTERM');
+        const killer = setTimeout(() => worker.kill('SIGKILL'), 2_000);
+        await exited;
+        clearTimeout(killer);
+      }
+    });
+    let result;
+    let buffer = '';
+    worker.stdout.on('data', (chunk) => {
+      buffer += chunk.toString();
+      let end;
+      while ((end = buffer.indexOf('\n')) !== -1) {
+        const line = buffer.slice(0, end);
+        buffer = buffer.slice(end + 1);
+        if (line.startsWith('RESULT ')) result = JSON.parse(line.slice(7));
+        else console.log(line);
+      }
+    });
+    const [code] = await once(worker, 'exit');
+    if (code !== 0 || !result) throw new Error(`the ${kind} drain worker failed (exit ${code})`);
+    results[kind] = result;
+    const ratio = result.inbox / result.bare;
+    console.log(
+      `drain ${kind}: inbox ${thousands(result.inbox)} ev/s, bare insert ${thousands(result.bare)} ev/s, ratio ${ratio.toFixed(2)} ` +
+        `(target >= 0.3: ${ratio >= 0.3 ? 'met' : 'NOT met'}) (medians of ${result.rounds}; ${thousands(result.events)} events: ${thousands(result.stored)} stored, ${result.duplicates} redeliveries; ` +
+        `the inbox's longest event-loop stall ${Math.round(result.stall)} ms for a page of ${PAGE})`,
+    );
+  }
+  return results;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Drain: the worker (a child under tsx, so it can import the workspace's TypeScript).
+
+/** A small seeded PRNG: the same events every run. */
+function mulberry32(seed) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `count` relay events as GET /api/events serves them (relayEventSchema), oldest first. */
+function relayEvents(count) {
+  const random = mulberry32(12);
+  const repos = ['acme/app', 'acme/api', 'acme/site', 'acme/docs'];
+  const vercelProjects = ['prj_app', 'prj_api', 'prj_site'];
+  const monitors = ['1001', '1002', '1003', '1004', '1005'];
+  const teams = ['ENG', 'OPS'];
+  const events = [];
+  const openMonitors = new Map(); // monitor -> incident id
+  const failedTargets = new Set();
+  const start = Date.parse('2026-11-22T00:00:00Z');
+  let pr = 1;
+  let deploy = 1;
+  let incident = 1;
+  let issue = 1;
+  for (let i = 0; events.length < count; i++) {
+    const receivedMs = start + i * 250;
+    const receivedAt = new Date(receivedMs).toISOString();
+    const occurredAt = new Date(receivedMs - 1_000 - Math.floor(random() * 5_000)).toISOString();
+    const id = `${receivedMs}-${i.toString(36)}`;
+    const roll = random();
+    if (roll < 0.01 && events.length > 10) {
+      // A redelivery: the same real-world event again (the relay and the local route, or a provider retry).
+      const again = events[Math.floor(random() * events.length)];
+      events.push({ ...again, id, receivedAt });
+    } else if (roll < 0.5) {
+      const repo = repos[Math.floor(random() * repos.length)];
+      const number = pr++;
+      const outcome = random() < 0.7 ? 'merged' : 'opened';
+      events.push({
+        id,
+        integration: 'code_host',
+        type: `pr.${outcome}`,
+        sourceEventId: `github:${repo}:pr:${number}:${outcome}`,
+        title: `PR #${number} ${outcome}: Change ${number} to the billing page and its tests`,
+        url: `https://github.com/${repo}/pull/${number}`,
+        project: repo,
+        repo,
+        severity: outcome === 'merged' ? 'success' : 'info',
+        occurredAt,
+        receivedAt,
+        refs: [`code_host:${repo}`],
+      });
+    } else if (roll < 0.75) {
+      const project = vercelProjects[Math.floor(random() * vercelProjects.length)];
+      const target = random() < 0.6 ? 'production' : 'preview';
+      const subject = `vercel:${project}:${target}`;
+      const failed = random() < 0.1;
+      const state = failed ? 'error' : 'succeeded';
+      const dpl = `dpl_${(deploy++).toString(36)}`;
+      if (failed) failedTargets.add(subject);
+      else failedTargets.delete(subject);
+      events.push({
+        id,
+        integration: 'deploy_host',
+        type: `deploy.${state}`,
+        sourceEventId: `vercel:${dpl}:${state}`,
+        title: `${failed ? 'Deploy failed' : 'Deployed'}: ${project} (${target})`,
+        url: `https://${project}-${dpl}.vercel.app`,
+        project,
+        severity: failed ? 'error' : 'success',
+        occurredAt,
+        receivedAt,
+        subject,
+        transition: failed ? 'trigger' : 'resolve',
+        refs: [`deploy_host:${project}`],
+      });
+    } else if (roll < 0.9) {
+      const team = teams[Math.floor(random() * teams.length)];
+      const number = issue++;
+      events.push({
+        id,
+        integration: 'issue_tracker',
+        type: 'issue.created',
+        sourceEventId: `linear:issue:${team}-${number}:create`,
+        title: `${team}-${number} created: Customers ask for CSV export of invoices`,
+        url: `https://linear.app/acme/issue/${team}-${number}`,
+        severity: 'info',
+        occurredAt,
+        receivedAt,
+        refs: [`issue_tracker:${team}`],
+      });
+    } else {
+      // Better Stack: a monitor goes down, a later event brings it back up (one story, two events).
+      const monitor = monitors[Math.floor(random() * monitors.length)];
+      const open = openMonitors.get(monitor);
+      const down = open === undefined;
+      const incidentId = down ? String(incident++) : open;
+      if (down) openMonitors.set(monitor, incidentId);
+      else openMonitors.delete(monitor);
+      const state = down ? 'started' : 'resolved';
+      events.push({
+        id,
+        integration: 'uptime_monitor',
+        type: down ? 'monitor.down' : 'monitor.up',
+        sourceEventId: `betterstack:incident:${incidentId}:${state}:${occurredAt}`,
+        title: `${down ? 'Down' : 'Recovered'}: api.acme.dev/health${down ? ' (Status 503)' : ''}`,
+        url: 'https://api.acme.dev/health',
+        project: 'API health',
+        severity: down ? 'error' : 'success',
+        occurredAt,
+        receivedAt,
+        subject: `betterstack:monitor:${monitor}`,
+        transition: down ? 'trigger' : 'resolve',
+        refs: [`uptime_monitor:${monitor}`],
+      });
+    }
+  }
+  return events;
+}
+
+const benchProjects = [
+  { slug: 'app', name: 'App', integrations: { code_host: { repos: ['acme/app', 'acme/docs'] }, deploy_host: { projectId: 'prj_app' }, issue_tracker: { teamIds: ['ENG'] }, uptime_monitor: { monitorIds: ['1001', '1002'] } } },
+  { slug: 'api', name: 'API', integrations: { code_host: { repos: ['acme/api'] }, deploy_host: { projectId: 'prj_api' }, uptime_monitor: { monitorIds: ['1003'] } } },
+  { slug: 'site', name: 'Site', integrations: { deploy_host: { projectId: 'prj_site' } } },
+];
+
+async function drainWorker() {
+  const kind = args.kind;
+  const count = Number(args.events);
+  const rounds = Number(args.rounds);
+  const migrationsDir = join(repoDir, 'drizzle');
+  const { openStore } = await import(pathToFileURL(join(repoDir, 'packages/db/src/index.ts')).href);
+  const { createContext } = await import('@dash/api');
+  const { relayEventSchema } = await import(pathToFileURL(join(repoDir, 'packages/webhooks/src/index.ts')).href);
+  const { projectRefs, toIncoming } = await import(pathToFileURL(join(repoDir, 'packages/api/src/notifications/resolve.ts')).href);
+  const schema = await import(pathToFileURL(join(repoDir, `packages/db/src/schema/${kind === 'sqlite' ? 'sqlite' : 'pg'}.ts`)).href);
+  const { sql } = await import(esmEntry(dbPackageDir, 'drizzle-orm'));
+
+  const allEvents = relayEvents(count);
+  for (const event of allEvents) relayEventSchema.parse(event);
+  const quiet = { info() {}, warn() {}, error() {} };
+
+  // Databases: a temp file each, or a throwaway Postgres database each, dropped after.
+  let admin;
+  let serial = 0;
+  const made = [];
+  if (kind === 'postgres') {
+    const { default: postgres } = await import(esmEntry(dbPackageDir, 'postgres'));
+    admin = postgres(PG_URL, { onnotice: () => {}, max: 1 });
+  }
+  async function freshDatabase() {
+    serial++;
+    if (kind === 'sqlite') {
+      const path = join(args.dir, `drain-${serial}.db`);
+      made.push(path);
+      return { url: `file:${path}` };
+    }
+    const name = `${args['db-prefix']}${serial}`;
+    await admin.unsafe(`create database "${name}"`);
+    made.push(name);
+    const url = new URL(PG_URL);
+    url.pathname = `/${name}`;
+    return { url: url.href, name };
+  }
+  async function dropDatabase(db) {
+    if (kind === 'sqlite') {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(db.url.slice('file:'.length) + suffix, { force: true });
+    } else {
+      await admin.unsafe(`drop database if exists "${db.name}" with (force)`);
+    }
+  }
+
+  /**
+   * Times `work`, and the longest the event loop went without a turn meanwhile: libSQL runs local
+   * statements synchronously, so on SQLite a page blocks the whole process (a dashboard serves nothing).
+   */
+  async function timed(work) {
+    let last = performance.now();
+    let stall = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      stall = Math.max(stall, now - last);
+      last = now;
+    }, 2);
+    const started = performance.now();
+    try {
+      const result = await work();
+      return { ...result, ms: performance.now() - started, stall: Math.max(stall, performance.now() - last) };
+    } finally {
+      clearInterval(ticker);
+    }
+  }
+  /** Between pages the poller awaits the relay's next page (network I/O): the event loop gets a turn. */
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  const pagesOf = (events) => {
+    const pages = [];
+    for (let i = 0; i < events.length; i += PAGE) pages.push(events.slice(i, i + PAGE));
+    return pages;
+  };
+
+  /** The inbox's path: Inbox.ingest, a page at a time with the relay cursor, as the poller calls it. */
+  async function inboxRun(events) {
+    const db = await freshDatabase();
+    const store = await openStore({ url: db.url, migrationsDir });
+    try {
+      for (const project of benchProjects) await store.projects.create(project);
+      const ctx = await createContext({ store, credentialsKey: randomBytes(32), log: quiet });
+      const { inbox } = ctx.notifications;
+      const relayUrl = 'http://relay.bench/api';
+      const pages = pagesOf(events);
+      await nextTurn();
+      return await timed(async () => {
+        let stored = 0;
+        let duplicates = 0;
+        for (const page of pages) {
+          const result = await inbox.ingest(page, { relayUrl, since: Date.parse(page[page.length - 1].receivedAt) });
+          stored += result.stored;
+          duplicates += result.duplicates;
+          await nextTurn();
+        }
+        return { stored, duplicates };
+      });
+    } finally {
+      await store.close();
+      await dropDatabase(db);
+    }
+  }
+
+  /** The same events as notification rows, as the fold would leave them (built before the clock starts). */
+  async function bareRows(events) {
+    const refs = projectRefs(benchProjects);
+    const rows = [];
+    const openBySubject = new Map();
+    for (const [index, event] of events.entries()) {
+      const incoming = toIncoming(event, refs);
+      const subject = incoming.transition === null ? null : incoming.subjectKey;
+      const row = {
+        id: randomUUID(),
+        seq: index + 1,
+        createdSeq: index + 1,
+        integration: incoming.integration,
+        type: incoming.type,
+        subjectKey: incoming.subjectKey,
+        status: subject === null ? 'info' : incoming.transition === 'trigger' ? 'open' : 'resolved',
+        severity: incoming.severity,
+        title: incoming.title,
+        url: incoming.url,
+        projectSlug: incoming.projectSlug,
+        eventCount: 1,
+        firstAt: new Date(incoming.occurredAt).toISOString(),
+        lastAt: new Date(incoming.occurredAt).toISOString(),
+        resolvedAt: incoming.transition === 'resolve' ? new Date(incoming.occurredAt).toISOString() : null,
+        receivedAt: new Date(incoming.receivedAt).toISOString(),
+        readAt: null,
+      };
+      // At most one open row per subject (the partial unique index): an earlier open one reads as resolved.
+      if (subject !== null) {
+        const earlier = openBySubject.get(subject);
+        if (earlier) earlier.status = 'resolved';
+        if (row.status === 'open') openBySubject.set(subject, row);
+        else openBySubject.delete(subject);
+      }
+      rows.push(row);
+    }
+    return rows;
+  }
+
+  /** The baseline: drizzle inserts of 500 rows a statement, one transaction a page, into a fresh migrated database. */
+  async function bareRun(events) {
+    const rows = await bareRows(events);
+    const db = await freshDatabase();
+    // The same migrations, applied by the store; then a plain connection of the same driver.
+    await (await openStore({ url: db.url, migrationsDir })).close();
+    let client;
+    let insertPages;
+    if (kind === 'sqlite') {
+      const { createClient } = await import(esmEntry(dbPackageDir, '@libsql/client'));
+      const { drizzle } = await import(esmEntry(dbPackageDir, 'drizzle-orm/libsql'));
+      client = createClient({ url: db.url });
+      await client.execute('PRAGMA busy_timeout = 5000');
+      const orm = drizzle(client);
+      insertPages = async (pages) => {
+        for (const page of pages) {
+          await orm.run(sql`begin immediate`);
+          await orm.insert(schema.notifications).values(page);
+          await orm.run(sql`commit`);
+          await nextTurn();
+        }
+      };
+    } else {
+      const { default: postgres } = await import(esmEntry(dbPackageDir, 'postgres'));
+      const { drizzle } = await import(esmEntry(dbPackageDir, 'drizzle-orm/postgres-js'));
+      client = postgres(db.url, { onnotice: () => {} });
+      const orm = drizzle(client);
+      insertPages = async (pages) => {
+        for (const page of pages) {
+          await orm.transaction(async (tx) => void (await tx.insert(schema.notifications).values(page)));
+          await nextTurn();
+        }
+      };
+    }
+    try {
+      const pages = pagesOf(rows);
+      await nextTurn();
+      return await timed(async () => {
+        await insertPages(pages);
+        return { stored: rows.length };
+      });
+    } finally {
+      if (kind === 'sqlite') client.close();
+      else await client.end();
+      await dropDatabase(db);
+    }
+  }
+
+  try {
+    // Warm-up: JIT, module loading, the driver's first connections; not counted.
+    const warm = allEvents.slice(0, 1_000);
+    await bareRun(warm);
+    await inboxRun(warm);
+    const bare = [];
+    const inbox = [];
+    const stalls = [];
+    let last;
+    for (let round = 1; round <= rounds; round++) {
+      const b = await bareRun(allEvents);
+      const i = await inboxRun(allEvents);
+      bare.push((allEvents.length / b.ms) * 1000);
+      inbox.push((allEvents.length / i.ms) * 1000);
+      last = i;
+      stalls.push(i.stall);
+      console.log(
+        `  ${kind} round ${round}: bare insert ${thousands(bare.at(-1))} ev/s (${(b.ms / 1000).toFixed(2)} s, longest event-loop stall ${Math.round(b.stall)} ms), ` +
+          `inbox ${thousands(inbox.at(-1))} ev/s (${(i.ms / 1000).toFixed(2)} s, longest stall ${Math.round(i.stall)} ms; ${i.stored} stored, ${i.duplicates} duplicates), ratio ${(inbox.at(-1) / bare.at(-1)).toFixed(2)}`,
+      );
+    }
+    process.stdout.write(
+      `RESULT ${JSON.stringify({ bare: median(bare), inbox: median(inbox), stall: median(stalls), rounds, events: allEvents.length, stored: last.stored, duplicates: last.duplicates })}\n`,
+    );
+  } finally {
+    for (const name of made) {
+      if (kind === 'postgres') await admin.unsafe(`drop database if exists "${name}" with (force)`).catch(() => undefined);
+      else for (const suffix of ['', '-wal', '-shm']) rmSync(name + suffix, { force: true });
+    }
+    await admin?.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+if (args['drain-worker']) {
+  await drainWorker();
+  process.exit(0);
+}
+
+const started = performance.now();
+let failed = false;
+try {
+  const only = args.only;
+  if (only !== undefined && only !== 'latency' && only !== 'drain') throw new Error('--only is latency or drain');
+  if (only !== 'drain') await runLatency();
+  if (only !== 'latency') await runDrain();
+} catch (error) {
+  failed = true;
+  if (!interrupted) console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+} finally {
+  await cleanUp();
+  console.log(`total ${Math.round((performance.now() - started) / 1000)} s`);
+}
+process.exit(failed ? 1 : 0);
