@@ -601,6 +601,40 @@ describe.skipIf(redisProblem !== undefined && process.env.CI !== 'true')('webhoo
     expect(problems).toEqual([]);
   });
 
+  it('connects the relay from Settings → Relay: a wrong secret gets the relay’s reason, the right one polls at once, and the secret never comes back', async () => {
+    const relay = await startRelay();
+    const dashboard = await dashboardFor(undefined);
+    const browser = await launchChromium();
+    cleanup.push(() => browser.close());
+    const page: Page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+    await page.goto(`${dashboard.url}/settings#relay`);
+    const section = page.locator('#relay');
+    const status = section.locator('[data-poller-state]');
+    expect(await status.innerText()).toBe('Not configured: set the URL and the secret');
+
+    await section.getByLabel('Relay URL').fill(relay.url);
+    await section.getByLabel('Poll secret').fill('not-the-relay-secret-at-all');
+    await section.getByRole('button', { name: 'Test connection' }).click();
+    await section.getByText(/Poll: The relay refused the poll secret/).waitFor({ timeout: 10_000 });
+
+    await section.getByLabel('Poll secret').fill(POLL_SECRET);
+    await section.getByRole('button', { name: 'Test connection' }).click();
+    await section.getByText(/The relay answers and accepts the secret/).waitFor({ timeout: 10_000 });
+    await section.getByRole('button', { name: 'Save', exact: true }).first().click();
+    await section.getByText('Saved. Polling starts (or stops) at once.').waitFor();
+
+    // Polling started without a restart: a webhook reaches the inbox, and the status says so after a reload.
+    expect(await relay.send(mergedPr(7))).toEqual(received);
+    await until(() => inbox(dashboard), hasTitles(prTitle(7)), 10_000, 'the webhook in the inbox');
+    await page.reload();
+    await until(() => status.getAttribute('data-poller-state'), (state) => state === 'polling', 5_000, 'the poller polling');
+    expect(await section.getByLabel('Poll secret').inputValue()).toBe('');
+    expect(await page.content()).not.toContain(POLL_SECRET);
+    expect(JSON.stringify(await relayStatus(dashboard))).not.toContain(POLL_SECRET);
+    await page.screenshot({ path: `${screenshotDir}settings-relay.png`, fullPage: true });
+    await page.close();
+  });
+
   it('takes provider webhooks on POST /api/webhooks/:integration from any origin and without sign-in, judging them by their signature', async () => {
     const password = 'correct horse battery staple';
     const dashboard = await dashboardFor(undefined, { DASHBOARD_PASSWORD_HASH: await hash(password), WEBHOOK_SECRET_GITHUB: SECRETS.WEBHOOK_SECRET_GITHUB });

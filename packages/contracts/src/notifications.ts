@@ -2,6 +2,16 @@ import { z } from 'zod';
 
 /** The five integrations that send webhooks (the relay's and the local route's `:integration`). */
 export const webhookIntegrationSchema = z.enum(['code_host', 'deploy_host', 'error_tracker', 'issue_tracker', 'uptime_monitor']);
+export type WebhookIntegration = z.infer<typeof webhookIntegrationSchema>;
+
+/** The service behind each, as people name it. */
+export const webhookSourceNames: Record<WebhookIntegration, string> = {
+  code_host: 'GitHub',
+  deploy_host: 'Vercel',
+  error_tracker: 'Sentry',
+  issue_tracker: 'Linear',
+  uptime_monitor: 'Better Stack',
+};
 
 export const notificationSeverities = ['info', 'success', 'warning', 'error'] as const;
 

@@ -415,11 +415,11 @@ describe('a signing secret saved in settings', () => {
     const status = await dash.call('GET', '/api/relay/status');
     expect(status.status).toBe(200);
     expect(status.json.localWebhooks).toEqual([
-      { integration: 'code_host', provider: 'github', path: '/api/webhooks/code_host', secretSet: true, secretSource: 'settings' },
-      { integration: 'deploy_host', provider: 'vercel', path: '/api/webhooks/deploy_host', secretSet: false, secretSource: null },
-      { integration: 'error_tracker', provider: 'sentry', path: '/api/webhooks/error_tracker', secretSet: false, secretSource: null },
-      { integration: 'issue_tracker', provider: 'linear', path: '/api/webhooks/issue_tracker', secretSet: false, secretSource: null },
-      { integration: 'uptime_monitor', provider: 'betterstack', path: '/api/webhooks/uptime_monitor', secretSet: false, secretSource: null },
+      { integration: 'code_host', provider: 'GitHub', path: '/api/webhooks/code_host', secretSet: true, secretSource: 'settings' },
+      { integration: 'deploy_host', provider: 'Vercel', path: '/api/webhooks/deploy_host', secretSet: false, secretSource: null },
+      { integration: 'error_tracker', provider: 'Sentry', path: '/api/webhooks/error_tracker', secretSet: false, secretSource: null },
+      { integration: 'issue_tracker', provider: 'Linear', path: '/api/webhooks/issue_tracker', secretSet: false, secretSource: null },
+      { integration: 'uptime_monitor', provider: 'Better Stack', path: '/api/webhooks/uptime_monitor', secretSet: false, secretSource: null },
     ]);
     for (const path of ['/api/relay/status', '/api/settings']) expect((await dash.call('GET', path)).text, path).not.toContain(saved);
     expect(dash.log.lines.join('\n')).not.toContain(saved);

@@ -11,11 +11,12 @@ import {
   relayTestResultSchema,
   relayTestSchema,
   webhookSecretSchema,
+  webhookSourceNames,
   type Notification,
   type NotificationStreamEvent,
 } from '@dash/contracts';
 import type { NotificationRow } from '@dash/db';
-import { providerOf, relayIntegrations } from '@dash/webhooks';
+import { relayIntegrations } from '@dash/webhooks';
 import { z } from 'zod';
 import type { Context } from '../context.ts';
 import { fail } from '../errors.ts';
@@ -153,7 +154,7 @@ async function relayStatus(ctx: Context) {
     poller: notifications.poller.status(),
     localWebhooks: relayIntegrations.map((integration) => ({
       integration,
-      provider: providerOf[integration],
+      provider: webhookSourceNames[integration],
       path: `/api/webhooks/${integration}`,
       secretSet: Boolean(savedWebhookSecrets[integration]) || env.receive.secrets[integration].length > 0,
       secretSource: savedWebhookSecrets[integration] ? ('settings' as const) : env.receive.secrets[integration].length > 0 ? ('env' as const) : null,
