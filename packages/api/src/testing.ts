@@ -19,13 +19,23 @@ export function memoryLogger(): Logger & { lines: string[] } {
   return { lines, info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) };
 }
 
-/** A real api over a fresh embedded SQLite file, for tests; `dispose` removes it. */
+/** A real api over a fresh embedded SQLite file (or `databaseUrl`), for tests; `dispose` removes the directory. */
 export async function createTestApi(
-  options: { dir?: string; credentialsKey?: Buffer; clock?: Clock; demo?: DemoProvider; access?: AccessOptions; relay?: RelayEnvironment; fetch?: typeof fetch } = {},
+  options: {
+    dir?: string;
+    /** Another store than the directory's SQLite file (a scratch Postgres database). */
+    databaseUrl?: string;
+    credentialsKey?: Buffer;
+    clock?: Clock;
+    demo?: DemoProvider;
+    access?: AccessOptions;
+    relay?: RelayEnvironment;
+    fetch?: typeof fetch;
+  } = {},
 ) {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'dash-api-'));
   const dbFile = join(dir, 'dashboard.db');
-  const store: Store = await openStore({ url: `file:${dbFile}`, migrationsDir });
+  const store: Store = await openStore({ url: options.databaseUrl ?? `file:${dbFile}`, migrationsDir });
   const log = memoryLogger();
   const credentialsKey = options.credentialsKey ?? randomBytes(32);
   const ctx = await createContext({

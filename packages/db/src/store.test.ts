@@ -24,23 +24,10 @@ import {
   type Store,
 } from './index.ts';
 import { sqliteStore } from './sqlite.ts';
+import { PG_SERVER, postgresProblem } from './testing.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../../drizzle', import.meta.url));
-const PG_SERVER = 'postgres://postgres@127.0.0.1:5432';
 const quiet = { onnotice: () => {}, connect_timeout: 5 };
-
-/** Why Postgres cannot be used, or undefined when it answers. */
-async function postgresProblem(): Promise<string | undefined> {
-  const sql = postgres(`${PG_SERVER}/postgres`, { ...quiet, max: 1 });
-  try {
-    await sql`select 1`;
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  } finally {
-    await sql.end();
-  }
-}
 
 const pgProblem = await postgresProblem();
 const inCI = process.env.CI === 'true';

@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+
+/** The test Postgres: these machines run one on 127.0.0.1 with trust auth; CI starts it when it is not running. */
+export const PG_SERVER = 'postgres://postgres@127.0.0.1:5432';
+const quiet = { onnotice: () => {}, connect_timeout: 5 };
+
+/** Why the test Postgres cannot be used, or undefined when it answers. */
+export async function postgresProblem(): Promise<string | undefined> {
+  const sql = postgres(`${PG_SERVER}/postgres`, { ...quiet, max: 1 });
+  try {
+    await sql`select 1`;
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    await sql.end();
+  }
+}
+
+/** A database of its own on the test Postgres, for one test or suite; `drop` removes it (connections and all). */
+export async function scratchPostgres(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `dash_test_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(`${PG_SERVER}/postgres`, { ...quiet, max: 1 });
+  try {
+    await admin`create database ${admin(name)}`;
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: `${PG_SERVER}/${name}`,
+    async drop() {
+      const sql = postgres(`${PG_SERVER}/postgres`, { ...quiet, max: 1 });
+      try {
+        await sql`drop database if exists ${sql(name)} with (force)`;
+      } finally {
+        await sql.end();
+      }
+    },
+  };
+}
