@@ -5,3 +5,4 @@ export * from './credentials.ts';
 export * from './data.ts';
 export * from './auth.ts';
 export * from './notifications.ts';
+export * from './quiet-hours.ts';
