@@ -6,3 +6,4 @@ export * from './data.ts';
 export * from './auth.ts';
 export * from './notifications.ts';
 export * from './quiet-hours.ts';
+export * from './policy.ts';
