@@ -14,6 +14,7 @@ export const webhookSourceNames: Record<WebhookIntegration, string> = {
 };
 
 export const notificationSeverities = ['info', 'success', 'warning', 'error'] as const;
+export type NotificationSeverity = (typeof notificationSeverities)[number];
 
 /** One row of the inbox: an event, or a subject's story from trouble to recovery (an outage and its end). */
 export const notificationSchema = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { notificationSeverities, webhookIntegrationSchema } from './notifications.ts';
+import { notificationSeverities, webhookIntegrationSchema, type NotificationSeverity } from './notifications.ts';
 
 /**
  * Notification policy: preferences per integration and event type, and the ordered rules. They decide
@@ -11,7 +11,6 @@ import { notificationSeverities, webhookIntegrationSchema } from './notification
 export const notificationSeveritySchema = z.enum(notificationSeverities, {
   error: 'A severity is one of info, success, warning, error',
 });
-export type NotificationSeverity = z.infer<typeof notificationSeveritySchema>;
 
 /** `info < success < warning < error`; `error` is the critical level. */
 export const severityRank: Record<NotificationSeverity, number> = { info: 0, success: 1, warning: 2, error: 3 };

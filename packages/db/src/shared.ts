@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { getTableColumns, getTableName, sql, type Column, type SQL, type Table } from 'drizzle-orm';
 import {
   defaultSettings,
+  severityRank,
   integrationsSchema,
   settingsSchema,
   type Integrations,
@@ -348,7 +349,6 @@ export const CLAIM_TAIL =
   '"first_seen_at" = excluded."first_seen_at", "expires_at" = excluded."expires_at", "hits" = excluded."hits" ' +
   'where "notification_dedup"."expires_at" <= excluded."first_seen_at" returning "source_event_id"';
 
-const severityRank: Record<NotificationSeverity, number> = { info: 0, success: 1, warning: 2, error: 3 };
 const higherSeverity = (a: NotificationSeverity, b: NotificationSeverity) => (severityRank[b] > severityRank[a] ? b : a);
 /** Of two normalised ISO instants, the later (they compare as text). */
 const later = (a: string, b: string) => (b > a ? b : a);

@@ -64,7 +64,8 @@ export interface ApiTokenRow {
 }
 
 /** Severity of a notification, as the webhook parsers give it. */
-export type NotificationSeverity = 'info' | 'success' | 'warning' | 'error';
+import type { NotificationSeverity } from '@dash/contracts';
+export type { NotificationSeverity };
 
 /** One event to store in the inbox: a relay event (or one from the local webhook route) plus its project. */
 export interface IncomingEvent {

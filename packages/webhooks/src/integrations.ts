@@ -1,3 +1,4 @@
+import { webhookIntegrationSchema, type WebhookIntegration } from '@dash/contracts';
 import { betterstack } from './betterstack/index.ts';
 import { github } from './github/index.ts';
 import { linear } from './linear/index.ts';
@@ -5,9 +6,9 @@ import { sentry } from './sentry/index.ts';
 import type { WebhookProvider } from './types.ts';
 import { vercel } from './vercel/index.ts';
 
-/** The relay's integration ids (the spec's neutral names) and the real provider names accepted as aliases. */
-export const relayIntegrations = ['code_host', 'deploy_host', 'error_tracker', 'issue_tracker', 'uptime_monitor'] as const;
-export type RelayIntegration = (typeof relayIntegrations)[number];
+/** The relay's integration ids (the spec's neutral names, listed once in the contracts) and the provider names accepted as aliases. */
+export const relayIntegrations = webhookIntegrationSchema.options;
+export type RelayIntegration = WebhookIntegration;
 
 export const providerOf: Record<RelayIntegration, string> = {
   code_host: 'github',

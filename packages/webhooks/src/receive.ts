@@ -1,3 +1,4 @@
+import { notificationSeverities } from '@dash/contracts';
 import { z } from 'zod';
 import { providerOf, providers, relayIntegrations, type RelayIntegration } from './integrations.ts';
 import type { HeaderBag, ParseResult, RelayEvent } from './types.ts';
@@ -130,7 +131,7 @@ export function receiveSettingsFrom(env: Readonly<Record<string, string | undefi
   };
 }
 
-const severity = z.enum(['info', 'success', 'warning', 'error']);
+const severity = z.enum(notificationSeverities);
 
 /** A relay event as `GET /api/events` serves it: what a dashboard reads back, checked, never cast. */
 export const relayEventSchema = z.object({

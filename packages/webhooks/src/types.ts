@@ -1,3 +1,4 @@
+import type { NotificationSeverity } from '@dash/contracts';
 import type { RelayIntegration } from './integrations.ts';
 
 /** Header lookup, case-insensitive (a fetch `Headers` fits). */
@@ -5,7 +6,7 @@ export interface HeaderBag {
   get(name: string): string | null;
 }
 
-export type Severity = 'info' | 'success' | 'warning' | 'error';
+export type Severity = NotificationSeverity;
 
 /** What a provider's parser makes of one real-world event in a delivery. */
 export interface ParsedEvent {

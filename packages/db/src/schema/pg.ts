@@ -1,6 +1,6 @@
 import { sql, type Column } from 'drizzle-orm';
 import { bigint, check, index, integer, jsonb, pgSequence, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import type { Integrations } from '@dash/contracts';
+import { notificationSeverities, type Integrations } from '@dash/contracts';
 
 const instant = (name: string) => timestamp(name, { withTimezone: true, mode: 'string' });
 
@@ -83,8 +83,9 @@ export const apiToken = pgTable(
   (t) => [check('api_token_scope', sql`${t.scope} in ('read', 'write')`)],
 );
 
-const severities = ['info', 'success', 'warning', 'error'] as const;
-const severityCheck = (name: string, column: Column) => check(name, sql`${column} in ('info', 'success', 'warning', 'error')`);
+const severities = notificationSeverities;
+const severityCheck = (name: string, column: Column) =>
+  check(name, sql`${column} in (${sql.raw(severities.map((severity) => `'${severity}'`).join(', '))})`);
 
 /**
  * Dedup claims: a source event id is claimed by the first batch that stores it, until `expires_at`; a later

@@ -1,6 +1,6 @@
 import { sql, type Column } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import type { Integrations } from '@dash/contracts';
+import { notificationSeverities, type Integrations } from '@dash/contracts';
 
 /** One row per setting leaf (`projectOrder` lives in `projects.position`), so writes to different leaves never collide. */
 export const userSettings = sqliteTable('user_settings', {
@@ -84,8 +84,9 @@ export const apiToken = sqliteTable(
   (t) => [check('api_token_scope', sql`${t.scope} in ('read', 'write')`)],
 );
 
-const severities = ['info', 'success', 'warning', 'error'] as const;
-const severityCheck = (name: string, column: Column) => check(name, sql`${column} in ('info', 'success', 'warning', 'error')`);
+const severities = notificationSeverities;
+const severityCheck = (name: string, column: Column) =>
+  check(name, sql`${column} in (${sql.raw(severities.map((severity) => `'${severity}'`).join(', '))})`);
 
 /**
  * Dedup claims: a source event id is claimed by the first batch that stores it, until `expires_at`; a later

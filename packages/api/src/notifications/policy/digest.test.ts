@@ -95,13 +95,13 @@ describe('composeDigest', () => {
     expect(composeDigest([down, up], night)).toMatchObject({ lines: ['1 outage resolved after 20 min'], itemCount: 1 });
   });
 
-  it('counts unknown types per service, and ranks critical and unknown severities', () => {
+  it('counts unknown types per service, the most severe first', () => {
     const digest = composeDigest(
       [
-        item({ integration: 'error_tracker', type: 'error.regression', severity: 'weird' }),
+        item({ integration: 'error_tracker', type: 'error.regression', severity: 'warning' }),
         item({ integration: 'error_tracker', type: 'error.regression' }),
         item({ integration: 'error_tracker', type: 'error.spike' }),
-        item({ integration: 'payments', type: 'charge.failed', severity: 'critical' }),
+        item({ integration: 'payments', type: 'charge.failed', severity: 'error' }),
         item({ type: 'star.created' }),
       ],
       night,

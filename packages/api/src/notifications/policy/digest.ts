@@ -1,4 +1,4 @@
-import { webhookSourceNames } from '@dash/contracts';
+import { severityRank, webhookSourceNames, type NotificationSeverity } from '@dash/contracts';
 import { localTime } from './quiet-hours.ts';
 
 /**
@@ -13,8 +13,7 @@ export interface HeldItem {
   integration: string;
   /** The thread's opening event type: `monitor.down`, `deploy.error`, `pr.merged`, … */
   type: string;
-  /** `info`, `success`, `warning`, `error` or `critical`; anything else ranks lowest. */
-  severity: string;
+  severity: NotificationSeverity;
   title: string;
   /** `open`: its subject is still in trouble; `resolved`: it recovered; `info`: an event without state. */
   status: 'open' | 'resolved' | 'info';
@@ -91,8 +90,7 @@ function wordingOf(item: HeldItem): { key: string; wording: Wording } {
   return { key: `other|${item.integration}`, wording: { one: `${service} event`, many: `${service} events`, verb: '' } };
 }
 
-const severityRank: Record<string, number> = { critical: 4, error: 3, warning: 2, info: 1, success: 1 };
-const rankOf = (severity: string) => (Object.hasOwn(severityRank, severity) ? (severityRank[severity] ?? 0) : 0);
+const rankOf = (severity: NotificationSeverity) => severityRank[severity];
 
 /** "48 s", "20 min", "1 h 5 min", "2 d 3 h". */
 export function formatDuration(ms: number): string {
