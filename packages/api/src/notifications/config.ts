@@ -46,12 +46,31 @@ export class RelaySecrets {
   }
 }
 
-/** The relay as configured now: `relayUrl` from settings over WEBHOOK_RELAY_URL, the saved secret over RELAY_POLL_SECRET. */
+/** The relay URL and poll secret as configured now, each with where it came from. */
+export interface RelaySettings {
+  url: string | undefined;
+  urlSource: 'settings' | 'env' | null;
+  secret: string | undefined;
+  secretSource: 'settings' | 'env' | null;
+}
+
+/** `relayUrl` from settings over WEBHOOK_RELAY_URL, the saved secret over RELAY_POLL_SECRET. */
+export async function relaySettings(store: Store, secrets: RelaySecrets, env: RelayEnvironment): Promise<RelaySettings> {
+  const [{ relayUrl }, saved] = await Promise.all([store.settings.get(), secrets.pollSecret()]);
+  return {
+    url: relayUrl ?? env.url,
+    urlSource: relayUrl ? 'settings' : env.url ? 'env' : null,
+    secret: saved ?? env.secret,
+    secretSource: saved ? 'settings' : env.secret ? 'env' : null,
+  };
+}
+
+/** What to poll: both the URL and the secret, or undefined (not configured). */
+export const targetOf = ({ url, secret }: RelaySettings): RelayTarget | undefined => (url && secret ? { url, secret } : undefined);
+
+/** The relay as configured now, or undefined. */
 export async function relayTarget(store: Store, secrets: RelaySecrets, env: RelayEnvironment): Promise<RelayTarget | undefined> {
-  const [settings, saved] = await Promise.all([store.settings.get(), secrets.pollSecret()]);
-  const url = settings.relayUrl ?? env.url;
-  const secret = saved ?? env.secret;
-  return url && secret ? { url, secret } : undefined;
+  return targetOf(await relaySettings(store, secrets, env));
 }
 
 /** The local route's switches from the environment, with the signing secrets saved in settings tried first. */

@@ -20,7 +20,7 @@ import { relayIntegrations } from '@dash/webhooks';
 import { z } from 'zod';
 import type { Context } from '../context.ts';
 import { fail } from '../errors.ts';
-import { relayTarget } from '../notifications/config.ts';
+import { relaySettings, targetOf } from '../notifications/config.ts';
 import { fetchRelayPage, RelayError, relayHealth } from '../notifications/relay-client.ts';
 import { publicProcedure, router, trackedEvents } from '../trpc.ts';
 
@@ -139,18 +139,12 @@ export const notificationsRouter = router({
 async function relayStatus(ctx: Context) {
   const { store, notifications } = ctx;
   const env = notifications.env;
-  const [settings, savedSecret, savedWebhookSecrets, target] = await Promise.all([
-    store.settings.get(),
-    notifications.secrets.pollSecret(),
-    notifications.secrets.webhookSecrets(),
-    relayTarget(store, notifications.secrets, env),
-  ]);
-  const url = settings.relayUrl ?? env.url ?? null;
+  const [relay, savedWebhookSecrets] = await Promise.all([relaySettings(store, notifications.secrets, env), notifications.secrets.webhookSecrets()]);
   return {
-    configured: target !== undefined,
-    url,
-    urlSource: settings.relayUrl ? ('settings' as const) : env.url ? ('env' as const) : null,
-    secretSource: savedSecret ? ('settings' as const) : env.secret ? ('env' as const) : null,
+    configured: targetOf(relay) !== undefined,
+    url: relay.url ?? null,
+    urlSource: relay.urlSource,
+    secretSource: relay.secretSource,
     poller: notifications.poller.status(),
     localWebhooks: relayIntegrations.map((integration) => ({
       integration,
@@ -204,9 +198,9 @@ export const relayRouter = router({
     .input(relayTestSchema)
     .output(relayTestResultSchema)
     .mutation(async ({ ctx, input }) => {
-      const saved = await relayTarget(ctx.store, ctx.notifications.secrets, ctx.notifications.env);
-      const url = input.url ?? saved?.url ?? (await ctx.store.settings.get()).relayUrl ?? ctx.notifications.env.url;
-      const secret = input.secret ?? saved?.secret ?? (await ctx.notifications.secrets.pollSecret()) ?? ctx.notifications.env.secret;
+      const saved = await relaySettings(ctx.store, ctx.notifications.secrets, ctx.notifications.env);
+      const url = input.url ?? saved.url;
+      const secret = input.secret ?? saved.secret;
       if (!url) return { ok: false as const, step: 'health' as const, error: 'Set the relay URL first.' };
       try {
         await relayHealth({ url }, ctx.notifications.fetch);
