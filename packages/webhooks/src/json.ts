@@ -3,6 +3,12 @@ import type { ParseResult } from './types.ts';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
 
+/**
+ * A field that only an event's `payload` reads: optional and nullable, and a value of some other shape
+ * reads as absent instead of refusing a delivery that was accepted before the field was read.
+ */
+export const lenient = <T extends z.ZodType>(schema: T) => schema.nullish().catch(undefined);
+
 /** Any JSON object: the least a delivery of a kind we ignore must still be. */
 export const jsonObject = z.record(z.string(), z.unknown());
 

@@ -149,4 +149,5 @@ export const relayEventSchema = z.object({
   subject: z.string().optional(),
   transition: z.enum(['trigger', 'resolve']).optional(),
   refs: z.array(z.string()).optional(),
+  payload: z.record(z.string(), z.unknown()).optional(),
 }) satisfies z.ZodType<RelayEvent>;

@@ -36,6 +36,8 @@ export interface ParsedEvent {
    * project slug>`, `issue_tracker:<Linear team id or key>`, `uptime_monitor:<Better Stack monitor id>`.
    */
   refs?: string[];
+  /** A small, curated copy of the provider's payload, under the provider's own field names, that notification rules' dot paths read (`deployment.target`). Scalars and short arrays only; never secrets or large bodies. */
+  payload?: Record<string, unknown>;
 }
 
 /** A stored event: a parsed one plus what the relay adds. */

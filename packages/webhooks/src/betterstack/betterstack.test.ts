@@ -66,6 +66,14 @@ describe('Better Stack parse', () => {
           transition: 'trigger',
           severity: 'error',
           occurredAt: '2020-10-21T10:51:28.151Z',
+          payload: {
+            event: 'started',
+            data: {
+              id: '1',
+              attributes: { name: 'Tesla.com homepage', url: 'https://tesla.com', cause: 'Error 500' },
+              relationships: { monitor: { data: { id: '4' } } },
+            },
+          },
         },
       ],
     });
@@ -107,6 +115,14 @@ describe('Better Stack parse', () => {
     expect(eventsOf(parse(incident('acknowledged', { omitEvent: true })))[0]?.type).toBe('monitor.acknowledged');
     expect(eventsOf(parse(incident('started', { omitEvent: true })))[0]?.type).toBe('monitor.down');
     expect(eventsOf(parse(incident('started', { omitEvent: true, status: 'Validating' })))).toEqual([]);
+  });
+
+  it("carries the incident's fields for rules, in Better Stack's nesting", () => {
+    expect(eventsOf(parse(incident('resolved')))[0]?.payload).toMatchObject({ event: 'resolved', data: { attributes: { name: 'Tesla.com homepage', cause: 'Error 500' } } });
+    // API-shaped bodies have no event, but a status.
+    const [api] = eventsOf(parse(incident('resolved', { omitEvent: true, status: 'Resolved' })));
+    expect(api?.payload).not.toHaveProperty('event');
+    expect(api?.payload).toMatchObject({ data: { attributes: { status: 'Resolved' }, relationships: { monitor: { data: { id: '4' } } } } });
   });
 
   it('names the monitor by its host when the incident has no name', () => {

@@ -1,4 +1,4 @@
-import { isoDate, none, one } from '../events.ts';
+import { isoDate, none, one, withPayload } from '../events.ts';
 import { sha256Hex, tokensMatch } from '../hmac.ts';
 import { check, ignore, readJson } from '../json.ts';
 import type { HeaderBag, Severity, WebhookProvider } from '../types.ts';
@@ -84,6 +84,15 @@ export const betterstack: WebhookProvider = {
       ...(transition ? { subject: `betterstack:monitor:${monitorId ?? `incident:${data.id}`}`, transition } : {}),
       severity: shape.severity,
       occurredAt: when ?? receivedAt.toISOString(),
+      // Better Stack's JSON:API nesting: `event` (absent in API-shaped bodies), the incident's attributes, its monitor.
+      ...withPayload({
+        event,
+        data: {
+          id: data.id,
+          attributes: { name: attributes.name, url: attributes.url, cause: attributes.cause, status: attributes.status },
+          relationships: monitorId ? { monitor: { data: { id: monitorId } } } : undefined,
+        },
+      }),
     });
   },
 };

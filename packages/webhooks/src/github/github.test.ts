@@ -83,6 +83,20 @@ describe('GitHub parse', () => {
           refs: ['code_host:Codertocat/Hello-World'],
           severity: 'success',
           occurredAt: '2019-05-15T15:21:18.000Z',
+          payload: {
+            action: 'closed',
+            repository: { full_name: 'Codertocat/Hello-World', private: false },
+            pull_request: {
+              number: 2,
+              base: { ref: 'master' },
+              head: { ref: 'changes' },
+              draft: false,
+              merged: true,
+              user: { login: 'Codertocat', type: 'User' },
+              labels: ['documentation'],
+            },
+            sender: { login: 'Codertocat', type: 'User' },
+          },
         },
       ],
     });
@@ -95,6 +109,29 @@ describe('GitHub parse', () => {
     expect(closed).toMatchObject({ type: 'pr.closed', title: 'PR #2 closed: Update the README with new information.', severity: 'info' });
     expect(closed?.sourceEventId).toMatch(/^github:Codertocat\/Hello-World:pr:2:closed/);
     for (const action of ['labeled', 'synchronize', 'reopened', 'edited']) expect(typesOf('pull_request', pullRequest(action))).toEqual([]);
+  });
+
+  it("carries the pull request's fields for rules, under GitHub's names", () => {
+    const [opened] = eventsOf(parse('pull_request', pullRequest('opened')));
+    expect(opened?.payload).toMatchObject({
+      action: 'opened',
+      repository: { full_name: 'Codertocat/Hello-World', private: false },
+      pull_request: { number: 2, base: { ref: 'master' }, head: { ref: 'changes' }, draft: false, merged: false, labels: ['documentation'] },
+      sender: { login: 'Codertocat' },
+    });
+    const [closed] = eventsOf(parse('pull_request', pullRequest('closed', false)));
+    expect(closed?.payload).toMatchObject({ action: 'closed', pull_request: { merged: false } });
+  });
+
+  it('never refuses a pull request for a field only the payload reads', () => {
+    const body = JSON.stringify({
+      action: 'opened',
+      repository: { full_name: 'a/b', private: 'yes' },
+      pull_request: { number: 1, title: 't', html_url: 'https://github.com/a/b/pull/1', labels: 'bug', base: null, draft: 1 },
+      sender: 'someone',
+    });
+    const [event] = eventsOf(parse('pull_request', body));
+    expect(event?.payload).toEqual({ action: 'opened', repository: { full_name: 'a/b' }, pull_request: { number: 1, base: null } });
   });
 
   it('maps issues opened, closed and reopened, and ignores other actions', () => {
@@ -110,6 +147,12 @@ describe('GitHub parse', () => {
         refs: ['code_host:Codertocat/Hello-World'],
         severity: 'info',
         occurredAt: '2019-05-15T15:20:18.000Z',
+        payload: {
+          action: 'opened',
+          repository: { full_name: 'Codertocat/Hello-World', private: false },
+          issue: { number: 1, state: 'open', state_reason: null, user: { login: 'Codertocat' }, labels: ['bug'] },
+          sender: { login: 'Codertocat', type: 'User' },
+        },
       },
     ]);
     expect(typesOf('issues', issue('closed'))).toEqual(['issue.closed']);
@@ -133,6 +176,7 @@ describe('GitHub parse', () => {
       url: 'https://github.com/Codertocat/Hello-World/releases/tag/0.0.1',
       severity: 'success',
       occurredAt: '2019-05-15T15:20:53.000Z',
+      payload: { action: 'published', release: { tag_name: '0.0.1', name: null, target_commitish: 'master', draft: false, prerelease: false } },
     });
     for (const action of ['created', 'released', 'prereleased', 'edited', 'deleted']) expect(typesOf('release', release(action))).toEqual([]);
   });
@@ -146,6 +190,11 @@ describe('GitHub parse', () => {
       url: 'https://hello-world.example.com',
       severity: 'success',
       occurredAt: '2019-05-15T15:20:55.000Z',
+      payload: {
+        action: 'created',
+        deployment_status: { state: 'success', environment: 'production' },
+        deployment: { environment: 'production', ref: 'master', task: 'deploy' },
+      },
     });
     const [failure] = eventsOf(parse('deployment_status', deploymentStatus('failure')));
     expect(failure).toMatchObject({ type: 'deploy.failure', title: 'Deploy failed: Codertocat/Hello-World (production)', url: 'https://example.com/deploys/145988746', severity: 'error' });
@@ -161,6 +210,7 @@ describe('GitHub parse', () => {
       url: 'https://github.com/Codertocat/Hello-World',
       severity: 'info',
       occurredAt: '2019-05-15T15:20:40.000Z',
+      payload: { action: 'created', repository: { full_name: 'Codertocat/Hello-World', private: false, stargazers_count: 1 }, sender: { login: 'Codertocat', type: 'User' } },
     });
     expect(typesOf('star', star('deleted'))).toEqual([]);
   });

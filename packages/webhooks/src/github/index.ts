@@ -1,4 +1,4 @@
-import { isoDate, none, one } from '../events.ts';
+import { isoDate, none, one, withPayload } from '../events.ts';
 import { sha256Hex, verifyHmacHex } from '../hmac.ts';
 import { check, ignore, readJson } from '../json.ts';
 import type { ParsedEvent, ParseResult, Severity, WebhookProvider } from '../types.ts';
@@ -17,10 +17,19 @@ const repoEvent = (repository: Repository, fields: Fields): ParsedEvent => ({
   refs: [`code_host:${repository.full_name}`],
 });
 
+/**
+ * The payload, in GitHub's own names: `action`, `repository`'s name and visibility, the kind's own object
+ * (as the schema keeps it) and `sender`. Labels are kept as their names, so `labels contains bug` reads.
+ */
+const payloadOf = (action: string | null | undefined, repository: Repository, sender: unknown, kind: Record<string, unknown>) =>
+  withPayload({ action, repository: { full_name: repository.full_name, private: repository.private }, ...kind, sender });
+
+const labelNames = (labels: readonly { name: string }[] | null | undefined) => labels?.map((label) => label.name);
+
 function pullRequest(json: unknown, receivedAt: string): ParseResult {
   const parsed = check(pullRequestEvent, json);
   if (!parsed.ok) return parsed;
-  const { action, repository, pull_request: pr } = parsed.value;
+  const { action, repository, sender, pull_request: pr } = parsed.value;
   const outcome = action === 'opened' ? 'opened' : action === 'closed' ? (pr.merged ? 'merged' : 'closed') : undefined;
   if (!outcome) return none();
   const when = isoDate(outcome === 'opened' ? pr.created_at : outcome === 'merged' ? pr.merged_at : pr.closed_at);
@@ -34,6 +43,17 @@ function pullRequest(json: unknown, receivedAt: string): ParseResult {
       url: pr.html_url,
       severity: outcome === 'merged' ? 'success' : 'info',
       occurredAt: when ?? receivedAt,
+      ...payloadOf(action, repository, sender, {
+        pull_request: {
+          number: pr.number,
+          base: pr.base,
+          head: pr.head,
+          draft: pr.draft,
+          merged: pr.merged,
+          user: pr.user,
+          labels: labelNames(pr.labels),
+        },
+      }),
     }),
   );
 }
@@ -41,7 +61,7 @@ function pullRequest(json: unknown, receivedAt: string): ParseResult {
 function issues(json: unknown, receivedAt: string): ParseResult {
   const parsed = check(issuesEvent, json);
   if (!parsed.ok) return parsed;
-  const { action, repository, issue } = parsed.value;
+  const { action, repository, sender, issue } = parsed.value;
   if (action !== 'opened' && action !== 'closed' && action !== 'reopened') return none();
   const when = isoDate(action === 'opened' ? issue.created_at : action === 'closed' ? issue.closed_at : issue.updated_at);
   const again = action !== 'opened' && when ? `:${when}` : '';
@@ -53,6 +73,9 @@ function issues(json: unknown, receivedAt: string): ParseResult {
       url: issue.html_url,
       severity: 'info',
       occurredAt: when ?? receivedAt,
+      ...payloadOf(action, repository, sender, {
+        issue: { number: issue.number, state: issue.state, state_reason: issue.state_reason, user: issue.user, labels: labelNames(issue.labels) },
+      }),
     }),
   );
 }
@@ -60,7 +83,7 @@ function issues(json: unknown, receivedAt: string): ParseResult {
 function release(json: unknown, receivedAt: string): ParseResult {
   const parsed = check(releaseEvent, json);
   if (!parsed.ok) return parsed;
-  const { action, repository, release } = parsed.value;
+  const { action, repository, sender, release } = parsed.value;
   if (action !== 'published') return none();
   const named = release.name && release.name !== release.tag_name ? `: ${release.name}` : '';
   return one(
@@ -71,6 +94,15 @@ function release(json: unknown, receivedAt: string): ParseResult {
       url: release.html_url,
       severity: 'success',
       occurredAt: isoDate(release.published_at) ?? receivedAt,
+      ...payloadOf(action, repository, sender, {
+        release: {
+          tag_name: release.tag_name,
+          name: release.name,
+          target_commitish: release.target_commitish,
+          draft: release.draft,
+          prerelease: release.prerelease,
+        },
+      }),
     }),
   );
 }
@@ -84,7 +116,7 @@ const deployOutcomes: Record<string, { verb: string; severity: Severity }> = {
 function deploymentStatus(json: unknown, receivedAt: string): ParseResult {
   const parsed = check(deploymentStatusEvent, json);
   if (!parsed.ok) return parsed;
-  const { repository, deployment_status: status, deployment } = parsed.value;
+  const { action, repository, sender, deployment_status: status, deployment } = parsed.value;
   const { state } = status;
   const outcome = Object.hasOwn(deployOutcomes, state) ? deployOutcomes[state] : undefined;
   const environment = status.environment ?? deployment.environment ?? 'unknown environment';
@@ -100,6 +132,10 @@ function deploymentStatus(json: unknown, receivedAt: string): ParseResult {
       occurredAt: isoDate(status.created_at) ?? receivedAt,
       // A failed deploy to an environment stays the story until a deploy there succeeds.
       ...(transition ? { subject: `github:${repository.full_name}:deploy:${environment}`, transition } : {}),
+      ...payloadOf(action, repository, sender, {
+        deployment_status: { state, environment: status.environment },
+        deployment: { environment: deployment.environment, ref: deployment.ref, task: deployment.task },
+      }),
     }),
   );
 }
@@ -119,6 +155,11 @@ function star(json: unknown, receivedAt: string): ParseResult {
       ...(repository.html_url ? { url: repository.html_url } : {}),
       severity: 'info',
       occurredAt: isoDate(starred_at) ?? receivedAt,
+      ...withPayload({
+        action,
+        repository: { full_name: repository.full_name, private: repository.private, stargazers_count: repository.stargazers_count },
+        sender,
+      }),
     }),
   );
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { isoDate, none, one } from '../events.ts';
+import { isoDate, none, one, withPayload } from '../events.ts';
 import { sha256Hex, verifyHmacHex } from '../hmac.ts';
 import { check, ignore, peekJson, readJson } from '../json.ts';
 import type { ParseResult, Severity, WebhookProvider } from '../types.ts';
@@ -14,7 +14,8 @@ const pastTense = new Map<string, Action>([
 ]);
 
 type Delivery = { rawBody: Uint8Array; deliveryId: string | null; receivedAt: string };
-type Described = { title: string; project?: string | undefined; severity: Severity; refs?: string[] };
+/** `payload`: the kind's own part of the event's payload (its `data`, in Linear's names), beside `action`, `type` and `actor`. */
+type Described = { title: string; project?: string | undefined; severity: Severity; refs?: string[]; payload: Record<string, unknown> };
 
 /** The team's id and key as refs: a dashboard project lists Linear team ids, and a key is what people type. */
 const teamRefs = (...values: (string | null | undefined)[]) => [...new Set(values.filter((v): v is string => !!v))].map((v) => `issue_tracker:${v}`);
@@ -24,6 +25,16 @@ function excerpt(text: string, max = 80): string {
   const line = text.trim().split('\n', 1)[0] ?? '';
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
+
+/** The update's previous values that rules may ask about (`updatedFrom.stateId exists`: the state changed). */
+const changedKeys = ['stateId', 'priority', 'assigneeId'] as const;
+
+function changed(updatedFrom: Record<string, unknown> | null | undefined): Record<string, unknown> | undefined {
+  if (!updatedFrom) return undefined;
+  return Object.fromEntries(changedKeys.filter((key) => Object.hasOwn(updatedFrom, key)).map((key) => [key, updatedFrom[key]]));
+}
+
+const labelNames = (labels: readonly { name: string }[] | null | undefined) => labels?.map((label) => label.name);
 
 /** `ENG-123` -> `ENG`, the team key, which is what a dashboard project maps to. */
 const teamOf = (identifier: string | null | undefined) => identifier?.split('-', 1)[0] || undefined;
@@ -36,6 +47,19 @@ function describeIssue(event: z.infer<typeof issueEvent>, action: Action): Descr
     project: data.team?.key ?? teamOf(data.identifier),
     severity: movedTo?.type === 'completed' ? 'success' : 'info',
     refs: teamRefs(data.teamId, data.team?.id, data.team?.key ?? teamOf(data.identifier)),
+    payload: {
+      data: {
+        identifier: data.identifier,
+        priority: data.priority,
+        priorityLabel: data.priorityLabel,
+        estimate: data.estimate,
+        team: data.team?.key ? { key: data.team.key } : undefined,
+        state: data.state,
+        labels: labelNames(data.labels),
+        assignee: data.assignee,
+      },
+      updatedFrom: changed(updatedFrom),
+    },
   };
 }
 
@@ -47,6 +71,7 @@ function describeComment(event: z.infer<typeof commentEvent>, action: Action): D
     project: teamOf(data.issue?.identifier),
     severity: 'info',
     refs: teamRefs(teamOf(data.issue?.identifier)),
+    payload: { data: { issue: data.issue ? { identifier: data.issue.identifier } : undefined, user: data.user } },
   };
 }
 
@@ -54,6 +79,7 @@ const describeProject = (event: z.infer<typeof projectEvent>, action: Action): D
   title: `Project ${action}: ${event.data.name}`,
   project: event.data.name,
   severity: 'info',
+  payload: { data: { name: event.data.name, status: event.data.status } },
 });
 
 function entityEvent<T extends AnyEntityEvent>(
@@ -67,7 +93,7 @@ function entityEvent<T extends AnyEntityEvent>(
     const action = pastTense.get(event.action);
     if (!action) return none();
     const { type, data, url, webhookTimestamp } = event;
-    const { title, project, severity, refs } = describe(event, action);
+    const { title, project, severity, refs, payload } = describe(event, action);
     const sentAt = isoDate(webhookTimestamp) ?? isoDate(event.createdAt);
     const when = action === 'created' ? isoDate(data.createdAt) : action === 'updated' ? isoDate(data.updatedAt) : sentAt;
     // Two updates of one issue are two events: its update time (or the delivery) tells them apart.
@@ -83,6 +109,8 @@ function entityEvent<T extends AnyEntityEvent>(
       ...(refs?.length ? { refs } : {}),
       severity,
       occurredAt: when ?? sentAt ?? receivedAt,
+      // Linear's own names: `action` is `create`, `update` or `remove`; `type` is `Issue`, `Comment`, `Project`.
+      ...withPayload({ action: event.action, type, actor: event.actor, ...payload }),
     });
   };
 }

@@ -53,6 +53,20 @@ describe('Linear parse', () => {
           refs: ['issue_tracker:team-eng', 'issue_tracker:ENG'],
           severity: 'info',
           occurredAt: '2026-04-29T09:00:00.000Z',
+          payload: {
+            action: 'create',
+            type: 'Issue',
+            actor: { name: 'Jane Doe', type: 'user' },
+            data: {
+              identifier: 'ENG-123',
+              priority: 2,
+              priorityLabel: 'High',
+              team: { key: 'ENG' },
+              state: { name: 'Todo', type: 'unstarted' },
+              labels: ['Bug'],
+              assignee: { name: 'Jane Doe' },
+            },
+          },
         },
       ],
     });
@@ -68,6 +82,25 @@ describe('Linear parse', () => {
     expect(started).toMatchObject({ title: 'ENG-123 moved to In Progress: Billing page', severity: 'info' });
   });
 
+  it("carries the issue's fields for rules, and which ones an update changed", () => {
+    const [moved] = eventsOf(parse(issueUpdated('2026-04-30T12:00:00.000Z', { movedFrom: 'state-started' })));
+    expect(moved?.payload).toMatchObject({
+      action: 'update',
+      type: 'Issue',
+      data: { priority: 2, team: { key: 'ENG' }, state: { name: 'Done', type: 'completed' }, labels: ['Bug'] },
+      updatedFrom: { stateId: 'state-started' },
+    });
+    // Only the previous values rules may ask about; `updatedAt` and the rest stay out.
+    const [reprioritised] = eventsOf(parse(issueUpdated('2026-04-30T13:00:00.000Z')));
+    expect(reprioritised?.payload?.updatedFrom).toEqual({ priority: 3 });
+    expect(eventsOf(parse(issueCreated()))[0]?.payload).not.toHaveProperty('updatedFrom');
+  });
+
+  it('never refuses an issue for a field only the payload reads', () => {
+    const body = JSON.stringify({ action: 'create', type: 'Issue', data: { id: 'i1', title: 'T', priority: 'high', labels: [1, 2], assignee: 'me' }, actor: [] });
+    expect(eventsOf(parse(body))[0]?.payload).toEqual({ action: 'create', type: 'Issue' });
+  });
+
   it('maps a removed issue', () => {
     expect(eventsOf(parse(issueRemoved()))[0]).toMatchObject({ type: 'issue.removed', title: 'ENG-123 removed: Billing page', occurredAt: '2026-05-01T08:00:00.000Z' });
   });
@@ -81,11 +114,13 @@ describe('Linear parse', () => {
       project: 'ENG',
       severity: 'info',
     });
+    expect(eventsOf(parse(commentCreated()))[0]?.payload).toEqual({ action: 'create', type: 'Comment', actor: { name: 'Jane Doe', type: 'user' }, data: { issue: { identifier: 'ENG-123' } } });
     expect(eventsOf(parse(knownAnswerBody))[0]).toMatchObject({ type: 'comment.created', title: 'Comment created: Indeed, I think this is definitely an improvement over the previous version.' });
   });
 
   it('maps projects', () => {
     expect(eventsOf(parse(project('create')))[0]).toMatchObject({ type: 'project.created', title: 'Project created: Q4 launch', project: 'Q4 launch', url: 'https://linear.app/acme/project/q4-launch-1a2b3c' });
+    expect(eventsOf(parse(project('create')))[0]?.payload).toMatchObject({ action: 'create', type: 'Project', data: { name: 'Q4 launch', status: { name: 'In Progress', type: 'started' } } });
     expect(eventsOf(parse(project('update')))[0]?.type).toBe('project.updated');
     expect(eventsOf(parse(project('remove')))[0]?.type).toBe('project.removed');
   });

@@ -1,4 +1,4 @@
-import { isoDate, none, one } from '../events.ts';
+import { isoDate, none, one, withPayload } from '../events.ts';
 import { sha256Hex, verifyHmacHex } from '../hmac.ts';
 import { check, ignore, readJson } from '../json.ts';
 import type { ParseResult, Severity, WebhookProvider } from '../types.ts';
@@ -37,6 +37,23 @@ function issue(json: unknown, rawBody: Uint8Array, receivedAt: string): ParseRes
     occurredAt: (created ? isoDate(issue.firstSeen) : undefined) ?? receivedAt,
     subject: `sentry:issue:${issue.id}`,
     transition: created ? 'trigger' : 'resolve',
+    ...withPayload({
+      action,
+      data: {
+        issue: {
+          id: issue.id,
+          shortId: issue.shortId,
+          level: issue.level,
+          status: issue.status,
+          substatus: issue.substatus,
+          priority: issue.priority,
+          culprit: issue.culprit,
+          platform: issue.platform,
+          userCount: issue.userCount,
+          project: issue.project,
+        },
+      },
+    }),
   });
 }
 
@@ -56,6 +73,20 @@ function error(json: unknown, receivedAt: string): ParseResult {
     ...(project ? { project, refs: [`error_tracker:${project}`] } : {}),
     severity: severityOf(error.level),
     occurredAt: isoDate(error.datetime) ?? receivedAt,
+    ...withPayload({
+      action,
+      data: {
+        error: {
+          event_id: error.event_id,
+          issue_id: error.issue_id,
+          level: error.level,
+          culprit: error.culprit,
+          platform: error.platform,
+          environment: error.environment,
+          release: error.release,
+        },
+      },
+    }),
   });
 }
 

@@ -55,6 +55,21 @@ describe('Sentry parse', () => {
           transition: 'trigger',
           severity: 'error',
           occurredAt: '2019-08-19T20:58:37.391Z',
+          payload: {
+            action: 'created',
+            data: {
+              issue: {
+                id: '1170820242',
+                shortId: 'FRONT-END-9',
+                level: 'error',
+                status: 'unresolved',
+                substatus: 'new',
+                culprit: '?(runner)',
+                userCount: 1,
+                project: { slug: 'front-end' },
+              },
+            },
+          },
         },
       ],
     });
@@ -70,6 +85,7 @@ describe('Sentry parse', () => {
       subject: 'sentry:issue:1170820242',
       transition: 'resolve',
     });
+    expect(first?.payload).toMatchObject({ action: 'resolved', data: { issue: { status: 'resolved', level: 'error', project: { slug: 'front-end' } } } });
     const [second] = eventsOf(parse('issue', issue('resolved', '2019-09-01T10:00:00.000000Z')));
     expect(second?.sourceEventId).not.toBe(first?.sourceEventId);
   });
@@ -90,11 +106,29 @@ describe('Sentry parse', () => {
         refs: ['error_tracker:front-end'],
         severity: 'error',
         occurredAt: '2019-08-19T20:58:37.391Z',
+        payload: {
+          action: 'created',
+          data: {
+            error: {
+              event_id: 'e4874d664c3540c1a32eab185f12c5ab',
+              issue_id: '1117540176',
+              level: 'error',
+              culprit: 'app/components/list',
+              platform: 'javascript',
+              release: null,
+            },
+          },
+        },
       },
     ]);
     expect(eventsOf(parse('error', error('fatal')))[0]?.severity).toBe('error');
     expect(eventsOf(parse('error', error('warning')))[0]).toMatchObject({ severity: 'warning', title: expect.stringMatching(/^Warning in front-end/) });
     expect(eventsOf(parse('error', error('info')))[0]?.severity).toBe('info');
+  });
+
+  it('never refuses an issue for a field only the payload reads', () => {
+    const body = JSON.stringify({ action: 'created', data: { issue: { id: 7, title: 'Boom', culprit: { frame: 1 }, userCount: '12', status: 'unresolved' } } });
+    expect(eventsOf(parse('issue', body))[0]?.payload).toEqual({ action: 'created', data: { issue: { id: '7', status: 'unresolved' } } });
   });
 
   it('ignores other resources and a missing resource header', () => {

@@ -1,4 +1,4 @@
-import { isoDate, none, one } from '../events.ts';
+import { isoDate, none, one, withPayload } from '../events.ts';
 import { sha256Hex, verifyHmacHex } from '../hmac.ts';
 import { check, peekJson, readJson } from '../json.ts';
 import type { Severity, WebhookProvider } from '../types.ts';
@@ -55,6 +55,19 @@ export const vercel: WebhookProvider = {
       // A failed deploy of a project's target stays the story until a deploy of it succeeds.
       ...(transition ? { subject: `vercel:${projectId ?? project ?? deployment.id}:${target}`, transition } : {}),
       ...(projectId ? { refs: [`deploy_host:${projectId}`] } : {}),
+      // Vercel's own names; the target (as read above, preview for null) sits both where Vercel sends
+      // it, `payload.target`, and with the deployment, where rules usually look for it.
+      ...withPayload({
+        deployment: {
+          id: deployment.id,
+          name: deployment.name,
+          url: deployment.url,
+          target,
+          meta: { githubCommitRef: deployment.meta?.githubCommitRef },
+        },
+        project: { id: projectId },
+        target,
+      }),
     });
   },
 };

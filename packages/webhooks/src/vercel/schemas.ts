@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lenient } from '../json.ts';
 
 /** What identify() reads before verification. */
 export const deliveryId = z.object({ id: z.string().min(1) });
@@ -14,6 +15,8 @@ export const deploymentEvent = z.object({
       id: z.string().min(1),
       name: z.string().optional(),
       url: z.string().nullish(),
+      /** The git source of a deploy from a repository (`githubCommitRef`: the branch). Only the payload reads it. */
+      meta: lenient(z.object({ githubCommitRef: lenient(z.string()) })),
     }),
     project: z.object({ id: z.string() }).nullish(),
     target: z.string().nullish(),

@@ -54,6 +54,17 @@ describe('Vercel parse', () => {
           transition: 'trigger',
           severity: 'error',
           occurredAt: '2024-05-20T16:00:00.000Z',
+          payload: {
+            deployment: {
+              id: 'dpl_2euZBFqxmbZQ5wD9ntZiM3Z1aRgQ',
+              name: 'my-app',
+              url: 'my-app-abc123.vercel.app',
+              target: 'production',
+              meta: { githubCommitRef: 'main' },
+            },
+            project: { id: 'prj_12HKQaOmR5t5Uy6vdcQsNIiZgHGB' },
+            target: 'production',
+          },
         },
       ],
     });
@@ -69,6 +80,22 @@ describe('Vercel parse', () => {
     expect(created).not.toHaveProperty('transition');
   });
 
+  it("carries Vercel's fields for rules, the target as the title reads it", () => {
+    const [production] = eventsOf(parse(deployment('deployment.succeeded')));
+    expect(production?.payload).toMatchObject({ deployment: { target: 'production', meta: { githubCommitRef: 'main' } }, project: { id: 'prj_12HKQaOmR5t5Uy6vdcQsNIiZgHGB' } });
+    // Vercel's null target is a preview deploy.
+    const [preview] = eventsOf(parse(deployment('deployment.created', { target: null })));
+    expect(preview?.payload).toMatchObject({ deployment: { target: 'preview' }, target: 'preview' });
+    const [staging] = eventsOf(parse(deployment('deployment.error', { target: 'staging' })));
+    expect(staging?.payload).toMatchObject({ deployment: { target: 'staging' } });
+  });
+
+  it('never refuses a deployment for a field only the payload reads, and copies none of the rest', () => {
+    const body = JSON.stringify({ id: 'e', type: 'deployment.created', payload: { deployment: { id: 'dpl_1', meta: 'not an object' }, target: null, plan: 'pro' } });
+    const [event] = eventsOf(parse(body));
+    expect(event?.payload).toEqual({ deployment: { id: 'dpl_1', target: 'preview' }, target: 'preview' });
+  });
+
   it('reads the minimal known-answer body, with no project to name', () => {
     expect(eventsOf(parse(knownAnswerBody))).toEqual([
       {
@@ -80,6 +107,7 @@ describe('Vercel parse', () => {
         occurredAt: '2023-11-14T22:13:20.000Z',
         subject: 'vercel:dpl_test:preview',
         transition: 'resolve',
+        payload: { deployment: { id: 'dpl_test', target: 'preview' }, target: 'preview' },
       },
     ]);
   });
