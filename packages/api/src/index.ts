@@ -39,6 +39,8 @@ export async function createContext(options: {
   /** How connectors reach upstreams; tests and the demo keep the default (real HTTP). */
   fetch?: typeof fetch;
   clock?: Clock;
+  /** False: the notification scheduler does not run on its own (a test with a fake clock calls `inbox.tick()`). */
+  scheduler?: boolean;
   demo?: DemoProvider;
   /** Access control; a local dashboard with no password from the environment when absent. */
   access?: AccessOptions;
@@ -68,7 +70,9 @@ export async function createContext(options: {
   const relayEnv = options.relay ?? { receive: receiveSettingsFrom({}) };
   const secrets = new RelaySecrets(store, vault);
   const inbox = new Inbox(store, cache, log, { now: () => clock.now() });
-  await inbox.hub.start();
+  // The scheduler (held interruptions, digests, snoozes, mutes) runs unless a test drives its ticks itself.
+  if (options.scheduler === false) await inbox.hub.start();
+  else await inbox.start();
   const fetcher = options.fetch ?? defaultGuardedFetch;
   const notifications = {
     inbox,

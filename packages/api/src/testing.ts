@@ -27,6 +27,8 @@ export async function createTestApi(
     databaseUrl?: string;
     credentialsKey?: Buffer;
     clock?: Clock;
+    /** False: no scheduler of its own; the test calls `ctx.notifications.inbox.tick()`. */
+    scheduler?: boolean;
     demo?: DemoProvider;
     access?: AccessOptions;
     relay?: RelayEnvironment;
@@ -43,6 +45,7 @@ export async function createTestApi(
     credentialsKey,
     log,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.scheduler === undefined ? {} : { scheduler: options.scheduler }),
     ...(options.demo ? { demo: options.demo } : {}),
     ...(options.access ? { access: options.access } : {}),
     ...(options.relay ? { relay: options.relay } : {}),
@@ -59,6 +62,8 @@ export async function createTestApi(
     async dispose({ keepFiles = false } = {}) {
       // A relay poller this test started stops (and gives its lease up) before the database goes.
       await ctx.notifications.poller.stop();
+      ctx.notifications.inbox.close();
+      await ctx.notifications.inbox.idle();
       await store.close();
       if (!keepFiles) rmSync(dir, { recursive: true, force: true });
     },

@@ -16,6 +16,39 @@ export const webhookSourceNames: Record<WebhookIntegration, string> = {
 export const notificationSeverities = ['info', 'success', 'warning', 'error'] as const;
 export type NotificationSeverity = (typeof notificationSeverities)[number];
 
+/** Where a notification shows: the in-app inbox and toast (always), a browser notification, an email. */
+export const notificationChannels = ['inApp', 'browser', 'email'] as const;
+export type NotificationChannel = (typeof notificationChannels)[number];
+
+/**
+ * One step of a decision: which preference, rule, mute, flap hold, quiet window or thread state decided
+ * what, and why. The first stages (`preference`, `rule`) are the pure policy; the others are what the
+ * pipeline added when it stored the event.
+ */
+export const decisionTraceEntrySchema = z.object({
+  stage: z.enum(['preference', 'rule', 'thread', 'mute', 'flap', 'quiet_hours', 'pause', 'delivery']),
+  /** The rule's id, `integration/type` of a preference, `default` for the built-in preference, or the stage's own name. */
+  id: z.string(),
+  name: z.string(),
+  /**
+   * `applied`; a preference may be `disabled` or `below_min_severity`; the pipeline's stages say what
+   * became of the interruption: `sent`, `held`, `deferred`, `suppressed`, `cancelled`, `none`.
+   */
+  verdict: z.enum(['applied', 'disabled', 'below_min_severity', 'sent', 'held', 'deferred', 'suppressed', 'cancelled', 'none']),
+  why: z.string(),
+});
+export type DecisionTraceEntry = z.infer<typeof decisionTraceEntrySchema>;
+
+/** The decision as stored with an inbox row (its latest event's), shown in the inbox. */
+export const storedDecisionSchema = z.object({
+  severity: z.enum(notificationSeverities),
+  channels: z.array(z.enum(notificationChannels)),
+  /** Critical, or a rule said so: quiet hours and a pause do not hold it back. */
+  bypassQuietHours: z.boolean(),
+  trace: z.array(decisionTraceEntrySchema),
+});
+export type StoredDecision = z.infer<typeof storedDecisionSchema>;
+
 /** One row of the inbox: an event, or a subject's story from trouble to recovery (an outage and its end). */
 export const notificationSchema = z.object({
   id: z.string(),
@@ -42,6 +75,14 @@ export const notificationSchema = z.object({
   readAt: z.string().nullable(),
   /** How many events folded into it (an outage and its recovery: 2). */
   eventCount: z.number().int(),
+  /** What changes state (a monitor, a deploy target, a Sentry issue): what a mute names; null for stateless events. */
+  subjectKey: z.string().nullable(),
+  /** ISO 8601: hidden (and not counted) until then, when it comes back unread; null when not snoozed. */
+  snoozedUntil: z.string().nullable(),
+  /** ISO 8601: its subject is muted until then; null when not. */
+  mutedUntil: z.string().nullable(),
+  /** How the policy decided its latest event: severity, channels and the trace (which rule, preference or window). */
+  decision: storedDecisionSchema.nullable(),
 });
 export type Notification = z.infer<typeof notificationSchema>;
 
@@ -80,9 +121,34 @@ export const markReadSchema = z.union([
 
 export const markReadResultSchema = z.object({ ok: z.literal(true), marked: z.number().int(), unreadCount: z.number().int() });
 
-/** What the live stream sends: a row that is new or changed (with the unread count after it), or "refetch". */
+/**
+ * An interruption to show now: a browser notification when the dashboard is hidden, a toast when it is
+ * visible. `tag` is one per thread, so a recovery replaces its outage's notification.
+ */
+export const interruptionSchema = z.object({
+  id: z.string(),
+  /** The inbox row it is about; a digest has none. */
+  notificationId: z.string().nullable(),
+  /** `first`: a new thread; `resolve`: its recovery; `repeat`: still down when a mute ended; `flap_start`/`flap_end`; `digest`: what quiet hours held. */
+  purpose: z.enum(['first', 'resolve', 'repeat', 'flap_start', 'flap_end', 'digest']),
+  title: z.string(),
+  body: z.string(),
+  severity: z.enum(notificationSeverities),
+  tag: z.string(),
+  url: z.string().nullable(),
+  /** An update of a notification already shown (a recovery): replace it without a sound. */
+  renotify: z.boolean(),
+  /** Critical: stays until clicked. */
+  requireInteraction: z.boolean(),
+  /** ISO 8601, when it was sent. */
+  at: z.string(),
+});
+export type Interruption = z.infer<typeof interruptionSchema>;
+
+/** What the live stream sends: a row that is new or changed (with the unread count after it), an interruption, or "refetch". */
 export const notificationStreamEventSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('notification'), notification: notificationSchema, unreadCount: z.number().int() }),
+  z.object({ kind: z.literal('interrupt'), interrupt: interruptionSchema }),
   /** More changed while the client was away than the stream replays: load the list again. */
   z.object({ kind: z.literal('reset'), unreadCount: z.number().int() }),
 ]);

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { notificationSeverities, webhookIntegrationSchema, type NotificationSeverity } from './notifications.ts';
+import {
+  decisionTraceEntrySchema,
+  notificationChannels,
+  notificationSeverities,
+  webhookIntegrationSchema,
+  type NotificationSeverity,
+} from './notifications.ts';
+import { quietHoursSchema } from './quiet-hours.ts';
 
 /**
  * Notification policy: preferences per integration and event type, and the ordered rules. They decide
@@ -14,10 +21,6 @@ export const notificationSeveritySchema = z.enum(notificationSeverities, {
 
 /** `info < success < warning < error`; `error` is the critical level. */
 export const severityRank: Record<NotificationSeverity, number> = { info: 0, success: 1, warning: 2, error: 3 };
-
-/** Where a notification shows: the in-app inbox and toast (always), a browser notification, an email. */
-export const notificationChannels = ['inApp', 'browser', 'email'] as const;
-export type NotificationChannel = (typeof notificationChannels)[number];
 
 /** The channels that interrupt, which preferences and rules switch; in-app is always on. */
 export const interruptChannelSchema = z.enum(['browser', 'email'], { error: 'A channel is browser or email' });
@@ -179,18 +182,6 @@ export const notificationPreferencesSchema = z
 
 export const saveNotificationPreferencesSchema = z.strictObject({ preferences: notificationPreferencesSchema });
 
-/** One step of a decision: which preference or rule decided what, and why. */
-export const decisionTraceEntrySchema = z.object({
-  stage: z.enum(['preference', 'rule']),
-  /** The rule's id, `integration/type` of a preference, or `default` for the built-in preference. */
-  id: z.string(),
-  name: z.string(),
-  /** `applied`; a preference may also be `disabled` or `below_min_severity`. */
-  verdict: z.enum(['applied', 'disabled', 'below_min_severity']),
-  why: z.string(),
-});
-export type DecisionTraceEntry = z.infer<typeof decisionTraceEntrySchema>;
-
 /** What the policy decided for one event; stored with it and answered by the dry run. */
 export const policyDecisionSchema = z.object({
   severity: notificationSeveritySchema,
@@ -204,3 +195,98 @@ export const policyDecisionSchema = z.object({
   trace: z.array(decisionTraceEntrySchema),
 });
 export type PolicyDecision = z.infer<typeof policyDecisionSchema>;
+
+/** What happens to one interrupting channel of an event, now. */
+export const deliveryOutcomeSchema = z.object({
+  /**
+   * `now`: it interrupts at once; `held`: a flap hold waits for a quick recovery first; `deferred`: quiet
+   * hours or a pause keep it for the digest; `suppressed`: a mute, a flap or an open thread keep it quiet;
+   * `none`: the policy gives it no channel.
+   */
+  status: z.enum(['now', 'held', 'deferred', 'suppressed', 'none']),
+  /** ISO 8601: when a held one goes out (unless its recovery comes first), when a deferred one's digest does. */
+  until: z.string().nullable(),
+  why: z.string(),
+});
+export type DeliveryOutcome = z.infer<typeof deliveryOutcomeSchema>;
+
+/** Everything the policy reads from settings. */
+export const notificationPolicySchema = z.strictObject({
+  preferences: notificationPreferencesSchema,
+  rules: notificationRulesSchema,
+  quietHours: quietHoursSchema,
+});
+export type NotificationPolicy = z.infer<typeof notificationPolicySchema>;
+
+/** A subject muted for a while: its events are stored, never interrupting; one reminder if it is still down at the end. */
+export const notificationMuteSchema = z.object({
+  subjectKey: z.string(),
+  /** ISO 8601. */
+  until: z.string(),
+  /** The latest inbox row's title for the subject, to name it. */
+  title: z.string().nullable(),
+});
+export type NotificationMute = z.infer<typeof notificationMuteSchema>;
+
+/** `GET /api/notifications/policy`. */
+export const notificationPolicyViewSchema = notificationPolicySchema.extend({
+  mutes: z.array(notificationMuteSchema),
+  /** Whether, right now, quiet hours or a pause hold interruptions back, and until when (ISO 8601). */
+  quietNow: z.object({ quiet: z.boolean(), reason: z.enum(['window', 'pause']).nullable(), until: z.string().nullable() }),
+  /** The email channel exists once an email sender is configured (the alerts feature); until then it is not offered. */
+  email: z.object({ available: z.boolean(), reason: z.string().nullable() }),
+  /** How long a monitor's outage is held back before it interrupts, so a blip bothers nobody. */
+  flapHoldSeconds: z.number().int(),
+});
+export type NotificationPolicyView = z.infer<typeof notificationPolicyViewSchema>;
+
+/** Pause everything until an instant (ISO 8601), or resume with null. */
+export const pauseNotificationsSchema = z.strictObject({
+  until: z.iso.datetime({ offset: true, error: 'until is an ISO 8601 instant, e.g. 2026-03-29T07:00:00Z' }).nullable(),
+});
+
+/** An event as the dry run takes it: what a webhook would bring. */
+export const dryRunEventSchema = z.strictObject({
+  integration: webhookIntegrationSchema,
+  type: z.string().trim().min(1, 'type is required, e.g. deploy.error').max(100),
+  severity: notificationSeveritySchema,
+  title: z.string().max(500).default(''),
+  transition: z.enum(['trigger', 'resolve']).nullable().default(null),
+  /** The subject whose state changes (a monitor, a deploy target); needed for `transition`. */
+  subjectKey: z.string().min(1).max(300).nullable().default(null),
+  project: z.string().trim().min(1).max(64).nullable().default(null),
+  payload: z.record(z.string(), z.unknown()).optional(),
+});
+export type DryRunEvent = z.infer<typeof dryRunEventSchema>;
+
+/** `POST /api/notifications/dry-run`: what an event would do at `at` (default now), under the saved policy or the given parts of another. */
+export const dryRunSchema = z.strictObject({
+  event: dryRunEventSchema,
+  at: z.iso.datetime({ offset: true, error: 'at is an ISO 8601 instant' }).optional(),
+  /** Unsaved edits to try (the settings' live preview); the saved policy for the parts not given. */
+  policy: notificationPolicySchema.partial().optional(),
+});
+
+export const dryRunResultSchema = z.object({
+  decision: policyDecisionSchema,
+  /** What the browser channel would do (the email channel is listed once email is available). */
+  delivery: z.object({ browser: deliveryOutcomeSchema, email: deliveryOutcomeSchema }),
+});
+export type DryRunResult = z.infer<typeof dryRunResultSchema>;
+
+const instantOrNull = (field: string) =>
+  z.iso.datetime({ offset: true, error: `${field} is an ISO 8601 instant, e.g. 2026-11-24T09:00:00+01:00` }).nullable();
+
+/** Snooze inbox rows until an instant (null: wake them now). */
+export const snoozeSchema = z.strictObject({
+  ids: z.array(z.string().min(1).max(64)).min(1, 'List at least one id').max(500),
+  until: instantOrNull('until'),
+});
+
+/** Mute a subject until an instant (at most 30 days), or end its mute with null. */
+export const muteSchema = z.strictObject({
+  subjectKey: z.string().min(1, 'subjectKey is required').max(300),
+  until: instantOrNull('until'),
+});
+
+export const MAX_MUTE_MS = 30 * 86_400_000;

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, max, ne, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, max, ne, notInArray, or, sql } from 'drizzle-orm';
 import type { PreparedQueryConfig } from 'drizzle-orm/pg-core';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Sql } from 'postgres';
@@ -10,6 +10,8 @@ import {
   credentials,
   leases,
   notificationDedup,
+  notificationDeliveries,
+  notificationMutes,
   notificationEvents,
   notifications,
   projects,
@@ -32,6 +34,7 @@ import {
   settingsFrom,
   toApiToken,
   toNotification,
+  notificationValues,
   toOwner,
   toProject,
   toSession,
@@ -41,7 +44,8 @@ import {
   type RawStatement,
   type SettingRow,
 } from './shared.ts';
-import { ProjectExistsError, UnknownProjectsError, type Store } from './store.ts';
+import { deliveryOf, outboxOps } from './outbox.ts';
+import { ProjectExistsError, UnknownProjectsError, type OutboxOps, type Store } from './store.ts';
 
 const tabOrder = [asc(projects.position), asc(projects.createdAt), asc(projects.slug)];
 const sessionOrder = [desc(authSession.lastSeenAt), desc(authSession.createdAt), asc(authSession.id)];
@@ -53,6 +57,11 @@ type Tx = Parameters<Parameters<PostgresJsDatabase['transaction']>[0]>[0];
 
 const notificationOrder = desc(notifications.createdSeq);
 const unread = isNull(notifications.readAt);
+/** Not snoozed: the scheduler wakes a snoozed row at its time, so "until" needs no clock here. */
+const awake = isNull(notifications.snoozedUntil);
+/** Interruptions that are over (neither held nor deferred) and older than `before` (ms UTC): retention. */
+const settledBefore = (before: number) =>
+  and(notInArray(notificationDeliveries.status, ['held', 'deferred']), lt(notificationDeliveries.createdAt, before));
 const nextSeq = sql`nextval('notification_seq')`;
 
 /**
@@ -82,8 +91,17 @@ const run = <T>(tx: Tx, { sql: text, params }: RawStatement) =>
   tx._.session.prepareQuery<PreparedQueryConfig & { execute: T[] }>({ sql: text, params }, undefined, undefined, false).execute();
 
 /** The ingest's reads and writes, inside its transaction, a statement per call (the wide inserts as raw text). */
+/** The outbox on the transaction (which holds the notifications lock). */
+function pgOutbox(tx: Tx): OutboxOps {
+  return outboxOps((statement) => run<Record<string, unknown>>(tx, statement), pgPlaceholder, async (count) => {
+    const rows = await tx.execute<{ seq: string | number }>(sql`select nextval('notification_seq') as seq from generate_series(1, ${count}::int)`);
+    return rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
+  });
+}
+
 function ingestOps(tx: Tx): IngestOps {
   return {
+    outbox: pgOutbox(tx),
     async openRows(subjectKeys) {
       return tx
         .select()
@@ -114,17 +132,17 @@ function ingestOps(tx: Tx): IngestOps {
     },
     async updateRows(rows) {
       // One statement each: a batch changes few rows that were there before it (the open ones it joins or resolves).
-      for (const { id, seq, status, severity, eventCount, lastAt, resolvedAt } of rows) {
+      for (const { id, seq, status, severity, eventCount, lastAt, resolvedAt, decision } of rows) {
         const updated = await tx
           .update(notifications)
-          .set({ seq, status, severity, eventCount, lastAt, resolvedAt })
+          .set({ seq, status, severity, eventCount, lastAt, resolvedAt, decision: decision === null ? null : JSON.stringify(decision) })
           .where(eq(notifications.id, id))
           .returning({ id: notifications.id });
         if (updated.length === 0) throw new Error(`Notification ${id} vanished during the ingest`);
       }
     },
     async insertRows(rows) {
-      await run(tx, insertStatement(notifications, rows, pgPlaceholder));
+      await run(tx, insertStatement(notifications, rows.map(notificationValues), pgPlaceholder));
     },
     async insertEvents(events) {
       await run(tx, insertStatement(notificationEvents, events, pgPlaceholder));
@@ -353,6 +371,24 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
           }
           return result;
         }, notificationTx),
+      outbox: (work) =>
+        db.transaction(async (tx) => {
+          await lockNotifications(tx);
+          return work(pgOutbox(tx));
+        }, notificationTx),
+      async mutes() {
+        const rows = await db.select().from(notificationMutes).orderBy(asc(notificationMutes.until));
+        return rows.map((row) => ({ subjectKey: row.subjectKey, until: Number(row.until), createdAt: Number(row.createdAt) }));
+      },
+      async sentSince(seq, limit) {
+        const rows = await db
+          .select()
+          .from(notificationDeliveries)
+          .where(and(eq(notificationDeliveries.status, 'sent'), gt(notificationDeliveries.seq, seq)))
+          .orderBy(asc(notificationDeliveries.seq))
+          .limit(limit);
+        return rows.map(deliveryOf);
+      },
       async cursor(relayUrl) {
         return (await db.select({ since: relayCursor.since }).from(relayCursor).where(eq(relayCursor.relayUrl, relayUrl)))[0]?.since;
       },
@@ -363,6 +399,7 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
           .where(
             and(
               beforeSeq === undefined ? undefined : lt(notifications.createdSeq, beforeSeq),
+              awake,
               onlyUnread ? unread : undefined,
               projectSlug === undefined ? undefined : eq(notifications.projectSlug, projectSlug),
               integration === undefined ? undefined : eq(notifications.integration, integration),
@@ -377,11 +414,14 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
         return rows.map(toNotification);
       },
       async latestSeq() {
-        const [row] = await db.select({ seq: max(notifications.seq) }).from(notifications);
-        return Number(row?.seq ?? 0);
+        const [[row], [sent]] = await Promise.all([
+          db.select({ seq: max(notifications.seq) }).from(notifications),
+          db.select({ seq: max(notificationDeliveries.seq) }).from(notificationDeliveries),
+        ]);
+        return Math.max(Number(row?.seq ?? 0), Number(sent?.seq ?? 0));
       },
       async unreadCount() {
-        return db.$count(notifications, unread);
+        return db.$count(notifications, and(unread, awake));
       },
       async markRead(target, at) {
         const readAt = isoOf(at);
@@ -410,9 +450,9 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
         );
         return db.transaction(async (tx) => {
           await lockNotifications(tx);
-          await tx
-            .delete(notificationEvents)
-            .where(inArray(notificationEvents.notificationId, tx.select({ id: notifications.id }).from(notifications).where(doomed)));
+          const ids = tx.select({ id: notifications.id }).from(notifications).where(doomed);
+          await tx.delete(notificationEvents).where(inArray(notificationEvents.notificationId, ids));
+          await tx.delete(notificationDeliveries).where(or(inArray(notificationDeliveries.notificationId, ids), settledBefore(Date.parse(readCutoff))));
           const gone = await tx.delete(notifications).where(doomed).returning({ id: notifications.id });
           await tx.delete(notificationDedup).where(lte(notificationDedup.expiresAt, readCutoff < unreadCutoff ? readCutoff : unreadCutoff));
           return gone.length;
@@ -425,6 +465,7 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
           await lockNotifications(tx);
           const ids = tx.select({ id: notifications.id }).from(notifications).where(doomed);
           await tx.delete(notificationEvents).where(inArray(notificationEvents.notificationId, ids));
+          await tx.delete(notificationDeliveries).where(inArray(notificationDeliveries.notificationId, ids));
           // Their claims too: the same events arriving again (the demo added back) are new rows, not duplicates.
           await tx.delete(notificationDedup).where(inArray(notificationDedup.notificationId, ids));
           return (await tx.delete(notifications).where(doomed).returning({ id: notifications.id })).length;

@@ -14,12 +14,17 @@ import {
 } from '@dash/contracts';
 import type {
   ApiTokenRow,
+  FoldEffect,
+  FoldedEvent,
   IncomingEvent,
   IngestResult,
   NotificationRow,
   NotificationSeverity,
+  OutboxOps,
   OwnerRow,
+  PlanOutcome,
   SessionRow,
+  StoredDecision,
 } from './store.ts';
 
 /** What both dialects' `projects` rows look like. */
@@ -217,7 +222,13 @@ export const isSqliteUniqueViolation = (error: unknown) =>
 
 export const isPgUniqueViolation = (error: unknown) => inCauses(error, (e) => codeOf(e) === '23505');
 
-export const toNotification = (row: NotificationRow): NotificationRow => ({
+/** A `notifications` row as a dialect reads it: `snoozed_until` in ms, `decision` as JSON text. */
+export type NotificationRecord = Omit<NotificationRow, 'snoozedUntil' | 'decision'> & {
+  snoozedUntil: number | string | null;
+  decision: string | StoredDecision | null;
+};
+
+export const toNotification = (row: NotificationRecord): NotificationRow => ({
   id: row.id,
   seq: Number(row.seq),
   createdSeq: Number(row.createdSeq),
@@ -235,6 +246,26 @@ export const toNotification = (row: NotificationRow): NotificationRow => ({
   resolvedAt: isoOrNull(row.resolvedAt),
   receivedAt: isoOf(row.receivedAt),
   readAt: isoOrNull(row.readAt),
+  snoozedUntil: snoozedOf(row.snoozedUntil),
+  decision: storedDecisionOf(row.decision),
+});
+
+/** `snoozed_until` (ms UTC, as a number or Postgres's bigint text) as ISO 8601. */
+function snoozedOf(value: unknown): string | null {
+  return value === null || value === undefined ? null : typeof value === 'string' && value.includes('T') ? isoOf(value) : new Date(Number(value)).toISOString();
+}
+
+/** A `decision` column (JSON text), or a decision already parsed. */
+function storedDecisionOf(value: unknown): StoredDecision | null {
+  if (value === null || value === undefined) return null;
+  return typeof value === 'string' ? (JSON.parse(value) as StoredDecision) : (value as StoredDecision);
+}
+
+/** A row as the `notifications` table's columns hold it (for `insertStatement`). */
+export const notificationValues = (row: NotificationRow) => ({
+  ...row,
+  snoozedUntil: row.snoozedUntil === null ? null : Date.parse(row.snoozedUntil),
+  decision: row.decision === null ? null : JSON.stringify(row.decision),
 });
 
 /** A `notification_events` row. */
@@ -253,6 +284,8 @@ export interface NotificationEventValues {
   occurredAt: string;
   receivedAt: string;
   relayEventId: string | null;
+  /** JSON of its `StoredDecision`, or null. */
+  decision: string | null;
 }
 
 /** A `notification_dedup` row as a batch claims it. */
@@ -286,7 +319,7 @@ export function chunked<T>(items: readonly T[], size = INGEST_CHUNK): T[][] {
  */
 export interface IngestOps {
   /** The open rows of these subjects (at most one each). */
-  openRows(subjectKeys: string[]): Promise<NotificationRow[]>;
+  openRows(subjectKeys: string[]): Promise<NotificationRecord[]>;
   /**
    * Inserts each claim, or takes over one that has expired by its `firstSeenAt` (writing all of its columns); answers
    * the sourceEventIds claimed. The others have a live claim, left as it was.
@@ -298,10 +331,12 @@ export interface IngestOps {
   relink(links: { sourceEventId: string; notificationId: string }[]): Promise<void>;
   /** `count` (> 0) new seqs, ascending, each bigger than any handed out before. */
   takeSeqs(count: number): Promise<number[]>;
-  /** Writes the folded columns (seq, status, severity, eventCount, lastAt, resolvedAt) of existing rows; never readAt. */
+  /** Writes the folded columns (seq, status, severity, eventCount, lastAt, resolvedAt, decision) of existing rows; never readAt. */
   updateRows(rows: NotificationRow[]): Promise<void>;
   insertRows(rows: NotificationRow[]): Promise<void>;
   insertEvents(events: NotificationEventValues[]): Promise<void>;
+  /** The outbox on the same transaction, for the batch's `plan`. */
+  outbox: OutboxOps;
 }
 
 /** A statement as text with its parameters, run as it is (drizzle builds nothing). */
@@ -349,6 +384,8 @@ export const CLAIM_TAIL =
   '"first_seen_at" = excluded."first_seen_at", "expires_at" = excluded."expires_at", "hits" = excluded."hits" ' +
   'where "notification_dedup"."expires_at" <= excluded."first_seen_at" returning "source_event_id"';
 
+const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
 const higherSeverity = (a: NotificationSeverity, b: NotificationSeverity) => (severityRank[b] > severityRank[a] ? b : a);
 /** Of two normalised ISO instants, the later (they compare as text). */
 const later = (a: string, b: string) => (b > a ? b : a);
@@ -380,6 +417,7 @@ interface FoldedRow {
  */
 function fold(batch: readonly BatchEvent[], stored: (index: number) => boolean, open: ReadonlyMap<string, NotificationRow>) {
   const rowOf: (string | undefined)[] = new Array<string | undefined>(batch.length);
+  const effects: (FoldEffect | undefined)[] = new Array<FoldEffect | undefined>(batch.length);
   const rows = new Map<string, FoldedRow>();
   const openIds = new Map<string, string>();
   for (const [subject, row] of open) openIds.set(subject, row.id);
@@ -395,8 +433,11 @@ function fold(batch: readonly BatchEvent[], stored: (index: number) => boolean, 
       row.eventCount += 1;
       row.lastAt = later(row.lastAt, occurredAt);
       if (event.transition === 'trigger') {
+        const before = row.severity;
         row.severity = higherSeverity(row.severity, event.severity);
+        effects[index] = row.severity === 'error' && before !== 'error' ? 'raised' : 'joined';
       } else {
+        effects[index] = 'resolved';
         // The resolve closes the occurrence; its own severity (`success`) does not raise the row's.
         row.status = 'resolved';
         row.resolvedAt = occurredAt;
@@ -406,6 +447,7 @@ function fold(batch: readonly BatchEvent[], stored: (index: number) => boolean, 
       // A trigger opens a new occurrence (after a resolve too: a second outage is a second row); a resolve
       // with no open row is a resolved row of its own; a stateless event is an info row.
       const status = subject === null ? 'info' : event.transition === 'trigger' ? 'open' : 'resolved';
+      effects[index] = status === 'info' ? 'info' : status === 'open' ? 'opened' : 'resolved_alone';
       folded = {
         row: {
           id: newId,
@@ -423,6 +465,8 @@ function fold(batch: readonly BatchEvent[], stored: (index: number) => boolean, 
           resolvedAt: status === 'resolved' ? occurredAt : null,
           receivedAt,
           readAt: null,
+          snoozedUntil: null,
+          decision: event.decision ?? null,
         },
         existed: false,
         last: index,
@@ -430,10 +474,11 @@ function fold(batch: readonly BatchEvent[], stored: (index: number) => boolean, 
       if (subject !== null && status === 'open') openIds.set(subject, newId);
     }
     folded.last = index;
+    folded.row.decision = event.decision ?? folded.row.decision;
     rows.set(folded.row.id, folded);
     rowOf[index] = folded.row.id;
   }
-  return { rowOf, rows };
+  return { rowOf, effects, rows };
 }
 
 /**
@@ -445,7 +490,7 @@ function fold(batch: readonly BatchEvent[], stored: (index: number) => boolean, 
  */
 export async function ingestEvents(
   events: readonly IncomingEvent[],
-  options: { now: string; dedupWindowMs: number },
+  options: { now: string; dedupWindowMs: number; plan?: ((folded: FoldedEvent[], ops: OutboxOps) => Promise<PlanOutcome>) | undefined },
   ops: IngestOps,
 ): Promise<IngestResult> {
   const { dedupWindowMs } = options;
@@ -471,7 +516,7 @@ export async function ingestEvents(
     bySource.set(event.sourceEventId, entry);
     batch.push(entry);
   }
-  if (batch.length === 0) return { stored: 0, duplicates: 0, changed: [] };
+  if (batch.length === 0) return { stored: 0, duplicates: 0, changed: [], sent: [] };
 
   const subjects = [...new Set(batch.flatMap(({ subject }) => (subject === null ? [] : [subject])))];
   const open = new Map<string, NotificationRow>();
@@ -513,10 +558,36 @@ export async function ingestEvents(
     for (const slice of chunked(moved)) await ops.relink(slice);
   }
 
-  const { rowOf, rows } = folded;
+  const { rowOf, effects, rows } = folded;
   const order = [...rows.values()].sort((a, b) => a.last - b.last);
   const seqs = order.length > 0 ? await ops.takeSeqs(order.length) : [];
   const changed: NotificationRow[] = order.map(({ row }, index) => ({ ...row, seq: seqs[index] as number, createdSeq: row.createdSeq ?? (seqs[index] as number) }));
+
+  // The policy's plan decides each stored event's interruption before anything is written, in the same transaction.
+  const decisions = new Map<number, StoredDecision | null>();
+  let sent: PlanOutcome['sent'] = [];
+  if (options.plan) {
+    const byId = new Map(changed.map((row) => [row.id, row]));
+    const indexes = batch.flatMap((_, index) => (rowOf[index] === undefined ? [] : [index]));
+    const plannedEvents: FoldedEvent[] = indexes.map((index) => ({
+      event: (batch[index] as BatchEvent).event,
+      notificationId: rowOf[index] as string,
+      effect: effects[index] as FoldEffect,
+      row: byId.get(rowOf[index] as string) as NotificationRow,
+    }));
+    const outcome = await options.plan(plannedEvents, ops.outbox);
+    indexes.forEach((index, position) => decisions.set(index, outcome.decisions[position] ?? (batch[index] as BatchEvent).event.decision ?? null));
+    // Each row keeps the decision of the last of its events in the batch.
+    for (const index of indexes) {
+      const row = byId.get(rowOf[index] as string);
+      if (row) row.decision = decisions.get(index) ?? row.decision;
+    }
+    for (const id of outcome.readIds) {
+      const row = byId.get(id);
+      if (row && !rows.get(id)?.existed) row.readAt = firstSeenAt;
+    }
+    sent = outcome.sent;
+  }
   // Existing rows first: one the batch resolved must be closed before a new open row of its subject goes in.
   const existing = changed.filter((row) => rows.get(row.id)?.existed);
   for (const slice of chunked(existing)) await ops.updateRows(slice);
@@ -542,8 +613,9 @@ export async function ingestEvents(
       occurredAt,
       receivedAt,
       relayEventId: event.relayEventId,
+      decision: jsonOrNull(decisions.has(index) ? decisions.get(index) : event.decision),
     });
   }
   for (const slice of chunked(stored)) await ops.insertEvents(slice);
-  return { stored: stored.length, duplicates: events.length - stored.length, changed };
+  return { stored: stored.length, duplicates: events.length - stored.length, changed, sent };
 }

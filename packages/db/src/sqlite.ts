@@ -1,5 +1,5 @@
 import type { Client, InValue, ResultSet } from '@libsql/client';
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, max, ne, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, max, ne, notInArray, or, sql } from 'drizzle-orm';
 import type { LibSQLDatabase } from 'drizzle-orm/libsql';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import {
@@ -10,6 +10,8 @@ import {
   credentials,
   leases,
   notificationDedup,
+  notificationDeliveries,
+  notificationMutes,
   notificationEvents,
   notifications,
   notificationSeq,
@@ -33,6 +35,7 @@ import {
   settingsFrom,
   toApiToken,
   toNotification,
+  notificationValues,
   toOwner,
   toProject,
   toSession,
@@ -42,7 +45,8 @@ import {
   type RawStatement,
   type SettingRow,
 } from './shared.ts';
-import { ProjectExistsError, UnknownProjectsError, type NotificationRow, type Store } from './store.ts';
+import { deliveryOf, outboxOps } from './outbox.ts';
+import { ProjectExistsError, UnknownProjectsError, type NotificationRow, type OutboxOps, type Store } from './store.ts';
 
 /** How long a local connection waits for another process's write lock before failing with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -109,6 +113,11 @@ const sessionsBut = (exceptId: string | undefined) => (exceptId === undefined ? 
 
 const notificationOrder = desc(notifications.createdSeq);
 const unread = isNull(notifications.readAt);
+/** Not snoozed: the scheduler wakes a snoozed row at its time, so "until" needs no clock here. */
+const awake = isNull(notifications.snoozedUntil);
+/** Interruptions that are over (neither held nor deferred) and older than `before` (ms UTC): retention. */
+const settledBefore = (before: number) =>
+  and(notInArray(notificationDeliveries.status, ['held', 'deferred']), lt(notificationDeliveries.createdAt, before));
 
 /** The values of `count` new seqs end at the answer (`notification_seq` is SQLite's stand-in for a sequence). */
 async function takeSeqs(tx: Queryable, count: number): Promise<number> {
@@ -140,6 +149,7 @@ function ingestOps(tx: Queryable, client: Client | undefined): IngestOps {
   const run = async (statement: RawStatement) =>
     client ? (await client.execute({ sql: statement.sql, args: statement.params as InValue[] })).rows : (await tx.run(asSql(statement))).rows;
   return {
+    outbox: sqliteOutbox(tx, client),
     async openRows(subjectKeys) {
       return tx
         .select()
@@ -168,22 +178,35 @@ function ingestOps(tx: Queryable, client: Client | undefined): IngestOps {
     },
     async updateRows(rows) {
       // One statement each: a batch changes few rows that were there before it (the open ones it joins or resolves).
-      for (const { id, seq, status, severity, eventCount, lastAt, resolvedAt } of rows) {
+      for (const { id, seq, status, severity, eventCount, lastAt, resolvedAt, decision } of rows) {
         const updated = await tx
           .update(notifications)
-          .set({ seq, status, severity, eventCount, lastAt, resolvedAt })
+          .set({ seq, status, severity, eventCount, lastAt, resolvedAt, decision: decision === null ? null : JSON.stringify(decision) })
           .where(eq(notifications.id, id))
           .returning({ id: notifications.id });
         if (updated.length === 0) throw new Error(`Notification ${id} vanished during the ingest`);
       }
     },
     async insertRows(rows) {
-      await run(insertStatement(notifications, rows, sqlitePlaceholder));
+      await run(insertStatement(notifications, rows.map(notificationValues), sqlitePlaceholder));
     },
     async insertEvents(events) {
       await run(insertStatement(notificationEvents, events, sqlitePlaceholder));
     },
   };
+}
+
+/** The outbox on a transaction's connection (see `ingestOps`). */
+function sqliteOutbox(tx: Queryable, client: Client | undefined): OutboxOps {
+  const run = async (statement: RawStatement) =>
+    (client ? (await client.execute({ sql: statement.sql, args: statement.params as InValue[] })).rows : (await tx.run(asSql(statement))).rows) as unknown as Record<
+      string,
+      unknown
+    >[];
+  return outboxOps(run, sqlitePlaceholder, async (count) => {
+    const last = await takeSeqs(tx, count);
+    return Array.from({ length: count }, (_, index) => last - count + 1 + index);
+  });
 }
 
 export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey, writer }: SqliteStoreOptions): Store {
@@ -436,6 +459,20 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
           }
           return result;
         }),
+      outbox: (work) => transact((tx) => work(sqliteOutbox(tx, tx === writer ? writer.$client : undefined))),
+      async mutes() {
+        const rows = await db.select().from(notificationMutes).orderBy(asc(notificationMutes.until));
+        return rows.map((row) => ({ subjectKey: row.subjectKey, until: Number(row.until), createdAt: Number(row.createdAt) }));
+      },
+      async sentSince(seq, limit) {
+        const rows = await db
+          .select()
+          .from(notificationDeliveries)
+          .where(and(eq(notificationDeliveries.status, 'sent'), gt(notificationDeliveries.seq, seq)))
+          .orderBy(asc(notificationDeliveries.seq))
+          .limit(limit);
+        return rows.map(deliveryOf);
+      },
       async cursor(relayUrl) {
         return (await db.select({ since: relayCursor.since }).from(relayCursor).where(eq(relayCursor.relayUrl, relayUrl)))[0]?.since;
       },
@@ -446,6 +483,7 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
           .where(
             and(
               beforeSeq === undefined ? undefined : lt(notifications.createdSeq, beforeSeq),
+              awake,
               onlyUnread ? unread : undefined,
               projectSlug === undefined ? undefined : eq(notifications.projectSlug, projectSlug),
               integration === undefined ? undefined : eq(notifications.integration, integration),
@@ -460,11 +498,14 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
         return rows.map(toNotification);
       },
       async latestSeq() {
-        const [row] = await db.select({ seq: max(notifications.seq) }).from(notifications);
-        return Number(row?.seq ?? 0);
+        const [[row], [sent]] = await Promise.all([
+          db.select({ seq: max(notifications.seq) }).from(notifications),
+          db.select({ seq: max(notificationDeliveries.seq) }).from(notificationDeliveries),
+        ]);
+        return Math.max(Number(row?.seq ?? 0), Number(sent?.seq ?? 0));
       },
       async unreadCount() {
-        return db.$count(notifications, unread);
+        return db.$count(notifications, and(unread, awake));
       },
       async markRead(target, at) {
         const readAt = isoOf(at);
@@ -493,9 +534,9 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
           and(unread, lt(notifications.receivedAt, unreadCutoff)),
         );
         return transact(async (tx) => {
-          await tx
-            .delete(notificationEvents)
-            .where(inArray(notificationEvents.notificationId, tx.select({ id: notifications.id }).from(notifications).where(doomed)));
+          const ids = tx.select({ id: notifications.id }).from(notifications).where(doomed);
+          await tx.delete(notificationEvents).where(inArray(notificationEvents.notificationId, ids));
+          await tx.delete(notificationDeliveries).where(or(inArray(notificationDeliveries.notificationId, ids), settledBefore(Date.parse(readCutoff))));
           const gone = await tx.delete(notifications).where(doomed).returning({ id: notifications.id });
           await tx.delete(notificationDedup).where(lte(notificationDedup.expiresAt, readCutoff < unreadCutoff ? readCutoff : unreadCutoff));
           return gone.length;
@@ -507,6 +548,7 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
         return transact(async (tx) => {
           const ids = tx.select({ id: notifications.id }).from(notifications).where(doomed);
           await tx.delete(notificationEvents).where(inArray(notificationEvents.notificationId, ids));
+          await tx.delete(notificationDeliveries).where(inArray(notificationDeliveries.notificationId, ids));
           // Their claims too: the same events arriving again (the demo added back) are new rows, not duplicates.
           await tx.delete(notificationDedup).where(inArray(notificationDedup.notificationId, ids));
           return (await tx.delete(notifications).where(doomed).returning({ id: notifications.id })).length;

@@ -506,6 +506,7 @@ function storeSuite(dialect: 'sqlite' | 'postgres', freshUrl: () => string | Pro
       expect(first).toEqual({
         stored: 1,
         duplicates: 1,
+        sent: [],
         changed: [
           {
             id: expect.any(String),
@@ -525,12 +526,14 @@ function storeSuite(dialect: 'sqlite' | 'postgres', freshUrl: () => string | Pro
             resolvedAt: null,
             receivedAt: NOW,
             readAt: null,
+            snoozedUntil: null,
+            decision: null,
           },
         ],
       });
       expect(first.changed[0]?.createdSeq).toBe(first.changed[0]?.seq);
       // A redelivery within the window (a day from NOW), alone or beside a new event.
-      expect(await store.notifications.ingest([event('github:1')], { now: at(HOUR), dedupWindowMs: DAY })).toEqual({ stored: 0, duplicates: 1, changed: [] });
+      expect(await store.notifications.ingest([event('github:1')], { now: at(HOUR), dedupWindowMs: DAY })).toEqual({ stored: 0, duplicates: 1, changed: [], sent: [] });
       const mixed = await store.notifications.ingest([event('github:2'), event('github:1')], { now: at(DAY - 1), dedupWindowMs: DAY });
       expect(mixed).toMatchObject({ stored: 1, duplicates: 1, changed: [{ title: 'Event github:2' }] });
       expect(await store.notifications.list({ limit: 10 })).toEqual([...mixed.changed, ...first.changed]);
@@ -568,6 +571,7 @@ function storeSuite(dialect: 'sqlite' | 'postgres', freshUrl: () => string | Pro
       expect(up).toEqual({
         stored: 1,
         duplicates: 0,
+        sent: [],
         changed: [{ ...opened, seq: expect.any(Number), status: 'resolved', eventCount: 2, lastAt: at(5 * MINUTE), resolvedAt: at(5 * MINUTE) }],
       });
       expect(up.changed[0]?.seq).toBeGreaterThan(opened?.seq ?? Infinity);
@@ -894,6 +898,7 @@ function storeSuite(dialect: 'sqlite' | 'postgres', freshUrl: () => string | Pro
       expect(result).toEqual({
         stored: 1,
         duplicates: 1,
+        sent: [],
         changed: [{ ...down, seq: expect.any(Number), eventCount: 2, lastAt: at(2 * MINUTE) }],
       });
       expect(await query(`select notification_id from notification_dedup where source_event_id = 'uptime:down-2'`)).toEqual([{ notification_id: down?.id }]);
@@ -1076,6 +1081,7 @@ describe('SQLite store', () => {
     expect(result).toEqual({
       stored: 2,
       duplicates: 2,
+      sent: [],
       changed: [{ ...down, seq: expect.any(Number), eventCount: 2, lastAt: at(2 * MINUTE) }, expect.objectContaining({ status: 'info', title: 'Event github:1' })],
     });
     expect(await store.notifications.cursor(RELAY)).toBe(5);

@@ -64,8 +64,8 @@ export interface ApiTokenRow {
 }
 
 /** Severity of a notification, as the webhook parsers give it. */
-import type { NotificationSeverity } from '@dash/contracts';
-export type { NotificationSeverity };
+import type { NotificationSeverity, StoredDecision } from '@dash/contracts';
+export type { NotificationSeverity, StoredDecision };
 
 /** One event to store in the inbox: a relay event (or one from the local webhook route) plus its project. */
 export interface IncomingEvent {
@@ -89,6 +89,8 @@ export interface IncomingEvent {
   receivedAt: string;
   /** The relay's id for it, when it came through the relay. */
   relayEventId: string | null;
+  /** What the notification policy decided (severity already applied above); the ingest's `plan` completes it. */
+  decision?: StoredDecision | null;
 }
 
 /** An inbox row: one event, or one subject's occurrence from trigger to resolve (an outage and its recovery). */
@@ -122,6 +124,10 @@ export interface NotificationRow {
   resolvedAt: string | null;
   receivedAt: string;
   readAt: string | null;
+  /** ISO 8601: hidden from the list and the unread count until then; null when not snoozed. */
+  snoozedUntil: string | null;
+  /** Its latest event's decision (the policy's, and what became of the interruption). */
+  decision: StoredDecision | null;
 }
 
 export interface NotificationQuery {
@@ -140,6 +146,108 @@ export interface IngestResult {
   duplicates: number;
   /** Every row the batch created or changed, as it now is (for the live stream), in seq order. */
   changed: NotificationRow[];
+  /** Interruptions the batch's `plan` sent (for the live stream), in seq order. */
+  sent: DeliveryRow[];
+}
+
+/** What an interruption says: a browser notification (or a toast), later an email. */
+export interface InterruptMessage {
+  title: string;
+  body: string;
+  severity: NotificationSeverity;
+  /** One per thread: a recovery replaces the outage's notification. */
+  tag: string;
+  url: string | null;
+  renotify: boolean;
+  requireInteraction: boolean;
+}
+
+/** A row of the outbox (see the `notification_deliveries` table). Instants are ms UTC. */
+export interface DeliveryRow {
+  id: string;
+  notificationId: string | null;
+  subjectKey: string | null;
+  channel: 'browser' | 'email';
+  purpose: 'first' | 'resolve' | 'repeat' | 'flap_start' | 'flap_end' | 'digest';
+  status: 'held' | 'deferred' | 'sent' | 'cancelled' | 'suppressed' | 'digested' | 'empty';
+  reason: string;
+  dueAt: number | null;
+  message: InterruptMessage;
+  /** Set when it is sent: its place on the live stream's feed, with the inbox rows' seqs. */
+  seq: number | null;
+  digestId: string | null;
+  createdAt: number;
+  sentAt: number | null;
+}
+
+/** Flap detection's memory of a subject: its recent outages (ms UTC), whether it flaps, its latest change. */
+export interface SubjectState {
+  subjectKey: string;
+  outages: number[];
+  flappingSince: number | null;
+  lastChangeAt: number;
+}
+
+export interface MuteRow {
+  subjectKey: string;
+  until: number;
+  createdAt: number;
+}
+
+/**
+ * What the fold did with one stored event: `opened` a new row (a trigger with none open), `joined` its subject's
+ * open row, `raised` it (joined and lifted it to `error`), `resolved` it, `resolved_alone` (a resolve with no open
+ * row: a resolved row of its own), or `info` (a row of its own without state).
+ */
+export type FoldEffect = 'opened' | 'joined' | 'raised' | 'resolved' | 'resolved_alone' | 'info';
+
+export interface FoldedEvent {
+  event: IncomingEvent;
+  notificationId: string;
+  effect: FoldEffect;
+  /** The row as the whole batch leaves it. */
+  row: NotificationRow;
+}
+
+/** The decisions a `plan` settled: one per folded event (null keeps the event's own), and the new rows to store as read (discarded). */
+export interface PlanOutcome {
+  decisions: (StoredDecision | null)[];
+  readIds: string[];
+  /** What it sent, for the live stream. */
+  sent: DeliveryRow[];
+}
+
+/**
+ * The outbox's reads and writes inside a notifications transaction (an ingest's `plan`, or `outbox(work)`); the
+ * delivery writers hand a seq to each row whose status is `sent` and has none.
+ */
+export interface OutboxOps {
+  deliveriesFor(notificationIds: string[]): Promise<DeliveryRow[]>;
+  /** With `dueBy`: only those due by then (`due_at <= dueBy`), soonest first. */
+  deliveriesWithStatus(status: DeliveryRow['status'], dueBy?: number): Promise<DeliveryRow[]>;
+  addDeliveries(deliveries: DeliveryRow[]): Promise<DeliveryRow[]>;
+  /** Writes status, reason, dueAt, digestId and sentAt (and a seq for a newly sent one) of each. */
+  updateDeliveries(deliveries: DeliveryRow[]): Promise<DeliveryRow[]>;
+  subjects(keys: string[]): Promise<SubjectState[]>;
+  /** Subjects that flap and have not changed since `lastChangeBy`. */
+  flapping(lastChangeBy: number): Promise<SubjectState[]>;
+  putSubjects(states: SubjectState[]): Promise<void>;
+  /** The mutes of these subjects, or all of them. */
+  mutes(keys?: string[]): Promise<MuteRow[]>;
+  putMute(mute: MuteRow): Promise<void>;
+  removeMutes(keys: string[]): Promise<void>;
+  rows(ids: string[]): Promise<NotificationRow[]>;
+  openRows(subjectKeys: string[]): Promise<NotificationRow[]>;
+  /** The newest row of each subject. */
+  latestRows(subjectKeys: string[]): Promise<NotificationRow[]>;
+  /** Snoozes rows until `until` (ms UTC), or wakes them (null: back unread); answers the rows changed, with new seqs. */
+  snooze(ids: string[], until: number | null): Promise<NotificationRow[]>;
+  /** Wakes the rows whose snooze ended by `now`: back unread, with new seqs. */
+  wakeSnoozed(now: number): Promise<NotificationRow[]>;
+  /** When the next snooze ends, ms UTC, or null. */
+  nextSnoozeEnd(): Promise<number | null>;
+  /** Marks rows read (ISO 8601 `at`) without a new seq: the rows a batch creates, before anyone saw them. */
+  markRead(ids: string[], at: string): Promise<void>;
 }
 
 /**
@@ -239,15 +347,33 @@ export interface Store {
      */
     ingest(
       events: IncomingEvent[],
-      options: { now: string; dedupWindowMs: number; cursor?: { relayUrl: string; since: number } | undefined },
+      options: {
+        now: string;
+        dedupWindowMs: number;
+        cursor?: { relayUrl: string; since: number } | undefined;
+        /**
+         * Runs in the batch's transaction once the events are folded, before the rows and events are written: it
+         * decides each stored event's interruption through `ops` (so a crash never keeps a row without its
+         * interruptions, or the other way round) and settles the decisions stored with them.
+         */
+        plan?: ((folded: FoldedEvent[], ops: OutboxOps) => Promise<PlanOutcome>) | undefined;
+      },
     ): Promise<IngestResult>;
+    /** Runs `work` in one notifications transaction (serialised with ingests): the scheduler's ticks, snoozes, mutes, dry runs. */
+    outbox<T>(work: (ops: OutboxOps) => Promise<T>): Promise<T>;
+    /** Every mute, ended or not (the scheduler removes ended ones), soonest end first. */
+    mutes(): Promise<MuteRow[]>;
+    /** Interruptions sent after `seq`, oldest first, at most `limit`: the live stream's replay beside `changedSince`. */
+    sentSince(seq: number, limit: number): Promise<DeliveryRow[]>;
     /** The relay cursor stored with the last batch from this relay URL (`since` for its next poll). */
     cursor(relayUrl: string): Promise<number | undefined>;
+    /** Snoozed rows are left out until they wake. */
     list(query: NotificationQuery): Promise<NotificationRow[]>;
     /** Rows changed after `seq` (those whose seq is bigger), oldest change first, at most `limit`: a live stream's replay. */
     changedSince(seq: number, limit: number): Promise<NotificationRow[]>;
-    /** The biggest seq of the rows there are (0 when there are none): where a live stream starts. */
+    /** The biggest seq of the rows and sent interruptions there are (0 when there are none): where a live stream starts. */
     latestSeq(): Promise<number>;
+    /** Unread rows that are not snoozed. */
     unreadCount(): Promise<number>;
     /** Marks the unread ones of the rows read (bumping their seq); answers the rows that changed, in seq order. */
     markRead(target: { ids: string[] } | { all: true }, at: string): Promise<NotificationRow[]>;

@@ -1,14 +1,15 @@
-import type { NotificationRow, Store } from '@dash/db';
+import type { DeliveryRow, NotificationRow, Store } from '@dash/db';
 
-export type HubListener = (rows: NotificationRow[]) => void;
+/** Rows that changed, and interruptions that were sent (`sent` may be empty). */
+export type HubListener = (rows: NotificationRow[], sent: DeliveryRow[]) => void;
 
 /** How far back each store read looks again: a Postgres sequence number can commit after a larger one. */
 const OVERLAP = 200;
 
 /**
- * Tells live streams about inbox rows that changed. Rows this process wrote are published at once;
- * rows another dashboard process wrote (several on one Postgres) are found by reading the store's
- * change feed every `intervalMs` once started. Each (row, seq) is told once.
+ * Tells live streams about inbox rows that changed and interruptions that were sent. What this process wrote is
+ * published at once; what another dashboard process wrote (several on one database) is found by reading the
+ * store's change feed every `intervalMs` once started. Each (row, seq) and each interruption is told once.
  */
 export class NotificationHub {
   private readonly listeners = new Set<HubListener>();
@@ -47,14 +48,17 @@ export class NotificationHub {
     this.timer = undefined;
   }
 
-  /** Rows this process just committed. */
-  publish(rows: readonly NotificationRow[]): void {
-    this.tell(rows.filter((row) => this.fresh(row)));
+  /** Rows (and interruptions) this process just committed. */
+  publish(rows: readonly NotificationRow[], sent: readonly DeliveryRow[] = []): void {
+    this.tell(
+      rows.filter((row) => this.fresh(row)),
+      sent.filter((delivery) => this.fresh(delivery)),
+    );
   }
 
-  private tell(rows: NotificationRow[]) {
-    if (rows.length === 0) return;
-    for (const listener of this.listeners) listener(rows);
+  private tell(rows: NotificationRow[], sent: DeliveryRow[]) {
+    if (rows.length === 0 && sent.length === 0) return;
+    for (const listener of this.listeners) listener(rows, sent);
   }
 
   /**
@@ -66,7 +70,9 @@ export class NotificationHub {
     if (this.highest === 0) {
       this.highest = Math.max(this.highest, await this.store.latestSeq());
       // What the first overlapping read will see again is old news, not changes to tell.
-      for (const row of await this.store.changedSince(Math.max(0, this.highest - OVERLAP), OVERLAP)) this.fresh(row);
+      const from = Math.max(0, this.highest - OVERLAP);
+      for (const row of await this.store.changedSince(from, OVERLAP)) this.fresh(row);
+      for (const delivery of await this.store.sentSince(from, OVERLAP)) this.fresh(delivery);
     }
     if (!this.timer && !this.closing.signal.aborted) {
       this.timer = setInterval(() => void this.readStore(), this.intervalMs);
@@ -74,11 +80,13 @@ export class NotificationHub {
     }
   }
 
-  private fresh(row: NotificationRow): boolean {
-    const key = `${row.id}:${row.seq}`;
+  /** A row (id, seq) or a sent interruption (`sent:` id) not told yet; it is told from now on. */
+  private fresh(item: NotificationRow | DeliveryRow): boolean {
+    const seq = item.seq ?? 0;
+    const key = 'purpose' in item ? `sent:${item.id}` : `${item.id}:${seq}`;
     if (this.told.has(key)) return false;
-    this.told.set(key, row.seq);
-    this.highest = Math.max(this.highest, row.seq);
+    this.told.set(key, seq);
+    this.highest = Math.max(this.highest, seq);
     // Forget what is far enough behind that no overlapping read can return it again.
     if (this.told.size > 4 * OVERLAP) {
       for (const [told, seq] of this.told) if (seq < this.highest - 2 * OVERLAP) this.told.delete(told);
@@ -90,9 +98,14 @@ export class NotificationHub {
     if (this.reading) return;
     this.reading = true;
     try {
-      const foreign = (await this.store.changedSince(Math.max(0, this.highest - OVERLAP), 500)).filter((row) => this.fresh(row));
-      if (foreign.length > 0) this.onForeign(foreign);
-      this.tell(foreign);
+      const from = Math.max(0, this.highest - OVERLAP);
+      const [rows, sent] = await Promise.all([this.store.changedSince(from, 500), this.store.sentSince(from, 500)]);
+      const foreign = rows.filter((row) => this.fresh(row));
+      if (foreign.length > 0) this.onForeign(foreign, []);
+      this.tell(
+        foreign,
+        sent.filter((delivery) => this.fresh(delivery)),
+      );
     } catch {
       // The store is away for a moment; the next tick reads again.
     } finally {

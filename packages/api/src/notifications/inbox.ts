@@ -1,8 +1,12 @@
-import type { IngestResult, NotificationRow, Store } from '@dash/db';
+import { MAX_MUTE_MS, type DryRunEvent, type NotificationMute, type NotificationPolicy, type PolicyDecision, type StoredDecision } from '@dash/contracts';
+import type { DeliveryRow, FoldEffect, IncomingEvent, IngestResult, NotificationRow, Store } from '@dash/db';
 import type { RelayEvent } from '@dash/webhooks';
 import type { Logger } from '../context.ts';
 import type { DataCache } from '../data/cache.ts';
 import { NotificationHub } from './hub.ts';
+import { defaultFlapSettings, Planner, type FlapSettings, type PlannedEvent } from './policy/planner.ts';
+import { evaluate } from './policy/rules.ts';
+import { PolicySettings } from './policy/settings.ts';
 import { projectRefs, staleRoutes, toIncoming } from './resolve.ts';
 
 const DAY = 86_400_000;
@@ -13,8 +17,15 @@ export interface InboxOptions {
   /** Retention: read rows go after this long, unread ones after `unreadRetentionMs`. */
   readRetentionMs?: number;
   unreadRetentionMs?: number;
+  /** The flap hold and flap detection (120 s hold; 3 outages in 30 min; stable after 15 min). */
+  flap?: Partial<FlapSettings>;
+  /** The scheduler looks at least this often (30 s), besides waking when something is due. */
+  tickMs?: number;
   now?: () => number;
 }
+
+/** A policy error: the caller's input, answered as a 400. */
+export class PolicyInputError extends Error {}
 
 /** The cached data (route, project) these rows' events made stale, each once. */
 function staleData(rows: readonly NotificationRow[]): { route: string; slug: string }[] {
@@ -25,17 +36,78 @@ function staleData(rows: readonly NotificationRow[]): { route: string; slug: str
   return [...targets.values()];
 }
 
+/** The part of a decision stored with the event (the pipeline appends its own steps to the trace). */
+const storedOf = (decision: PolicyDecision): StoredDecision => ({
+  severity: decision.severity,
+  channels: decision.channels,
+  bypassQuietHours: decision.bypassQuietHours,
+  trace: decision.trace,
+});
+
+const planned = (event: IncomingEvent, effect: FoldEffect, decision: PolicyDecision, row: NotificationRow): PlannedEvent => ({
+  effect,
+  decision,
+  notificationId: row.id,
+  row,
+  subjectKey: event.transition === null ? null : event.subjectKey,
+  integration: event.integration,
+  type: event.type,
+  title: event.title,
+  occurredAt: event.occurredAt,
+});
+
+/** What the store's fold would do with one event, given its subject's open row (the dry run's view of it). */
+function foldEffect(event: IncomingEvent, open: NotificationRow | undefined): FoldEffect {
+  if (event.transition === null || event.subjectKey === null) return 'info';
+  if (event.transition === 'resolve') return open ? 'resolved' : 'resolved_alone';
+  if (!open) return 'opened';
+  return event.severity === 'error' && open.severity !== 'error' ? 'raised' : 'joined';
+}
+
+/** The row an event would go into, as the fold would leave it. */
+function rowFor(event: IncomingEvent, open: NotificationRow | undefined, effect: FoldEffect): NotificationRow {
+  if (open && effect === 'resolved') return { ...open, status: 'resolved', resolvedAt: event.occurredAt, eventCount: open.eventCount + 1 };
+  if (open) return { ...open, severity: effect === 'raised' ? 'error' : open.severity, eventCount: open.eventCount + 1 };
+  return {
+    id: 'dry-run',
+    seq: 0,
+    createdSeq: 0,
+    integration: event.integration,
+    type: event.type,
+    subjectKey: event.subjectKey,
+    status: effect === 'info' ? 'info' : effect === 'opened' ? 'open' : 'resolved',
+    severity: event.severity,
+    title: event.title,
+    url: null,
+    projectSlug: event.projectSlug,
+    eventCount: 1,
+    firstAt: event.occurredAt,
+    lastAt: event.occurredAt,
+    resolvedAt: effect === 'resolved_alone' ? event.occurredAt : null,
+    receivedAt: event.receivedAt,
+    readAt: null,
+    snoozedUntil: null,
+    decision: null,
+  };
+}
+
 /**
  * Where every event from the relay and from the local webhook route goes: matched to its project,
  * stored once (deduplicated, folded into its row, with the relay cursor in the same transaction), the
  * cached data it makes stale expired, and the changed rows told to live streams. The policy layer
- * (preferences, quiet hours, interruptions) reads `changed` after this and decides what interrupts.
+ * (preferences and rules, then the planner: threads, mutes, the flap hold, quiet hours) decides in the
+ * same transaction what interrupts, and the scheduler (`start`, `tick`) sends what was held when its time comes.
  */
 export class Inbox {
   readonly hub: NotificationHub;
+  readonly policy: PolicySettings;
+  readonly planner: Planner;
   private readonly now: () => number;
   private readonly dedupWindowMs: number;
   private queue: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private running = false;
 
   constructor(
     private readonly store: Store,
@@ -48,6 +120,63 @@ export class Inbox {
     this.hub = new NotificationHub(store.notifications, 1_000, (rows) => {
       for (const { route, slug } of staleData(rows)) cache.forget(route, slug);
     });
+    this.policy = new PolicySettings(store, this.now);
+    this.planner = new Planner({ ...defaultFlapSettings, ...options.flap });
+  }
+
+  /** Live streams from the store's change feed, and the scheduler (held interruptions, digests, snoozes, mutes). */
+  async start(): Promise<void> {
+    await this.hub.start();
+    this.running = true;
+    this.wakeBy(this.now());
+  }
+
+  /** Ends live streams and the scheduler (the process is stopping). */
+  close(): void {
+    this.running = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.hub.close();
+  }
+
+  /** Settles once the work queued so far (ingests, ticks) has. */
+  async idle(): Promise<void> {
+    await this.queue;
+  }
+
+  /** Makes the scheduler tick at `at` (ms UTC) at the latest, when it runs. */
+  wakeBy(at: number): void {
+    if (!this.running) return;
+    const when = Math.min(at, this.now() + (this.options.tickMs ?? 30_000));
+    if (this.timer && when >= this.timerAt) return;
+    clearTimeout(this.timer);
+    this.timerAt = when;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        void this.tick().catch((error: unknown) => this.log.warn(`notifications: the scheduler's tick failed: ${(error as Error).message}`));
+      },
+      Math.max(0, when - this.now()),
+    );
+    this.timer.unref();
+  }
+
+  /**
+   * One tick of the scheduler: releases held interruptions, ends calm flaps and mutes, wakes snoozed rows, sends the
+   * digest once quiet hours end; in one transaction, so that several processes (or a restart) never send one twice.
+   */
+  tick(): Promise<{ sent: DeliveryRow[]; rows: NotificationRow[] }> {
+    const run = this.queue.then(async () => {
+      const now = this.now();
+      const policy = await this.policy.get();
+      const result = await this.store.notifications.outbox((ops) => this.planner.tick(ops, now, policy));
+      this.hub.publish(result.rows, result.sent);
+      this.wakeBy(result.next ?? Infinity);
+      return { sent: result.sent, rows: result.rows };
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   /**
@@ -61,18 +190,110 @@ export class Inbox {
   }
 
   private async ingestNow(events: readonly RelayEvent[], cursor?: { relayUrl: string; since: number }): Promise<IngestResult> {
-    const refs = projectRefs(await this.store.projects.list());
-    const incoming = events.map((event) => toIncoming(event, refs));
+    const [projects, policy] = await Promise.all([this.store.projects.list(), this.policy.get()]);
+    const refs = projectRefs(projects);
+    const now = this.now();
+    // The pure policy first (preferences, rules): it may raise the severity the row is stored with.
+    const decided = new Map<string, PolicyDecision>();
+    const incoming = events.map((event) => {
+      const base = toIncoming(event, refs);
+      const decision = evaluate(base, { projectSlug: base.projectSlug, payload: event.payload }, policy);
+      decided.set(base.sourceEventId, decision);
+      return { ...base, severity: decision.severity, decision: storedOf(decision) };
+    });
     const result = await this.store.notifications.ingest(incoming, {
-      now: new Date(this.now()).toISOString(),
+      now: new Date(now).toISOString(),
       dedupWindowMs: this.dedupWindowMs,
       cursor,
+      plan: (folded, ops) =>
+        this.planner.plan(
+          folded.map((item) => planned(item.event, item.effect, decided.get(item.event.sourceEventId) as PolicyDecision, item.row)),
+          ops,
+          now,
+          policy,
+        ),
     });
-    if (result.changed.length > 0) {
-      await this.expireStaleData(result.changed);
-      this.hub.publish(result.changed);
-    }
+    if (result.changed.length > 0) await this.expireStaleData(result.changed);
+    this.hub.publish(result.changed, result.sent);
+    if (result.stored > 0) this.wakeBy(now + this.planner.holdMs);
     return result;
+  }
+
+  /**
+   * What an event would do now (or at `at`): the policy's decision and what becomes of its interruption, by the
+   * same code a real ingest runs, on the store as it is, writing nothing.
+   */
+  async dryRun(input: DryRunEvent, at: number, override: Partial<NotificationPolicy> = {}): Promise<{ decision: PolicyDecision; stored: StoredDecision }> {
+    const policy = { ...(await this.policy.get()), ...override };
+    const subjectKey = input.transition === null ? null : input.subjectKey;
+    const decision = evaluate({ ...input, transition: subjectKey === null ? null : input.transition }, { projectSlug: input.project, payload: input.payload }, policy);
+    const iso = new Date(at).toISOString();
+    const event: IncomingEvent = {
+      sourceEventId: 'dry-run',
+      integration: input.integration,
+      type: input.type,
+      subjectKey,
+      transition: subjectKey === null ? null : input.transition,
+      severity: decision.severity,
+      title: input.title,
+      url: null,
+      projectSlug: input.project,
+      occurredAt: iso,
+      receivedAt: iso,
+      relayEventId: null,
+      decision: storedOf(decision),
+    };
+    const outcome = await this.store.notifications.outbox(async (ops) => {
+      const open = subjectKey === null ? undefined : (await ops.openRows([subjectKey]))[0];
+      const effect = foldEffect(event, open);
+      const row = rowFor(event, open, effect);
+      return this.planner.plan([planned(event, effect, decision, row)], ops, at, policy, true);
+    });
+    return { decision, stored: outcome.decisions[0] ?? storedOf(decision) };
+  }
+
+  /** Snoozes rows until `until` (ms UTC), or wakes them now (null); live streams hear of it. */
+  async snooze(ids: string[], until: number | null): Promise<number> {
+    if (until !== null && until <= this.now()) throw new PolicyInputError('until is in the past: pick a later time');
+    const rows = await this.serially(() => this.store.notifications.outbox((ops) => ops.snooze(ids, until)));
+    this.hub.publish(rows);
+    if (until !== null) this.wakeBy(until);
+    return rows.length;
+  }
+
+  /** Mutes a subject until `until` (ms UTC, at most 30 days ahead), or ends its mute (null). */
+  async mute(subjectKey: string, until: number | null): Promise<NotificationMute[]> {
+    const now = this.now();
+    if (until !== null && until <= now) throw new PolicyInputError('until is in the past: pick a later time');
+    if (until !== null && until - now > MAX_MUTE_MS) throw new PolicyInputError('A mute lasts at most 30 days');
+    await this.serially(() =>
+      this.store.notifications.outbox((ops) => (until === null ? ops.removeMutes([subjectKey]) : ops.putMute({ subjectKey, until, createdAt: now }))),
+    );
+    if (until !== null) this.wakeBy(until);
+    return this.mutes();
+  }
+
+  /** The mutes that are on, soonest end first, each named by its subject's latest row. */
+  async mutes(): Promise<NotificationMute[]> {
+    const now = this.now();
+    return this.store.notifications.outbox(async (ops) => {
+      const mutes = (await ops.mutes()).filter((mute) => mute.until > now);
+      const latest = new Map((await ops.latestRows(mutes.map((mute) => mute.subjectKey))).map((row) => [row.subjectKey, row]));
+      return mutes.map((mute) => ({ subjectKey: mute.subjectKey, until: new Date(mute.until).toISOString(), title: latest.get(mute.subjectKey)?.title ?? null }));
+    });
+  }
+
+  /** Saves parts of the policy; the scheduler looks again at once (quiet hours switched off flush the digest). */
+  async savePolicy(parts: Partial<NotificationPolicy>): Promise<NotificationPolicy> {
+    const policy = await this.policy.save(parts);
+    this.wakeBy(this.now());
+    return policy;
+  }
+
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   /** The next read of what these rows' events changed asks the upstream; the cached value stays as a fallback. */

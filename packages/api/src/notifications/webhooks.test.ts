@@ -143,7 +143,19 @@ describe('a correctly signed delivery', () => {
     const linearAt = new Date(dash.clock.now()).toISOString();
     for (const provider of PROVIDERS) expect(await dash.receive(dash.sign[provider]()), provider).toEqual(received);
 
-    const common = { id: expect.any(String), seq: expect.any(Number), createdSeq: expect.any(Number), receivedAt, readAt: null, eventCount: 1, resolvedAt: null };
+    const common = {
+      id: expect.any(String),
+      seq: expect.any(Number),
+      createdSeq: expect.any(Number),
+      receivedAt,
+      readAt: null,
+      eventCount: 1,
+      resolvedAt: null,
+      subjectKey: expect.toBeOneOf([null, expect.any(String)]),
+      snoozedUntil: null,
+      mutedUntil: null,
+      decision: expect.objectContaining({ trace: expect.any(Array) }),
+    };
     const expected: Partial<Notification>[] = [
       {
         integration: 'code_host',

@@ -167,6 +167,18 @@ describe('GET /api/notifications', () => {
       receivedAt: at(49),
       readAt: null,
       eventCount: 1,
+      subjectKey: null,
+      snoozedUntil: null,
+      mutedUntil: null,
+      decision: {
+        severity: 'success',
+        channels: ['inApp'],
+        bypassQuietHours: false,
+        trace: [
+          { stage: 'preference', id: 'default', name: 'Built-in defaults', verdict: 'applied', why: 'a change: in-app only' },
+          { stage: 'delivery', id: 'delivery', name: 'Delivery', verdict: 'none', why: 'in the inbox only' },
+        ],
+      },
     });
     expect(byTitle('Monitor down: API (Timeout)')).toMatchObject({ integration: 'uptime_monitor', project: 'ops', severity: 'error', resolved: false });
     expect(byTitle('Deploy failed: web (production)')).toMatchObject({ project: 'web', resolved: false });
@@ -356,8 +368,8 @@ describe('POST /api/notifications/read and GET /api/notifications/unread', () =>
 
 // ---------------------------------------------------------------------------------------------------
 
-/** A live stream through a server-side caller, as the SSE endpoint drives it. */
-async function subscribe(dash: Dashboard, lastEventId?: number) {
+/** A live stream through a server-side caller, as the SSE endpoint drives it; interruptions are skipped unless asked for. */
+async function subscribe(dash: Dashboard, lastEventId?: number, { interrupts = false } = {}) {
   const abort = new AbortController();
   const stream = await createCaller(dash.ctx, abort.signal).notifications.stream(lastEventId === undefined ? undefined : { lastEventId });
   const iterator = (stream as AsyncIterable<unknown>)[Symbol.asyncIterator]();
@@ -374,6 +386,7 @@ async function subscribe(dash: Dashboard, lastEventId?: number) {
     expect(result.done).toBe(false);
     expect(isTrackedEnvelope(result.value)).toBe(true);
     const [id, event] = result.value as [string, NotificationStreamEvent];
+    if (event.kind === 'interrupt' && !interrupts) return next(ms);
     return { id, event };
   };
   /** Starts waiting for the next event and lets the stream subscribe before the caller acts. */

@@ -1,5 +1,17 @@
 import { tracked } from '@trpc/server';
 import {
+  dryRunResultSchema,
+  dryRunSchema,
+  muteSchema,
+  notificationPolicySchema,
+  notificationPolicyViewSchema,
+  pauseNotificationsSchema,
+  quietHoursSchema,
+  saveNotificationPreferencesSchema,
+  saveNotificationRulesSchema,
+  snoozeSchema,
+  type Interruption,
+  type NotificationPolicy,
   markReadResultSchema,
   markReadSchema,
   notificationListQuerySchema,
@@ -15,17 +27,26 @@ import {
   type Notification,
   type NotificationStreamEvent,
 } from '@dash/contracts';
-import type { NotificationRow } from '@dash/db';
+import type { DeliveryRow, MuteRow, NotificationRow } from '@dash/db';
 import { relayIntegrations } from '@dash/webhooks';
 import { z } from 'zod';
 import type { Context } from '../context.ts';
 import { fail } from '../errors.ts';
 import { relaySettings, targetOf } from '../notifications/config.ts';
+import { PolicyInputError } from '../notifications/inbox.ts';
+import { outcomeOf } from '../notifications/policy/planner.ts';
+import { quietAt } from '../notifications/policy/quiet-hours.ts';
 import { fetchRelayPage, RelayError, relayHealth } from '../notifications/relay-client.ts';
 import { publicProcedure, router, trackedEvents } from '../trpc.ts';
 
+/** When each muted subject's mute ends (ms UTC), for rows to show it. */
+type MuteIndex = ReadonlyMap<string, number>;
+
+const muteIndex = (mutes: readonly MuteRow[], now: number): MuteIndex => new Map(mutes.filter((mute) => mute.until > now).map((mute) => [mute.subjectKey, mute.until]));
+
 /** A stored row as the API shows it. */
-export function notificationOf(row: NotificationRow): Notification {
+export function notificationOf(row: NotificationRow, mutes: MuteIndex = new Map()): Notification {
+  const mutedUntil = row.subjectKey === null ? undefined : mutes.get(row.subjectKey);
   return {
     id: row.id,
     seq: row.seq,
@@ -43,6 +64,42 @@ export function notificationOf(row: NotificationRow): Notification {
     receivedAt: row.receivedAt,
     readAt: row.readAt,
     eventCount: row.eventCount,
+    subjectKey: row.subjectKey,
+    snoozedUntil: row.snoozedUntil,
+    mutedUntil: mutedUntil === undefined ? null : new Date(mutedUntil).toISOString(),
+    decision: row.decision,
+  };
+}
+
+/** A sent interruption as the live stream carries it. */
+export function interruptionOf(delivery: DeliveryRow): Interruption {
+  return {
+    id: delivery.id,
+    notificationId: delivery.notificationId,
+    purpose: delivery.purpose,
+    ...delivery.message,
+    at: new Date(delivery.sentAt ?? delivery.createdAt).toISOString(),
+  };
+}
+
+const policyInput = (error: unknown) => (error instanceof PolicyInputError ? fail('BAD_REQUEST', error.message, error) : error);
+
+/** The policy as the settings page shows it, with the mutes and whether it is quiet right now. */
+async function policyView(ctx: Context, policy?: NotificationPolicy) {
+  const { inbox } = ctx.notifications;
+  const now = ctx.data.connections.clock.now();
+  const [saved, mutes] = await Promise.all([policy ?? inbox.policy.get(), inbox.mutes()]);
+  const quiet = quietAt(now, saved.quietHours);
+  return {
+    ...saved,
+    mutes,
+    quietNow: {
+      quiet: quiet.quiet,
+      reason: quiet.quiet ? quiet.reason : null,
+      until: quiet.quiet && quiet.endsAt !== undefined ? new Date(quiet.endsAt).toISOString() : null,
+    },
+    email: { available: false, reason: 'Email notifications arrive with the email alerts feature (a SendGrid sender); until then, in-app and browser.' },
+    flapHoldSeconds: Math.round(inbox.planner.holdMs / 1000),
   };
 }
 
@@ -60,12 +117,18 @@ export const notificationsRouter = router({
     .input(notificationListQuerySchema)
     .output(notificationListSchema)
     .query(async ({ ctx, input }) => {
-      const [rows, unreadCount] = await Promise.all([
+      const [rows, unreadCount, mutes] = await Promise.all([
         ctx.store.notifications.list({ limit: input.limit, beforeSeq: input.before, unread: input.unread, projectSlug: input.project, integration: input.integration }),
         ctx.store.notifications.unreadCount(),
+        ctx.store.notifications.mutes(),
       ]);
       const last = rows.at(-1);
-      return { notifications: rows.map(notificationOf), unreadCount, nextBefore: rows.length === input.limit && last ? last.createdSeq : null };
+      const muted = muteIndex(mutes, ctx.data.connections.clock.now());
+      return {
+        notifications: rows.map((row) => notificationOf(row, muted)),
+        unreadCount,
+        nextBefore: rows.length === input.limit && last ? last.createdSeq : null,
+      };
     }),
 
   unreadCount: publicProcedure
@@ -93,10 +156,10 @@ export const notificationsRouter = router({
       const { hub } = ctx.notifications.inbox;
       // The client going away, or the server shutting down, ends the stream.
       const signal = request ? AbortSignal.any([request, hub.closed]) : hub.closed;
-      const pending: NotificationRow[] = [];
+      const pending: (NotificationRow | DeliveryRow)[] = [];
       let wake: (() => void) | undefined;
-      const unsubscribe = hub.subscribe((rows) => {
-        pending.push(...rows);
+      const unsubscribe = hub.subscribe((rows, sent) => {
+        pending.push(...rows, ...sent);
         wake?.();
       });
       const onAbort = () => wake?.();
@@ -104,7 +167,8 @@ export const notificationsRouter = router({
       try {
         let last = input?.lastEventId ?? undefined;
         if (last !== undefined) {
-          const missed = await ctx.store.notifications.changedSince(last, REPLAY_LIMIT + 1);
+          const [changed, sent] = await Promise.all([ctx.store.notifications.changedSince(last, REPLAY_LIMIT + 1), ctx.store.notifications.sentSince(last, REPLAY_LIMIT + 1)]);
+          const missed = [...changed, ...sent];
           if (missed.length > REPLAY_LIMIT) {
             // Resume from the newest row after this: the client reloads the list instead of replaying.
             last = Math.max(last, await ctx.store.notifications.latestSeq());
@@ -120,18 +184,96 @@ export const notificationsRouter = router({
             wake = undefined;
             continue;
           }
-          const rows = pending.splice(0).filter((row) => last === undefined || row.seq > last);
-          if (rows.length === 0) continue;
-          const unreadCount = await ctx.store.notifications.unreadCount();
-          for (const row of rows.sort((a, b) => a.seq - b.seq)) {
-            last = row.seq;
-            const event = { kind: 'notification', notification: notificationOf(row), unreadCount } satisfies NotificationStreamEvent;
-            yield tracked(String(row.seq), event as NotificationStreamEvent);
+          const items = pending.splice(0).filter((item) => last === undefined || (item.seq ?? 0) > last);
+          if (items.length === 0) continue;
+          const [unreadCount, mutes] = await Promise.all([ctx.store.notifications.unreadCount(), ctx.store.notifications.mutes()]);
+          const muted = muteIndex(mutes, ctx.data.connections.clock.now());
+          for (const item of items.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))) {
+            last = item.seq ?? 0;
+            const event: NotificationStreamEvent =
+              'purpose' in item
+                ? { kind: 'interrupt', interrupt: interruptionOf(item) }
+                : { kind: 'notification', notification: notificationOf(item, muted), unreadCount };
+            yield tracked(String(last), event);
           }
         }
       } finally {
         signal.removeEventListener('abort', onAbort);
         unsubscribe();
+      }
+    }),
+
+  /** The notification policy (preferences, rules, quiet hours and the pause), the mutes, and whether it is quiet now. */
+  policy: publicProcedure
+    .input(z.void())
+    .output(notificationPolicyViewSchema)
+    .query(({ ctx }) => policyView(ctx)),
+
+  /** Replaces the preferences (one per integration and event type). */
+  savePreferences: publicProcedure
+    .input(saveNotificationPreferencesSchema)
+    .output(notificationPolicyViewSchema)
+    .mutation(async ({ ctx, input }) => policyView(ctx, await ctx.notifications.inbox.savePolicy({ preferences: input.preferences }))),
+
+  /** Replaces the ordered rules (at most 100); an invalid one is a 400 naming `rules.<n>.<field>`. */
+  saveRules: publicProcedure
+    .input(saveNotificationRulesSchema)
+    .output(notificationPolicyViewSchema)
+    .mutation(async ({ ctx, input }) => policyView(ctx, await ctx.notifications.inbox.savePolicy({ rules: input.rules }))),
+
+  /** Replaces the quiet hours (the weekly windows, their time zone, and the pause). */
+  saveQuietHours: publicProcedure
+    .input(quietHoursSchema)
+    .output(notificationPolicyViewSchema)
+    .mutation(async ({ ctx, input }) => policyView(ctx, await ctx.notifications.inbox.savePolicy({ quietHours: input }))),
+
+  /** "Pause notifications until …" (null resumes): what is held meanwhile comes as one digest after. */
+  pause: publicProcedure
+    .input(pauseNotificationsSchema)
+    .output(notificationPolicyViewSchema)
+    .mutation(async ({ ctx, input }) => {
+      const { inbox } = ctx.notifications;
+      if (input.until !== null && Date.parse(input.until) <= ctx.data.connections.clock.now()) throw fail('BAD_REQUEST', 'until is in the past: pick a later time');
+      const { quietHours } = await inbox.policy.get();
+      return policyView(ctx, await inbox.savePolicy({ quietHours: { ...quietHours, pauseUntil: input.until } }));
+    }),
+
+  /** What an event would do (at `at`, default now), under the saved policy or unsaved edits; the same code as a real ingest, writing nothing. */
+  dryRun: publicProcedure
+    .input(dryRunSchema)
+    .output(dryRunResultSchema)
+    .mutation(async ({ ctx, input }) => {
+      const at = input.at === undefined ? ctx.data.connections.clock.now() : Date.parse(input.at);
+      const override = input.policy === undefined ? undefined : notificationPolicySchema.partial().parse(input.policy);
+      const { decision, stored } = await ctx.notifications.inbox.dryRun(input.event, at, override);
+      return {
+        decision: { ...decision, trace: stored.trace },
+        delivery: { browser: outcomeOf(stored), email: { status: 'none' as const, until: null, why: 'email is not available yet' } },
+      };
+    }),
+
+  /** Snoozes rows until a time (hidden and not counted; back unread then), or wakes them with null. */
+  snooze: publicProcedure
+    .input(snoozeSchema)
+    .output(z.object({ snoozed: z.number().int(), unreadCount: z.number().int() }))
+    .mutation(async ({ ctx, input }) => {
+      try {
+        const snoozed = await ctx.notifications.inbox.snooze(input.ids, input.until === null ? null : Date.parse(input.until));
+        return { snoozed, unreadCount: await ctx.store.notifications.unreadCount() };
+      } catch (error) {
+        throw policyInput(error);
+      }
+    }),
+
+  /** Mutes a subject until a time (at most 30 days), or ends its mute with null; answers the mutes that are on. */
+  mute: publicProcedure
+    .input(muteSchema)
+    .output(z.object({ mutes: notificationPolicyViewSchema.shape.mutes }))
+    .mutation(async ({ ctx, input }) => {
+      try {
+        return { mutes: await ctx.notifications.inbox.mute(input.subjectKey, input.until === null ? null : Date.parse(input.until)) };
+      } catch (error) {
+        throw policyInput(error);
       }
     }),
 });

@@ -122,6 +122,8 @@ export const notificationEvents = pgTable(
     occurredAt: instant('occurred_at').notNull(),
     receivedAt: instant('received_at').notNull(),
     relayEventId: text('relay_event_id'),
+    /** JSON (a `StoredDecision`): how the policy and the pipeline decided about this event's interruption. */
+    decision: text('decision'),
   },
   (t) => [
     index('notification_events_notification_idx').on(t.notificationId),
@@ -162,12 +164,17 @@ export const notifications = pgTable(
     resolvedAt: instant('resolved_at'),
     receivedAt: instant('received_at').notNull(),
     readAt: instant('read_at'),
+    /** Hidden (not listed, not counted) until then, ms UTC; null when not snoozed. */
+    snoozedUntil: bigint('snoozed_until', { mode: 'number' }),
+    /** JSON (a `StoredDecision`): its latest event's decision. */
+    decision: text('decision'),
   },
   (t) => [
     uniqueIndex('notifications_seq_idx').on(t.seq),
     uniqueIndex('notifications_open_subject_idx').on(t.subjectKey).where(sql`${t.status} = 'open'`),
     uniqueIndex('notifications_created_seq_idx').on(t.createdSeq),
     index('notifications_unread_idx').on(t.createdSeq).where(sql`${t.readAt} is null`),
+    index('notifications_snoozed_idx').on(t.snoozedUntil).where(sql`${t.snoozedUntil} is not null`),
     check('notifications_status', sql`${t.status} in ('open', 'resolved', 'info')`),
     severityCheck('notifications_severity', t.severity),
   ],
@@ -185,4 +192,58 @@ export const leases = pgTable('leases', {
   name: text('name').primaryKey(),
   holder: text('holder').notNull(),
   expiresAt: instant('expires_at').notNull(),
+});
+
+/**
+ * The durable outbox of interruptions (browser notifications; email later). A row is `held` by a flap hold until
+ * `due_at`, `deferred` by quiet hours or a pause into the next digest, `sent` (it then has a `seq` from the
+ * notifications' sequence: the live stream's event id), `cancelled` (its recovery came within the hold),
+ * `suppressed` (a mute or a flap kept it quiet), `digested` (folded into the digest `digest_id`) or `empty` (a
+ * digest that had nothing left to say). Instants are ms UTC.
+ */
+export const notificationDeliveries = pgTable(
+  'notification_deliveries',
+  {
+    id: text('id').primaryKey(),
+    /** The inbox row it is about; null for a digest. */
+    notificationId: text('notification_id'),
+    subjectKey: text('subject_key'),
+    channel: text('channel', { enum: ['browser', 'email'] }).notNull(),
+    purpose: text('purpose', { enum: ['first', 'resolve', 'repeat', 'flap_start', 'flap_end', 'digest'] }).notNull(),
+    status: text('status', { enum: ['held', 'deferred', 'sent', 'cancelled', 'suppressed', 'digested', 'empty'] }).notNull(),
+    /** Why it has its status, as the trace says it. */
+    reason: text('reason').notNull(),
+    /** When a held one goes out; when a deferred one's quiet period ends (null: when the settings change). */
+    dueAt: bigint('due_at', { mode: 'number' }),
+    /** JSON: title, body, severity, tag, url, renotify, requireInteraction. */
+    message: text('message').notNull(),
+    seq: bigint('seq', { mode: 'number' }),
+    digestId: text('digest_id'),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    sentAt: bigint('sent_at', { mode: 'number' }),
+  },
+  (t) => [
+    index('notification_deliveries_status_idx').on(t.status, t.dueAt),
+    index('notification_deliveries_notification_idx').on(t.notificationId),
+    uniqueIndex('notification_deliveries_seq_idx').on(t.seq),
+    check('notification_deliveries_status', sql`${t.status} in ('held', 'deferred', 'sent', 'cancelled', 'suppressed', 'digested', 'empty')`),
+  ],
+);
+
+/** What the flap detection remembers per subject with state (a monitor): its recent outages and whether it flaps. ms UTC. */
+export const notificationSubjects = pgTable('notification_subjects', {
+  subjectKey: text('subject_key').primaryKey(),
+  /** JSON: the start of each outage within the flap window, oldest first. */
+  outages: text('outages').notNull(),
+  /** When it started flapping; null when it does not. */
+  flappingSince: bigint('flapping_since', { mode: 'number' }),
+  /** Its latest trigger or resolve. */
+  lastChangeAt: bigint('last_change_at', { mode: 'number' }).notNull(),
+});
+
+/** Subjects muted until a time (ms UTC): their events are stored, never interrupting. */
+export const notificationMutes = pgTable('notification_mutes', {
+  subjectKey: text('subject_key').primaryKey(),
+  until: bigint('until', { mode: 'number' }).notNull(),
+  createdAt: bigint('created_at', { mode: 'number' }).notNull(),
 });

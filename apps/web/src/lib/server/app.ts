@@ -46,7 +46,7 @@ const demo: DemoProvider = {
 
 // server.ts is stopping: end the live streams first, so their connections can close.
 process.once('dashboard:stopping', () => {
-  void context?.then((ctx) => ctx.notifications.inbox.hub.close()).catch(() => undefined);
+  void context?.then((ctx) => ctx.notifications.inbox.close()).catch(() => undefined);
 });
 
 // adapter-node's graceful stop: the sandbox's servers and the store would otherwise keep the process alive.

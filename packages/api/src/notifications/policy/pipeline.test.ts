@@ -1,0 +1,505 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { testClock } from '@dash/connectors/testing';
+import type { NotificationRule, NotificationStreamEvent, QuietHours } from '@dash/contracts';
+import type { DeliveryRow } from '@dash/db';
+import { PG_SERVER, postgresProblem, scratchPostgres } from '@dash/db/testing';
+import type { RelayEvent } from '@dash/webhooks';
+import { isTrackedEnvelope } from '@trpc/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCaller } from '../../root.ts';
+import { createTestApi, restClient } from '../../testing.ts';
+
+// The notification policy wired into the inbox, on SQLite and on Postgres, with an injected clock: the research's
+// test table (../shared/research/notifications.md §3.3) as far as it applies. Every event is in the inbox at once;
+// these tests are about what *interrupts* (the outbox of browser notifications) and when.
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+const pgProblem = await postgresProblem();
+const inCI = process.env.CI === 'true';
+if (pgProblem && !inCI) console.warn(`\n*** Postgres at ${PG_SERVER} is unreachable (${pgProblem}): the notification policy is tested on SQLite only. ***\n`);
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Events as the relay hands them over (what the webhook parsers make of each provider's payload). */
+const events = {
+  down(monitor: string, incident: string, at: number): RelayEvent {
+    return {
+      id: randomUUID(),
+      integration: 'uptime_monitor',
+      type: 'monitor.down',
+      sourceEventId: `betterstack:incident:${incident}:started`,
+      title: `Monitor down: ${monitor}`,
+      severity: 'error',
+      occurredAt: iso(at),
+      receivedAt: iso(at),
+      subject: `betterstack:monitor:${monitor}`,
+      transition: 'trigger',
+    };
+  },
+  up(monitor: string, incident: string, at: number): RelayEvent {
+    return { ...events.down(monitor, incident, at), type: 'monitor.up', sourceEventId: `betterstack:incident:${incident}:resolved`, title: `Monitor up: ${monitor}`, severity: 'success', transition: 'resolve' };
+  },
+  /** A Sentry issue: a warning that opens a thread until it is resolved. */
+  issue(id: string, at: number, action: 'created' | 'resolved' = 'created'): RelayEvent {
+    return {
+      id: randomUUID(),
+      integration: 'error_tracker',
+      type: action === 'created' ? 'error.issue_created' : 'error.issue_resolved',
+      sourceEventId: `sentry:issue:${id}:${action}`,
+      title: `TypeError in checkout (${id})`,
+      severity: action === 'created' ? 'warning' : 'success',
+      occurredAt: iso(at),
+      receivedAt: iso(at),
+      subject: `sentry:issue:${id}`,
+      transition: action === 'created' ? 'trigger' : 'resolve',
+    };
+  },
+  deploy(id: string, at: number, options: { target?: string; severity?: RelayEvent['severity']; state?: 'error' | 'succeeded' } = {}): RelayEvent {
+    const target = options.target ?? 'production';
+    const state = options.state ?? 'error';
+    return {
+      id: randomUUID(),
+      integration: 'deploy_host',
+      type: `deploy.${state}`,
+      sourceEventId: `vercel:${id}:${state}`,
+      title: `Deploy ${state === 'error' ? 'failed' : 'succeeded'}: shop (${target})`,
+      severity: options.severity ?? (state === 'error' ? 'error' : 'success'),
+      occurredAt: iso(at),
+      receivedAt: iso(at),
+      subject: `vercel:prj_shop:${target}`,
+      transition: state === 'error' ? 'trigger' : 'resolve',
+      payload: { deployment: { id, target } },
+    };
+  },
+  pr(n: number, at: number): RelayEvent {
+    return {
+      id: randomUUID(),
+      integration: 'code_host',
+      type: 'pr.merged',
+      sourceEventId: `github:acme/shop:pr:${n}:merged`,
+      title: `PR #${n} merged`,
+      severity: 'success',
+      occurredAt: iso(at),
+      receivedAt: iso(at),
+    };
+  },
+};
+
+const berlinNights: QuietHours = {
+  enabled: true,
+  timezone: 'Europe/Berlin',
+  windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '22:00', end: '07:00' }],
+  pauseUntil: null,
+};
+
+const rule = (id: string, match: NotificationRule['match'], actions: NotificationRule['actions'], stop = false): NotificationRule => ({
+  id,
+  name: `Rule ${id}`,
+  enabled: true,
+  match,
+  actions,
+  stop,
+});
+
+describe.for([
+  { kind: 'SQLite', skip: false },
+  { kind: 'Postgres', skip: pgProblem !== undefined && !inCI },
+])('the notification pipeline on $kind', ({ kind, skip }) => {
+  /** A dashboard with a clock of its own (no scheduler of its own: the test ticks), on a fresh store or on `reuse`'s. */
+  async function dashboard(start: number, reuse?: { dir: string; databaseUrl?: string }) {
+    let databaseUrl = reuse?.databaseUrl;
+    if (kind === 'Postgres' && !databaseUrl) {
+      const scratch = await scratchPostgres();
+      cleanup.push(scratch.drop);
+      databaseUrl = scratch.url;
+    }
+    const dir = reuse?.dir ?? mkdtempSync(join(tmpdir(), 'dash-policy-'));
+    if (!reuse) cleanup.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+    const clock = testClock(start);
+    const api = await createTestApi({ dir, clock, scheduler: false, ...(databaseUrl ? { databaseUrl } : {}) });
+    let disposed = false;
+    const dispose = async () => {
+      if (disposed) return;
+      disposed = true;
+      await api.dispose({ keepFiles: true });
+    };
+    cleanup.push(dispose);
+    const inbox = api.ctx.notifications.inbox;
+    return {
+      ...api,
+      dispose,
+      clock,
+      inbox,
+      reuse: { dir, ...(databaseUrl ? { databaseUrl } : {}) },
+      call: restClient(() => api.caller),
+      /** Ingests at the clock's time. */
+      ingest: (...batch: RelayEvent[]) => inbox.ingest(batch),
+      /** Moves the clock to `at` and ticks; answers what the tick sent. */
+      async tickAt(at: number) {
+        clock.advance(at - clock.now());
+        return (await inbox.tick()).sent;
+      },
+      /** Every interruption in the outbox, oldest first. */
+      async outbox(): Promise<DeliveryRow[]> {
+        const statuses = ['held', 'deferred', 'sent', 'cancelled', 'suppressed', 'digested', 'empty'] as const;
+        const all = await api.store.notifications.outbox(async (ops) => (await Promise.all(statuses.map((status) => ops.deliveriesWithStatus(status)))).flat());
+        return all.sort((a, b) => a.createdAt - b.createdAt || (a.seq ?? 0) - (b.seq ?? 0));
+      },
+      async sent() {
+        return (await this.outbox()).filter((d) => d.status === 'sent');
+      },
+      list: () => api.caller.notifications.list({}),
+    };
+  }
+  type Dashboard = Awaited<ReturnType<typeof dashboard>>;
+
+  const T0 = Date.parse('2026-11-23T10:00:00Z');
+  /** The trace of the row's latest event, as the inbox shows it. */
+  const traceOf = async (dash: Dashboard, title: string) => (await dash.list()).notifications.find((n) => n.title === title)?.decision?.trace ?? [];
+
+  it.skipIf(skip)('holds an outage 120 s: a recovery within the hold interrupts nobody, and the row still shows the blip (F1)', async () => {
+    const dash = await dashboard(T0);
+    await dash.ingest(events.down('api', '1', T0));
+    expect((await dash.outbox()).map((d) => d.status)).toEqual(['held']);
+    dash.clock.advance(60 * SECOND);
+    await dash.ingest(events.up('api', '1', T0 + 60 * SECOND));
+    expect(await dash.tickAt(T0 + 3 * MINUTE)).toEqual([]);
+    expect((await dash.outbox()).map((d) => [d.purpose, d.status])).toEqual([['first', 'cancelled']]);
+    const [row] = (await dash.list()).notifications;
+    expect(row).toMatchObject({ title: 'Monitor down: api', resolved: true, eventCount: 2, readAt: null });
+    expect(row?.decision?.trace.at(-1)).toMatchObject({ stage: 'flap', verdict: 'cancelled', why: expect.stringContaining('down 1 min') });
+  });
+
+  it.skipIf(skip)('sends an outage that outlasts the hold once, when the hold ends (F2), and its recovery on the same tag (F4)', async () => {
+    const dash = await dashboard(T0);
+    await dash.ingest(events.down('api', '1', T0));
+    expect(await dash.tickAt(T0 + 119 * SECOND)).toEqual([]);
+    const sent = await dash.tickAt(T0 + 120 * SECOND);
+    expect(sent).toEqual([expect.objectContaining({ purpose: 'first', message: expect.objectContaining({ title: 'Monitor down: api', tag: 'betterstack:monitor:api', requireInteraction: true }) })]);
+    expect(await dash.tickAt(T0 + 10 * MINUTE)).toEqual([]);
+
+    const result = await dash.ingest(events.up('api', '1', T0 + 10 * MINUTE));
+    expect(result.sent).toEqual([
+      expect.objectContaining({ purpose: 'resolve', message: expect.objectContaining({ tag: 'betterstack:monitor:api', renotify: false, body: 'Down 10 min, recovered' }) }),
+    ]);
+    expect((await dash.sent()).map((d) => d.purpose)).toEqual(['first', 'resolve']);
+  });
+
+  it.skipIf(skip)('notifies a second outage of the same monitor as a new thread (D4)', async () => {
+    const dash = await dashboard(T0);
+    await dash.ingest(events.down('api', '1', T0));
+    await dash.tickAt(T0 + 2 * MINUTE);
+    dash.clock.advance(MINUTE);
+    await dash.ingest(events.up('api', '1', dash.clock.now()));
+    dash.clock.advance(HOUR);
+    await dash.ingest(events.down('api', '2', dash.clock.now()));
+    await dash.tickAt(dash.clock.now() + 2 * MINUTE);
+    expect((await dash.sent()).map((d) => d.purpose)).toEqual(['first', 'resolve', 'first']);
+    expect((await dash.list()).notifications.map((n) => n.resolved)).toEqual([false, true]);
+  });
+
+  it.skipIf(skip)('sends one "flapping" notice on the third outage in 30 min, nothing for the next ones, and "stable again" after 15 quiet minutes (F3)', async () => {
+    const dash = await dashboard(T0);
+    for (let cycle = 0; cycle < 5; cycle++) {
+      const start = T0 + cycle * 5 * MINUTE;
+      await dash.tickAt(start);
+      await dash.ingest(events.down('api', `c${cycle}`, start));
+      await dash.tickAt(start + 3 * MINUTE);
+      await dash.ingest(events.up('api', `c${cycle}`, start + 3 * MINUTE));
+    }
+    const lastChange = T0 + 4 * 5 * MINUTE + 3 * MINUTE;
+    expect(await dash.tickAt(lastChange + 15 * MINUTE - 1)).toEqual([]);
+    const end = await dash.tickAt(lastChange + 15 * MINUTE);
+    expect(end).toEqual([expect.objectContaining({ purpose: 'flap_end', message: expect.objectContaining({ title: 'Monitor down: api: stable again' }) })]);
+    // Cycles 1 and 2 interrupt (down after the hold, and the recovery); the third starts the flap; 4 and 5 are quiet.
+    expect((await dash.sent()).map((d) => d.purpose)).toEqual(['first', 'resolve', 'first', 'resolve', 'flap_start', 'flap_end']);
+    expect((await dash.list()).notifications).toHaveLength(5);
+    expect(await traceOf(dash, 'Monitor down: api')).toEqual(expect.arrayContaining([expect.objectContaining({ stage: 'flap' })]));
+  });
+
+  it.skipIf(skip)('does not interrupt for a recovery that arrives before its outage (F5)', async () => {
+    const dash = await dashboard(T0);
+    const result = await dash.ingest(events.up('api', '9', T0));
+    expect(result.sent).toEqual([]);
+    expect(await dash.outbox()).toEqual([]);
+    expect((await dash.list()).notifications).toEqual([expect.objectContaining({ resolved: true, eventCount: 1 })]);
+  });
+
+  // --- quiet hours: 22:00–07:00 in Europe/Berlin (UTC+1 in November) ---
+  const NIGHT = Date.parse('2026-11-23T22:10:00Z'); // 23:10 in Berlin
+  const MORNING = Date.parse('2026-11-24T06:00:00Z'); // 07:00 in Berlin
+
+  async function quietDashboard(start = NIGHT) {
+    const dash = await dashboard(start);
+    await dash.caller.notifications.saveQuietHours(berlinNights);
+    return dash;
+  }
+
+  it.skipIf(skip)('defers a warning at 23:10 to one digest at 07:00: nothing at 06:59, exactly one at 07:00 (Q1)', async () => {
+    const dash = await quietDashboard();
+    const result = await dash.ingest(events.issue('1', NIGHT));
+    expect(result.changed).toHaveLength(1);
+    expect(result.sent).toEqual([]);
+    expect((await dash.outbox()).map((d) => [d.status, d.dueAt])).toEqual([['deferred', MORNING]]);
+    expect((await traceOf(dash, 'TypeError in checkout (1)')).at(-1)).toMatchObject({ stage: 'quiet_hours', verdict: 'deferred', why: 'quiet hours until 07:00: kept for the digest' });
+    expect(await dash.tickAt(MORNING - MINUTE)).toEqual([]);
+    const digest = await dash.tickAt(MORNING);
+    expect(digest).toHaveLength(1);
+    expect(digest[0]?.message.title).toBe('While quiet hours were on (22:00–07:00): 1 still open');
+    expect(digest[0]?.message.body).toBe('TypeError in checkout (1) — still unresolved since 23:10');
+    expect(await dash.tickAt(MORNING + MINUTE)).toEqual([]);
+  });
+
+  it.skipIf(skip)('lets a critical event through quiet hours at once (Q2)', async () => {
+    const dash = await quietDashboard();
+    const result = await dash.ingest(events.deploy('d1', NIGHT));
+    expect(result.sent).toEqual([expect.objectContaining({ purpose: 'first', message: expect.objectContaining({ severity: 'error' }) })]);
+    expect((await traceOf(dash, 'Deploy failed: shop (production)')).at(-1)).toMatchObject({ stage: 'quiet_hours', verdict: 'sent' });
+  });
+
+  it.skipIf(skip)('sends no digest when everything held was read in the app before the window ended (Q3)', async () => {
+    const dash = await quietDashboard();
+    await dash.ingest(events.issue('1', NIGHT), events.pr(7, NIGHT));
+    // The PR is a change: in-app only, never held. The Sentry issue is.
+    expect((await dash.outbox()).map((d) => d.status)).toEqual(['deferred']);
+    await dash.caller.notifications.markRead({ all: true });
+    expect(await dash.tickAt(MORNING)).toEqual([]);
+    expect((await dash.outbox()).map((d) => [d.purpose, d.status])).toEqual([
+      ['first', 'digested'],
+      ['digest', 'empty'],
+    ]);
+  });
+
+  it.skipIf(skip)('folds an outage that started and ended in the night into one digest line with its duration (Q4), open subjects first (Q5)', async () => {
+    const dash = await quietDashboard(Date.parse('2026-11-24T00:10:00Z'));
+    await dash.ingest(events.issue('1', dash.clock.now()));
+    dash.clock.advance(20 * MINUTE);
+    await dash.ingest(events.issue('1', dash.clock.now(), 'resolved'));
+    dash.clock.advance(MINUTE);
+    await dash.ingest(events.issue('2', dash.clock.now()));
+    const [digest] = await dash.tickAt(MORNING);
+    expect(digest?.message.body.split('\n')).toEqual(['TypeError in checkout (2) — still unresolved since 01:31', '1 Sentry issue resolved after 20 min']);
+  });
+
+  it.skipIf(skip)('sends exactly one digest after a restart across the window end (Q6)', async () => {
+    const first = await quietDashboard();
+    await first.ingest(events.issue('1', NIGHT), events.issue('2', NIGHT + MINUTE));
+    await first.dispose();
+    // Stopped over the night; started again at 09:00 Berlin.
+    const second = await dashboard(MORNING + 2 * HOUR, first.reuse);
+    const sent = await second.tickAt(MORNING + 2 * HOUR);
+    expect(sent.map((d) => d.purpose)).toEqual(['digest']);
+    expect(sent[0]?.message.title).toContain('2 still open');
+    expect(await second.tickAt(MORNING + 2 * HOUR + MINUTE)).toEqual([]);
+  });
+
+  it.skipIf(skip)('ends a 07:00 window at 05:00Z on the spring change and 06:00Z on the autumn change in Europe/Berlin (Q7)', async () => {
+    for (const [night, flush] of [
+      ['2026-03-29T01:00:00Z', '2026-03-29T05:00:00Z'],
+      ['2026-10-25T02:00:00Z', '2026-10-25T06:00:00Z'],
+    ] as const) {
+      const dash = await quietDashboard(Date.parse(night));
+      await dash.ingest(events.issue('dst', Date.parse(night)));
+      expect(await dash.tickAt(Date.parse(flush) - 1)).toEqual([]);
+      expect((await dash.tickAt(Date.parse(flush))).map((d) => d.purpose)).toEqual(['digest']);
+    }
+  });
+
+  it.skipIf(skip)('flushes what was held as one digest at the next tick when quiet hours are switched off at 02:00 (Q9)', async () => {
+    const dash = await quietDashboard(Date.parse('2026-11-24T00:30:00Z'));
+    await dash.ingest(events.issue('1', dash.clock.now()), events.issue('2', dash.clock.now()));
+    dash.clock.advance(30 * MINUTE);
+    await dash.caller.notifications.saveQuietHours({ ...berlinNights, enabled: false });
+    const sent = await dash.tickAt(dash.clock.now());
+    expect(sent.map((d) => d.purpose)).toEqual(['digest']);
+    expect(sent[0]?.message.title).toBe('While quiet hours were on (22:00–02:00): 2 still open');
+  });
+
+  it.skipIf(skip)('holds everything non-critical while paused, and says so in the digest after', async () => {
+    const dash = await dashboard(T0);
+    await dash.caller.notifications.pause({ until: iso(T0 + HOUR) });
+    await dash.ingest(events.issue('1', T0 + MINUTE));
+    expect((await dash.outbox()).map((d) => d.status)).toEqual(['deferred']);
+    const [digest] = await dash.tickAt(T0 + HOUR);
+    expect(digest?.message.title).toMatch(/^While notifications were paused \(10:00–11:00\): 1 still open$/);
+    await expect(dash.caller.notifications.pause({ until: iso(T0) })).rejects.toThrow('until is in the past');
+  });
+
+  // --- rules ---
+  it.skipIf(skip)('raises a production deploy to critical by rule, which bypasses quiet hours and names the rule in the trace (R1)', async () => {
+    const dash = await quietDashboard();
+    await dash.caller.notifications.saveRules({
+      rules: [rule('prod', { type: 'deploy.*', payload: [{ path: 'deployment.target', op: 'eq', value: 'production' }] }, { setSeverity: 'error' })],
+    });
+    const prod = await dash.ingest(events.deploy('p1', NIGHT, { severity: 'warning' }));
+    const preview = await dash.ingest(events.deploy('p2', NIGHT, { severity: 'warning', target: 'preview' }));
+    expect(prod.sent).toHaveLength(1);
+    expect(prod.changed[0]?.severity).toBe('error');
+    expect(prod.changed[0]?.decision?.trace).toEqual(expect.arrayContaining([expect.objectContaining({ stage: 'rule', id: 'prod', verdict: 'applied' })]));
+    expect(preview.sent).toEqual([]);
+    expect(preview.changed[0]?.decision?.trace.at(-1)).toMatchObject({ verdict: 'deferred' });
+  });
+
+  it.skipIf(skip)('stores a discarded event as done: not unread, not counted, no interruption (R2); a rule with stop ends the list (R3)', async () => {
+    const dash = await dashboard(T0);
+    await dash.caller.notifications.saveRules({
+      rules: [
+        rule('keep-prod', { type: 'deploy.*', payload: [{ path: 'deployment.target', op: 'eq', value: 'production' }] }, {}, true),
+        rule('drop-deploys', { integrations: ['deploy_host'] }, { discard: true }),
+      ],
+    });
+    const preview = await dash.ingest(events.deploy('p1', T0, { target: 'preview' }));
+    expect(preview.sent).toEqual([]);
+    expect(preview.changed[0]?.readAt).not.toBeNull();
+    expect((await dash.list()).unreadCount).toBe(0);
+    const prod = await dash.ingest(events.deploy('p2', T0));
+    expect(prod.sent).toHaveLength(1);
+    expect(prod.changed[0]?.decision?.trace.map((entry) => entry.id)).toEqual(['default', 'keep-prod', 'delivery']);
+  });
+
+  it.skipIf(skip)('refuses a bad rule with 400 naming the field, and keeps the stored rules (R5)', async () => {
+    const dash = await dashboard(T0);
+    const good = [rule('a', { type: 'deploy.*' }, { silence: true })];
+    expect((await dash.call('PUT', '/api/notifications/rules', { rules: good })).status).toBe(200);
+    const bad = [
+      { rules: [{ ...good[0], match: { payload: [{ path: 'deployment.target', op: 'matches', value: 'prod.*' }] } }] },
+      { rules: [{ ...good[0], match: { payload: [{ path: 'deploy(ment)?.target', op: 'eq', value: 'x' }] } }] },
+      { rules: [{ ...good[0], match: { type: 'deploy.**' } }] },
+      { rules: Array.from({ length: 101 }, (_, i) => rule(`r${i}`, {}, {})) },
+    ];
+    const paths: string[] = [];
+    for (const body of bad) {
+      const res = await dash.call('PUT', '/api/notifications/rules', body);
+      expect(res.status).toBe(400);
+      const issues = (res.json as { error: { issues: { path: (string | number)[] }[] } }).error.issues;
+      paths.push(issues.map((issue) => issue.path.join('.')).join(' '));
+    }
+    expect(paths).toEqual(['rules.0.match.payload.0.op', 'rules.0.match.payload.0.path', 'rules.0.match.type', 'rules']);
+    expect((await dash.caller.notifications.policy()).rules).toEqual(good);
+  });
+
+  it.skipIf(skip)('answers a dry run exactly as a real ingest decides, for 1,000 random events (R6)', async () => {
+    const dash = await dashboard(Date.parse('2026-11-23T20:00:00Z'));
+    await dash.caller.notifications.saveQuietHours(berlinNights);
+    await dash.caller.notifications.saveRules({
+      rules: [
+        rule('prod', { type: 'deploy.*', payload: [{ path: 'deployment.target', op: 'eq', value: 'production' }] }, { setSeverity: 'error' }),
+        rule('quiet-sentry', { integrations: ['error_tracker'], titleContains: 'quiet' }, { silence: true }),
+        rule('drop', { titleContains: 'noise' }, { discard: true }, true),
+        rule('prs', { type: 'pr.*' }, { addChannels: ['browser'], bypassQuietHours: true }),
+      ],
+    });
+    let seed = 7;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+    for (let n = 0; n < 1_000; n++) {
+      dash.clock.advance(Math.floor(random() * 4 * MINUTE));
+      if (random() < 0.05) await dash.tickAt(dash.clock.now());
+      const at = dash.clock.now();
+      const words = pick(['', ' quiet', ' noise']);
+      const base = pick([
+        () => events.down(pick(['api', 'web']), `i${n}`, at),
+        () => events.up(pick(['api', 'web']), `i${n}`, at),
+        () => events.issue(pick(['1', '2', '3']), at, pick(['created', 'resolved'] as const)),
+        () => events.deploy(`d${n}`, at, { target: pick(['production', 'preview']), state: pick(['error', 'succeeded'] as const), severity: pick(['warning', 'error', 'success'] as const) }),
+        () => events.pr(n, at),
+      ])();
+      // Each a real-world event of its own (a copy would be a duplicate, which stores nothing to compare).
+      const event = { ...base, sourceEventId: `${base.sourceEventId}:${n}`, title: base.title + words };
+      const dry = await dash.caller.notifications.dryRun({
+        event: {
+          integration: event.integration,
+          type: event.type,
+          severity: event.severity,
+          title: event.title,
+          transition: event.transition ?? null,
+          subjectKey: event.subject ?? null,
+          project: null,
+          ...(event.payload ? { payload: event.payload } : {}),
+        },
+      });
+      const real = await dash.ingest(event);
+      const stored = real.changed.find((row) => row.decision !== null)?.decision;
+      expect({ n, severity: dry.decision.severity, channels: dry.decision.channels, trace: dry.decision.trace }).toEqual({
+        n,
+        severity: stored?.severity,
+        channels: stored?.channels,
+        trace: stored?.trace,
+      });
+    }
+  }, 120_000);
+
+  // --- snooze and mute ---
+  it.skipIf(skip)('hides a snoozed row from the list and the count, and brings it back unread at its time, live (S1)', async () => {
+    const dash = await dashboard(T0);
+    await dash.ingest(events.pr(1, T0), events.pr(2, T0));
+    const [row] = (await dash.list()).notifications;
+    await dash.caller.notifications.markRead({ ids: [row?.id ?? ''] });
+    expect(await dash.caller.notifications.snooze({ ids: [row?.id ?? ''], until: iso(T0 + HOUR) })).toEqual({ snoozed: 1, unreadCount: 1 });
+    expect((await dash.list()).notifications.map((n) => n.id)).not.toContain(row?.id);
+
+    const abort = new AbortController();
+    cleanup.push(() => Promise.resolve(abort.abort()));
+    const stream = (await createCaller(dash.ctx, abort.signal).notifications.stream()) as AsyncIterable<unknown>;
+    const iterator = stream[Symbol.asyncIterator]();
+    const next = iterator.next();
+    while (dash.inbox.hub.listenerCount === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await dash.tickAt(T0 + HOUR - 1)).toEqual([]);
+    expect((await dash.list()).unreadCount).toBe(1);
+    await dash.tickAt(T0 + HOUR);
+    const envelope = (await next).value;
+    expect(isTrackedEnvelope(envelope)).toBe(true);
+    const event = (envelope as [string, NotificationStreamEvent])[1];
+    expect(event).toMatchObject({ kind: 'notification', notification: { id: row?.id, readAt: null, snoozedUntil: null }, unreadCount: 2 });
+    expect((await dash.list()).notifications.map((n) => n.id)).toContain(row?.id);
+    await expect(dash.caller.notifications.snooze({ ids: [row?.id ?? ''], until: iso(T0) })).rejects.toThrow('until is in the past');
+  });
+
+  it.skipIf(skip)('keeps a muted subject quiet, and reminds once when the mute ends while it is still down (S2)', async () => {
+    const dash = await dashboard(T0);
+    const subject = 'betterstack:monitor:api';
+    await dash.caller.notifications.mute({ subjectKey: subject, until: iso(T0 + HOUR) });
+    await dash.ingest(events.down('api', '1', T0));
+    await dash.tickAt(T0 + 5 * MINUTE);
+    expect(await dash.sent()).toEqual([]);
+    expect((await dash.list()).notifications[0]).toMatchObject({ mutedUntil: iso(T0 + HOUR), readAt: null });
+    const reminder = await dash.tickAt(T0 + HOUR);
+    expect(reminder).toEqual([expect.objectContaining({ purpose: 'repeat', message: expect.objectContaining({ title: 'Monitor down: api: still down' }) })]);
+    expect(await dash.tickAt(T0 + 2 * HOUR)).toEqual([]);
+    expect((await dash.caller.notifications.policy()).mutes).toEqual([]);
+
+    // Resolved while muted: no reminder.
+    await dash.caller.notifications.mute({ subjectKey: 'betterstack:monitor:web', until: iso(T0 + 3 * HOUR) });
+    await dash.ingest(events.down('web', '2', T0 + 2 * HOUR));
+    dash.clock.advance(10 * MINUTE);
+    await dash.ingest(events.up('web', '2', dash.clock.now()));
+    expect(await dash.tickAt(T0 + 3 * HOUR)).toEqual([]);
+    await expect(dash.caller.notifications.mute({ subjectKey: subject, until: iso(T0 + 40 * 24 * HOUR) })).rejects.toThrow('at most 30 days');
+  });
+
+  it.skipIf(skip)('tells live streams about each interruption, with the seq as its event id', async () => {
+    const dash = await dashboard(T0);
+    const abort = new AbortController();
+    cleanup.push(() => Promise.resolve(abort.abort()));
+    const stream = (await createCaller(dash.ctx, abort.signal).notifications.stream()) as AsyncIterable<unknown>;
+    const iterator = stream[Symbol.asyncIterator]();
+    const first = iterator.next();
+    while (dash.inbox.hub.listenerCount === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const result = await dash.ingest(events.deploy('d1', T0));
+    const received: [string, NotificationStreamEvent][] = [(await first).value as [string, NotificationStreamEvent], (await iterator.next()).value as [string, NotificationStreamEvent]];
+    expect(received.map(([, event]) => event.kind)).toEqual(['notification', 'interrupt']);
+    expect(received[1]?.[0]).toBe(String(result.sent[0]?.seq));
+    expect(received[1]?.[1]).toMatchObject({ kind: 'interrupt', interrupt: { purpose: 'first', tag: 'vercel:prj_shop:production', notificationId: result.changed[0]?.id } });
+  });
+});

@@ -1,0 +1,433 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type DecisionTraceEntry,
+  type DeliveryOutcome,
+  type NotificationPolicy,
+  type PolicyDecision,
+  type StoredDecision,
+  webhookSourceNames,
+} from '@dash/contracts';
+import type { DeliveryRow, FoldEffect, InterruptMessage, NotificationRow, OutboxOps, PlanOutcome, SubjectState } from '@dash/db';
+import { composeDigest, formatDuration, type HeldItem } from './digest.ts';
+import { localTime, quietAt } from './quiet-hours.ts';
+
+/**
+ * The notification pipeline after the pure policy (`evaluate`): for each stored event, what becomes of its
+ * interruption, given its thread, mutes, the flap hold and flapping, quiet hours and the pause; and the
+ * scheduler's tick, which releases what was held, ends flaps and mutes, wakes snoozed rows and sends the digest
+ * when quiet hours end. Everything it decides is written to the outbox in the caller's transaction, so a restart
+ * loses nothing and sends nothing twice; the clock is passed in. Only the browser channel is delivered here (email
+ * arrives with the alerts feature: its deliveries will be rows of the same outbox).
+ */
+
+const MINUTE = 60_000;
+
+export interface FlapSettings {
+  /** How long a monitor's outage is held before it interrupts: a recovery within it cancels the interruption. */
+  holdMs: number;
+  /** The `outages`-th outage of one subject within `windowMs` starts a flap. */
+  windowMs: number;
+  outages: number;
+  /** A flap ends after this long without a change. */
+  stableMs: number;
+}
+
+export const defaultFlapSettings: FlapSettings = { holdMs: 120_000, windowMs: 30 * MINUTE, outages: 3, stableMs: 15 * MINUTE };
+
+/** Integrations whose outages are held (monitors); others interrupt at once. */
+const heldIntegrations: ReadonlySet<string> = new Set(['uptime_monitor']);
+
+/** One event ready to plan: what the fold did with it and the policy's decision. */
+export interface PlannedEvent {
+  effect: FoldEffect;
+  decision: PolicyDecision;
+  notificationId: string;
+  row: NotificationRow;
+  subjectKey: string | null;
+  integration: string;
+  type: string;
+  title: string;
+  occurredAt: string;
+}
+
+const serviceOf = (integration: string) => (webhookSourceNames as Record<string, string>)[integration] ?? integration;
+
+/** The trace entry that ends a decision: what became of the browser interruption. */
+const step = (stage: DecisionTraceEntry['stage'], verdict: DecisionTraceEntry['verdict'], why: string, name = stageNames[stage]): DecisionTraceEntry => ({
+  stage,
+  id: stage,
+  name,
+  verdict,
+  why,
+});
+
+const stageNames: Record<DecisionTraceEntry['stage'], string> = {
+  preference: 'Preference',
+  rule: 'Rule',
+  thread: 'Thread',
+  mute: 'Mute',
+  flap: 'Flap hold',
+  quiet_hours: 'Quiet hours',
+  pause: 'Pause',
+  delivery: 'Delivery',
+};
+
+/** "07:00" in the quiet hours' zone, or "Tue 07:00" beyond a day away. */
+function wall(instant: number, now: number, zone: string): string {
+  const at = localTime(instant, zone);
+  return instant - now < 86_400_000 ? at.hhmm : `${at.weekday.charAt(0).toUpperCase()}${at.weekday.slice(1)} ${at.hhmm}`;
+}
+
+/** Sent now, or deferred to the digest when quiet hours or the pause hold interruptions back. */
+function release(now: number, policy: NotificationPolicy, bypass: boolean): { status: 'sent' | 'deferred'; dueAt: number | null; entry: DecisionTraceEntry } {
+  const quiet = quietAt(now, policy.quietHours);
+  if (!quiet.quiet) return { status: 'sent', dueAt: null, entry: step('delivery', 'sent', 'browser notification sent') };
+  const stage = quiet.reason === 'pause' ? 'pause' : 'quiet_hours';
+  const until = quiet.endsAt === undefined ? 'until the settings change' : `until ${wall(quiet.endsAt, now, policy.quietHours.timezone)}`;
+  if (bypass) return { status: 'sent', dueAt: null, entry: step(stage, 'sent', `${stage === 'pause' ? 'paused' : 'quiet hours'} ${until}, but this one goes through (critical, or a rule says so)`) };
+  const what = stage === 'pause' ? 'notifications are paused' : 'quiet hours';
+  return { status: 'deferred', dueAt: quiet.endsAt ?? null, entry: step(stage, 'deferred', `${what} ${until}: kept for the digest`) };
+}
+
+const messageOf = (row: NotificationRow, patch: Partial<InterruptMessage> = {}): InterruptMessage => ({
+  title: row.title,
+  body: [row.projectSlug, serviceOf(row.integration)].filter(Boolean).join(' · '),
+  severity: row.severity,
+  tag: row.subjectKey ?? row.id,
+  url: row.url,
+  renotify: true,
+  requireInteraction: row.severity === 'error',
+  ...patch,
+});
+
+const delivery = (
+  row: NotificationRow,
+  purpose: DeliveryRow['purpose'],
+  status: DeliveryRow['status'],
+  reason: string,
+  now: number,
+  dueAt: number | null,
+  message: InterruptMessage,
+): DeliveryRow => ({
+  id: randomUUID(),
+  notificationId: row.id,
+  subjectKey: row.subjectKey,
+  channel: 'browser',
+  purpose,
+  status,
+  reason,
+  dueAt,
+  message,
+  seq: null,
+  digestId: null,
+  createdAt: now,
+  sentAt: status === 'sent' ? now : null,
+});
+
+/** The browser outcome a stored decision's trace ends with, as the dry run answers it. */
+export function outcomeOf(decision: StoredDecision): DeliveryOutcome {
+  const last = decision.trace.at(-1);
+  const verdictStatus: Partial<Record<DecisionTraceEntry['verdict'], DeliveryOutcome['status']>> = {
+    sent: 'now',
+    held: 'held',
+    deferred: 'deferred',
+    suppressed: 'suppressed',
+    cancelled: 'suppressed',
+  };
+  const status = (last && verdictStatus[last.verdict]) ?? 'none';
+  return { status, until: null, why: last?.why ?? 'no interruption' };
+}
+
+export class Planner {
+  constructor(private readonly flap: FlapSettings = defaultFlapSettings) {}
+
+  get holdMs(): number {
+    return this.flap.holdMs;
+  }
+
+  /**
+   * Plans a batch's stored events in order, in the ingest's transaction. With `dry`, nothing is written (the
+   * dry-run route): the same reads, the same decisions.
+   */
+  async plan(events: readonly PlannedEvent[], ops: OutboxOps, now: number, policy: NotificationPolicy, dry = false): Promise<PlanOutcome> {
+    const decisions: StoredDecision[] = [];
+    const readIds: string[] = [];
+    const sent: DeliveryRow[] = [];
+    const subjectKeys = [...new Set(events.flatMap((event) => (event.subjectKey ? [event.subjectKey] : [])))];
+    const subjects = new Map((await ops.subjects(subjectKeys)).map((state) => [state.subjectKey, state]));
+    const mutes = new Map((await ops.mutes(subjectKeys)).filter((mute) => mute.until > now).map((mute) => [mute.subjectKey, mute]));
+    const changedSubjects = new Map<string, SubjectState>();
+    const add = async (rows: DeliveryRow[]) => {
+      if (dry || rows.length === 0) return;
+      for (const row of await ops.addDeliveries(rows)) if (row.status === 'sent') sent.push(row);
+    };
+    const update = async (rows: DeliveryRow[]) => {
+      if (dry || rows.length === 0) return;
+      for (const row of await ops.updateDeliveries(rows)) if (row.status === 'sent') sent.push(row);
+    };
+
+    for (const event of events) {
+      const { decision, row, effect } = event;
+      const trace = [...decision.trace];
+      const interrupts = decision.channels.includes('browser');
+      const stored = (): StoredDecision => ({ severity: decision.severity, channels: decision.channels, bypassQuietHours: decision.bypassQuietHours, trace });
+      if (decision.discarded) readIds.push(event.notificationId);
+
+      // Flap memory: every outage and recovery of a subject counts, whatever the channels.
+      let state: SubjectState | undefined;
+      if (event.subjectKey && (effect === 'opened' || effect === 'resolved')) {
+        const before = changedSubjects.get(event.subjectKey) ?? subjects.get(event.subjectKey);
+        const outages = (before?.outages ?? []).filter((at) => at > now - this.flap.windowMs);
+        if (effect === 'opened') outages.push(now);
+        state = { subjectKey: event.subjectKey, outages, flappingSince: before?.flappingSince ?? null, lastChangeAt: now };
+        changedSubjects.set(event.subjectKey, state);
+      }
+      const mute = event.subjectKey ? mutes.get(event.subjectKey) : undefined;
+
+      if (effect === 'resolved' || effect === 'resolved_alone') {
+        decisions.push(stored());
+        if (effect === 'resolved_alone') {
+          trace.push(step('thread', 'none', 'a recovery with no open thread (it arrived before its outage, or the outage is older): nothing to interrupt'));
+          continue;
+        }
+        // What the outage's interruption became decides the recovery's.
+        const earlier = (await ops.deliveriesFor([event.notificationId])).filter((d) => d.purpose === 'first' || d.purpose === 'repeat');
+        const held = earlier.filter((d) => d.status === 'held');
+        const down = formatDuration(Date.parse(row.resolvedAt ?? event.occurredAt) - Date.parse(row.firstAt));
+        if (held.length > 0) {
+          await update(held.map((d) => ({ ...d, status: 'cancelled', reason: `recovered within the hold (down ${down})` })));
+          trace.push(step('flap', 'cancelled', `recovered within the ${formatDuration(this.flap.holdMs)} hold (down ${down}): nobody was interrupted`));
+        } else if (earlier.some((d) => d.status === 'sent')) {
+          // It interrupted: its recovery replaces that notification, even in quiet hours, a mute or a flap.
+          const message = messageOf(row, { title: event.title || `${row.title}: recovered`, body: `Down ${down}, recovered`, severity: 'success', renotify: false, requireInteraction: false });
+          await add([delivery(row, 'resolve', 'sent', 'the outage interrupted: its recovery replaces that notification', now, null, message)]);
+          trace.push(step('delivery', 'sent', `the outage interrupted, so its recovery replaces that notification (down ${down})`));
+        } else if (earlier.some((d) => d.status === 'deferred')) {
+          trace.push(step('quiet_hours', 'deferred', `the outage waits for the digest, which will say it recovered after ${down}`));
+        } else if (state?.flappingSince != null) {
+          trace.push(step('flap', 'suppressed', 'flapping: changes are summed up when it is stable again'));
+        } else {
+          trace.push(step('thread', 'none', `recovered after ${down}; its outage did not interrupt`));
+        }
+        continue;
+      }
+
+      if (effect === 'joined') {
+        trace.push(step('thread', 'none', 'joined the open thread of its subject: already told'));
+        decisions.push(stored());
+        continue;
+      }
+      if (!interrupts) {
+        decisions.push(stored());
+        if (decision.discarded) trace.push(step('delivery', 'none', 'discarded: stored as done'));
+        else trace.push(step('delivery', 'none', decision.silenced ? 'silenced: in the inbox only' : 'in the inbox only'));
+        continue;
+      }
+      if (mute) {
+        trace.push(step('mute', 'suppressed', `its subject is muted until ${wall(mute.until, now, policy.quietHours.timezone)}`));
+        await add([delivery(row, 'first', 'suppressed', 'muted', now, null, messageOf(row))]);
+        decisions.push(stored());
+        continue;
+      }
+      if (state && effect === 'opened') {
+        if (state.flappingSince !== null) {
+          trace.push(step('flap', 'suppressed', `flapping since ${wall(state.flappingSince, now, policy.quietHours.timezone)}: one notice when it is stable again`));
+          await add([delivery(row, 'first', 'suppressed', 'flapping', now, null, messageOf(row))]);
+          decisions.push(stored());
+          continue;
+        }
+        if (state.outages.length >= this.flap.outages) {
+          state.flappingSince = now;
+          const window = formatDuration(this.flap.windowMs);
+          const notice = messageOf(row, {
+            title: `${row.title}: flapping`,
+            body: `${state.outages.length} outages in ${window}. One more notice when it has been stable for ${formatDuration(this.flap.stableMs)}.`,
+            severity: 'warning',
+            requireInteraction: false,
+          });
+          const out = release(now, policy, decision.bypassQuietHours);
+          await add([delivery(row, 'flap_start', out.status, `outage ${state.outages.length} in ${window}`, now, out.dueAt, notice)]);
+          trace.push(step('flap', out.status === 'sent' ? 'sent' : 'deferred', `outage ${state.outages.length} within ${window}: one "flapping" notice instead of one per change`));
+          decisions.push(stored());
+          continue;
+        }
+      }
+      if (state && effect === 'opened' && heldIntegrations.has(event.integration) && this.flap.holdMs > 0) {
+        const due = now + this.flap.holdMs;
+        await add([delivery(row, 'first', 'held', 'flap hold', now, due, messageOf(row))]);
+        trace.push(step('flap', 'held', `held ${formatDuration(this.flap.holdMs)} in case it recovers at once; then it interrupts`));
+        decisions.push(stored());
+        continue;
+      }
+      const out = release(now, policy, decision.bypassQuietHours);
+      await add([delivery(row, 'first', out.status, out.entry.why, now, out.dueAt, messageOf(row))]);
+      if (effect === 'raised') trace.push(step('thread', 'applied', 'the open thread became critical: it interrupts again'));
+      trace.push(out.entry);
+      decisions.push(stored());
+    }
+
+    if (!dry && changedSubjects.size > 0) await ops.putSubjects([...changedSubjects.values()]);
+    return { decisions, readIds, sent };
+  }
+
+  /**
+   * The scheduler's tick at `now`: held interruptions whose hold ended, flaps that calmed down, mutes that ended
+   * (a reminder when the subject is still down), snoozed rows that wake, and, once no quiet period holds them, the
+   * deferred interruptions as one digest. Answers what it sent, the rows it changed, and when something is next due.
+   */
+  async tick(ops: OutboxOps, now: number, policy: NotificationPolicy): Promise<{ sent: DeliveryRow[]; rows: NotificationRow[]; next: number | null }> {
+    const sent: DeliveryRow[] = [];
+    const keep = (rows: DeliveryRow[]) => sent.push(...rows.filter((row) => row.status === 'sent'));
+    const zone = policy.quietHours.timezone;
+
+    // 1. Holds that ended without a recovery.
+    const due = await ops.deliveriesWithStatus('held', now);
+    if (due.length > 0) {
+      const subjects = [...new Set(due.flatMap((d) => (d.subjectKey ? [d.subjectKey] : [])))];
+      const [rows, mutes, states] = await Promise.all([
+        ops.rows(due.flatMap((d) => (d.notificationId ? [d.notificationId] : []))),
+        ops.mutes(subjects),
+        ops.subjects(subjects),
+      ]);
+      const rowById = new Map(rows.map((row) => [row.id, row]));
+      const muted = new Set(mutes.filter((mute) => mute.until > now).map((mute) => mute.subjectKey));
+      const flapping = new Set(states.filter((state) => state.flappingSince !== null).map((state) => state.subjectKey));
+      const released = due.map((d): DeliveryRow => {
+        const row = d.notificationId ? rowById.get(d.notificationId) : undefined;
+        if (!row || row.status !== 'open') return { ...d, status: 'cancelled', reason: 'recovered before the hold ended' };
+        if (d.subjectKey && muted.has(d.subjectKey)) return { ...d, status: 'suppressed', reason: 'muted' };
+        if (d.subjectKey && flapping.has(d.subjectKey)) return { ...d, status: 'suppressed', reason: 'flapping' };
+        const out = release(now, policy, row.decision?.bypassQuietHours ?? false);
+        return { ...d, status: out.status, dueAt: out.dueAt, reason: `still down after the hold; ${out.entry.why}`, sentAt: out.status === 'sent' ? now : null };
+      });
+      keep(await ops.updateDeliveries(released));
+    }
+
+    // 2. Flaps that have been quiet long enough: one notice with the state it is in now.
+    const calm = await ops.flapping(now - this.flap.stableMs);
+    if (calm.length > 0) {
+      const latest = new Map((await ops.latestRows(calm.map((state) => state.subjectKey))).map((row) => [row.subjectKey, row]));
+      const notices: DeliveryRow[] = [];
+      for (const state of calm) {
+        const row = latest.get(state.subjectKey);
+        if (!row) continue;
+        const down = row.status === 'open';
+        const since = down ? row.firstAt : (row.resolvedAt ?? row.lastAt);
+        const message = messageOf(row, {
+          title: down ? `${row.title}: still down` : `${row.title}: stable again`,
+          body: `${down ? 'Down' : 'Up'} since ${wall(Date.parse(since), now, zone)}; it flapped from ${wall(state.flappingSince ?? now, now, zone)}.`,
+          severity: down ? row.severity : 'success',
+          renotify: down,
+          requireInteraction: false,
+        });
+        const out = release(now, policy, down && (row.decision?.bypassQuietHours ?? false));
+        notices.push(delivery(row, 'flap_end', out.status, `stable for ${formatDuration(this.flap.stableMs)}`, now, out.dueAt, message));
+      }
+      keep(await ops.addDeliveries(notices));
+      await ops.putSubjects(calm.map((state) => ({ ...state, outages: [], flappingSince: null })));
+    }
+
+    // 3. Mutes that ended: one reminder for a subject still down.
+    const ended = (await ops.mutes()).filter((mute) => mute.until <= now);
+    if (ended.length > 0) {
+      await ops.removeMutes(ended.map((mute) => mute.subjectKey));
+      const open = await ops.openRows(ended.map((mute) => mute.subjectKey));
+      const reminders = open.map((row) => {
+        const out = release(now, policy, row.decision?.bypassQuietHours ?? false);
+        const message = messageOf(row, { title: `${row.title}: still down`, body: `Down since ${wall(Date.parse(row.firstAt), now, zone)}; its mute has ended.` });
+        return delivery(row, 'repeat', out.status, 'the mute ended while it was still down', now, out.dueAt, message);
+      });
+      keep(await ops.addDeliveries(reminders));
+    }
+
+    // 4. Snoozed rows whose time has come: back unread.
+    const woken = await ops.wakeSnoozed(now);
+
+    // 5. The digest, once nothing holds interruptions back.
+    const deferred = await ops.deliveriesWithStatus('deferred');
+    if (deferred.length > 0 && !quietAt(now, policy.quietHours).quiet) keep(await this.flush(ops, deferred, now, policy));
+
+    return { sent, rows: woken, next: await this.nextDue(ops, now, policy) };
+  }
+
+  /** Folds the deferred interruptions into one digest (none when nothing is left to say), in the tick's transaction. */
+  private async flush(ops: OutboxOps, deferred: DeliveryRow[], now: number, policy: NotificationPolicy): Promise<DeliveryRow[]> {
+    const rows = new Map((await ops.rows([...new Set(deferred.flatMap((d) => (d.notificationId ? [d.notificationId] : [])))])).map((row) => [row.id, row]));
+    const items: HeldItem[] = deferred.flatMap((d) => {
+      const row = d.notificationId ? rows.get(d.notificationId) : undefined;
+      if (!row) return [];
+      return [
+        {
+          threadId: row.id,
+          integration: row.integration,
+          type: row.type,
+          severity: row.severity,
+          title: row.title,
+          status: row.status,
+          firstAt: Date.parse(row.firstAt),
+          resolvedAt: row.resolvedAt === null ? null : Date.parse(row.resolvedAt),
+          readAt: row.readAt === null ? null : Date.parse(row.readAt),
+        },
+      ];
+    });
+    const earliest = Math.min(...deferred.map((d) => d.createdAt));
+    const paused = deferred.every((d) => d.reason.startsWith('notifications are paused'));
+    // The window the first of them fell in, even if quiet hours have been switched off since.
+    const started = quietAt(earliest, { ...policy.quietHours, enabled: true, pauseUntil: null });
+    const digest = composeDigest(items, {
+      windowStart: started.quiet && started.startsAt !== undefined ? started.startsAt : earliest,
+      windowEnd: now,
+      timezone: policy.quietHours.timezone,
+      kind: paused ? 'pause' : 'quiet_hours',
+    });
+    const id = randomUUID();
+    const message: InterruptMessage = {
+      title: digest?.title ?? 'Nothing left to tell',
+      body: digest?.lines.join('\n') ?? '',
+      severity: items.some((item) => item.status === 'open' && item.severity === 'error') ? 'error' : 'info',
+      tag: 'digest',
+      url: null,
+      renotify: true,
+      requireInteraction: false,
+    };
+    const row: DeliveryRow = {
+      id,
+      notificationId: null,
+      subjectKey: null,
+      channel: 'browser',
+      purpose: 'digest',
+      status: digest ? 'sent' : 'empty',
+      reason: digest ? `${digest.itemCount} item(s) held back` : 'everything held back was read in the app meanwhile',
+      dueAt: null,
+      message,
+      seq: null,
+      digestId: null,
+      createdAt: now,
+      sentAt: digest ? now : null,
+    };
+    await ops.updateDeliveries(deferred.map((d) => ({ ...d, status: 'digested', digestId: id })));
+    return ops.addDeliveries([row]);
+  }
+
+  /** When the tick next has something to do (ms UTC), or null. */
+  private async nextDue(ops: OutboxOps, now: number, policy: NotificationPolicy): Promise<number | null> {
+    const [held, mutes, snooze, deferred] = await Promise.all([
+      ops.deliveriesWithStatus('held'),
+      ops.mutes(),
+      ops.nextSnoozeEnd(),
+      ops.deliveriesWithStatus('deferred'),
+    ]);
+    const flaps = await ops.flapping(Number.MAX_SAFE_INTEGER);
+    const candidates = [
+      ...held.flatMap((d) => (d.dueAt === null ? [] : [d.dueAt])),
+      ...mutes.map((mute) => mute.until),
+      ...flaps.map((state) => state.lastChangeAt + this.flap.stableMs),
+      ...(snooze === null ? [] : [snooze]),
+    ];
+    if (deferred.length > 0) {
+      const quiet = quietAt(now, policy.quietHours);
+      if (quiet.quiet && quiet.endsAt !== undefined) candidates.push(quiet.endsAt);
+    }
+    return candidates.length === 0 ? null : Math.max(now, Math.min(...candidates));
+  }
+}

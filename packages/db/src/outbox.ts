@@ -1,0 +1,280 @@
+import type { StoredDecision } from '@dash/contracts';
+import { isoOf, type Placeholder, type RawStatement } from './shared.ts';
+import type { DeliveryRow, MuteRow, NotificationRow, OutboxOps, SubjectState } from './store.ts';
+
+/**
+ * The outbox's reads and writes (interruptions, flap state, mutes, snoozes) as plain SQL that SQLite and Postgres
+ * both run, so the one implementation serves both dialects. Every call runs inside the caller's notifications
+ * transaction (the ingest's, or `Store.notifications.outbox`'s), which serialises them with every other write
+ * that takes seqs. Instants of these tables are integer ms UTC.
+ */
+
+/** Runs one statement in the transaction and answers its rows, with the column names as the database spells them. */
+export type RunStatement = (statement: RawStatement) => Promise<Record<string, unknown>[]>;
+
+const num = (value: unknown): number => Number(value);
+const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+const parseJson = <T>(value: unknown): T => (typeof value === 'string' ? (JSON.parse(value) as T) : (value as T));
+
+/** A `StoredDecision` column: JSON text, or null. */
+export const decisionOf = (value: unknown): StoredDecision | null => (value === null || value === undefined ? null : parseJson<StoredDecision>(value));
+
+/** A `notifications` row as a raw statement answers it (snake_case; Postgres instants as its own text). */
+export function rawNotification(r: Record<string, unknown>): NotificationRow {
+  const iso = (value: unknown) => isoOf(String(value));
+  const snoozed = numOrNull(r.snoozed_until);
+  return {
+    id: String(r.id),
+    seq: num(r.seq),
+    createdSeq: num(r.created_seq),
+    integration: String(r.integration),
+    type: String(r.type),
+    subjectKey: (r.subject_key as string | null) ?? null,
+    status: r.status as NotificationRow['status'],
+    severity: r.severity as NotificationRow['severity'],
+    title: String(r.title),
+    url: (r.url as string | null) ?? null,
+    projectSlug: (r.project_slug as string | null) ?? null,
+    eventCount: num(r.event_count),
+    firstAt: iso(r.first_at),
+    lastAt: iso(r.last_at),
+    resolvedAt: r.resolved_at === null || r.resolved_at === undefined ? null : iso(r.resolved_at),
+    receivedAt: iso(r.received_at),
+    readAt: r.read_at === null || r.read_at === undefined ? null : iso(r.read_at),
+    snoozedUntil: snoozed === null ? null : new Date(snoozed).toISOString(),
+    decision: decisionOf(r.decision),
+  };
+}
+
+/** A `notification_deliveries` row as drizzle reads it (camelCase). */
+export function deliveryOf(row: {
+  id: string;
+  notificationId: string | null;
+  subjectKey: string | null;
+  channel: DeliveryRow['channel'];
+  purpose: DeliveryRow['purpose'];
+  status: DeliveryRow['status'];
+  reason: string;
+  dueAt: number | null;
+  message: string;
+  seq: number | null;
+  digestId: string | null;
+  createdAt: number;
+  sentAt: number | null;
+}): DeliveryRow {
+  return rawDelivery({
+    id: row.id,
+    notification_id: row.notificationId,
+    subject_key: row.subjectKey,
+    channel: row.channel,
+    purpose: row.purpose,
+    status: row.status,
+    reason: row.reason,
+    due_at: row.dueAt,
+    message: row.message,
+    seq: row.seq,
+    digest_id: row.digestId,
+    created_at: row.createdAt,
+    sent_at: row.sentAt,
+  });
+}
+
+export function rawDelivery(r: Record<string, unknown>): DeliveryRow {
+  return {
+    id: String(r.id),
+    notificationId: (r.notification_id as string | null) ?? null,
+    subjectKey: (r.subject_key as string | null) ?? null,
+    channel: r.channel as DeliveryRow['channel'],
+    purpose: r.purpose as DeliveryRow['purpose'],
+    status: r.status as DeliveryRow['status'],
+    reason: String(r.reason),
+    dueAt: numOrNull(r.due_at),
+    message: parseJson(r.message),
+    seq: numOrNull(r.seq),
+    digestId: (r.digest_id as string | null) ?? null,
+    createdAt: num(r.created_at),
+    sentAt: numOrNull(r.sent_at),
+  };
+}
+
+const rawSubject = (r: Record<string, unknown>): SubjectState => ({
+  subjectKey: String(r.subject_key),
+  outages: parseJson<number[]>(r.outages),
+  flappingSince: numOrNull(r.flapping_since),
+  lastChangeAt: num(r.last_change_at),
+});
+
+const rawMute = (r: Record<string, unknown>): MuteRow => ({ subjectKey: String(r.subject_key), until: num(r.until), createdAt: num(r.created_at) });
+
+const DELIVERY_COLUMNS = ['id', 'notification_id', 'subject_key', 'channel', 'purpose', 'status', 'reason', 'due_at', 'message', 'seq', 'digest_id', 'created_at', 'sent_at'];
+
+/**
+ * The outbox operations on a transaction. `takeSeqs(n)` hands out n new seqs of the notifications' sequence, ascending
+ * (a sent interruption gets one: it is on the live stream's feed with the inbox rows).
+ */
+export function outboxOps(run: RunStatement, placeholder: Placeholder, takeSeqs: (count: number) => Promise<number[]>): OutboxOps {
+  /** `text` with each `?` replaced by the dialect's placeholder, in order. */
+  const statement = (text: string, params: unknown[]): RawStatement => {
+    let index = 0;
+    return { sql: text.replace(/\?/g, () => placeholder(index++)), params };
+  };
+  const exec = (text: string, params: unknown[] = []) => run(statement(text, params));
+  const list = (count: number) => Array.from({ length: count }, () => '?').join(', ');
+
+  /** Gives each delivery that is `sent` and has no seq yet a seq, in list order. */
+  const withSeqs = async (rows: DeliveryRow[]): Promise<DeliveryRow[]> => {
+    const unsequenced = rows.filter((row) => row.status === 'sent' && row.seq === null);
+    if (unsequenced.length === 0) return rows;
+    const seqs = await takeSeqs(unsequenced.length);
+    unsequenced.forEach((row, index) => (row.seq = seqs[index] ?? null));
+    return rows;
+  };
+
+  return {
+    async deliveriesFor(notificationIds) {
+      if (notificationIds.length === 0) return [];
+      const rows = await exec(`select * from notification_deliveries where notification_id in (${list(notificationIds.length)}) order by created_at, id`, notificationIds);
+      return rows.map(rawDelivery);
+    },
+    async deliveriesWithStatus(status, dueBy) {
+      const rows =
+        dueBy === undefined
+          ? await exec('select * from notification_deliveries where status = ? order by created_at, id', [status])
+          : await exec('select * from notification_deliveries where status = ? and due_at <= ? order by due_at, created_at, id', [status, dueBy]);
+      return rows.map(rawDelivery);
+    },
+    async addDeliveries(deliveries) {
+      if (deliveries.length === 0) return [];
+      const rows = await withSeqs(deliveries.map((delivery) => ({ ...delivery })));
+      const tuples = rows.map(() => `(${list(DELIVERY_COLUMNS.length)})`).join(', ');
+      const params = rows.flatMap((row) => [
+        row.id,
+        row.notificationId,
+        row.subjectKey,
+        row.channel,
+        row.purpose,
+        row.status,
+        row.reason,
+        row.dueAt,
+        JSON.stringify(row.message),
+        row.seq,
+        row.digestId,
+        row.createdAt,
+        row.sentAt,
+      ]);
+      await exec(`insert into notification_deliveries (${DELIVERY_COLUMNS.join(', ')}) values ${tuples}`, params);
+      return rows;
+    },
+    async updateDeliveries(changes) {
+      const rows = await withSeqs(changes.map((row) => ({ ...row })));
+      for (const row of rows) {
+        await exec('update notification_deliveries set status = ?, reason = ?, due_at = ?, seq = ?, digest_id = ?, sent_at = ? where id = ?', [
+          row.status,
+          row.reason,
+          row.dueAt,
+          row.seq,
+          row.digestId,
+          row.sentAt,
+          row.id,
+        ]);
+      }
+      return rows;
+    },
+    async subjects(keys) {
+      if (keys.length === 0) return [];
+      return (await exec(`select * from notification_subjects where subject_key in (${list(keys.length)})`, keys)).map(rawSubject);
+    },
+    async flapping(lastChangeBy) {
+      const rows = await exec('select * from notification_subjects where flapping_since is not null and last_change_at <= ? order by last_change_at', [lastChangeBy]);
+      return rows.map(rawSubject);
+    },
+    async putSubjects(states) {
+      for (const state of states) {
+        await exec(
+          'insert into notification_subjects (subject_key, outages, flapping_since, last_change_at) values (?, ?, ?, ?) ' +
+            'on conflict (subject_key) do update set outages = excluded.outages, flapping_since = excluded.flapping_since, last_change_at = excluded.last_change_at',
+          [state.subjectKey, JSON.stringify(state.outages), state.flappingSince, state.lastChangeAt],
+        );
+      }
+    },
+    async mutes(keys) {
+      if (keys !== undefined && keys.length === 0) return [];
+      const rows =
+        keys === undefined
+          ? await exec('select * from notification_mutes order by until')
+          : await exec(`select * from notification_mutes where subject_key in (${list(keys.length)})`, keys);
+      return rows.map(rawMute);
+    },
+    async putMute(mute) {
+      await exec('insert into notification_mutes (subject_key, until, created_at) values (?, ?, ?) on conflict (subject_key) do update set until = excluded.until', [
+        mute.subjectKey,
+        mute.until,
+        mute.createdAt,
+      ]);
+    },
+    async removeMutes(keys) {
+      if (keys.length === 0) return;
+      await exec(`delete from notification_mutes where subject_key in (${list(keys.length)})`, keys);
+    },
+    async rows(ids) {
+      if (ids.length === 0) return [];
+      return (await exec(`select * from notifications where id in (${list(ids.length)})`, ids)).map(rawNotification);
+    },
+    async openRows(subjectKeys) {
+      if (subjectKeys.length === 0) return [];
+      const rows = await exec(`select * from notifications where status = 'open' and subject_key in (${list(subjectKeys.length)})`, subjectKeys);
+      return rows.map(rawNotification);
+    },
+    async latestRows(subjectKeys) {
+      if (subjectKeys.length === 0) return [];
+      const rows = await exec(
+        `select * from notifications n where subject_key in (${list(subjectKeys.length)}) and created_seq = ` +
+          '(select max(created_seq) from notifications m where m.subject_key = n.subject_key)',
+        subjectKeys,
+      );
+      return rows.map(rawNotification);
+    },
+    async snooze(ids, until) {
+      if (ids.length === 0) return [];
+      // Waking (until null) brings back only rows that are snoozed; snoozing moves the time of a snoozed row too.
+      const targets = await exec(
+        `select id from notifications where id in (${list(ids.length)})${until === null ? ' and snoozed_until is not null' : ''} order by seq`,
+        ids,
+      );
+      return changeRows(
+        targets.map((row) => String(row.id)),
+        until === null ? 'snoozed_until = null, read_at = null' : 'snoozed_until = ?',
+        until === null ? [] : [until],
+      );
+    },
+    async wakeSnoozed(now) {
+      const due = await exec('select id from notifications where snoozed_until is not null and snoozed_until <= ? order by seq', [now]);
+      // Back unread, as if new: that is what a snooze promises.
+      return changeRows(
+        due.map((row) => String(row.id)),
+        'snoozed_until = null, read_at = null',
+        [],
+      );
+    },
+    async nextSnoozeEnd() {
+      const [row] = await exec('select min(snoozed_until) as next from notifications where snoozed_until is not null');
+      return numOrNull(row?.next);
+    },
+    async markRead(ids, at) {
+      if (ids.length === 0) return;
+      await exec(`update notifications set read_at = ? where read_at is null and id in (${list(ids.length)})`, [at, ...ids]);
+    },
+  };
+
+  /** Sets `assignments` on each row (in the order given) with a new seq each; answers the rows as they now are. */
+  async function changeRows(ids: string[], assignments: string, params: unknown[]): Promise<NotificationRow[]> {
+    if (ids.length === 0) return [];
+    const seqs = await takeSeqs(ids.length);
+    for (const [index, id] of ids.entries()) {
+      const text = `update notifications set ${assignments}, seq = ? where id = ?`;
+      await run(statement(text, [...params, seqs[index], id]));
+    }
+    const rows = (await run(statement(`select * from notifications where id in (${list(ids.length)})`, ids))).map(rawNotification);
+    return rows.sort((a, b) => a.seq - b.seq);
+  }
+}
