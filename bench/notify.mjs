@@ -577,6 +577,11 @@ async function runDrain() {
         `(target >= 0.3: ${ratio >= 0.3 ? 'met' : 'NOT met'}) (medians of ${result.rounds}; ${thousands(result.events)} events: ${thousands(result.stored)} stored, ${result.duplicates} redeliveries; ` +
         `the inbox's longest event-loop stall ${Math.round(result.stall)} ms for a page of ${PAGE})`,
     );
+    const policyRatio = result.policy / result.inbox;
+    console.log(
+      `drain ${kind} with the notification policy (20 rules, quiet hours on): ${thousands(result.policy)} ev/s, ratio to the inbox without it ${policyRatio.toFixed(2)} ` +
+        `(target >= 0.7: ${policyRatio >= 0.7 ? 'met' : 'NOT met'})`,
+    );
   }
   return results;
 }
@@ -711,6 +716,31 @@ const benchProjects = [
   { slug: 'site', name: 'Site', integrations: { deploy_host: { projectId: 'prj_site' } } },
 ];
 
+/**
+ * Twenty rules of the kinds a founder writes (type globs, payload conditions, words in the title, projects,
+ * severity changes, channels, silence), evaluated on every event, and quiet hours around the run's time.
+ */
+function benchPolicy() {
+  const hour = new Date().getUTCHours();
+  const at = (h) => `${String((h + 24) % 24).padStart(2, '0')}:00`;
+  const rules = [];
+  const kinds = [
+    { match: { type: 'deploy.*', payload: [{ path: 'deployment.target', op: 'eq', value: 'production' }] }, actions: { setSeverity: 'error' } },
+    { match: { integrations: ['code_host'], titleContains: 'dependabot' }, actions: { silence: true } },
+    { match: { type: 'monitor.*', projects: ['api'] }, actions: { addChannels: ['browser'], bypassQuietHours: true } },
+    { match: { integrations: ['issue_tracker'], payload: [{ path: 'data.priority', op: 'lt', value: 2 }] }, actions: { setSeverity: 'warning' } },
+    { match: { type: 'pr.*', payload: [{ path: 'pull_request.base.ref', op: 'in', value: ['main', 'release'] }] }, actions: { addChannels: ['browser'] } },
+  ];
+  for (let n = 0; n < 20; n++) {
+    const kind = kinds[n % kinds.length];
+    rules.push({ id: `r${n}`, name: `Rule ${n}`, enabled: true, match: { ...kind.match, ...(n >= 5 ? { titleContains: `word${n}` } : {}) }, actions: kind.actions, stop: false });
+  }
+  return {
+    rules,
+    quietHours: { enabled: true, timezone: 'UTC', windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: at(hour - 2), end: at(hour + 3) }], pauseUntil: null },
+  };
+}
+
 async function drainWorker() {
   const kind = args.kind;
   const count = Number(args.events);
@@ -786,14 +816,19 @@ async function drainWorker() {
     return pages;
   };
 
-  /** The inbox's path: Inbox.ingest, a page at a time with the relay cursor, as the poller calls it. */
-  async function inboxRun(events) {
+  /**
+   * The inbox's path: Inbox.ingest, a page at a time with the relay cursor, as the poller calls it; with `policy`,
+   * twenty rules and quiet hours that hold the run's time (so non-critical interruptions are deferred).
+   */
+  async function inboxRun(events, { policy = false } = {}) {
     const db = await freshDatabase();
     const store = await openStore({ url: db.url, migrationsDir });
+    let ctx;
     try {
       for (const project of benchProjects) await store.projects.create(project);
-      const ctx = await createContext({ store, credentialsKey: randomBytes(32), log: quiet });
+      ctx = await createContext({ store, credentialsKey: randomBytes(32), log: quiet, scheduler: false });
       const { inbox } = ctx.notifications;
+      if (policy) await inbox.savePolicy(benchPolicy());
       const relayUrl = 'http://relay.bench/api';
       const pages = pagesOf(events);
       await nextTurn();
@@ -809,6 +844,7 @@ async function drainWorker() {
         return { stored, duplicates };
       });
     } finally {
+      ctx?.notifications.inbox.close();
       await store.close();
       await dropDatabase(db);
     }
@@ -906,24 +942,29 @@ async function drainWorker() {
     const warm = allEvents.slice(0, 1_000);
     await bareRun(warm);
     await inboxRun(warm);
+    await inboxRun(warm, { policy: true });
     const bare = [];
     const inbox = [];
+    const policy = [];
     const stalls = [];
     let last;
     for (let round = 1; round <= rounds; round++) {
       const b = await bareRun(allEvents);
       const i = await inboxRun(allEvents);
+      const p = await inboxRun(allEvents, { policy: true });
       bare.push((allEvents.length / b.ms) * 1000);
       inbox.push((allEvents.length / i.ms) * 1000);
+      policy.push((allEvents.length / p.ms) * 1000);
       last = i;
       stalls.push(i.stall);
       console.log(
         `  ${kind} round ${round}: bare insert ${thousands(bare.at(-1))} ev/s (${(b.ms / 1000).toFixed(2)} s, longest event-loop stall ${Math.round(b.stall)} ms), ` +
-          `inbox ${thousands(inbox.at(-1))} ev/s (${(i.ms / 1000).toFixed(2)} s, longest stall ${Math.round(i.stall)} ms; ${i.stored} stored, ${i.duplicates} duplicates), ratio ${(inbox.at(-1) / bare.at(-1)).toFixed(2)}`,
+          `inbox ${thousands(inbox.at(-1))} ev/s (${(i.ms / 1000).toFixed(2)} s, longest stall ${Math.round(i.stall)} ms; ${i.stored} stored, ${i.duplicates} duplicates), ratio ${(inbox.at(-1) / bare.at(-1)).toFixed(2)}; ` +
+          `with 20 rules and quiet hours ${thousands(policy.at(-1))} ev/s (${(p.ms / 1000).toFixed(2)} s), ratio to the inbox without ${(policy.at(-1) / inbox.at(-1)).toFixed(2)}`,
       );
     }
     process.stdout.write(
-      `RESULT ${JSON.stringify({ bare: median(bare), inbox: median(inbox), stall: median(stalls), rounds, events: allEvents.length, stored: last.stored, duplicates: last.duplicates })}\n`,
+      `RESULT ${JSON.stringify({ bare: median(bare), inbox: median(inbox), policy: median(policy), stall: median(stalls), rounds, events: allEvents.length, stored: last.stored, duplicates: last.duplicates })}\n`,
     );
   } finally {
     for (const name of made) {

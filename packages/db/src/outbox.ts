@@ -146,23 +146,7 @@ export function outboxOps(run: RunStatement, placeholder: Placeholder, takeSeqs:
     async addDeliveries(deliveries) {
       if (deliveries.length === 0) return [];
       const rows = await withSeqs(deliveries.map((delivery) => ({ ...delivery })));
-      const tuples = rows.map(() => `(${list(DELIVERY_COLUMNS.length)})`).join(', ');
-      const params = rows.flatMap((row) => [
-        row.id,
-        row.notificationId,
-        row.subjectKey,
-        row.channel,
-        row.purpose,
-        row.status,
-        row.reason,
-        row.dueAt,
-        JSON.stringify(row.message),
-        row.seq,
-        row.digestId,
-        row.createdAt,
-        row.sentAt,
-      ]);
-      await exec(`insert into notification_deliveries (${DELIVERY_COLUMNS.join(', ')}) values ${tuples}`, params);
+      for (let i = 0; i < rows.length; i += 250) await insertDeliveries(rows.slice(i, i + 250));
       return rows;
     },
     async updateDeliveries(changes) {
@@ -189,11 +173,13 @@ export function outboxOps(run: RunStatement, placeholder: Placeholder, takeSeqs:
       return rows.map(rawSubject);
     },
     async putSubjects(states) {
-      for (const state of states) {
+      // One statement for the lot (each subject once: Postgres refuses to change a row twice in one statement).
+      for (let i = 0; i < states.length; i += 250) {
+        const slice = states.slice(i, i + 250);
         await exec(
-          'insert into notification_subjects (subject_key, outages, flapping_since, last_change_at) values (?, ?, ?, ?) ' +
+          `insert into notification_subjects (subject_key, outages, flapping_since, last_change_at) values ${slice.map(() => '(?, ?, ?, ?)').join(', ')} ` +
             'on conflict (subject_key) do update set outages = excluded.outages, flapping_since = excluded.flapping_since, last_change_at = excluded.last_change_at',
-          [state.subjectKey, JSON.stringify(state.outages), state.flappingSince, state.lastChangeAt],
+          slice.flatMap((state) => [state.subjectKey, JSON.stringify(state.outages), state.flappingSince, state.lastChangeAt]),
         );
       }
     },
@@ -265,6 +251,27 @@ export function outboxOps(run: RunStatement, placeholder: Placeholder, takeSeqs:
       await exec(`update notifications set read_at = ? where read_at is null and id in (${list(ids.length)})`, [at, ...ids]);
     },
   };
+
+  /** One multi-row insert (at most 250 rows: 3,250 parameters). */
+  async function insertDeliveries(rows: DeliveryRow[]) {
+    const tuples = rows.map(() => `(${list(DELIVERY_COLUMNS.length)})`).join(', ');
+    const params = rows.flatMap((row) => [
+      row.id,
+      row.notificationId,
+      row.subjectKey,
+      row.channel,
+      row.purpose,
+      row.status,
+      row.reason,
+      row.dueAt,
+      JSON.stringify(row.message),
+      row.seq,
+      row.digestId,
+      row.createdAt,
+      row.sentAt,
+    ]);
+    await exec(`insert into notification_deliveries (${DELIVERY_COLUMNS.join(', ')}) values ${tuples}`, params);
+  }
 
   /** Sets `assignments` on each row (in the order given) with a new seq each; answers the rows as they now are. */
   async function changeRows(ids: string[], assignments: string, params: unknown[]): Promise<NotificationRow[]> {

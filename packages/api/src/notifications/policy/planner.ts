@@ -157,13 +157,24 @@ export class Planner {
     const subjects = new Map((await ops.subjects(subjectKeys)).map((state) => [state.subjectKey, state]));
     const mutes = new Map((await ops.mutes(subjectKeys)).filter((mute) => mute.until > now).map((mute) => [mute.subjectKey, mute]));
     const changedSubjects = new Map<string, SubjectState>();
-    const add = async (rows: DeliveryRow[]) => {
-      if (dry || rows.length === 0) return;
-      for (const row of await ops.addDeliveries(rows)) if (row.status === 'sent') sent.push(row);
+    // The batch's new interruptions are written once at the end (one statement); a later event of the batch sees them here.
+    const pending: DeliveryRow[] = [];
+    const updated = new Map<string, DeliveryRow>();
+    const created = new Set(events.filter((event) => event.effect === 'opened' || event.effect === 'info' || event.effect === 'resolved_alone').map((event) => event.notificationId));
+    const add = (rows: DeliveryRow[]) => {
+      pending.push(...rows);
     };
-    const update = async (rows: DeliveryRow[]) => {
-      if (dry || rows.length === 0) return;
-      for (const row of await ops.updateDeliveries(rows)) if (row.status === 'sent') sent.push(row);
+    const update = (rows: DeliveryRow[]) => {
+      for (const row of rows) {
+        const mine = pending.findIndex((item) => item.id === row.id);
+        if (mine >= 0) pending[mine] = row;
+        else updated.set(row.id, row);
+      }
+    };
+    /** The interruptions of a row: stored ones (as this batch changed them) and this batch's. */
+    const deliveriesOf = async (notificationId: string) => {
+      const stored = created.has(notificationId) ? [] : await ops.deliveriesFor([notificationId]);
+      return [...stored.map((row) => updated.get(row.id) ?? row), ...pending.filter((row) => row.notificationId === notificationId)];
     };
 
     for (const event of events) {
@@ -191,16 +202,16 @@ export class Planner {
           continue;
         }
         // What the outage's interruption became decides the recovery's.
-        const earlier = (await ops.deliveriesFor([event.notificationId])).filter((d) => d.purpose === 'first' || d.purpose === 'repeat');
+        const earlier = (await deliveriesOf(event.notificationId)).filter((d) => d.purpose === 'first' || d.purpose === 'repeat');
         const held = earlier.filter((d) => d.status === 'held');
         const down = formatDuration(Date.parse(row.resolvedAt ?? event.occurredAt) - Date.parse(row.firstAt));
         if (held.length > 0) {
-          await update(held.map((d) => ({ ...d, status: 'cancelled', reason: `recovered within the hold (down ${down})` })));
+          update(held.map((d) => ({ ...d, status: 'cancelled', reason: `recovered within the hold (down ${down})` })));
           trace.push(step('flap', 'cancelled', `recovered within the ${formatDuration(this.flap.holdMs)} hold (down ${down}): nobody was interrupted`));
         } else if (earlier.some((d) => d.status === 'sent')) {
           // It interrupted: its recovery replaces that notification, even in quiet hours, a mute or a flap.
           const message = messageOf(row, { title: event.title || `${row.title}: recovered`, body: `Down ${down}, recovered`, severity: 'success', renotify: false, requireInteraction: false });
-          await add([delivery(row, 'resolve', 'sent', 'the outage interrupted: its recovery replaces that notification', now, null, message)]);
+          add([delivery(row, 'resolve', 'sent', 'the outage interrupted: its recovery replaces that notification', now, null, message)]);
           trace.push(step('delivery', 'sent', `the outage interrupted, so its recovery replaces that notification (down ${down})`));
         } else if (earlier.some((d) => d.status === 'deferred')) {
           trace.push(step('quiet_hours', 'deferred', `the outage waits for the digest, which will say it recovered after ${down}`));
@@ -225,14 +236,14 @@ export class Planner {
       }
       if (mute) {
         trace.push(step('mute', 'suppressed', `its subject is muted until ${wall(mute.until, now, policy.quietHours.timezone)}`));
-        await add([delivery(row, 'first', 'suppressed', 'muted', now, null, messageOf(row))]);
+        add([delivery(row, 'first', 'suppressed', 'muted', now, null, messageOf(row))]);
         decisions.push(stored());
         continue;
       }
       if (state && effect === 'opened') {
         if (state.flappingSince !== null) {
           trace.push(step('flap', 'suppressed', `flapping since ${wall(state.flappingSince, now, policy.quietHours.timezone)}: one notice when it is stable again`));
-          await add([delivery(row, 'first', 'suppressed', 'flapping', now, null, messageOf(row))]);
+          add([delivery(row, 'first', 'suppressed', 'flapping', now, null, messageOf(row))]);
           decisions.push(stored());
           continue;
         }
@@ -246,7 +257,7 @@ export class Planner {
             requireInteraction: false,
           });
           const out = release(now, policy, decision.bypassQuietHours);
-          await add([delivery(row, 'flap_start', out.status, `outage ${state.outages.length} in ${window}`, now, out.dueAt, notice)]);
+          add([delivery(row, 'flap_start', out.status, `outage ${state.outages.length} in ${window}`, now, out.dueAt, notice)]);
           trace.push(step('flap', out.status === 'sent' ? 'sent' : 'deferred', `outage ${state.outages.length} within ${window}: one "flapping" notice instead of one per change`));
           decisions.push(stored());
           continue;
@@ -254,20 +265,24 @@ export class Planner {
       }
       if (state && effect === 'opened' && heldIntegrations.has(event.integration) && this.flap.holdMs > 0) {
         const due = now + this.flap.holdMs;
-        await add([delivery(row, 'first', 'held', 'flap hold', now, due, messageOf(row))]);
+        add([delivery(row, 'first', 'held', 'flap hold', now, due, messageOf(row))]);
         trace.push(step('flap', 'held', `held ${formatDuration(this.flap.holdMs)} in case it recovers at once; then it interrupts`));
         decisions.push(stored());
         continue;
       }
       const out = release(now, policy, decision.bypassQuietHours);
-      await add([delivery(row, 'first', out.status, out.entry.why, now, out.dueAt, messageOf(row))]);
+      add([delivery(row, 'first', out.status, out.entry.why, now, out.dueAt, messageOf(row))]);
       if (effect === 'raised') trace.push(step('thread', 'applied', 'the open thread became critical: it interrupts again'));
       trace.push(out.entry);
       decisions.push(stored());
     }
 
-    if (!dry && changedSubjects.size > 0) await ops.putSubjects([...changedSubjects.values()]);
-    return { decisions, readIds, sent };
+    if (!dry) {
+      for (const row of await ops.updateDeliveries([...updated.values()])) if (row.status === 'sent') sent.push(row);
+      for (const row of await ops.addDeliveries(pending)) if (row.status === 'sent') sent.push(row);
+      if (changedSubjects.size > 0) await ops.putSubjects([...changedSubjects.values()]);
+    }
+    return { decisions, readIds, sent: sent.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0)) };
   }
 
   /**
