@@ -164,6 +164,30 @@ describe.for([
   }
   type Dashboard = Awaited<ReturnType<typeof dashboard>>;
 
+  /** A live stream as a browser's subscription, listening once this returns; `next` answers its next [id, event]. */
+  async function listen(dash: Dashboard) {
+    const abort = new AbortController();
+    cleanup.push(() => Promise.resolve(abort.abort()));
+    const stream = (await createCaller(dash.ctx, abort.signal).notifications.stream()) as AsyncIterable<unknown>;
+    const iterator = stream[Symbol.asyncIterator]();
+    const next = async () => {
+      const { value } = await iterator.next();
+      expect(isTrackedEnvelope(value)).toBe(true);
+      return value as [string, NotificationStreamEvent];
+    };
+    // The generator subscribes on its first pull: start one, wait until it listens, hand it out.
+    const pulled = next();
+    while (dash.inbox.hub.listenerCount === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    let first: Promise<[string, NotificationStreamEvent]> | undefined = pulled;
+    return {
+      next: () => {
+        const result = first ?? next();
+        first = undefined;
+        return result;
+      },
+    };
+  }
+
   const T0 = Date.parse('2026-11-23T10:00:00Z');
   /** The trace of the row's latest event, as the inbox shows it. */
   const traceOf = async (dash: Dashboard, title: string) => (await dash.list()).notifications.find((n) => n.title === title)?.decision?.trace ?? [];
@@ -449,18 +473,12 @@ describe.for([
     expect(await dash.caller.notifications.snooze({ ids: [row?.id ?? ''], until: iso(T0 + HOUR) })).toEqual({ snoozed: 1, unreadCount: 1 });
     expect((await dash.list()).notifications.map((n) => n.id)).not.toContain(row?.id);
 
-    const abort = new AbortController();
-    cleanup.push(() => Promise.resolve(abort.abort()));
-    const stream = (await createCaller(dash.ctx, abort.signal).notifications.stream()) as AsyncIterable<unknown>;
-    const iterator = stream[Symbol.asyncIterator]();
-    const next = iterator.next();
-    while (dash.inbox.hub.listenerCount === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const stream = await listen(dash);
+    const next = stream.next();
     expect(await dash.tickAt(T0 + HOUR - 1)).toEqual([]);
     expect((await dash.list()).unreadCount).toBe(1);
     await dash.tickAt(T0 + HOUR);
-    const envelope = (await next).value;
-    expect(isTrackedEnvelope(envelope)).toBe(true);
-    const event = (envelope as [string, NotificationStreamEvent])[1];
+    const [, event] = await next;
     expect(event).toMatchObject({ kind: 'notification', notification: { id: row?.id, readAt: null, snoozedUntil: null }, unreadCount: 2 });
     expect((await dash.list()).notifications.map((n) => n.id)).toContain(row?.id);
     await expect(dash.caller.notifications.snooze({ ids: [row?.id ?? ''], until: iso(T0) })).rejects.toThrow('until is in the past');
@@ -490,14 +508,10 @@ describe.for([
 
   it.skipIf(skip)('tells live streams about each interruption, with the seq as its event id', async () => {
     const dash = await dashboard(T0);
-    const abort = new AbortController();
-    cleanup.push(() => Promise.resolve(abort.abort()));
-    const stream = (await createCaller(dash.ctx, abort.signal).notifications.stream()) as AsyncIterable<unknown>;
-    const iterator = stream[Symbol.asyncIterator]();
-    const first = iterator.next();
-    while (dash.inbox.hub.listenerCount === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const stream = await listen(dash);
+    const first = stream.next();
     const result = await dash.ingest(events.deploy('d1', T0));
-    const received: [string, NotificationStreamEvent][] = [(await first).value as [string, NotificationStreamEvent], (await iterator.next()).value as [string, NotificationStreamEvent]];
+    const received = [await first, await stream.next()];
     expect(received.map(([, event]) => event.kind)).toEqual(['notification', 'interrupt']);
     expect(received[1]?.[0]).toBe(String(result.sent[0]?.seq));
     expect(received[1]?.[1]).toMatchObject({ kind: 'interrupt', interrupt: { purpose: 'first', tag: 'vercel:prj_shop:production', notificationId: result.changed[0]?.id } });
