@@ -1,4 +1,4 @@
-import type { Notification, NotificationStreamEvent } from '@dash/contracts';
+import type { Interruption, Notification, NotificationStreamEvent } from '@dash/contracts';
 import { api } from '$lib/services/trpc';
 import { describeError } from '$lib/utils/errors';
 import { isoNow } from '$lib/utils/format';
@@ -23,6 +23,8 @@ export class InboxState {
   filter = $state<InboxFilter>({ unread: false, project: '', integration: '' });
   /** Whether the list has been loaded at least once (an empty inbox vs one not asked yet). */
   loaded = $state(false);
+  /** Interruptions from the stream (a toast, a desktop notification); the inbox itself has nothing to do with them. */
+  onInterrupt: ((interrupt: Interruption) => void) | undefined;
   private stop: (() => void) | undefined;
 
   constructor(unread: number) {
@@ -44,6 +46,10 @@ export class InboxState {
   }
 
   private receive(event: NotificationStreamEvent) {
+    if (event.kind === 'interrupt') {
+      this.onInterrupt?.(event.interrupt);
+      return;
+    }
     this.unread = event.unreadCount;
     if (event.kind === 'reset') {
       if (this.loaded) void this.load();
@@ -52,9 +58,14 @@ export class InboxState {
     if (!this.loaded) return;
     const row = event.notification;
     const rest = this.items.filter((item) => item.id !== row.id);
-    // In its place: a read or a recovery changes a row but does not move it.
-    if (this.matches(row)) this.items = [row, ...rest].sort((a, b) => b.createdSeq - a.createdSeq);
+    // In its place: a read or a recovery changes a row but does not move it. A snoozed row goes until it wakes.
+    if (this.shows(row)) this.items = [row, ...rest].sort((a, b) => b.createdSeq - a.createdSeq);
     else this.items = rest;
+  }
+
+  /** Whether a row belongs in the list: not snoozed, and it matches the filters. */
+  private shows(row: Notification): boolean {
+    return row.snoozedUntil === null && this.matches(row);
   }
 
   private matches(row: Notification): boolean {
@@ -72,7 +83,7 @@ export class InboxState {
     this.error = undefined;
     try {
       const page = await api.notifications.list.query(this.query());
-      this.items = page.notifications;
+      this.items = page.notifications.filter((item) => item.snoozedUntil === null);
       this.unread = page.unreadCount;
       this.nextBefore = page.nextBefore;
       this.loaded = true;
@@ -89,7 +100,7 @@ export class InboxState {
     try {
       const page = await api.notifications.list.query(this.query(this.nextBefore));
       const known = this.items.map((item) => item.id);
-      this.items = [...this.items, ...page.notifications.filter((item) => !known.includes(item.id))];
+      this.items = [...this.items, ...page.notifications.filter((item) => !known.includes(item.id) && item.snoozedUntil === null)];
       this.nextBefore = page.nextBefore;
     } catch (error) {
       this.error = describeError(error).message;
@@ -107,6 +118,38 @@ export class InboxState {
       this.items = this.items.map((item) => (marked(item) ? { ...item, readAt: at } : item)).filter((item) => this.matches(item));
     } catch (error) {
       this.error = describeError(error).message;
+    }
+  }
+
+  /** Snoozes rows until `until` (ISO 8601): they leave the list at once, and come back unread then. */
+  async snooze(ids: string[], until: string): Promise<boolean> {
+    const before = this.items;
+    this.items = this.items.filter((item) => !ids.includes(item.id));
+    this.error = undefined;
+    try {
+      const { unreadCount } = await api.notifications.snooze.mutate({ ids, until });
+      this.unread = unreadCount;
+      return true;
+    } catch (error) {
+      // Back where they were, unless the stream changed the list meanwhile.
+      const listed = this.items.map((item) => item.id);
+      this.items = [...this.items, ...before.filter((item) => ids.includes(item.id) && !listed.includes(item.id))].sort((a, b) => b.createdSeq - a.createdSeq);
+      this.error = describeError(error).message;
+      return false;
+    }
+  }
+
+  /** Mutes a row's subject until `until` (ISO 8601), or ends its mute (null); the rows of that subject show it. */
+  async mute(subjectKey: string, until: string | null): Promise<boolean> {
+    this.error = undefined;
+    try {
+      const { mutes } = await api.notifications.mute.mutate({ subjectKey, until });
+      const endOf = (subjectKey: string) => mutes.find((mute) => mute.subjectKey === subjectKey)?.until ?? null;
+      this.items = this.items.map((item) => (item.subjectKey === null ? item : { ...item, mutedUntil: endOf(item.subjectKey) }));
+      return true;
+    } catch (error) {
+      this.error = describeError(error).message;
+      return false;
     }
   }
 }

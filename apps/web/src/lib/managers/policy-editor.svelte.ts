@@ -1,0 +1,431 @@
+import {
+  weekdays,
+  webhookIntegrationSchema,
+  type DryRunResult,
+  type InterruptChannel,
+  type NotificationPolicy,
+  type NotificationPolicyView,
+  type NotificationPreference,
+  type NotificationRule,
+  type NotificationSeverity,
+  type PayloadCondition,
+  type PayloadScalar,
+  type QuietHours,
+  type RuleActions,
+  type RuleMatch,
+  type Weekday,
+  type WebhookIntegration,
+} from '@dash/contracts';
+import { FormState } from '$lib/managers/form.svelte';
+import { api } from '$lib/services/trpc';
+import { describeError } from '$lib/utils/errors';
+import { browserTimeZone } from '$lib/utils/when';
+
+/**
+ * The Notifications settings as the page edits them: drafts of the quiet hours, the preferences and the
+ * rules (shaped for form controls, turned back into the API's shapes to save and to preview), the saved
+ * view they started from, and the live preview, which asks the server's dry run about a sample event
+ * under the unsaved drafts.
+ */
+
+export const integrations = webhookIntegrationSchema.options;
+export type ChannelAction = 'keep' | 'add' | 'remove';
+export type PreferenceIntegration = WebhookIntegration | '*';
+
+export interface WindowDraft {
+  key: string;
+  days: Weekday[];
+  start: string;
+  end: string;
+}
+
+export interface QuietDraft {
+  enabled: boolean;
+  timezone: string;
+  windows: WindowDraft[];
+}
+
+export interface PreferenceDraft {
+  key: string;
+  integration: PreferenceIntegration;
+  type: string;
+  enabled: boolean;
+  minSeverity: NotificationSeverity;
+  browser: boolean;
+  /** Not offered yet (email is unavailable): kept as saved. */
+  email: boolean;
+}
+
+export interface ConditionDraft {
+  key: string;
+  path: string;
+  op: PayloadCondition['op'];
+  /** As typed: text, a number, true/false/null, or a comma list for `in`. */
+  value: string;
+}
+
+export interface RuleDraft {
+  key: string;
+  id: string;
+  name: string;
+  enabled: boolean;
+  stop: boolean;
+  integrations: WebhookIntegration[];
+  type: string;
+  minSeverity: NotificationSeverity | '';
+  /** Comma-separated project slugs. */
+  projects: string;
+  titleContains: string;
+  payload: ConditionDraft[];
+  setSeverity: NotificationSeverity | '';
+  browser: ChannelAction;
+  /** Not offered yet (email is unavailable): kept as saved. */
+  email: ChannelAction;
+  bypassQuietHours: boolean;
+  silence: boolean;
+  discard: boolean;
+  /** A saved `false` (undoing an earlier rule) stays `false` while its box stays unticked. */
+  explicitFalse: { bypassQuietHours: boolean; silence: boolean; discard: boolean };
+}
+
+export interface SampleEvent {
+  integration: WebhookIntegration;
+  type: string;
+  severity: NotificationSeverity;
+  title: string;
+  transition: 'trigger' | 'resolve' | '';
+  project: string;
+  /** JSON, optional: for rules with payload conditions. */
+  payload: string;
+}
+
+let counter = 0;
+const newKey = () => `k${Date.now().toString(36)}${(counter++).toString(36)}`;
+
+/** A rule id: unique among the rules, short, and stable once saved. */
+function newRuleId(taken: readonly string[]): string {
+  for (;;) {
+    const id = `rule-${Math.random().toString(36).slice(2, 8)}`;
+    if (!taken.includes(id)) return id;
+  }
+}
+
+const byWeekday = (days: readonly Weekday[]) => weekdays.filter((day) => days.includes(day));
+const byIntegration = (chosen: readonly WebhookIntegration[]) => integrations.filter((i) => chosen.includes(i));
+
+// `<input type="time">` has no 24:00: an end of 00:00 is midnight, the end of the start day.
+const endForInput = (end: string) => (end === '24:00' ? '00:00' : end);
+const endForApi = (end: string) => (end === '00:00' ? '24:00' : end);
+
+export function quietDraftOf(quiet: QuietHours): QuietDraft {
+  // Never set up (the default: off, in UTC): the browser's own zone is the likely one.
+  const timezone = quiet.timezone === 'UTC' && !quiet.enabled ? browserTimeZone() : quiet.timezone;
+  return {
+    enabled: quiet.enabled,
+    timezone,
+    windows: quiet.windows.map((window) => ({ key: newKey(), days: byWeekday(window.days), start: window.start, end: endForInput(window.end) })),
+  };
+}
+
+export function quietHoursOf(draft: QuietDraft, pauseUntil: string | null): QuietHours {
+  return {
+    enabled: draft.enabled,
+    timezone: draft.timezone.trim(),
+    windows: draft.windows.map((window) => ({ days: byWeekday(window.days), start: window.start, end: endForApi(window.end) })),
+    pauseUntil,
+  };
+}
+
+export const blankWindow = (): WindowDraft => ({ key: newKey(), days: [...weekdays], start: '22:00', end: '07:00' });
+
+export const preferenceDraftOf = (preference: NotificationPreference): PreferenceDraft => ({
+  key: newKey(),
+  integration: preference.integration,
+  type: preference.type,
+  enabled: preference.enabled,
+  minSeverity: preference.minSeverity,
+  browser: preference.channels.browser,
+  email: preference.channels.email,
+});
+
+export const preferenceOf = (draft: PreferenceDraft): NotificationPreference => ({
+  integration: draft.integration,
+  type: draft.type.trim(),
+  enabled: draft.enabled,
+  minSeverity: draft.minSeverity,
+  channels: { browser: draft.browser, email: draft.email },
+});
+
+export const blankPreference = (): PreferenceDraft => ({
+  key: newKey(),
+  integration: '*',
+  type: '*',
+  enabled: true,
+  minSeverity: 'warning',
+  browser: true,
+  email: false,
+});
+
+// ------------------------------------------------------------------------------------------------
+// Payload condition values: typed as text, sent as the scalar they spell.
+
+/** Text that JSON would read as another scalar (`42`, `true`, `null`, `"x"`) is quoted to stay text. */
+function scalarText(value: PayloadScalar): string {
+  if (typeof value !== 'string') return JSON.stringify(value);
+  return parseScalar(value) === value ? value : JSON.stringify(value);
+}
+
+/** `42` → 42, `true`/`false`/`null`, `"quoted"` → the text inside, anything else → the text itself. */
+export function parseScalar(text: string): PayloadScalar {
+  const trimmed = text.trim();
+  if (/^(?:true|false|null|-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|"(?:[^"\\]|\\.)*")$/i.test(trimmed)) {
+    try {
+      return JSON.parse(trimmed.replace(/^(true|false|null)$/i, (word) => word.toLowerCase())) as PayloadScalar;
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+function conditionDraftOf(condition: PayloadCondition): ConditionDraft {
+  let value = '';
+  if (condition.op === 'in') value = condition.value.map(scalarText).join(', ');
+  else if (condition.op === 'exists') value = condition.value === false ? 'false' : '';
+  else value = scalarText(condition.value);
+  return { key: newKey(), path: condition.path, op: condition.op, value };
+}
+
+function conditionOf(draft: ConditionDraft): PayloadCondition {
+  const path = draft.path.trim();
+  switch (draft.op) {
+    case 'in':
+      return { path, op: 'in', value: draft.value.split(',').filter((item) => item.trim() !== '').map((item) => parseScalar(item)) };
+    case 'exists':
+      return draft.value.trim() === 'false' ? { path, op: 'exists', value: false } : { path, op: 'exists' };
+    case 'gt':
+    case 'lt': {
+      const number = Number(draft.value.trim());
+      // Not a number: sent as typed, for the server to say so next to the field.
+      return { path, op: draft.op, value: (draft.value.trim() !== '' && Number.isFinite(number) ? number : draft.value) as number };
+    }
+    default:
+      return { path, op: draft.op, value: parseScalar(draft.value) };
+  }
+}
+
+export const blankCondition = (): ConditionDraft => ({ key: newKey(), path: '', op: 'eq', value: '' });
+
+const channelAction = (actions: RuleActions, channel: InterruptChannel): ChannelAction =>
+  actions.addChannels?.includes(channel) ? 'add' : actions.removeChannels?.includes(channel) ? 'remove' : 'keep';
+
+export function ruleDraftOf(rule: NotificationRule): RuleDraft {
+  const { match, actions } = rule;
+  return {
+    key: newKey(),
+    id: rule.id,
+    name: rule.name,
+    enabled: rule.enabled,
+    stop: rule.stop,
+    integrations: byIntegration(match.integrations ?? []),
+    type: match.type ?? '',
+    minSeverity: match.minSeverity ?? '',
+    projects: (match.projects ?? []).join(', '),
+    titleContains: match.titleContains ?? '',
+    payload: (match.payload ?? []).map(conditionDraftOf),
+    setSeverity: actions.setSeverity ?? '',
+    browser: channelAction(actions, 'browser'),
+    email: channelAction(actions, 'email'),
+    bypassQuietHours: actions.bypassQuietHours === true,
+    silence: actions.silence === true,
+    discard: actions.discard === true,
+    explicitFalse: { bypassQuietHours: actions.bypassQuietHours === false, silence: actions.silence === false, discard: actions.discard === false },
+  };
+}
+
+export function ruleOf(draft: RuleDraft): NotificationRule {
+  const match: RuleMatch = {};
+  if (draft.integrations.length > 0) match.integrations = byIntegration(draft.integrations);
+  if (draft.type.trim() !== '') match.type = draft.type.trim();
+  if (draft.minSeverity !== '') match.minSeverity = draft.minSeverity;
+  const projects = draft.projects
+    .split(',')
+    .map((slug) => slug.trim())
+    .filter((slug) => slug !== '');
+  if (projects.length > 0) match.projects = projects;
+  if (draft.titleContains !== '') match.titleContains = draft.titleContains;
+  if (draft.payload.length > 0) match.payload = draft.payload.map(conditionOf);
+
+  const actions: RuleActions = {};
+  if (draft.setSeverity !== '') actions.setSeverity = draft.setSeverity;
+  const add = (['browser', 'email'] as const).filter((channel) => draft[channel] === 'add');
+  const remove = (['browser', 'email'] as const).filter((channel) => draft[channel] === 'remove');
+  if (add.length > 0) actions.addChannels = add;
+  if (remove.length > 0) actions.removeChannels = remove;
+  for (const flag of ['bypassQuietHours', 'silence', 'discard'] as const) {
+    if (draft[flag]) actions[flag] = true;
+    else if (draft.explicitFalse[flag]) actions[flag] = false;
+  }
+  return { id: draft.id, name: draft.name, enabled: draft.enabled, match, actions, stop: draft.stop };
+}
+
+export const blankRule = (taken: readonly string[]): RuleDraft =>
+  ruleDraftOf({ id: newRuleId(taken), name: 'New rule', enabled: true, match: {}, actions: {}, stop: false });
+
+// ------------------------------------------------------------------------------------------------
+
+export const defaultSample = (): SampleEvent => ({
+  integration: 'deploy_host',
+  type: 'deploy.error',
+  severity: 'error',
+  title: 'Deploy failed: my-app (production)',
+  transition: 'trigger',
+  project: '',
+  payload: '',
+});
+
+export class PolicyEditor {
+  /** The policy as last saved (or loaded), with the mutes and whether it is quiet now. */
+  view = $state() as NotificationPolicyView;
+  quiet = $state() as QuietDraft;
+  preferences = $state<PreferenceDraft[]>([]);
+  rules = $state<RuleDraft[]>([]);
+  sample = $state<SampleEvent>(defaultSample());
+
+  readonly quietForm = new FormState();
+  readonly preferencesForm = new FormState();
+  readonly rulesForm = new FormState();
+  readonly pauseForm = new FormState();
+  readonly mutesForm = new FormState();
+
+  preview = $state<DryRunResult | undefined>();
+  previewError = $state<string | undefined>();
+  previewBusy = $state(false);
+  private previewSeq = 0;
+
+  constructor(view: NotificationPolicyView) {
+    this.view = view;
+    this.quiet = quietDraftOf(view.quietHours);
+    this.preferences = view.preferences.map(preferenceDraftOf);
+    this.rules = view.rules.map(ruleDraftOf);
+  }
+
+  /** The server's view again (another save, a reload): what is not a draft follows it. */
+  refresh(view: NotificationPolicyView): void {
+    this.view = { ...this.view, mutes: view.mutes, quietNow: view.quietNow, email: view.email, flapHoldSeconds: view.flapHoldSeconds, quietHours: { ...this.view.quietHours, pauseUntil: view.quietHours.pauseUntil } };
+  }
+
+  /** The drafts as a policy, for saving and for the dry run. */
+  policy(): NotificationPolicy {
+    return {
+      preferences: this.preferences.map(preferenceOf),
+      rules: this.rules.map(ruleOf),
+      quietHours: quietHoursOf(this.quiet, this.view.quietHours.pauseUntil),
+    };
+  }
+
+  async saveQuietHours(): Promise<void> {
+    await this.quietForm.submit(async () => {
+      this.view = await api.notifications.saveQuietHours.mutate(quietHoursOf(this.quiet, this.view.quietHours.pauseUntil));
+      return this.view.quietHours.enabled ? 'Quiet hours saved: they are on.' : 'Quiet hours saved: they are off.';
+    });
+  }
+
+  async savePreferences(): Promise<void> {
+    await this.preferencesForm.submit(async () => {
+      this.view = await api.notifications.savePreferences.mutate({ preferences: this.preferences.map(preferenceOf) });
+      return this.view.preferences.length === 1 ? 'Saved 1 preference.' : `Saved ${this.view.preferences.length} preferences.`;
+    });
+  }
+
+  async saveRules(): Promise<void> {
+    await this.rulesForm.submit(async () => {
+      this.view = await api.notifications.saveRules.mutate({ rules: this.rules.map(ruleOf) });
+      return this.view.rules.length === 1 ? 'Saved 1 rule.' : `Saved ${this.view.rules.length} rules.`;
+    });
+  }
+
+  /** Pauses interruptions until `until` (ISO 8601), or resumes them (null). */
+  async pause(until: string | null): Promise<void> {
+    await this.pauseForm.submit(async () => {
+      const view = await api.notifications.pause.mutate({ until });
+      this.refresh(view);
+      return until === null ? 'Resumed: notifications interrupt again.' : 'Paused.';
+    });
+  }
+
+  async unmute(subjectKey: string): Promise<void> {
+    await this.mutesForm.submit(async () => {
+      const { mutes } = await api.notifications.mute.mutate({ subjectKey, until: null });
+      this.view = { ...this.view, mutes };
+      return 'Unmuted.';
+    });
+  }
+
+  addRule(): void {
+    this.rules.push(blankRule(this.rules.map((rule) => rule.id)));
+  }
+
+  moveRule(index: number, by: -1 | 1): void {
+    const target = index + by;
+    if (target < 0 || target >= this.rules.length) return;
+    const rules = [...this.rules];
+    [rules[index], rules[target]] = [rules[target] as RuleDraft, rules[index] as RuleDraft];
+    this.rules = rules;
+  }
+
+  /** The dry run's input for the sample event under the drafts; an error message when the sample itself cannot be sent. */
+  previewInput(): { input: Parameters<typeof api.notifications.dryRun.mutate>[0] } | { error: string } {
+    const sample = this.sample;
+    let payload: Record<string, unknown> | undefined;
+    if (sample.payload.trim() !== '') {
+      try {
+        const parsed: unknown = JSON.parse(sample.payload);
+        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { error: 'The sample payload is a JSON object, e.g. {"deployment": {"target": "production"}}.' };
+        payload = parsed as Record<string, unknown>;
+      } catch {
+        return { error: 'The sample payload is not valid JSON.' };
+      }
+    }
+    const transition = sample.transition === '' ? null : sample.transition;
+    return {
+      input: {
+        event: {
+          integration: sample.integration,
+          type: sample.type,
+          severity: sample.severity,
+          title: sample.title,
+          transition,
+          // A subject of its own: the preview is about a new thread, not one that is open now.
+          subjectKey: transition === null ? null : `preview:${sample.integration}:${sample.project.trim() || '-'}`,
+          project: sample.project.trim() === '' ? null : sample.project.trim(),
+          ...(payload ? { payload } : {}),
+        },
+        policy: this.policy(),
+      },
+    };
+  }
+
+  /** Asks the dry run; only the latest answer is kept. */
+  async runPreview(request: ReturnType<PolicyEditor['previewInput']>): Promise<void> {
+    const seq = ++this.previewSeq;
+    if ('error' in request) {
+      this.previewError = request.error;
+      this.preview = undefined;
+      return;
+    }
+    this.previewBusy = true;
+    try {
+      const result = await api.notifications.dryRun.mutate(request.input);
+      if (seq !== this.previewSeq) return;
+      this.preview = result;
+      this.previewError = undefined;
+    } catch (error) {
+      if (seq !== this.previewSeq) return;
+      this.preview = undefined;
+      this.previewError = describeError(error).message;
+    } finally {
+      if (seq === this.previewSeq) this.previewBusy = false;
+    }
+  }
+}
