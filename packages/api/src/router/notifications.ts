@@ -245,10 +245,20 @@ export const notificationsRouter = router({
     .mutation(async ({ ctx, input }) => {
       const at = input.at === undefined ? ctx.data.connections.clock.now() : Date.parse(input.at);
       const override = input.policy === undefined ? undefined : notificationPolicySchema.partial().parse(input.policy);
-      const { decision, stored } = await ctx.notifications.inbox.dryRun(input.event, at, override);
+      const { inbox } = ctx.notifications;
+      const { decision, stored } = await inbox.dryRun(input.event, at, override);
+      const browser = outcomeOf(stored);
+      // When a held one goes out (unless its recovery comes first), or when a deferred one's digest does.
+      const quietHours = override?.quietHours ?? (await inbox.policy.get()).quietHours;
+      const quiet = quietAt(at, quietHours);
+      const until =
+        browser.status === 'held' ? at + inbox.planner.holdMs : browser.status === 'deferred' && quiet.quiet && quiet.endsAt !== undefined ? quiet.endsAt : null;
       return {
         decision: { ...decision, trace: stored.trace },
-        delivery: { browser: outcomeOf(stored), email: { status: 'none' as const, until: null, why: 'email is not available yet' } },
+        delivery: {
+          browser: { ...browser, until: until === null ? null : new Date(until).toISOString() },
+          email: { status: 'none' as const, until: null, why: 'email is not available yet' },
+        },
       };
     }),
 

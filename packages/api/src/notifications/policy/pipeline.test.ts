@@ -275,6 +275,8 @@ describe.for([
     const result = await dash.ingest(events.issue('1', NIGHT));
     expect(result.changed).toHaveLength(1);
     expect(result.sent).toEqual([]);
+    const dry = await dash.caller.notifications.dryRun({ event: { integration: 'error_tracker', type: 'error.issue_created', severity: 'warning', title: 'x', transition: null } });
+    expect(dry.delivery.browser).toMatchObject({ status: 'deferred', until: iso(MORNING) });
     expect((await dash.outbox()).map((d) => [d.status, d.dueAt])).toEqual([['deferred', MORNING]]);
     expect((await traceOf(dash, 'TypeError in checkout (1)')).at(-1)).toMatchObject({ stage: 'quiet_hours', verdict: 'deferred', why: 'quiet hours until 07:00: kept for the digest' });
     expect(await dash.tickAt(MORNING - MINUTE)).toEqual([]);
