@@ -698,7 +698,8 @@ describe.for([
 
     await post(relay, [signed.unmatched(2)]);
     await until(async () => (await b.inbox()).length === 2);
-    expect(b.poller.status().state).toBe('polling');
+    // Its state turns to polling once the poll that stored the event has returned, just after the commit.
+    await until(() => b.poller.status().state === 'polling');
     const inbox = await a.inbox();
     expect(inbox.map((n) => n.url)).toEqual([2, 1].map((n) => `https://github.com/acme/app/pull/${n}`));
     expect(relay.polls().every((p) => p.status === 200)).toBe(true);
@@ -728,7 +729,8 @@ describe.for([
 
     await post(relay, [signed.unmatched(1), signed.unmatched(2)]);
     await until(async () => (await b.inbox()).length === 2);
-    expect(b.poller.status().state).toBe('polling');
+    // Its state turns to polling once the poll that stored the event has returned, just after the commit.
+    await until(() => b.poller.status().state === 'polling');
     expect((await b.inbox()).map((n) => n.url)).toEqual([2, 1].map((n) => `https://github.com/acme/app/pull/${n}`));
   });
 });
