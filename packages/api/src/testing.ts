@@ -3,10 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { NotificationStreamEvent } from '@dash/contracts';
 import { openStore, type Store } from '@dash/db';
+import { isTrackedEnvelope } from '@trpc/server';
 import type { Clock } from '@dash/connectors';
 import type { AccessOptions } from './auth/access.ts';
-import type { DemoProvider, Logger } from './context.ts';
+import type { Context, DemoProvider, Logger } from './context.ts';
 import { createContext, type RelayEnvironment } from './index.ts';
 import { handleRest } from './rest/index.ts';
 import { createCaller, type Caller } from './root.ts';
@@ -85,4 +87,32 @@ export function restClient(caller: () => Caller) {
     const text = await response.text();
     return { status: response.status, headers: response.headers, text, json: JSON.parse(text) as Record<string, unknown> };
   };
+}
+
+/**
+ * A live stream of a context's notifications through a server-side caller, as the SSE endpoint drives it (from
+ * `lastEventId` when given). `next(ms)` answers the next event with its id, skipping interruptions unless
+ * `interrupts`, and fails when none comes within `ms`; `close` ends the stream (call it after the test).
+ */
+export async function notificationStream(ctx: Context, options: { lastEventId?: number; interrupts?: boolean } = {}) {
+  const abort = new AbortController();
+  const { lastEventId, interrupts = false } = options;
+  const stream = await createCaller(ctx, abort.signal).notifications.stream(lastEventId === undefined ? undefined : { lastEventId });
+  const iterator = (stream as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+  const next = async (ms = 4_000): Promise<{ id: string; event: NotificationStreamEvent }> => {
+    let timer: NodeJS.Timeout | undefined;
+    const result = await Promise.race([
+      iterator.next(),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`No stream event within ${ms} ms`)), ms))),
+    ]).finally(() => clearTimeout(timer));
+    if (result.done || !isTrackedEnvelope(result.value)) throw new Error(`The stream ended or sent something untracked: ${JSON.stringify(result.value)}`);
+    const [id, event] = result.value as unknown as [string, NotificationStreamEvent];
+    if (event.kind === 'interrupt' && !interrupts) return next(ms);
+    return { id, event };
+  };
+  const close = async () => {
+    abort.abort();
+    await iterator.return?.(undefined);
+  };
+  return { next, close, abort, iterator };
 }

@@ -1,6 +1,6 @@
 import type { StoredDecision } from '@dash/contracts';
 import { isoOf, type Placeholder, type RawStatement } from './shared.ts';
-import type { DeliveryRow, MuteRow, NotificationRow, OutboxOps, SubjectState } from './store.ts';
+import type { DeliveryRow, MuteRow, NotificationRow, OutboxOps, Store, SubjectState } from './store.ts';
 
 /**
  * The outbox's reads and writes (interruptions, flap state, mutes, snoozes) as plain SQL that SQLite and Postgres
@@ -46,39 +46,6 @@ export function rawNotification(r: Record<string, unknown>): NotificationRow {
   };
 }
 
-/** A `notification_deliveries` row as drizzle reads it (camelCase). */
-export function deliveryOf(row: {
-  id: string;
-  notificationId: string | null;
-  subjectKey: string | null;
-  channel: DeliveryRow['channel'];
-  purpose: DeliveryRow['purpose'];
-  status: DeliveryRow['status'];
-  reason: string;
-  dueAt: number | null;
-  message: string;
-  seq: number | null;
-  digestId: string | null;
-  createdAt: number;
-  sentAt: number | null;
-}): DeliveryRow {
-  return rawDelivery({
-    id: row.id,
-    notification_id: row.notificationId,
-    subject_key: row.subjectKey,
-    channel: row.channel,
-    purpose: row.purpose,
-    status: row.status,
-    reason: row.reason,
-    due_at: row.dueAt,
-    message: row.message,
-    seq: row.seq,
-    digest_id: row.digestId,
-    created_at: row.createdAt,
-    sent_at: row.sentAt,
-  });
-}
-
 export function rawDelivery(r: Record<string, unknown>): DeliveryRow {
   return {
     id: String(r.id),
@@ -108,16 +75,69 @@ const rawMute = (r: Record<string, unknown>): MuteRow => ({ subjectKey: String(r
 
 const DELIVERY_COLUMNS = ['id', 'notification_id', 'subject_key', 'channel', 'purpose', 'status', 'reason', 'due_at', 'message', 'seq', 'digest_id', 'created_at', 'sent_at'];
 
+/** `text` with each `?` replaced by the dialect's placeholder, in order. */
+function bind(placeholder: Placeholder, text: string, params: unknown[]): RawStatement {
+  let index = 0;
+  return { sql: text.replace(/\?/g, () => placeholder(index++)), params };
+}
+
+/** What `NotificationReads` serves: the inbox's plain reads, the same on both dialects. */
+type NotificationReads = Pick<Store['notifications'], 'list' | 'changedSince' | 'latestSeq' | 'unreadCount' | 'mutes' | 'sentSince' | 'read'>;
+
+/**
+ * The inbox's reads on the plain connection (no transaction): the list, the live stream's feeds, the unread count,
+ * the mutes, and `read(work)`, which runs the outbox's read operations outside any transaction (the dry run, the
+ * mutes with their titles): a read never waits for, or holds, the notifications' write lock.
+ */
+export function notificationReads(run: RunStatement, placeholder: Placeholder): NotificationReads {
+  const exec = (text: string, params: unknown[] = []) => run(bind(placeholder, text, params));
+  return {
+    async list({ limit, beforeSeq, unread, projectSlug, integration }) {
+      // Snoozed rows are left out until they wake; each filter given adds its condition.
+      const conditions: [string, unknown[]][] = [
+        ['snoozed_until is null', []],
+        ...(beforeSeq === undefined ? [] : [['created_seq < ?', [beforeSeq]] as [string, unknown[]]]),
+        ...(unread ? [['read_at is null', []] as [string, unknown[]]] : []),
+        ...(projectSlug === undefined ? [] : [['project_slug = ?', [projectSlug]] as [string, unknown[]]]),
+        ...(integration === undefined ? [] : [['integration = ?', [integration]] as [string, unknown[]]]),
+      ];
+      const where = conditions.map(([condition]) => condition).join(' and ');
+      const rows = await exec(`select * from notifications where ${where} order by created_seq desc limit ?`, [...conditions.flatMap(([, params]) => params), limit]);
+      return rows.map(rawNotification);
+    },
+    async changedSince(seq, limit) {
+      return (await exec('select * from notifications where seq > ? order by seq limit ?', [seq, limit])).map(rawNotification);
+    },
+    async latestSeq() {
+      const [row] = await exec('select max(seq) as seq from (select max(seq) as seq from notifications union all select max(seq) from notification_deliveries) as feeds');
+      return Number(row?.seq ?? 0);
+    },
+    async unreadCount() {
+      const [row] = await exec('select count(*) as n from notifications where read_at is null and snoozed_until is null');
+      return Number(row?.n ?? 0);
+    },
+    async mutes() {
+      return (await exec('select * from notification_mutes order by until')).map(rawMute);
+    },
+    async sentSince(seq, limit) {
+      return (await exec("select * from notification_deliveries where status = 'sent' and seq > ? order by seq limit ?", [seq, limit])).map(rawDelivery);
+    },
+    read(work) {
+      return work(
+        outboxOps(run, placeholder, () => {
+          throw new Error('A read of the outbox takes no seqs: writes go through Store.notifications.outbox');
+        }),
+      );
+    },
+  };
+}
+
 /**
  * The outbox operations on a transaction. `takeSeqs(n)` hands out n new seqs of the notifications' sequence, ascending
  * (a sent interruption gets one: it is on the live stream's feed with the inbox rows).
  */
 export function outboxOps(run: RunStatement, placeholder: Placeholder, takeSeqs: (count: number) => Promise<number[]>): OutboxOps {
-  /** `text` with each `?` replaced by the dialect's placeholder, in order. */
-  const statement = (text: string, params: unknown[]): RawStatement => {
-    let index = 0;
-    return { sql: text.replace(/\?/g, () => placeholder(index++)), params };
-  };
+  const statement = (text: string, params: unknown[]) => bind(placeholder, text, params);
   const exec = (text: string, params: unknown[] = []) => run(statement(text, params));
   const list = (count: number) => Array.from({ length: count }, () => '?').join(', ');
 

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, max, ne, notInArray, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm';
 import type { PreparedQueryConfig } from 'drizzle-orm/pg-core';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Sql } from 'postgres';
@@ -11,7 +11,6 @@ import {
   leases,
   notificationDedup,
   notificationDeliveries,
-  notificationMutes,
   notificationEvents,
   notifications,
   projects,
@@ -44,7 +43,7 @@ import {
   type RawStatement,
   type SettingRow,
 } from './shared.ts';
-import { deliveryOf, outboxOps } from './outbox.ts';
+import { notificationReads, outboxOps } from './outbox.ts';
 import { ProjectExistsError, UnknownProjectsError, type OutboxOps, type Store } from './store.ts';
 
 const tabOrder = [asc(projects.position), asc(projects.createdAt), asc(projects.slug)];
@@ -55,10 +54,7 @@ const sessionsBut = (exceptId: string | undefined) => (exceptId === undefined ? 
 
 type Tx = Parameters<Parameters<PostgresJsDatabase['transaction']>[0]>[0];
 
-const notificationOrder = desc(notifications.createdSeq);
 const unread = isNull(notifications.readAt);
-/** Not snoozed: the scheduler wakes a snoozed row at its time, so "until" needs no clock here. */
-const awake = isNull(notifications.snoozedUntil);
 /** Interruptions that are over (neither held nor deferred) and older than `before` (ms UTC): retention. */
 const settledBefore = (before: number) =>
   and(notInArray(notificationDeliveries.status, ['held', 'deferred']), lt(notificationDeliveries.createdAt, before));
@@ -87,7 +83,7 @@ const relinked = (links: { sourceEventId: string; notificationId: string }[]) =>
   )} end`;
 
 /** A raw statement in the transaction, its answer's rows as the driver gives them. */
-const run = <T>(tx: Tx, { sql: text, params }: RawStatement) =>
+const run = <T>(tx: Pick<Tx, '_'>, { sql: text, params }: RawStatement) =>
   tx._.session.prepareQuery<PreparedQueryConfig & { execute: T[] }>({ sql: text, params }, undefined, undefined, false).execute();
 
 /** The ingest's reads and writes, inside its transaction, a statement per call (the wide inserts as raw text). */
@@ -358,6 +354,7 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
     },
 
     notifications: {
+      ...notificationReads((statement) => run<Record<string, unknown>>(db, statement), pgPlaceholder),
       ingest: (events, options) =>
         db.transaction(async (tx) => {
           await lockNotifications(tx);
@@ -376,52 +373,8 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
           await lockNotifications(tx);
           return work(pgOutbox(tx));
         }, notificationTx),
-      async mutes() {
-        const rows = await db.select().from(notificationMutes).orderBy(asc(notificationMutes.until));
-        return rows.map((row) => ({ subjectKey: row.subjectKey, until: Number(row.until), createdAt: Number(row.createdAt) }));
-      },
-      async sentSince(seq, limit) {
-        const rows = await db
-          .select()
-          .from(notificationDeliveries)
-          .where(and(eq(notificationDeliveries.status, 'sent'), gt(notificationDeliveries.seq, seq)))
-          .orderBy(asc(notificationDeliveries.seq))
-          .limit(limit);
-        return rows.map(deliveryOf);
-      },
       async cursor(relayUrl) {
         return (await db.select({ since: relayCursor.since }).from(relayCursor).where(eq(relayCursor.relayUrl, relayUrl)))[0]?.since;
-      },
-      async list({ limit, beforeSeq, unread: onlyUnread, projectSlug, integration }) {
-        const rows = await db
-          .select()
-          .from(notifications)
-          .where(
-            and(
-              beforeSeq === undefined ? undefined : lt(notifications.createdSeq, beforeSeq),
-              awake,
-              onlyUnread ? unread : undefined,
-              projectSlug === undefined ? undefined : eq(notifications.projectSlug, projectSlug),
-              integration === undefined ? undefined : eq(notifications.integration, integration),
-            ),
-          )
-          .orderBy(notificationOrder)
-          .limit(limit);
-        return rows.map(toNotification);
-      },
-      async changedSince(seq, limit) {
-        const rows = await db.select().from(notifications).where(gt(notifications.seq, seq)).orderBy(asc(notifications.seq)).limit(limit);
-        return rows.map(toNotification);
-      },
-      async latestSeq() {
-        const [[row], [sent]] = await Promise.all([
-          db.select({ seq: max(notifications.seq) }).from(notifications),
-          db.select({ seq: max(notificationDeliveries.seq) }).from(notificationDeliveries),
-        ]);
-        return Math.max(Number(row?.seq ?? 0), Number(sent?.seq ?? 0));
-      },
-      async unreadCount() {
-        return db.$count(notifications, and(unread, awake));
       },
       async markRead(target, at) {
         const readAt = isoOf(at);

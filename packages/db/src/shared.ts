@@ -269,24 +269,12 @@ export const notificationValues = (row: NotificationRow) => ({
 });
 
 /** A `notification_events` row. */
-export interface NotificationEventValues {
+export type NotificationEventValues = Omit<IncomingEvent, 'decision'> & {
   id: string;
   notificationId: string;
-  sourceEventId: string;
-  integration: string;
-  type: string;
-  subjectKey: string | null;
-  transition: IncomingEvent['transition'];
-  severity: NotificationSeverity;
-  title: string;
-  url: string | null;
-  projectSlug: string | null;
-  occurredAt: string;
-  receivedAt: string;
-  relayEventId: string | null;
   /** JSON of its `StoredDecision`, or null. */
   decision: string | null;
-}
+};
 
 /** A `notification_dedup` row as a batch claims it. */
 export interface DedupClaim {

@@ -1,5 +1,5 @@
 import type { Client, InValue, ResultSet } from '@libsql/client';
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, max, ne, notInArray, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm';
 import type { LibSQLDatabase } from 'drizzle-orm/libsql';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import {
@@ -11,7 +11,6 @@ import {
   leases,
   notificationDedup,
   notificationDeliveries,
-  notificationMutes,
   notificationEvents,
   notifications,
   notificationSeq,
@@ -45,7 +44,7 @@ import {
   type RawStatement,
   type SettingRow,
 } from './shared.ts';
-import { deliveryOf, outboxOps } from './outbox.ts';
+import { notificationReads, outboxOps, type RunStatement } from './outbox.ts';
 import { ProjectExistsError, UnknownProjectsError, type NotificationRow, type OutboxOps, type Store } from './store.ts';
 
 /** How long a local connection waits for another process's write lock before failing with SQLITE_BUSY. */
@@ -111,10 +110,7 @@ const tokenOrder = [desc(apiToken.createdAt), asc(apiToken.id)];
 /** Every session but `exceptId` (every session when it is undefined). */
 const sessionsBut = (exceptId: string | undefined) => (exceptId === undefined ? undefined : ne(authSession.id, exceptId));
 
-const notificationOrder = desc(notifications.createdSeq);
 const unread = isNull(notifications.readAt);
-/** Not snoozed: the scheduler wakes a snoozed row at its time, so "until" needs no clock here. */
-const awake = isNull(notifications.snoozedUntil);
 /** Interruptions that are over (neither held nor deferred) and older than `before` (ms UTC): retention. */
 const settledBefore = (before: number) =>
   and(notInArray(notificationDeliveries.status, ['held', 'deferred']), lt(notificationDeliveries.createdAt, before));
@@ -196,13 +192,15 @@ function ingestOps(tx: Queryable, client: Client | undefined): IngestOps {
   };
 }
 
-/** The outbox on a transaction's connection (see `ingestOps`). */
+/** Raw statements on a client's own connection, rows keyed by column name. */
+const clientRun =
+  (client: Client): RunStatement =>
+  async ({ sql: text, params }) =>
+    (await client.execute({ sql: text, args: params as InValue[] })).rows;
+
+/** The outbox on a transaction's connection (see `ingestOps`): the local writer's client, or a libSQL transaction. */
 function sqliteOutbox(tx: Queryable, client: Client | undefined): OutboxOps {
-  const run = async (statement: RawStatement) =>
-    (client ? (await client.execute({ sql: statement.sql, args: statement.params as InValue[] })).rows : (await tx.run(asSql(statement))).rows) as unknown as Record<
-      string,
-      unknown
-    >[];
+  const run: RunStatement = client ? clientRun(client) : async (statement) => (await tx.run(asSql(statement))).rows;
   return outboxOps(run, sqlitePlaceholder, async (count) => {
     const last = await takeSeqs(tx, count);
     return Array.from({ length: count }, (_, index) => last - count + 1 + index);
@@ -447,6 +445,8 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
     },
 
     notifications: {
+      // The reads run on the client's connection, each in the queue like any statement of this process.
+      ...notificationReads(clientRun(db.$client), sqlitePlaceholder),
       ingest: (events, options) =>
         transact(async (tx) => {
           const result = await ingestEvents(events, options, ingestOps(tx, tx === writer ? writer.$client : undefined));
@@ -460,52 +460,8 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
           return result;
         }),
       outbox: (work) => transact((tx) => work(sqliteOutbox(tx, tx === writer ? writer.$client : undefined))),
-      async mutes() {
-        const rows = await db.select().from(notificationMutes).orderBy(asc(notificationMutes.until));
-        return rows.map((row) => ({ subjectKey: row.subjectKey, until: Number(row.until), createdAt: Number(row.createdAt) }));
-      },
-      async sentSince(seq, limit) {
-        const rows = await db
-          .select()
-          .from(notificationDeliveries)
-          .where(and(eq(notificationDeliveries.status, 'sent'), gt(notificationDeliveries.seq, seq)))
-          .orderBy(asc(notificationDeliveries.seq))
-          .limit(limit);
-        return rows.map(deliveryOf);
-      },
       async cursor(relayUrl) {
         return (await db.select({ since: relayCursor.since }).from(relayCursor).where(eq(relayCursor.relayUrl, relayUrl)))[0]?.since;
-      },
-      async list({ limit, beforeSeq, unread: onlyUnread, projectSlug, integration }) {
-        const rows = await db
-          .select()
-          .from(notifications)
-          .where(
-            and(
-              beforeSeq === undefined ? undefined : lt(notifications.createdSeq, beforeSeq),
-              awake,
-              onlyUnread ? unread : undefined,
-              projectSlug === undefined ? undefined : eq(notifications.projectSlug, projectSlug),
-              integration === undefined ? undefined : eq(notifications.integration, integration),
-            ),
-          )
-          .orderBy(notificationOrder)
-          .limit(limit);
-        return rows.map(toNotification);
-      },
-      async changedSince(seq, limit) {
-        const rows = await db.select().from(notifications).where(gt(notifications.seq, seq)).orderBy(asc(notifications.seq)).limit(limit);
-        return rows.map(toNotification);
-      },
-      async latestSeq() {
-        const [[row], [sent]] = await Promise.all([
-          db.select({ seq: max(notifications.seq) }).from(notifications),
-          db.select({ seq: max(notificationDeliveries.seq) }).from(notificationDeliveries),
-        ]);
-        return Math.max(Number(row?.seq ?? 0), Number(sent?.seq ?? 0));
-      },
-      async unreadCount() {
-        return db.$count(notifications, and(unread, awake));
       },
       async markRead(target, at) {
         const readAt = isoOf(at);

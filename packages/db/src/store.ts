@@ -361,6 +361,8 @@ export interface Store {
     ): Promise<IngestResult>;
     /** Runs `work` in one notifications transaction (serialised with ingests): the scheduler's ticks, snoozes, mutes, dry runs. */
     outbox<T>(work: (ops: OutboxOps) => Promise<T>): Promise<T>;
+    /** Runs `work` on the outbox's reads outside any transaction (it must not write): the dry run, the mutes with titles. */
+    read<T>(work: (ops: OutboxOps) => Promise<T>): Promise<T>;
     /** Every mute, ended or not (the scheduler removes ended ones), soonest end first. */
     mutes(): Promise<MuteRow[]>;
     /** Interruptions sent after `seq`, oldest first, at most `limit`: the live stream's replay beside `changedSince`. */

@@ -1,9 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { testClock } from '@dash/connectors/testing';
-import type { Notification, NotificationStreamEvent } from '@dash/contracts';
+import type { Notification } from '@dash/contracts';
 import { demoSetup, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
 import { judgeDelivery, receiveSettingsFrom, type RelayEvent } from '@dash/webhooks';
-import { isTrackedEnvelope } from '@trpc/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as betterstack from '../../../webhooks/src/betterstack/fixtures.ts';
@@ -11,8 +10,7 @@ import * as github from '../../../webhooks/src/github/fixtures.ts';
 import * as sentry from '../../../webhooks/src/sentry/fixtures.ts';
 import * as vercel from '../../../webhooks/src/vercel/fixtures.ts';
 import { DataCache } from '../data/cache.ts';
-import { createCaller } from '../root.ts';
-import { createTestApi, restClient } from '../testing.ts';
+import { createTestApi, notificationStream, restClient } from '../testing.ts';
 
 // The inbox behind the relay poller and the local webhook route: one notification per real-world event,
 // outages folded with their recovery, the cached data an event makes stale, live streams across
@@ -173,28 +171,11 @@ async function until(check: () => boolean | Promise<boolean>, ms = 4_000): Promi
   }
 }
 
-/** A live stream of `dash`'s notifications through a server-side caller; closed after the test. */
+/** A live stream of `dash`'s notifications (see `notificationStream`); closed after the test. */
 async function subscribe(dash: Dashboard, lastEventId?: number) {
-  const abort = new AbortController();
-  const stream = await createCaller(dash.ctx, abort.signal).notifications.stream(lastEventId === undefined ? undefined : { lastEventId });
-  const iterator = (stream as AsyncIterable<unknown>)[Symbol.asyncIterator]();
-  cleanup.push(async () => {
-    abort.abort();
-    await iterator.return?.(undefined);
-  });
-  /** The next event: its id and data; fails when none comes within `ms`. */
-  const next = async (ms = 4_000): Promise<{ id: string; event: NotificationStreamEvent }> => {
-    let timer: NodeJS.Timeout | undefined;
-    const result = await Promise.race([
-      iterator.next(),
-      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`No stream event within ${ms} ms`)), ms))),
-    ]).finally(() => clearTimeout(timer));
-    expect(result.done).toBe(false);
-    expect(isTrackedEnvelope(result.value)).toBe(true);
-    const [id, event] = result.value as [string, NotificationStreamEvent];
-    return { id, event };
-  };
-  return { next, abort };
+  const stream = await notificationStream(dash.ctx, lastEventId === undefined ? {} : { lastEventId });
+  cleanup.push(stream.close);
+  return stream;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -243,7 +243,8 @@ export class Inbox {
       relayEventId: null,
       decision: storedOf(decision),
     };
-    const outcome = await this.store.notifications.outbox(async (ops) => {
+    // Reads only, outside any transaction: a preview never waits for (or holds up) an ingest.
+    const outcome = await this.store.notifications.read(async (ops) => {
       const open = subjectKey === null ? undefined : (await ops.openRows([subjectKey]))[0];
       const effect = foldEffect(event, open);
       const row = rowFor(event, open, effect);
@@ -276,7 +277,7 @@ export class Inbox {
   /** The mutes that are on, soonest end first, each named by its subject's latest row. */
   async mutes(): Promise<NotificationMute[]> {
     const now = this.now();
-    return this.store.notifications.outbox(async (ops) => {
+    return this.store.notifications.read(async (ops) => {
       const mutes = (await ops.mutes()).filter((mute) => mute.until > now);
       const latest = new Map((await ops.latestRows(mutes.map((mute) => mute.subjectKey))).map((row) => [row.subjectKey, row]));
       return mutes.map((mute) => ({ subjectKey: mute.subjectKey, until: new Date(mute.until).toISOString(), title: latest.get(mute.subjectKey)?.title ?? null }));

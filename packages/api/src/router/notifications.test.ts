@@ -3,10 +3,8 @@ import { getEventListeners } from 'node:events';
 import { testClock } from '@dash/connectors/testing';
 import type { Notification, NotificationStreamEvent } from '@dash/contracts';
 import type { RelayEvent } from '@dash/webhooks';
-import { isTrackedEnvelope } from '@trpc/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCaller } from '../root.ts';
-import { createTestApi, restClient } from '../testing.ts';
+import { createTestApi, notificationStream, restClient } from '../testing.ts';
 
 // The inbox's procedures and REST paths: GET /api/notifications (+ /unread), POST /api/notifications/read,
 // and the live stream (notifications.stream) through a server-side caller.
@@ -368,27 +366,11 @@ describe('POST /api/notifications/read and GET /api/notifications/unread', () =>
 
 // ---------------------------------------------------------------------------------------------------
 
-/** A live stream through a server-side caller, as the SSE endpoint drives it; interruptions are skipped unless asked for. */
+/** A live stream (see `notificationStream`), closed after the test; interruptions are skipped unless asked for. */
 async function subscribe(dash: Dashboard, lastEventId?: number, { interrupts = false } = {}) {
-  const abort = new AbortController();
-  const stream = await createCaller(dash.ctx, abort.signal).notifications.stream(lastEventId === undefined ? undefined : { lastEventId });
-  const iterator = (stream as AsyncIterable<unknown>)[Symbol.asyncIterator]();
-  cleanup.push(async () => {
-    abort.abort();
-    await iterator.return?.(undefined);
-  });
-  const next = async (ms = 3_000): Promise<{ id: string; event: NotificationStreamEvent }> => {
-    let timer: NodeJS.Timeout | undefined;
-    const result = await Promise.race([
-      iterator.next(),
-      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`No stream event within ${ms} ms`)), ms))),
-    ]).finally(() => clearTimeout(timer));
-    expect(result.done).toBe(false);
-    expect(isTrackedEnvelope(result.value)).toBe(true);
-    const [id, event] = result.value as [string, NotificationStreamEvent];
-    if (event.kind === 'interrupt' && !interrupts) return next(ms);
-    return { id, event };
-  };
+  const stream = await notificationStream(dash.ctx, { ...(lastEventId === undefined ? {} : { lastEventId }), interrupts });
+  cleanup.push(stream.close);
+  const { next, abort, iterator } = stream;
   /** Starts waiting for the next event and lets the stream subscribe before the caller acts. */
   const waitNext = async () => {
     const pending = next();

@@ -3,14 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testClock } from '@dash/connectors/testing';
-import type { NotificationRule, NotificationStreamEvent, QuietHours } from '@dash/contracts';
+import type { NotificationRule, QuietHours } from '@dash/contracts';
 import type { DeliveryRow } from '@dash/db';
 import { PG_SERVER, postgresProblem, scratchPostgres } from '@dash/db/testing';
 import type { RelayEvent } from '@dash/webhooks';
-import { isTrackedEnvelope } from '@trpc/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCaller } from '../../root.ts';
-import { createTestApi, restClient } from '../../testing.ts';
+import { createTestApi, notificationStream, restClient } from '../../testing.ts';
 
 // The notification policy wired into the inbox, on SQLite and on Postgres, with an injected clock: the research's
 // test table (../shared/research/notifications.md §3.3) as far as it applies. Every event is in the inbox at once;
@@ -164,24 +162,16 @@ describe.for([
   }
   type Dashboard = Awaited<ReturnType<typeof dashboard>>;
 
-  /** A live stream as a browser's subscription, listening once this returns; `next` answers its next [id, event]. */
+  /** A live stream with its interruptions (see `notificationStream`), listening once this returns; closed after the test. */
   async function listen(dash: Dashboard) {
-    const abort = new AbortController();
-    cleanup.push(() => Promise.resolve(abort.abort()));
-    const stream = (await createCaller(dash.ctx, abort.signal).notifications.stream()) as AsyncIterable<unknown>;
-    const iterator = stream[Symbol.asyncIterator]();
-    const next = async () => {
-      const { value } = await iterator.next();
-      expect(isTrackedEnvelope(value)).toBe(true);
-      return value as [string, NotificationStreamEvent];
-    };
-    // The generator subscribes on its first pull: start one, wait until it listens, hand it out.
-    const pulled = next();
+    const stream = await notificationStream(dash.ctx, { interrupts: true });
+    cleanup.push(stream.close);
+    // The generator subscribes on its first pull: start one, wait until it listens, hand it out first.
+    let first: ReturnType<typeof stream.next> | undefined = stream.next();
     while (dash.inbox.hub.listenerCount === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    let first: Promise<[string, NotificationStreamEvent]> | undefined = pulled;
     return {
       next: () => {
-        const result = first ?? next();
+        const result = first ?? stream.next();
         first = undefined;
         return result;
       },
@@ -480,7 +470,7 @@ describe.for([
     expect(await dash.tickAt(T0 + HOUR - 1)).toEqual([]);
     expect((await dash.list()).unreadCount).toBe(1);
     await dash.tickAt(T0 + HOUR);
-    const [, event] = await next;
+    const { event } = await next;
     expect(event).toMatchObject({ kind: 'notification', notification: { id: row?.id, readAt: null, snoozedUntil: null }, unreadCount: 2 });
     expect((await dash.list()).notifications.map((n) => n.id)).toContain(row?.id);
     await expect(dash.caller.notifications.snooze({ ids: [row?.id ?? ''], until: iso(T0) })).rejects.toThrow('until is in the past');
@@ -514,8 +504,8 @@ describe.for([
     const first = stream.next();
     const result = await dash.ingest(events.deploy('d1', T0));
     const received = [await first, await stream.next()];
-    expect(received.map(([, event]) => event.kind)).toEqual(['notification', 'interrupt']);
-    expect(received[1]?.[0]).toBe(String(result.sent[0]?.seq));
-    expect(received[1]?.[1]).toMatchObject({ kind: 'interrupt', interrupt: { purpose: 'first', tag: 'vercel:prj_shop:production', notificationId: result.changed[0]?.id } });
+    expect(received.map(({ event }) => event.kind)).toEqual(['notification', 'interrupt']);
+    expect(received[1]?.id).toBe(String(result.sent[0]?.seq));
+    expect(received[1]?.event).toMatchObject({ kind: 'interrupt', interrupt: { purpose: 'first', tag: 'vercel:prj_shop:production', notificationId: result.changed[0]?.id } });
   });
 });

@@ -9,7 +9,7 @@ import {
 } from '@dash/contracts';
 import type { DeliveryRow, FoldEffect, InterruptMessage, NotificationRow, OutboxOps, PlanOutcome, SubjectState } from '@dash/db';
 import { composeDigest, formatDuration, type HeldItem } from './digest.ts';
-import { localTime, quietAt } from './quiet-hours.ts';
+import { localTime, quietAt, type QuietState } from './quiet-hours.ts';
 
 /**
  * The notification pipeline after the pure policy (`evaluate`): for each stored event, what becomes of its
@@ -78,12 +78,20 @@ function wall(instant: number, now: number, zone: string): string {
   return instant - now < 86_400_000 ? at.hhmm : `${at.weekday.charAt(0).toUpperCase()}${at.weekday.slice(1)} ${at.hhmm}`;
 }
 
+/** An instant with whether it is quiet, worked out once for all the events of a batch (or a tick). */
+interface Moment {
+  now: number;
+  zone: string;
+  quiet: QuietState;
+}
+
+const momentOf = (now: number, policy: NotificationPolicy): Moment => ({ now, zone: policy.quietHours.timezone, quiet: quietAt(now, policy.quietHours) });
+
 /** Sent now, or deferred to the digest when quiet hours or the pause hold interruptions back. */
-function release(now: number, policy: NotificationPolicy, bypass: boolean): { status: 'sent' | 'deferred'; dueAt: number | null; entry: DecisionTraceEntry } {
-  const quiet = quietAt(now, policy.quietHours);
+function release({ now, zone, quiet }: Moment, bypass: boolean): { status: 'sent' | 'deferred'; dueAt: number | null; entry: DecisionTraceEntry } {
   if (!quiet.quiet) return { status: 'sent', dueAt: null, entry: step('delivery', 'sent', 'browser notification sent') };
   const stage = quiet.reason === 'pause' ? 'pause' : 'quiet_hours';
-  const until = quiet.endsAt === undefined ? 'until the settings change' : `until ${wall(quiet.endsAt, now, policy.quietHours.timezone)}`;
+  const until = quiet.endsAt === undefined ? 'until the settings change' : `until ${wall(quiet.endsAt, now, zone)}`;
   if (bypass) return { status: 'sent', dueAt: null, entry: step(stage, 'sent', `${stage === 'pause' ? 'paused' : 'quiet hours'} ${until}, but this one goes through (critical, or a rule says so)`) };
   const what = stage === 'pause' ? 'notifications are paused' : 'quiet hours';
   return { status: 'deferred', dueAt: quiet.endsAt ?? null, entry: step(stage, 'deferred', `${what} ${until}: kept for the digest`) };
@@ -150,6 +158,7 @@ export class Planner {
    * dry-run route): the same reads, the same decisions.
    */
   async plan(events: readonly PlannedEvent[], ops: OutboxOps, now: number, policy: NotificationPolicy, dry = false): Promise<PlanOutcome> {
+    const at = momentOf(now, policy);
     const decisions: StoredDecision[] = [];
     const readIds: string[] = [];
     const sent: DeliveryRow[] = [];
@@ -256,7 +265,7 @@ export class Planner {
             severity: 'warning',
             requireInteraction: false,
           });
-          const out = release(now, policy, decision.bypassQuietHours);
+          const out = release(at, decision.bypassQuietHours);
           add([delivery(row, 'flap_start', out.status, `outage ${state.outages.length} in ${window}`, now, out.dueAt, notice)]);
           trace.push(step('flap', out.status === 'sent' ? 'sent' : 'deferred', `outage ${state.outages.length} within ${window}: one "flapping" notice instead of one per change`));
           decisions.push(stored());
@@ -270,7 +279,7 @@ export class Planner {
         decisions.push(stored());
         continue;
       }
-      const out = release(now, policy, decision.bypassQuietHours);
+      const out = release(at, decision.bypassQuietHours);
       add([delivery(row, 'first', out.status, out.entry.why, now, out.dueAt, messageOf(row))]);
       if (effect === 'raised') trace.push(step('thread', 'applied', 'the open thread became critical: it interrupts again'));
       trace.push(out.entry);
@@ -291,6 +300,7 @@ export class Planner {
    * deferred interruptions as one digest. Answers what it sent, the rows it changed, and when something is next due.
    */
   async tick(ops: OutboxOps, now: number, policy: NotificationPolicy): Promise<{ sent: DeliveryRow[]; rows: NotificationRow[]; next: number | null }> {
+    const at = momentOf(now, policy);
     const sent: DeliveryRow[] = [];
     const keep = (rows: DeliveryRow[]) => sent.push(...rows.filter((row) => row.status === 'sent'));
     const zone = policy.quietHours.timezone;
@@ -312,7 +322,7 @@ export class Planner {
         if (!row || row.status !== 'open') return { ...d, status: 'cancelled', reason: 'recovered before the hold ended' };
         if (d.subjectKey && muted.has(d.subjectKey)) return { ...d, status: 'suppressed', reason: 'muted' };
         if (d.subjectKey && flapping.has(d.subjectKey)) return { ...d, status: 'suppressed', reason: 'flapping' };
-        const out = release(now, policy, row.decision?.bypassQuietHours ?? false);
+        const out = release(at, row.decision?.bypassQuietHours ?? false);
         return { ...d, status: out.status, dueAt: out.dueAt, reason: `still down after the hold; ${out.entry.why}`, sentAt: out.status === 'sent' ? now : null };
       });
       keep(await ops.updateDeliveries(released));
@@ -335,7 +345,7 @@ export class Planner {
           renotify: down,
           requireInteraction: false,
         });
-        const out = release(now, policy, down && (row.decision?.bypassQuietHours ?? false));
+        const out = release(at, down && (row.decision?.bypassQuietHours ?? false));
         notices.push(delivery(row, 'flap_end', out.status, `stable for ${formatDuration(this.flap.stableMs)}`, now, out.dueAt, message));
       }
       keep(await ops.addDeliveries(notices));
@@ -348,7 +358,7 @@ export class Planner {
       await ops.removeMutes(ended.map((mute) => mute.subjectKey));
       const open = await ops.openRows(ended.map((mute) => mute.subjectKey));
       const reminders = open.map((row) => {
-        const out = release(now, policy, row.decision?.bypassQuietHours ?? false);
+        const out = release(at, row.decision?.bypassQuietHours ?? false);
         const message = messageOf(row, { title: `${row.title}: still down`, body: `Down since ${wall(Date.parse(row.firstAt), now, zone)}; its mute has ended.` });
         return delivery(row, 'repeat', out.status, 'the mute ended while it was still down', now, out.dueAt, message);
       });
@@ -360,9 +370,10 @@ export class Planner {
 
     // 5. The digest, once nothing holds interruptions back.
     const deferred = await ops.deliveriesWithStatus('deferred');
-    if (deferred.length > 0 && !quietAt(now, policy.quietHours).quiet) keep(await this.flush(ops, deferred, now, policy));
+    const flushed = deferred.length > 0 && !at.quiet.quiet;
+    if (flushed) keep(await this.flush(ops, deferred, now, policy));
 
-    return { sent, rows: woken, next: await this.nextDue(ops, now, policy) };
+    return { sent, rows: woken, next: await this.nextDue(ops, at, deferred.length > 0 && !flushed) };
   }
 
   /** Folds the deferred interruptions into one digest (none when nothing is left to say), in the tick's transaction. */
@@ -425,24 +436,16 @@ export class Planner {
   }
 
   /** When the tick next has something to do (ms UTC), or null. */
-  private async nextDue(ops: OutboxOps, now: number, policy: NotificationPolicy): Promise<number | null> {
-    const [held, mutes, snooze, deferred] = await Promise.all([
-      ops.deliveriesWithStatus('held'),
-      ops.mutes(),
-      ops.nextSnoozeEnd(),
-      ops.deliveriesWithStatus('deferred'),
-    ]);
-    const flaps = await ops.flapping(Number.MAX_SAFE_INTEGER);
+  private async nextDue(ops: OutboxOps, { now, quiet }: Moment, stillDeferred: boolean): Promise<number | null> {
+    const [held, mutes, snooze, flaps] = await Promise.all([ops.deliveriesWithStatus('held'), ops.mutes(), ops.nextSnoozeEnd(), ops.flapping(Number.MAX_SAFE_INTEGER)]);
     const candidates = [
       ...held.flatMap((d) => (d.dueAt === null ? [] : [d.dueAt])),
       ...mutes.map((mute) => mute.until),
       ...flaps.map((state) => state.lastChangeAt + this.flap.stableMs),
       ...(snooze === null ? [] : [snooze]),
     ];
-    if (deferred.length > 0) {
-      const quiet = quietAt(now, policy.quietHours);
-      if (quiet.quiet && quiet.endsAt !== undefined) candidates.push(quiet.endsAt);
-    }
+    // What stays deferred goes out when the quiet period ends.
+    if (stillDeferred && quiet.quiet && quiet.endsAt !== undefined) candidates.push(quiet.endsAt);
     return candidates.length === 0 ? null : Math.max(now, Math.min(...candidates));
   }
 }
