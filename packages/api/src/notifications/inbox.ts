@@ -4,7 +4,7 @@ import type { RelayEvent } from '@dash/webhooks';
 import type { Logger } from '../context.ts';
 import type { DataCache } from '../data/cache.ts';
 import { NotificationHub } from './hub.ts';
-import { defaultFlapSettings, Planner, type FlapSettings, type PlannedEvent } from './policy/planner.ts';
+import { defaultFlapSettings, deliverableChannels, Planner, type FlapSettings, type PlannedEvent } from './policy/planner.ts';
 import { evaluate } from './policy/rules.ts';
 import { PolicySettings } from './policy/settings.ts';
 import { projectRefs, staleRoutes, toIncoming } from './resolve.ts';
@@ -197,7 +197,7 @@ export class Inbox {
     const decided = new Map<string, PolicyDecision>();
     const incoming = events.map((event) => {
       const base = toIncoming(event, refs);
-      const decision = evaluate(base, { projectSlug: base.projectSlug, payload: event.payload }, policy);
+      const decision = evaluate(base, { projectSlug: base.projectSlug, payload: event.payload }, { ...policy, available: deliverableChannels });
       decided.set(base.sourceEventId, decision);
       return { ...base, severity: decision.severity, decision: storedOf(decision) };
     });
@@ -226,7 +226,11 @@ export class Inbox {
   async dryRun(input: DryRunEvent, at: number, override: Partial<NotificationPolicy> = {}): Promise<{ decision: PolicyDecision; stored: StoredDecision }> {
     const policy = { ...(await this.policy.get()), ...override };
     const subjectKey = input.transition === null ? null : input.subjectKey;
-    const decision = evaluate({ ...input, transition: subjectKey === null ? null : input.transition }, { projectSlug: input.project, payload: input.payload }, policy);
+    const decision = evaluate(
+      { ...input, transition: subjectKey === null ? null : input.transition },
+      { projectSlug: input.project, payload: input.payload },
+      { ...policy, available: deliverableChannels },
+    );
     const iso = new Date(at).toISOString();
     const event: IncomingEvent = {
       sourceEventId: 'dry-run',

@@ -281,6 +281,8 @@ describe.for([
     const dash = await quietDashboard();
     const result = await dash.ingest(events.deploy('d1', NIGHT));
     expect(result.sent).toEqual([expect.objectContaining({ purpose: 'first', message: expect.objectContaining({ severity: 'error' }) })]);
+    // Email has no sender yet: the decision does not claim one.
+    expect(result.changed[0]?.decision?.channels).toEqual(['inApp', 'browser']);
     expect((await traceOf(dash, 'Deploy failed: shop (production)')).at(-1)).toMatchObject({ stage: 'quiet_hours', verdict: 'sent' });
   });
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type DecisionTraceEntry,
   type DeliveryOutcome,
+  type InterruptChannel,
   type NotificationPolicy,
   type PolicyDecision,
   type StoredDecision,
@@ -21,6 +22,12 @@ import { localTime, quietAt, type QuietState } from './quiet-hours.ts';
  */
 
 const MINUTE = 60_000;
+
+/**
+ * The interrupting channels the pipeline delivers. Email joins once the alerts feature has its sender: until then
+ * no preference or rule opens it, so no decision claims an email that nothing would send.
+ */
+export const deliverableChannels: readonly InterruptChannel[] = ['browser'];
 
 export interface FlapSettings {
   /** How long a monitor's outage is held before it interrupts: a recovery within it cancels the interruption. */

@@ -98,12 +98,18 @@ export interface PreferenceOutcome {
 }
 
 /**
- * The interrupting channels a preference opens for an event of a severity and kind. A preference that
+ * The interrupting channels a preference opens for an event of a severity and kind, among those `available`
+ * (a channel with nothing to send it, such as email before a sender is configured, is never opened). A preference that
  * is off, or an event below its `minSeverity`, opens none (the event is still in the app); otherwise its
  * switches decide, whatever the kind. Without a preference, the built-in defaults: browser for alerts
  * at warning and above, email for errors only, and changes in-app only.
  */
-export function preferenceChannels(preference: NotificationPreference | null, severity: NotificationSeverity, kind: EventKind): PreferenceOutcome {
+export function preferenceChannels(
+  preference: NotificationPreference | null,
+  severity: NotificationSeverity,
+  kind: EventKind,
+  available: readonly InterruptChannel[] = ['browser', 'email'],
+): PreferenceOutcome {
   const entry = (verdict: DecisionTraceEntry['verdict'], why: string): DecisionTraceEntry => ({
     stage: 'preference',
     id: preferenceId(preference),
@@ -113,15 +119,15 @@ export function preferenceChannels(preference: NotificationPreference | null, se
   });
   if (!preference) {
     const channels: InterruptChannel[] = [];
-    if (kind === 'alert' && severityRank[severity] >= severityRank.warning) channels.push('browser');
-    if (kind === 'alert' && severity === 'error') channels.push('email');
+    if (kind === 'alert' && severityRank[severity] >= severityRank.warning && available.includes('browser')) channels.push('browser');
+    if (kind === 'alert' && severity === 'error' && available.includes('email')) channels.push('email');
     const why = kind === 'change' ? 'a change: in-app only' : `an alert at ${severity}: ${describeChannels(channels)}`;
     return { channels, trace: entry('applied', why) };
   }
   if (!preference.enabled) return { channels: [], trace: entry('disabled', 'turned off: in-app only') };
   if (severityRank[severity] < severityRank[preference.minSeverity])
     return { channels: [], trace: entry('below_min_severity', `${severity} is below ${preference.minSeverity}: in-app only`) };
-  const channels = (['browser', 'email'] as const).filter((channel) => preference.channels[channel]);
+  const channels = (['browser', 'email'] as const).filter((channel) => preference.channels[channel] && available.includes(channel));
   return { channels, trace: entry('applied', `${severity}: ${describeChannels(channels)}`) };
 }
 

@@ -181,6 +181,18 @@ describe('evaluate', () => {
     expect(decision).toMatchObject({ discarded: false, silenced: true });
   });
 
+  it('never opens a channel that cannot deliver, neither by default nor by a preference or a rule, and does not name it', () => {
+    const emailAll: NotificationPreference = { integration: '*', type: '*', enabled: true, minSeverity: 'info', channels: { browser: true, email: true } };
+    const browserOnly = { available: ['browser'] as const };
+    const byDefault = evaluate(event({ severity: 'error' }), production, { ...policy([]), ...browserOnly });
+    expect(byDefault.channels).toEqual(['inApp', 'browser']);
+    expect(byDefault.trace[0]?.why).toBe('an alert at error: in-app, browser');
+    const asked = evaluate(event(), production, { ...policy([rule({}, { addChannels: ['email'] })], [emailAll]), ...browserOnly });
+    expect(asked.channels).toEqual(['inApp', 'browser']);
+    // With both available (the default), the same policy opens email.
+    expect(evaluate(event(), production, policy([rule({}, { addChannels: ['email'] })], [emailAll])).channels).toEqual(['inApp', 'browser', 'email']);
+  });
+
   it('does not change its inputs', () => {
     const deepFreeze = <T>(value: T): T => {
       if (value && typeof value === 'object') {

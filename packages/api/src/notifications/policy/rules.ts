@@ -40,6 +40,8 @@ export interface Policy {
   /** In evaluation order (their position). */
   rules: readonly NotificationRule[];
   preferences: readonly NotificationPreference[];
+  /** The interrupting channels that can deliver (both when absent); a rule or preference cannot open another. */
+  available?: readonly InterruptChannel[];
 }
 
 /**
@@ -64,7 +66,8 @@ export interface Policy {
  */
 export function evaluate(event: PolicyEvent, context: PolicyContext, policy: Policy): PolicyDecision {
   const preference = preferenceFor(policy.preferences, event.integration, event.type);
-  const first = preferenceChannels(preference, event.severity, eventKind(event.transition, event.severity));
+  const available = policy.available ?? (['browser', 'email'] as const);
+  const first = preferenceChannels(preference, event.severity, eventKind(event.transition, event.severity), available);
   const trace: DecisionTraceEntry[] = [first.trace];
 
   let severity = event.severity;
@@ -86,9 +89,9 @@ export function evaluate(event: PolicyEvent, context: PolicyContext, policy: Pol
   }
 
   const kind = eventKind(event.transition, severity);
-  const final = severity === event.severity ? first : preferenceChannels(preference, severity, kind);
+  const final = severity === event.severity ? first : preferenceChannels(preference, severity, kind, available);
   if (final !== first) trace.push({ ...final.trace, why: `read again at ${severity}: ${final.trace.why}` });
-  const interrupting = (['browser', 'email'] as const).filter((channel) => channelSettings.get(channel) ?? final.channels.includes(channel));
+  const interrupting = (['browser', 'email'] as const).filter((channel) => available.includes(channel) && (channelSettings.get(channel) ?? final.channels.includes(channel)));
 
   let channels: NotificationChannel[] = ['inApp', ...interrupting];
   if (discarded) channels = [];
