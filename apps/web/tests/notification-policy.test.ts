@@ -321,7 +321,9 @@ describe('notification policy in the browser', () => {
     expect(await row.evaluate((element) => element === document.activeElement)).toBe(true);
     expect(await alerts.locator('[data-tag]').count()).toBe(0);
 
-    // A toast goes by itself after a few seconds.
+    // A toast goes by itself after a few seconds, unless the pointer rests on it (it waits for the reader
+    // then): the pointer leaves the spot where the last click left it, over the toasts.
+    await page.mouse.move(0, 0);
     await deliverVercel(target, 'deployment.succeeded');
     const recovery = alerts.locator(`[data-tag="${SUBJECT}"]`);
     await recovery.waitFor({ timeout: 10_000 });
