@@ -737,7 +737,7 @@ function benchPolicy() {
   }
   return {
     rules,
-    quietHours: { enabled: true, timezone: 'UTC', windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: at(hour - 2), end: at(hour + 3) }], pauseUntil: null },
+    quietHours: { enabled: true, timezone: 'UTC', windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: at(hour - 2), end: at(hour + 3) }] },
   };
 }
 

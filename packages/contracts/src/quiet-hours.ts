@@ -68,6 +68,13 @@ export const quietHoursSchema = z.strictObject({
 });
 export type QuietHours = z.infer<typeof quietHoursSchema>;
 
+/**
+ * Saving quiet hours: the weekly windows and their zone. The pause is kept on its own (`POST …/pause`), so a save
+ * from a form that loaded an older pause never cancels or revives one set meanwhile.
+ */
+export const saveQuietHoursSchema = quietHoursSchema.omit({ pauseUntil: true });
+export type QuietHoursSettings = z.infer<typeof saveQuietHoursSchema>;
+
 /** Off, with the common 22:00–07:00 window ready to switch on. */
 export const defaultQuietHours: QuietHours = {
   enabled: false,

@@ -6,7 +6,7 @@ import type { DataCache } from '../data/cache.ts';
 import { NotificationHub } from './hub.ts';
 import { defaultFlapSettings, deliverableChannels, Planner, type FlapSettings, type PlannedEvent } from './policy/planner.ts';
 import { evaluate } from './policy/rules.ts';
-import { PolicySettings } from './policy/settings.ts';
+import { PolicySettings, type PolicyParts } from './policy/settings.ts';
 import { projectRefs, staleRoutes, toIncoming } from './resolve.ts';
 
 const DAY = 86_400_000;
@@ -289,7 +289,7 @@ export class Inbox {
   }
 
   /** Saves parts of the policy; the scheduler looks again at once (quiet hours switched off flush the digest). */
-  async savePolicy(parts: Partial<NotificationPolicy>): Promise<NotificationPolicy> {
+  async savePolicy(parts: PolicyParts): Promise<NotificationPolicy> {
     const policy = await this.policy.save(parts);
     this.wakeBy(this.now());
     return policy;

@@ -6,7 +6,7 @@ import {
   notificationPolicySchema,
   notificationPolicyViewSchema,
   pauseNotificationsSchema,
-  quietHoursSchema,
+  saveQuietHoursSchema,
   saveNotificationPreferencesSchema,
   saveNotificationRulesSchema,
   snoozeSchema,
@@ -223,9 +223,9 @@ export const notificationsRouter = router({
     .output(notificationPolicyViewSchema)
     .mutation(async ({ ctx, input }) => policyView(ctx, await ctx.notifications.inbox.savePolicy({ rules: input.rules }))),
 
-  /** Replaces the quiet hours (the weekly windows, their time zone, and the pause). */
+  /** Replaces the quiet hours (the weekly windows and their time zone); the pause is `pause`'s. */
   saveQuietHours: publicProcedure
-    .input(quietHoursSchema)
+    .input(saveQuietHoursSchema)
     .output(notificationPolicyViewSchema)
     .mutation(async ({ ctx, input }) => policyView(ctx, await ctx.notifications.inbox.savePolicy({ quietHours: input }))),
 
@@ -234,10 +234,8 @@ export const notificationsRouter = router({
     .input(pauseNotificationsSchema)
     .output(notificationPolicyViewSchema)
     .mutation(async ({ ctx, input }) => {
-      const { inbox } = ctx.notifications;
       if (input.until !== null && Date.parse(input.until) <= ctx.data.connections.clock.now()) throw fail('BAD_REQUEST', 'until is in the past: pick a later time');
-      const { quietHours } = await inbox.policy.get();
-      return policyView(ctx, await inbox.savePolicy({ quietHours: { ...quietHours, pauseUntil: input.until } }));
+      return policyView(ctx, await ctx.notifications.inbox.savePolicy({ pauseUntil: input.until }));
     }),
 
   /** What an event would do (at `at`, default now), under the saved policy or unsaved edits; the same code as a real ingest, writing nothing. */

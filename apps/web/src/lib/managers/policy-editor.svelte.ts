@@ -326,7 +326,9 @@ export class PolicyEditor {
 
   async saveQuietHours(): Promise<void> {
     await this.quietForm.submit(async () => {
-      this.view = await api.notifications.saveQuietHours.mutate(quietHoursOf(this.quiet, this.view.quietHours.pauseUntil));
+      // The windows only: the pause is saved on its own, so this save never undoes one set elsewhere.
+      const { pauseUntil: _pause, ...windows } = quietHoursOf(this.quiet, null);
+      this.view = await api.notifications.saveQuietHours.mutate(windows);
       return this.view.quietHours.enabled ? 'Quiet hours saved: they are on.' : 'Quiet hours saved: they are off.';
     });
   }
