@@ -148,7 +148,8 @@ export type Interruption = z.infer<typeof interruptionSchema>;
 /** What the live stream sends: a row that is new or changed (with the unread count after it), an interruption, or "refetch". */
 export const notificationStreamEventSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('notification'), notification: notificationSchema, unreadCount: z.number().int() }),
-  z.object({ kind: z.literal('interrupt'), interrupt: interruptionSchema }),
+  /** `replayed`: sent while this client was away (a reconnect's replay): for the record, not to pop up now. */
+  z.object({ kind: z.literal('interrupt'), interrupt: interruptionSchema, replayed: z.boolean() }),
   /** More changed while the client was away than the stream replays: load the list again. */
   z.object({ kind: z.literal('reset'), unreadCount: z.number().int() }),
 ]);

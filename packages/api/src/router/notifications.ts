@@ -159,6 +159,8 @@ export const notificationsRouter = router({
       // The client going away, or the server shutting down, ends the stream.
       const signal = request ? AbortSignal.any([request, hub.closed]) : hub.closed;
       const pending: (NotificationRow | DeliveryRow)[] = [];
+      /** Interruptions sent while the client was away: it gets them, marked, so it does not pop them up late. */
+      const replayed = new Set<string>();
       let wake: (() => void) | undefined;
       const unsubscribe = hub.subscribe((rows, sent) => {
         pending.push(...rows, ...sent);
@@ -171,6 +173,7 @@ export const notificationsRouter = router({
         if (last !== undefined) {
           const [changed, sent] = await Promise.all([ctx.store.notifications.changedSince(last, REPLAY_LIMIT + 1), ctx.store.notifications.sentSince(last, REPLAY_LIMIT + 1)]);
           const missed = [...changed, ...sent];
+          for (const delivery of sent) replayed.add(delivery.id);
           if (missed.length > REPLAY_LIMIT) {
             // Resume from the newest row after this: the client reloads the list instead of replaying.
             last = Math.max(last, await ctx.store.notifications.latestSeq());
@@ -194,7 +197,7 @@ export const notificationsRouter = router({
             last = item.seq ?? 0;
             const event: NotificationStreamEvent =
               'purpose' in item
-                ? { kind: 'interrupt', interrupt: interruptionOf(item) }
+                ? { kind: 'interrupt', interrupt: interruptionOf(item), replayed: replayed.delete(item.id) }
                 : { kind: 'notification', notification: notificationOf(item, muted), unreadCount };
             yield tracked(String(last), event);
           }

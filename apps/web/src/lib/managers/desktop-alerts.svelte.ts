@@ -28,8 +28,8 @@ export type OpenTarget = (target: { notificationId: string | null; url: string |
 
 const LOCK = 'dash-desktop-alerts';
 const CHANNEL = 'dash-desktop-alerts';
-/** An interruption older than this is a replay (a reconnect): it is not shown again. */
-const STALE_MS = 60_000;
+/** How long the ids of interruptions already handled are kept (the tabs' local clocks only: the server's is never compared). */
+const REMEMBER_MS = 120_000;
 const TOAST_MS = 6_000;
 /** How long the tab that shows desktop notifications waits to hear that a tab being looked at toasted it instead. */
 const GRACE_MS = 400;
@@ -136,9 +136,6 @@ class DesktopAlerts {
     this.forget(now);
     if (this.seen.has(interrupt.id)) return;
     this.seen.set(interrupt.id, now);
-    const at = Date.parse(interrupt.at);
-    // A replay after a reconnect (or an unreadable time): already told, or too late to matter.
-    if (!Number.isFinite(at) || now - at > STALE_MS) return;
     if (attentive()) {
       this.toast(interrupt);
       this.post({ type: 'handled', id: interrupt.id });
@@ -248,11 +245,11 @@ class DesktopAlerts {
     }
   }
 
-  /** Ids are kept for twice the staleness window: anything older is ignored by its time anyway. */
+  /** Ids are kept a while: a copy of an interruption (another tab's message) comes within moments, never later. */
   private forget(now: number) {
     for (const map of [this.seen, this.handledElsewhere]) {
       if (map.size < 200) continue;
-      for (const [id, at] of map) if (now - at > 2 * STALE_MS) map.delete(id);
+      for (const [id, at] of map) if (now - at > REMEMBER_MS) map.delete(id);
     }
   }
 }

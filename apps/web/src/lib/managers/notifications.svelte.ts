@@ -24,6 +24,7 @@ export class InboxState {
   /** Whether the list has been loaded at least once (an empty inbox vs one not asked yet). */
   loaded = $state(false);
   /** Interruptions from the stream (a toast, a desktop notification); the inbox itself has nothing to do with them. */
+  /** Interruptions as they are sent; those a reconnect replays are for the record and not passed on. */
   onInterrupt: ((interrupt: Interruption) => void) | undefined;
   private stop: (() => void) | undefined;
 
@@ -47,7 +48,7 @@ export class InboxState {
 
   private receive(event: NotificationStreamEvent) {
     if (event.kind === 'interrupt') {
-      this.onInterrupt?.(event.interrupt);
+      if (!event.replayed) this.onInterrupt?.(event.interrupt);
       return;
     }
     this.unread = event.unreadCount;

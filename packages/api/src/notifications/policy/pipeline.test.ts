@@ -510,6 +510,10 @@ describe.for([
     const received = [await first, await stream.next()];
     expect(received.map(({ event }) => event.kind)).toEqual(['notification', 'interrupt']);
     expect(received[1]?.id).toBe(String(result.sent[0]?.seq));
-    expect(received[1]?.event).toMatchObject({ kind: 'interrupt', interrupt: { purpose: 'first', tag: 'vercel:prj_shop:production', notificationId: result.changed[0]?.id } });
+    expect(received[1]?.event).toMatchObject({ kind: 'interrupt', replayed: false, interrupt: { purpose: 'first', tag: 'vercel:prj_shop:production', notificationId: result.changed[0]?.id } });
+    // A client that reconnects after the row gets the interruption again, marked as a replay (not to pop up late).
+    const again = await notificationStream(dash.ctx, { lastEventId: Number(received[0]?.id), interrupts: true });
+    cleanup.push(again.close);
+    expect(await again.next()).toMatchObject({ id: received[1]?.id, event: { kind: 'interrupt', replayed: true } });
   });
 });
