@@ -96,7 +96,7 @@ const momentOf = (now: number, policy: NotificationPolicy): Moment => ({ now, zo
 
 /** Sent now, or deferred to the digest when quiet hours or the pause hold interruptions back. */
 function release({ now, zone, quiet }: Moment, bypass: boolean): { status: 'sent' | 'deferred'; dueAt: number | null; entry: DecisionTraceEntry } {
-  if (!quiet.quiet) return { status: 'sent', dueAt: null, entry: step('delivery', 'sent', 'browser notification sent') };
+  if (!quiet.quiet) return { status: 'sent', dueAt: null, entry: step('delivery', 'sent', 'sent to the open dashboard tabs: a browser notification where the dashboard is hidden, a toast where it is in view') };
   const stage = quiet.reason === 'pause' ? 'pause' : 'quiet_hours';
   const until = quiet.endsAt === undefined ? 'until the settings change' : `until ${wall(quiet.endsAt, now, zone)}`;
   if (bypass) return { status: 'sent', dueAt: null, entry: step(stage, 'sent', `${stage === 'pause' ? 'paused' : 'quiet hours'} ${until}, but this one goes through (critical, or a rule says so)`) };
