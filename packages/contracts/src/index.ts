@@ -7,3 +7,4 @@ export * from './auth.ts';
 export * from './notifications.ts';
 export * from './quiet-hours.ts';
 export * from './policy.ts';
+export * from './database.ts';

@@ -19,24 +19,31 @@ export interface StoreOptions {
   authToken?: string;
   /** Holds the drizzle-kit migrations: `sqlite/` and `pg/`. */
   migrationsDir: string;
+  /** False: open without migrating; the tables must be current already (a database whose SQL someone runs by hand). */
+  migrate?: boolean;
+  /** Postgres: prepared statements; off for a transaction-mode pooler (Supabase's on port 6543 has none). Default on. */
+  prepare?: boolean;
+  /** Postgres: TLS, as postgres.js's `ssl` (`'require'` encrypts without verifying); the URL's `sslmode` when absent. */
+  ssl?: 'require' | false;
 }
 
 const sqliteSchemes = ['file:', 'libsql:', 'http:', 'https:', 'ws:', 'wss:'];
 const postgresSchemes = ['postgres:', 'postgresql:'];
 
 /** Connects to the database the URL names and brings its schema up to date. */
-export async function openStore({ url, authToken, migrationsDir }: StoreOptions): Promise<Store> {
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const { url, authToken, migrationsDir, migrate = true } = options;
   // Only the scheme goes into the error: the rest of the URL may hold a password.
   const scheme = /^[a-z][a-z\d+.-]*:/i.exec(url)?.[0].toLowerCase() ?? '';
-  if (postgresSchemes.includes(scheme)) return openPostgres(url, join(migrationsDir, 'pg'));
-  if (sqliteSchemes.includes(scheme)) return openSqlite(url, authToken, join(migrationsDir, 'sqlite'));
+  if (postgresSchemes.includes(scheme)) return openPostgres(url, migrate ? join(migrationsDir, 'pg') : undefined, options);
+  if (sqliteSchemes.includes(scheme)) return openSqlite(url, authToken, migrate ? join(migrationsDir, 'sqlite') : undefined);
   throw new Error(
     `Unsupported database URL scheme ${scheme ? `"${scheme}"` : '(none)'}: use file:, libsql://, http(s):// or ws(s):// ` +
       'for SQLite/libSQL, or postgres:// or postgresql:// for Postgres',
   );
 }
 
-async function openSqlite(url: string, authToken: string | undefined, migrationsFolder: string): Promise<Store> {
+async function openSqlite(url: string, authToken: string | undefined, migrationsFolder: string | undefined): Promise<Store> {
   const local = url.toLowerCase().startsWith('file:');
   if (local) mkdirSync(dirname(filePath(url)), { recursive: true });
   const client = createClient({ url, authToken });
@@ -54,7 +61,7 @@ async function openSqlite(url: string, authToken: string | undefined, migrations
     const lockKey = local ? `file:${resolve(filePath(url))}` : url;
     // Remote statements are not queued: they do not block this thread, and a queue would cost round trips.
     const db = drizzleSqlite(local ? queuedClient(client, lockKey) : client);
-    await migrateSqlite(db, { migrationsFolder });
+    if (migrationsFolder) await migrateSqlite(db, { migrationsFolder });
     if (local) {
       writer = createClient({ url });
       await writer.execute(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -67,11 +74,15 @@ async function openSqlite(url: string, authToken: string | undefined, migrations
   }
 }
 
-async function openPostgres(url: string, migrationsFolder: string): Promise<Store> {
-  const client = postgres(url, { onnotice: () => {} });
+async function openPostgres(url: string, migrationsFolder: string | undefined, { prepare, ssl }: Pick<StoreOptions, 'prepare' | 'ssl'>): Promise<Store> {
+  const client = postgres(url, {
+    onnotice: () => {},
+    ...(prepare === undefined ? {} : { prepare }),
+    ...(ssl === undefined ? {} : { ssl }),
+  });
   try {
     const db = drizzlePg(client);
-    await migratePg(db, { migrationsFolder });
+    if (migrationsFolder) await migratePg(db, { migrationsFolder });
     return pgStore(db);
   } catch (error) {
     await client.end();
@@ -96,3 +107,4 @@ export function redactDatabaseUrl(url: string): string {
     .replace(/([?&](?:authToken|password)=)[^&#]*/gi, '$1***');
 }
 export { memoizeReads } from './memo.ts';
+export { migrationsOf, migrationStatements, tablesState } from './migrations.ts';

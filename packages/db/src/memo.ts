@@ -58,6 +58,7 @@ export function memoizeReads(store: Store, { maxAgeMs = 1000, now = () => Date.n
       },
       update: writing((update) => store.settings.update(update)),
     },
+    transfer: { ...store.transfer, restore: writing((tables) => store.transfer.restore(tables)) },
     projects: {
       list: async () => [...(await listProjects())],
       get: async (slug) => (await listProjects()).find((project) => project.slug === slug),

@@ -1,5 +1,5 @@
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm';
-import type { PreparedQueryConfig } from 'drizzle-orm/pg-core';
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm';
+import type { PgTable, PreparedQueryConfig } from 'drizzle-orm/pg-core';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Sql } from 'postgres';
 import {
@@ -17,6 +17,8 @@ import {
   relayCursor,
   userSettings,
 } from './schema/pg.ts';
+import * as pgSchema from './schema/pg.ts';
+import { countRows, dumpRows, dumpTablesOf, restoreRows, type TransferOps } from './transfer.ts';
 import {
   CLAIM_TAIL,
   createdValues,
@@ -143,6 +145,21 @@ function ingestOps(tx: Tx): IngestOps {
     async insertEvents(events) {
       await run(tx, insertStatement(notificationEvents, events, pgPlaceholder));
     },
+  };
+}
+
+const dumped = dumpTablesOf(pgSchema);
+
+/** The transfer's statements on a transaction (or the plain connection, for counts). */
+function pgTransfer(q: Pick<Tx, 'select' | 'insert' | 'delete' | 'execute'>): TransferOps {
+  return {
+    select: (table) => q.select().from(table as PgTable),
+    count: async (table) => (await q.select({ n: count() }).from(table as PgTable))[0]?.n ?? 0,
+    deleteAll: async (table) => void (await q.delete(table as PgTable)),
+    insert: async (table, rows) => void (await q.insert(table as PgTable).values(rows)),
+    // Never backwards: a live stream that saw a seq must not see it handed out again.
+    advanceSeq: async (seq) =>
+      void (await q.execute(sql`select setval('notification_seq', greatest(${seq}::bigint, (select last_value from notification_seq)))`)),
   };
 }
 
@@ -454,6 +471,26 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
       async put(name, value) {
         await upsertSettings([{ key: metaKey(name), value }]);
       },
+    },
+
+    async lastMigration() {
+      // Two statements: Postgres resolves every table a statement names before running it.
+      const [table] = await db.execute<{ present: boolean }>(sql`select to_regclass('drizzle.__drizzle_migrations') is not null as present`);
+      if (!table?.present) return undefined;
+      const [row] = await db.execute<{ at: string | null }>(sql`select max(created_at)::text as at from drizzle.__drizzle_migrations`);
+      return row?.at == null ? undefined : Number(row.at);
+    },
+
+    transfer: {
+      // One snapshot: a dump taken while the dashboard runs is still one consistent moment.
+      dump: () => db.transaction((tx) => dumpRows(dumped, pgTransfer(tx)), { isolationLevel: 'repeatable read', accessMode: 'read only' }),
+      counts: () => countRows(dumped, pgTransfer(db)),
+      restore: (tables) =>
+        db.transaction(async (tx) => {
+          // Serialised with every writer of the inbox and its seqs.
+          await lockNotifications(tx);
+          await restoreRows(dumped, tables, pgTransfer(tx));
+        }, notificationTx),
     },
 
     async close() {

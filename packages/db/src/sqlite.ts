@@ -1,7 +1,7 @@
 import type { Client, InValue, ResultSet } from '@libsql/client';
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm';
 import type { LibSQLDatabase } from 'drizzle-orm/libsql';
-import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import type { BaseSQLiteDatabase, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import {
   apiCache,
   apiToken,
@@ -18,6 +18,8 @@ import {
   relayCursor,
   userSettings,
 } from './schema/sqlite.ts';
+import * as sqliteSchema from './schema/sqlite.ts';
+import { countRows, dumpRows, dumpTablesOf, restoreRows, type TransferOps } from './transfer.ts';
 import {
   CLAIM_TAIL,
   createdValues,
@@ -205,6 +207,24 @@ function sqliteOutbox(tx: Queryable, client: Client | undefined): OutboxOps {
     const last = await takeSeqs(tx, count);
     return Array.from({ length: count }, (_, index) => last - count + 1 + index);
   });
+}
+
+const dumped = dumpTablesOf(sqliteSchema);
+
+/** The transfer's statements on a transaction's connection (or the plain one, for counts). */
+function sqliteTransfer(q: Queryable): TransferOps {
+  return {
+    select: (table) => q.select().from(table as SQLiteTable),
+    count: async (table) => (await q.select({ n: count() }).from(table as SQLiteTable))[0]?.n ?? 0,
+    deleteAll: async (table) => void (await q.delete(table as SQLiteTable)),
+    insert: async (table, rows) => void (await q.insert(table as SQLiteTable).values(rows)),
+    // Never backwards: a live stream that saw a seq must not see it handed out again.
+    advanceSeq: async (seq) =>
+      void (await q
+        .insert(notificationSeq)
+        .values({ id: 1, last: seq })
+        .onConflictDoUpdate({ target: notificationSeq.id, set: { last: sql`max(${notificationSeq.last}, ${seq})` } })),
+  };
 }
 
 export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey, writer }: SqliteStoreOptions): Store {
@@ -542,6 +562,20 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
       async put(name, value) {
         await upsertSettings([{ key: metaKey(name), value }]);
       },
+    },
+
+    async lastMigration() {
+      const [table] = await db.all<{ name: string }>(sql`select name from sqlite_master where type = 'table' and name = '__drizzle_migrations'`);
+      if (!table) return undefined;
+      const [row] = await db.all<{ at: number | string | null }>(sql`select max(created_at) as at from __drizzle_migrations`);
+      return row?.at == null ? undefined : Number(row.at);
+    },
+
+    transfer: {
+      // In the write transaction: one consistent moment, serialised with the inbox's writers.
+      dump: () => transact((tx) => dumpRows(dumped, sqliteTransfer(tx))),
+      counts: () => countRows(dumped, sqliteTransfer(db)),
+      restore: (tables) => transact((tx) => restoreRows(dumped, tables, sqliteTransfer(tx))),
     },
 
     close() {

@@ -1,4 +1,4 @@
-import type { Project, ProjectCreate, ProjectPatch, Settings, SettingsUpdate } from '@dash/contracts';
+import type { DumpTableName, DumpTables, Project, ProjectCreate, ProjectPatch, Settings, SettingsUpdate } from '@dash/contracts';
 
 /** A project slug that is already taken. */
 export class ProjectExistsError extends Error {
@@ -405,6 +405,25 @@ export interface Store {
   meta: {
     get(key: string): Promise<unknown>;
     put(key: string, value: unknown): Promise<void>;
+  };
+
+  /**
+   * When drizzle's migrator (or the SQL `migrationStatements` gave someone to run) last brought this database up to
+   * date: the newest `created_at` (the migration's folder time, ms) of its bookkeeping table; undefined when none.
+   */
+  lastMigration(): Promise<number | undefined>;
+
+  /** Every stored row at once: an export, an import, a copy into another database (see contracts' `DumpTables`). */
+  transfer: {
+    /** The rows of every dumped table, read in one transaction. */
+    dump(): Promise<Required<DumpTables>>;
+    /** How many rows each dumped table holds. */
+    counts(): Promise<Record<DumpTableName, number>>;
+    /**
+     * Replaces the rows of each table `tables` names with the given ones (the tables it leaves out keep theirs), in
+     * one transaction: all or nothing. The notifications' sequence then hands out values above every restored seq.
+     */
+    restore(tables: DumpTables): Promise<void>;
   };
 
   close(): Promise<void>;

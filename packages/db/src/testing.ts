@@ -39,3 +39,13 @@ export async function scratchPostgres(): Promise<{ url: string; drop: () => Prom
     },
   };
 }
+
+/** Runs `work` with a plain connection to a test Postgres database (what a user's SQL editor would do), then closes it. */
+export async function withPostgres<T>(url: string, work: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+  const sql = postgres(url, { ...quiet, max: 1 });
+  try {
+    return await work(sql);
+  } finally {
+    await sql.end();
+  }
+}

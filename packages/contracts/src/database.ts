@@ -1,0 +1,362 @@
+import { z } from 'zod';
+import { credentialKeySchema } from './credentials.ts';
+import { notificationSeverities } from './notifications.ts';
+import { integrationsSchema, slugSchema } from './projects.ts';
+import { settingsSchema } from './settings.ts';
+
+/**
+ * Where the dashboard keeps what it stores: `sqlite` (embedded, the default), `hosted_db_1` (Supabase: Postgres),
+ * `hosted_db_2` (Turso: libSQL over HTTP), `hosted_db_3` (PlanetScale: MySQL).
+ */
+export const databaseProviders = ['sqlite', 'hosted_db_1', 'hosted_db_2', 'hosted_db_3'] as const;
+export const databaseProviderSchema = z.enum(databaseProviders);
+export type DatabaseProvider = z.infer<typeof databaseProviderSchema>;
+
+/** Human names, for messages and the settings page. */
+export const databaseProviderNames: Record<DatabaseProvider, string> = {
+  sqlite: 'Embedded SQLite',
+  hosted_db_1: 'Supabase',
+  hosted_db_2: 'Turso',
+  hosted_db_3: 'PlanetScale',
+};
+
+const scheme = (url: string) => /^[a-z][a-z\d+.-]*:/i.exec(url)?.[0].toLowerCase();
+const parses = (url: string) => URL.canParse(url);
+const secret = (what: string) => z.string().min(1, `${what} is required`).max(8192);
+
+export const sqliteConfigSchema = z.strictObject({
+  /** The database file; relative paths start at the dashboard's folder. Default `data/dashboard.db`. */
+  path: z
+    .string()
+    .trim()
+    .min(1)
+    .max(1024)
+    .refine((path) => !path.includes('\0') && path !== ':memory:', 'A file path such as data/dashboard.db')
+    .optional(),
+});
+
+export const hostedDb1ConfigSchema = z.strictObject({
+  /** The connection string from Supabase's Connect panel (direct, session pooler on 5432, or transaction pooler on 6543). */
+  url: z
+    .string()
+    .trim()
+    .max(2048)
+    .refine((url) => ['postgres:', 'postgresql:'].includes(scheme(url) ?? '') && parses(url), 'A postgresql://… connection string from Supabase → Connect'),
+});
+
+export const hostedDb2ConfigSchema = z.strictObject({
+  /** `libsql://<db>-<org>.turso.io` (or its https:// form). */
+  url: z
+    .string()
+    .trim()
+    .max(2048)
+    .refine((url) => ['libsql:', 'https:', 'http:'].includes(scheme(url) ?? '') && parses(url), 'A libsql://<database>-<org>.turso.io URL'),
+  /** `turso db tokens create <database>`. */
+  authToken: secret('The auth token'),
+});
+
+export const hostedDb3ConfigSchema = z.strictObject({
+  /** `aws.connect.psdb.cloud`, optionally with `:port`. */
+  host: z
+    .string()
+    .trim()
+    .min(1, 'The host is required')
+    .max(255)
+    .regex(/^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9a-fA-F:]+\](?::\d{1,5})?$/, 'A host name such as aws.connect.psdb.cloud'),
+  username: z.string().trim().min(1, 'The username is required').max(255),
+  password: secret('The password'),
+  database: z
+    .string()
+    .trim()
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]*$/, 'A database name: letters, digits, _ and -')
+    .optional(),
+});
+
+export type SqliteConfig = z.infer<typeof sqliteConfigSchema>;
+export type HostedDb1Config = z.infer<typeof hostedDb1ConfigSchema>;
+export type HostedDb2Config = z.infer<typeof hostedDb2ConfigSchema>;
+export type HostedDb3Config = z.infer<typeof hostedDb3ConfigSchema>;
+
+/** A provider with its configuration: what the dashboard connects to. */
+export const databaseChoiceSchema = z.discriminatedUnion('provider', [
+  z.strictObject({ provider: z.literal('sqlite'), config: sqliteConfigSchema }),
+  z.strictObject({ provider: z.literal('hosted_db_1'), config: hostedDb1ConfigSchema }),
+  z.strictObject({ provider: z.literal('hosted_db_2'), config: hostedDb2ConfigSchema }),
+  z.strictObject({ provider: z.literal('hosted_db_3'), config: hostedDb3ConfigSchema }),
+]);
+export type DatabaseChoice = z.infer<typeof databaseChoiceSchema>;
+
+/** On a switch: copy this dashboard's data into the new database, or use the data already there. */
+export const switchDataSchema = z.enum(['copy', 'use']);
+export type SwitchData = z.infer<typeof switchDataSchema>;
+
+/**
+ * `POST /api/database/config` and `/test`: a provider and its config. The config may be left out to use the one
+ * saved for that provider (so "check again" needs no password typed twice). `data` says what a switch does with
+ * the data; `replace` confirms that a copy may replace data the target already holds.
+ */
+export const databaseConfigInputSchema = z.strictObject({
+  provider: databaseProviderSchema,
+  config: z.record(z.string(), z.unknown()).optional(),
+  data: switchDataSchema.optional(),
+  replace: z.boolean().optional(),
+});
+export type DatabaseConfigInput = z.infer<typeof databaseConfigInputSchema>;
+
+export const databaseTestInputSchema = databaseConfigInputSchema.pick({ provider: true, config: true });
+
+/** Where the dashboard's database comes from: `DATABASE_URL`, a choice made in the dashboard, or the default. */
+export const databaseSourceSchema = z.enum(['env', 'dashboard', 'default']);
+
+/** What a provider's tables look like: all there and current, some migrations not applied, or none. */
+export const tablesStateSchema = z.enum(['current', 'outdated', 'missing']);
+export type TablesState = z.infer<typeof tablesStateSchema>;
+
+/** A provider as the page shows it: never a password, token or full connection string. */
+export const databaseTargetSchema = z.object({
+  provider: databaseProviderSchema,
+  /** `data/dashboard.db`, `aws-0-eu-central-1.pooler.supabase.com:6543/postgres (transaction pooler)`, … */
+  description: z.string(),
+});
+
+/** `GET /api/database/config`. */
+export const databaseStatusSchema = z.object({
+  /** The chosen provider. */
+  provider: databaseProviderSchema,
+  /** True when the chosen provider is the one the dashboard reads and writes now. */
+  configured: z.boolean(),
+  source: databaseSourceSchema,
+  description: z.string(),
+  /** What the dashboard reads and writes now (the previous store while a switch waits). */
+  serving: databaseTargetSchema,
+  /** Why the chosen provider does not serve yet (unreachable, tables missing, copy-or-use not chosen), or null. */
+  problem: z.string().nullable(),
+  /** The switch waiting for the problem to go: what it will do with the data. */
+  data: switchDataSchema.nullable(),
+});
+export type DatabaseStatus = z.infer<typeof databaseStatusSchema>;
+
+/** What a copy wrote, table by table. */
+export const tableCountsSchema = z.record(z.string(), z.number().int().nonnegative());
+export type TableCounts = z.infer<typeof tableCountsSchema>;
+
+/** `POST /api/database/config`: the status after the choice, whether it switched, and what a copy wrote. */
+export const databaseConfigResultSchema = databaseStatusSchema.extend({
+  switched: z.boolean(),
+  copied: tableCountsSchema.nullable(),
+});
+export type DatabaseConfigResult = z.infer<typeof databaseConfigResultSchema>;
+
+/** `POST /api/database/test`. */
+export const databaseTestResultSchema = z.discriminatedUnion('success', [
+  z.object({
+    success: z.literal(true),
+    tables: tablesStateSchema,
+    /** Rows of the dashboard's data there (projects, credentials, settings, notifications…); 0 when empty or no tables. */
+    rows: z.number().int().nonnegative(),
+  }),
+  z.object({ success: z.literal(false), error: z.string() }),
+]);
+export type DatabaseTestResult = z.infer<typeof databaseTestResultSchema>;
+
+/** `POST /api/database/migrate`: run (SQLite, Turso), or the SQL to run by hand (Supabase, PlanetScale). */
+export const databaseMigrateResultSchema = z.discriminatedUnion('migrated', [
+  z.object({ migrated: z.literal(true), provider: databaseProviderSchema }),
+  z.object({
+    migrated: z.literal(false),
+    provider: databaseProviderSchema,
+    /** Each a complete statement, in order; empty when the tables are already current. */
+    statements: z.array(z.string()),
+    /** Where to run them. */
+    where: z.string(),
+  }),
+]);
+export type DatabaseMigrateResult = z.infer<typeof databaseMigrateResultSchema>;
+
+// ---- The export dump ------------------------------------------------------------------------------------------
+
+/** The dump's format; an import of a newer one is refused. */
+export const DUMP_VERSION = 1;
+/** The largest dump an import takes. */
+export const MAX_DUMP_BYTES = 50 * 1024 * 1024;
+const MAX_ROWS = 200_000;
+/** Stored JSON values (settings, integrations) nest no deeper than this. */
+const MAX_JSON_DEPTH = 32;
+
+/** An instant, normalised the way the store writes them (`toISOString`), so SQLite's text comparisons hold. */
+const instant = z.iso.datetime({ offset: true }).transform((value) => new Date(value).toISOString());
+const ms = z.number().int().min(0).max(8.64e15);
+const text = (max = 2048) => z.string().max(max);
+const json = (max = 65_536) => z.string().max(max).refine(isJsonText, 'JSON text');
+
+function isJsonText(value: string): boolean {
+  try {
+    JSON.parse(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * How deep a parsed JSON value nests, counted without recursion (a hostile dump may nest thousands deep); the count
+ * stops just past `limit`.
+ */
+export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop() as [unknown, number];
+    if (item === null || typeof item !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > limit) return deepest;
+    for (const inner of Object.values(item)) stack.push([inner, depth + 1]);
+  }
+  return deepest;
+}
+
+const shallowJson = z.unknown().refine((value) => jsonDepth(value) <= MAX_JSON_DEPTH, `Nested deeper than ${MAX_JSON_DEPTH} levels`);
+const rows = <T extends z.ZodType>(row: T) => z.array(row).max(MAX_ROWS, `At most ${MAX_ROWS} rows`);
+const severity = z.enum(notificationSeverities);
+
+/**
+ * Every table a dump carries, row by row as the store keeps them (instants as ISO 8601, or ms where the column
+ * holds ms). Left out: `api_cache` (fetched again), `leases` (a process's, not data), the notification sequence
+ * (restored past the highest seq), and, in an export, `auth_session` (a browser's sign-in stays with it).
+ */
+export const dumpTablesSchema = z.strictObject({
+  user_settings: rows(z.strictObject({ key: text(512), value: shallowJson, updatedAt: instant })).optional(),
+  projects: rows(
+    z.strictObject({
+      slug: slugSchema,
+      name: z.string().trim().min(1).max(80),
+      color: text(32).nullable(),
+      integrations: integrationsSchema.partial(),
+      position: z.number().int(),
+      version: z.number().int().min(1),
+      createdAt: instant,
+      updatedAt: instant,
+    }),
+  ).optional(),
+  credentials: rows(z.strictObject({ key: credentialKeySchema, sealed: text(65_536), updatedAt: instant })).optional(),
+  auth_owner: rows(z.strictObject({ id: z.literal(1), passwordHash: text(512), createdAt: instant, updatedAt: instant }))
+    .max(1)
+    .optional(),
+  auth_session: rows(
+    z.strictObject({
+      id: text(128),
+      secretHash: text(128),
+      createdAt: instant,
+      lastSeenAt: instant,
+      userAgent: text(1024).nullable(),
+      ip: text(64).nullable(),
+    }),
+  ).optional(),
+  api_token: rows(
+    z.strictObject({
+      id: text(128),
+      name: text(200),
+      secretHash: text(128),
+      scope: z.enum(['read', 'write']),
+      createdAt: instant,
+      lastUsedAt: instant.nullable(),
+      expiresAt: instant.nullable(),
+    }),
+  ).optional(),
+  notifications: rows(
+    z.strictObject({
+      id: text(64),
+      seq: z.number().int().positive(),
+      createdSeq: z.number().int().positive(),
+      integration: text(64),
+      type: text(128),
+      subjectKey: text(512).nullable(),
+      status: z.enum(['open', 'resolved', 'info']),
+      severity,
+      title: text(),
+      url: text().nullable(),
+      projectSlug: text(64).nullable(),
+      eventCount: z.number().int().positive(),
+      firstAt: instant,
+      lastAt: instant,
+      resolvedAt: instant.nullable(),
+      receivedAt: instant,
+      readAt: instant.nullable(),
+      snoozedUntil: ms.nullable(),
+      decision: json().nullable(),
+    }),
+  ).optional(),
+  notification_events: rows(
+    z.strictObject({
+      id: text(64),
+      notificationId: text(64),
+      sourceEventId: text(512),
+      integration: text(64),
+      type: text(128),
+      subjectKey: text(512).nullable(),
+      transition: z.enum(['trigger', 'resolve']).nullable(),
+      severity,
+      title: text(),
+      url: text().nullable(),
+      projectSlug: text(64).nullable(),
+      occurredAt: instant,
+      receivedAt: instant,
+      relayEventId: text(128).nullable(),
+      decision: json().nullable(),
+    }),
+  ).optional(),
+  notification_dedup: rows(
+    z.strictObject({ sourceEventId: text(512), notificationId: text(64), firstSeenAt: instant, expiresAt: instant, hits: z.number().int().positive() }),
+  ).optional(),
+  notification_deliveries: rows(
+    z.strictObject({
+      id: text(64),
+      notificationId: text(64).nullable(),
+      subjectKey: text(512).nullable(),
+      channel: z.enum(['browser', 'email']),
+      purpose: z.enum(['first', 'resolve', 'repeat', 'flap_start', 'flap_end', 'digest']),
+      status: z.enum(['held', 'deferred', 'sent', 'cancelled', 'suppressed', 'digested', 'empty']),
+      reason: text(),
+      dueAt: ms.nullable(),
+      message: json(),
+      seq: z.number().int().positive().nullable(),
+      digestId: text(64).nullable(),
+      createdAt: ms,
+      sentAt: ms.nullable(),
+    }),
+  ).optional(),
+  notification_subjects: rows(
+    z.strictObject({ subjectKey: text(512), outages: json(), flappingSince: ms.nullable(), lastChangeAt: ms }),
+  ).optional(),
+  notification_mutes: rows(z.strictObject({ subjectKey: text(512), until: ms, createdAt: ms })).optional(),
+  relay_cursor: rows(z.strictObject({ relayUrl: text(), since: z.number().int().min(0), updatedAt: instant })).optional(),
+});
+export type DumpTables = z.infer<typeof dumpTablesSchema>;
+export type DumpTableName = keyof DumpTables;
+export const dumpTableNames = Object.keys(dumpTablesSchema.shape) as DumpTableName[];
+
+/** SPEC.md's export dump: `{ version: 1, provider, settings }`, and every stored row under `tables`. */
+export const dumpSchema = z.strictObject({
+  version: z.literal(DUMP_VERSION),
+  provider: databaseProviderSchema,
+  /** ISO 8601. */
+  exportedAt: instant,
+  /** The settings as `GET /api/settings` answered them (the rows under `tables.user_settings` are what is restored). */
+  settings: settingsSchema,
+  tables: dumpTablesSchema,
+});
+export type Dump = z.infer<typeof dumpSchema>;
+
+/** What an import leaves out: a credential sealed with another key, a setting that holds one. */
+export const importSkipSchema = z.object({ table: z.string(), key: z.string(), reason: z.string() });
+
+/** `POST /api/database/import`: rows written per table (or that would be, on a dry run), what was there, what was skipped. */
+export const importResultSchema = z.object({
+  dryRun: z.boolean(),
+  imported: tableCountsSchema,
+  /** The rows each imported table held before (they are replaced). */
+  replaced: tableCountsSchema,
+  skipped: z.array(importSkipSchema),
+});
+export type ImportResult = z.infer<typeof importResultSchema>;

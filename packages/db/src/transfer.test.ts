@@ -1,0 +1,157 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import type { DumpTables } from '@dash/contracts';
+import { openStore, type IncomingEvent, type Store } from './index.ts';
+import { PG_SERVER, postgresProblem, scratchPostgres } from './testing.ts';
+
+const migrationsDir = fileURLToPath(new URL('../../../drizzle', import.meta.url));
+const pgProblem = await postgresProblem();
+const inCI = process.env.CI === 'true';
+if (pgProblem && !inCI) console.warn(`\n*** Postgres at ${PG_SERVER} is unreachable (${pgProblem}): transfers run on SQLite only. ***\n`);
+
+const dir = mkdtempSync(join(tmpdir(), 'dash-transfer-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+
+/** The engines a transfer can leave or reach; each `fresh()` is an empty, migrated database of its own. */
+const engines: { name: string; fresh: () => Promise<Store> }[] = [
+  {
+    name: 'SQLite',
+    fresh: async () => {
+      const store = await openStore({ url: `file:${join(dir, `db-${files++}.db`)}`, migrationsDir });
+      onTestFinished(() => store.close());
+      return store;
+    },
+  },
+  ...(pgProblem && !inCI
+    ? []
+    : [
+        {
+          name: 'Postgres',
+          fresh: async () => {
+            const { url, drop } = await scratchPostgres();
+            const store = await openStore({ url, migrationsDir });
+            onTestFinished(async () => {
+              await store.close();
+              await drop();
+            });
+            return store;
+          },
+        },
+      ]),
+];
+
+const NOW = '2026-11-24T09:00:00.000Z';
+const event = (sourceEventId: string, overrides: Partial<IncomingEvent> = {}): IncomingEvent => ({
+  sourceEventId,
+  integration: 'github',
+  type: 'pr.merged',
+  subjectKey: null,
+  transition: null,
+  severity: 'info',
+  title: `Event ${sourceEventId}`,
+  url: null,
+  projectSlug: 'formfox',
+  occurredAt: NOW,
+  receivedAt: NOW,
+  relayEventId: null,
+  ...overrides,
+});
+
+/** A store holding something in every table a user would miss. */
+async function populate(store: Store) {
+  for (const slug of ['formfox', 'tally', 'orbit']) {
+    await store.projects.create({ slug, name: slug.toUpperCase(), color: '#336699', integrations: { code_host: { repos: [`acme/${slug}`] } } });
+  }
+  await store.settings.update({
+    projectOrder: ['orbit', 'formfox'],
+    widgetLayout: { slots: { detail: 'errortracker' }, configs: { revenue: { showOC: false } } },
+    exchangeRates: { EUR: 1.1 },
+    relayUrl: 'https://relay.example/api',
+  });
+  await store.credentials.putSealed('github', 'v1.sealed-github');
+  await store.credentials.putSealed('sentry', 'v1.sealed-sentry');
+  await store.meta.put('notifications.preferences', { monitors: { email: true } });
+  await store.auth.createOwner('$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA');
+  await store.auth.tokens.create({ id: 'tok1', name: 'cron', secretHash: 'h1', scope: 'read', createdAt: NOW, lastUsedAt: null, expiresAt: null });
+  await store.auth.sessions.create({ id: 's1', secretHash: 'h2', createdAt: NOW, lastSeenAt: NOW, userAgent: 'Firefox', ip: '127.0.0.1' });
+  await store.notifications.ingest(
+    [
+      event('github:1'),
+      event('uptime:1', { integration: 'uptime_monitor', type: 'monitor.down', subjectKey: 'uptime:api', transition: 'trigger', severity: 'error' }),
+    ],
+    { now: NOW, dedupWindowMs: 86_400_000, cursor: { relayUrl: 'https://relay.example/api', since: 1234 } },
+  );
+  await store.notifications.outbox((ops) => ops.putMute({ subjectKey: 'uptime:api', until: Date.parse(NOW) + 3_600_000, createdAt: Date.parse(NOW) }));
+}
+
+/** What a user sees of a store. */
+async function seen(store: Store) {
+  return {
+    settings: await store.settings.get(),
+    projects: await store.projects.list(),
+    credentials: await store.credentials.keys(),
+    owner: await store.auth.owner(),
+    tokens: await store.auth.tokens.list(),
+    inbox: await store.notifications.list({ limit: 50 }),
+    unread: await store.notifications.unreadCount(),
+    cursor: await store.notifications.cursor('https://relay.example/api'),
+    mutes: await store.notifications.mutes(),
+    preferences: await store.meta.get('notifications.preferences'),
+  };
+}
+
+describe.each(engines)('a dump from $name', (source) => {
+  it.each(engines)('restores into $name as it was, and the inbox goes on from there', async (target) => {
+    const from = await source.fresh();
+    await populate(from);
+    const dump = await from.transfer.dump();
+    expect(dump.projects).toHaveLength(3);
+    expect(dump.notifications).toHaveLength(2);
+    expect(dump.projects[0]?.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+    const to = await target.fresh();
+    await to.transfer.restore(dump);
+    expect(await to.transfer.dump()).toEqual(dump);
+    expect(await seen(to)).toEqual(await seen(from));
+    expect(await to.transfer.counts()).toEqual(await from.transfer.counts());
+
+    // The sequence moved past the restored rows: a new row is newer than all of them, and listed first.
+    const highest = Math.max(...dump.notifications.map((row) => row.seq));
+    const { changed } = await to.notifications.ingest([event('github:2')], { now: NOW, dedupWindowMs: 86_400_000 });
+    expect(changed[0]?.seq).toBeGreaterThan(highest);
+    expect((await to.notifications.list({ limit: 1 }))[0]?.title).toBe('Event github:2');
+    // The dedup claims came along: the same event again is a duplicate.
+    expect((await to.notifications.ingest([event('github:1')], { now: NOW, dedupWindowMs: 86_400_000 })).duplicates).toBe(1);
+  });
+});
+
+describe.each(engines)('restore on $name', (engine) => {
+  it('is all or nothing: a row that cannot go in leaves every table as it was', async () => {
+    const store = await engine.fresh();
+    await populate(store);
+    const before = await store.transfer.dump();
+    const broken: DumpTables = {
+      credentials: [],
+      // Two rows with one primary key: the second insert fails, after the credentials were already emptied.
+      projects: [before.projects[0], before.projects[0]].map((row) => ({ ...row })) as DumpTables['projects'],
+    };
+    await expect(store.transfer.restore(broken)).rejects.toThrow();
+    expect(await store.transfer.dump()).toEqual(before);
+  });
+
+  it('replaces only the tables it is given', async () => {
+    const store = await engine.fresh();
+    await populate(store);
+    await store.transfer.restore({ projects: [] });
+    expect(await store.projects.list()).toEqual([]);
+    expect(await store.credentials.keys()).toEqual(['github', 'sentry']);
+    const counts = await store.transfer.counts();
+    expect(counts.projects).toBe(0);
+    expect(counts.credentials).toBe(2);
+    expect(counts.notifications).toBe(2);
+  });
+});

@@ -1,0 +1,109 @@
+import { getTableColumns, getTableName, is, Table, type Column } from 'drizzle-orm';
+import { dumpTableNames, type DumpTableName, type DumpTables } from '@dash/contracts';
+import { chunked, isoOf } from './shared.ts';
+
+/**
+ * Moving every stored row out of a store and into another (an export, an import, a copy on a database switch),
+ * the same for every dialect: each dialect supplies its tables and a handful of statements inside one transaction.
+ * Rows travel as contracts' `DumpTables` have them: drizzle's property names, instants as ISO 8601 text, ms
+ * instants as numbers, JSON columns parsed (and JSON kept in text columns as that text).
+ */
+
+export type TableCounts = Record<DumpTableName, number>;
+
+/** Each dumped table of a dialect's schema module, by its SQL name. */
+export function dumpTablesOf(schema: Record<string, unknown>): Record<DumpTableName, Table> {
+  const byName = new Map<string, Table>();
+  for (const value of Object.values(schema)) if (is(value, Table)) byName.set(getTableName(value), value);
+  return Object.fromEntries(
+    dumpTableNames.map((name) => {
+      const table = byName.get(name);
+      if (!table) throw new Error(`The schema has no table "${name}" to dump`);
+      return [name, table];
+    }),
+  ) as Record<DumpTableName, Table>;
+}
+
+/** What a dialect does for a transfer, inside the transaction it runs the transfer in. */
+export interface TransferOps {
+  select(table: Table): Promise<Record<string, unknown>[]>;
+  count(table: Table): Promise<number>;
+  deleteAll(table: Table): Promise<void>;
+  /** At most `INSERT_ROWS` rows, every column's key present. */
+  insert(table: Table, rows: Record<string, unknown>[]): Promise<void>;
+  /** Makes the notifications' sequence hand out values above `seq` from now on (it never moves back). */
+  advanceSeq(seq: number): Promise<void>;
+}
+
+/** Rows per insert: with the widest table's 19 columns, under 5,000 parameters (SQLite's limit is 32,766). */
+const INSERT_ROWS = 250;
+
+/** Instant columns whose driver answers in another format than ISO 8601 (Postgres's and MySQL's text forms). */
+const instantColumnTypes = new Set(['PgTimestampString', 'MySqlDateTimeString', 'MySqlTimestampString']);
+
+/** A row as a dialect read it, as the dump carries it. */
+function neutral(columns: Record<string, Column>, row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(columns)) {
+    const value = row[key];
+    if (value === null || value === undefined) out[key] = null;
+    else if (instantColumnTypes.has(column.columnType)) out[key] = isoOf(toIsoInput(instantText(value)));
+    else if (typeof value === 'bigint') out[key] = Number(value);
+    else if (column.dataType === 'number' && typeof value === 'string') out[key] = Number(value);
+    else out[key] = value;
+  }
+  return out;
+}
+
+/** An instant column's value as text (drivers answer text in string mode; a Date all the same). */
+const instantText = (value: unknown): string => (value instanceof Date ? value.toISOString() : typeof value === 'string' ? value : JSON.stringify(value));
+
+/** MySQL answers `2026-11-23 10:00:00.000` (UTC, as the store writes it): make it an instant `Date.parse` reads as UTC. */
+const toIsoInput = (value: string) => (/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$/.test(value) ? `${value.replace(' ', 'T')}Z` : value);
+
+export async function dumpRows(tables: Record<DumpTableName, Table>, ops: TransferOps): Promise<Required<DumpTables>> {
+  const dump: Record<string, unknown[]> = {};
+  for (const name of dumpTableNames) {
+    const table = tables[name];
+    const columns = getTableColumns(table) as Record<string, Column>;
+    dump[name] = (await ops.select(table)).map((row) => neutral(columns, row));
+  }
+  return dump as Required<DumpTables>;
+}
+
+export async function countRows(tables: Record<DumpTableName, Table>, ops: TransferOps): Promise<TableCounts> {
+  const counts = {} as TableCounts;
+  for (const name of dumpTableNames) counts[name] = await ops.count(tables[name]);
+  return counts;
+}
+
+/**
+ * Replaces the rows of each table `dump` names with its rows; the tables it leaves out keep theirs. `toDriver` turns
+ * a dump's instant into what the dialect's instant columns take. Then the sequence moves past every restored seq.
+ */
+export async function restoreRows(
+  tables: Record<DumpTableName, Table>,
+  dump: DumpTables,
+  ops: TransferOps,
+  toDriver: (iso: string) => string = (iso) => iso,
+): Promise<void> {
+  let highestSeq = 0;
+  for (const name of dumpTableNames) {
+    const rows = dump[name] as Record<string, unknown>[] | undefined;
+    if (rows === undefined) continue;
+    const table = tables[name];
+    const columns = getTableColumns(table) as Record<string, Column>;
+    await ops.deleteAll(table);
+    const values = rows.map((row) => {
+      const out: Record<string, unknown> = {};
+      for (const [key, column] of Object.entries(columns)) {
+        const value = row[key] ?? null;
+        out[key] = value !== null && instantColumnTypes.has(column.columnType) ? toDriver(instantText(value)) : value;
+      }
+      return out;
+    });
+    for (const slice of chunked(values, INSERT_ROWS)) await ops.insert(table, slice);
+    for (const row of rows) if (typeof row.seq === 'number') highestSeq = Math.max(highestSeq, row.seq);
+  }
+  if (highestSeq > 0) await ops.advanceSeq(highestSeq);
+}
