@@ -1,7 +1,7 @@
 // The shell's way back in when the password is lost: whoever can run this on the server can read the
 // database anyway. Bundled to build/reset-password.js; `npm run reset-password` runs it from a checkout,
 // `docker compose exec web node build/reset-password.js` in the image.
-import { openStore } from '@dash/db';
+import { CredentialVault, DatabaseManager, resolveCredentialsKey } from '@dash/api';
 import { readEnv } from './lib/server/env.ts';
 
 function exit(message: string, code: number): never {
@@ -18,7 +18,16 @@ try {
 const managedBy = env.DASHBOARD_PASSWORD_FILE ? 'DASHBOARD_PASSWORD_FILE' : env.DASHBOARD_PASSWORD_HASH ? 'DASHBOARD_PASSWORD_HASH' : undefined;
 if (managedBy) exit(`The password comes from ${managedBy}; change it there and restart the dashboard.`, 1);
 
-const store = await openStore({ url: env.DATABASE_URL, authToken: env.DATABASE_AUTH_TOKEN, migrationsDir: env.MIGRATIONS_DIR });
+// The database the dashboard serves from: DATABASE_URL's, the one chosen in Settings → Database, or the default.
+const { key } = resolveCredentialsKey({ configured: env.CREDENTIALS_KEY, dataDir: env.DATA_DIR });
+const { store } = await DatabaseManager.start({
+  dataDir: env.DATA_DIR,
+  baseDir: process.cwd(),
+  migrationsDir: env.MIGRATIONS_DIR,
+  vault: new CredentialVault(key),
+  log: { info: () => {}, warn: console.warn, error: console.error },
+  env: env.DATABASE_URL === undefined ? undefined : { url: env.DATABASE_URL, authToken: env.DATABASE_AUTH_TOKEN },
+});
 const hadOne = (await store.auth.owner()) !== undefined;
 await store.auth.removeOwner();
 await store.close();

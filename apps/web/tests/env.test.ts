@@ -18,7 +18,7 @@ describe('the built dashboard started from an env file', () => {
       expect((await fetch(`${dashboard.url}/api/settings`)).status).toBe(200);
       const page = await fetch(`${dashboard.url}/`);
       expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html']);
-      // DATABASE_URL and DATA_DIR are relative (./data); CREDENTIALS_KEY= is blank, so a key is generated.
+      // DATA_DIR is relative (./data) and DATABASE_URL is left out, so the embedded database goes there; CREDENTIALS_KEY= is blank, so a key is generated.
       expect(existsSync(join(dashboard.dataDir, 'data/dashboard.db'))).toBe(true);
       expect(existsSync(join(dashboard.dataDir, 'data/credentials.key'))).toBe(true);
     } finally {

@@ -6,6 +6,7 @@ import type { RelayPoller } from './notifications/poller.ts';
 import type { LocalWebhooks } from './notifications/webhooks.ts';
 import type { CredentialVault } from './credentials/vault.ts';
 import type { DataCache } from './data/cache.ts';
+import type { DatabaseHandle } from './database/runtime.ts';
 import type { Connections } from './data/connections.ts';
 
 /** Where the api writes what operators should see. Never handed a secret or a request body. */
@@ -37,6 +38,8 @@ export interface Context {
     /** How the relay is reached (the guarded fetch by default). */
     fetch: typeof fetch;
   };
+  /** Which database the dashboard stores in, and moving to another; absent where nothing manages it (a benchmark). */
+  database?: DatabaseHandle;
   /** The request a procedure serves (who, from where); absent when the server itself calls. */
   request?: RequestInfo;
 }

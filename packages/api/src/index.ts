@@ -11,6 +11,7 @@ import type { Context, DemoProvider, Logger } from './context.ts';
 import { CredentialsKeyMismatchError, CredentialVault } from './credentials/vault.ts';
 import { DataCache } from './data/cache.ts';
 import { Connections } from './data/connections.ts';
+import type { DatabaseHandle } from './database/runtime.ts';
 
 export { appRouter, createCaller, type AppRouter, type Caller } from './root.ts';
 export type { Context, DemoProvider, Logger } from './context.ts';
@@ -24,6 +25,8 @@ export type { RelayEnvironment } from './notifications/config.ts';
 export { Inbox } from './notifications/inbox.ts';
 export { RelayPoller, type PollerStatus } from './notifications/poller.ts';
 export { notificationOf } from './router/notifications.ts';
+export { Runtime, type DatabaseHandle, type RuntimeOptions } from './database/runtime.ts';
+export { DatabaseManager, type DatabaseManagerOptions } from './database/manager.ts';
 export { CredentialsKeyMismatchError, CredentialVault, parseCredentialsKey, resolveCredentialsKey } from './credentials/vault.ts';
 
 const KEY_CHECK = 'credentialsKeyCheck';
@@ -46,6 +49,8 @@ export async function createContext(options: {
   access?: AccessOptions;
   /** The relay and the local webhook route as the environment configures them; none when absent. */
   relay?: RelayEnvironment;
+  /** The database manager and its runtime (see `Runtime`); the database routes answer 503 without. */
+  database?: DatabaseHandle;
 }): Promise<Context> {
   const { log } = options;
   const store = memoizeReads(options.store);
@@ -91,5 +96,6 @@ export async function createContext(options: {
     access,
     notifications,
     ...(options.demo ? { demo: options.demo } : {}),
+    ...(options.database ? { database: options.database } : {}),
   };
 }

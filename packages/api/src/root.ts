@@ -2,6 +2,7 @@ import { authRouter, sessionsRouter, tokensRouter } from './router/auth.ts';
 import { credentialsRouter } from './router/credentials.ts';
 import { notificationsRouter, relayRouter, webhooksRouter } from './router/notifications.ts';
 import { dataRouter } from './router/data.ts';
+import { databaseRouter } from './router/database.ts';
 import { demoRouter } from './router/demo.ts';
 import { projectsRouter } from './router/projects.ts';
 import { settingsRouter } from './router/settings.ts';
@@ -13,6 +14,7 @@ export const appRouter = router({
   projects: projectsRouter,
   credentials: credentialsRouter,
   data: dataRouter,
+  database: databaseRouter,
   demo: demoRouter,
   auth: authRouter,
   sessions: sessionsRouter,

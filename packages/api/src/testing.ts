@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NotificationStreamEvent } from '@dash/contracts';
-import { openStore, type Store } from '@dash/db';
+import type { Store } from '@dash/db';
 import { isTrackedEnvelope } from '@trpc/server';
 import type { Clock } from '@dash/connectors';
 import type { AccessOptions } from './auth/access.ts';
 import type { Context, DemoProvider, Logger } from './context.ts';
+import { CredentialVault } from './credentials/vault.ts';
+import { Runtime } from './database/runtime.ts';
 import { createContext, type RelayEnvironment } from './index.ts';
 import { handleRest } from './rest/index.ts';
 import { createCaller, type Caller } from './root.ts';
@@ -38,35 +40,55 @@ export async function createTestApi(
   } = {},
 ) {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'dash-api-'));
-  const dbFile = join(dir, 'dashboard.db');
-  const store: Store = await openStore({ url: options.databaseUrl ?? `file:${dbFile}`, migrationsDir });
+  // The dashboard's folder and data directory are the test's: the embedded default is `<dir>/data/dashboard.db`.
+  const dbFile = join(dir, 'data', 'dashboard.db');
   const log = memoryLogger();
   const credentialsKey = options.credentialsKey ?? randomBytes(32);
-  const ctx = await createContext({
-    store,
-    credentialsKey,
-    log,
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.scheduler === undefined ? {} : { scheduler: options.scheduler }),
-    ...(options.demo ? { demo: options.demo } : {}),
-    ...(options.access ? { access: options.access } : {}),
-    ...(options.relay ? { relay: options.relay } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+  const runtime = await Runtime.start({
+    database: {
+      dataDir: join(dir, 'data'),
+      baseDir: dir,
+      migrationsDir,
+      vault: new CredentialVault(credentialsKey),
+      log,
+      env: options.databaseUrl === undefined ? undefined : { url: options.databaseUrl },
+    },
+    build: (store, database) =>
+      createContext({
+        store,
+        credentialsKey,
+        log,
+        database,
+        ...(options.clock ? { clock: options.clock } : {}),
+        ...(options.scheduler === undefined ? {} : { scheduler: options.scheduler }),
+        ...(options.demo ? { demo: options.demo } : {}),
+        ...(options.access ? { access: options.access } : {}),
+        ...(options.relay ? { relay: options.relay } : {}),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      }),
+    graceMs: 0,
   });
   return {
     dir,
     dbFile,
-    store,
     log,
-    ctx,
     credentialsKey,
-    caller: createCaller(ctx),
+    runtime,
+    /** The store serving now (another after a switch). */
+    get store(): Store {
+      return runtime.store;
+    },
+    /** The context serving now (a new one after a switch or an import). */
+    get ctx(): Context {
+      return runtime.context;
+    },
+    /** Procedures over the context serving now. */
+    get caller(): Caller {
+      return createCaller(runtime.context);
+    },
     async dispose({ keepFiles = false } = {}) {
       // A relay poller this test started stops (and gives its lease up) before the database goes.
-      await ctx.notifications.poller.stop();
-      ctx.notifications.inbox.close();
-      await ctx.notifications.inbox.idle();
-      await store.close();
+      await runtime.close();
       if (!keepFiles) rmSync(dir, { recursive: true, force: true });
     },
   };

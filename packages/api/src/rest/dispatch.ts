@@ -44,13 +44,13 @@ function matchSegments(pattern: string[], actual: string[]): Record<string, stri
 }
 
 /** Reads the body while counting bytes, so neither a missing nor a lying Content-Length lets more through. */
-async function readJsonBody(request: Request): Promise<unknown> {
+async function readJsonBody(request: Request, limit: number): Promise<unknown> {
   // `connection: close`: the unread rest of the body is dropped with the connection, never read.
-  const tooLarge = () =>
-    new RestError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES / 1024} KB`, { connection: 'close' });
+  const size = limit >= 1024 * 1024 ? `${limit / 1024 / 1024} MB` : `${limit / 1024} KB`;
+  const tooLarge = () => new RestError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${size}`, { connection: 'close' });
   let body: Uint8Array | undefined;
   try {
-    body = await readBodyWithin(request, MAX_BODY_BYTES);
+    body = await readBodyWithin(request, limit);
   } catch (error) {
     // The server in front may cut the stream for its own size limit; say so the same way.
     if ((error as { status?: number }).status === 413) throw tooLarge();
@@ -101,7 +101,7 @@ export function createRestHandler(routes: readonly RestRoute[]) {
         throw new RestError(405, 'METHOD_NOT_SUPPORTED', `${request.method} is not supported on ${url.pathname}; use ${allow}`, { allow });
       }
 
-      const body = METHODS_WITH_BODY.has(request.method) ? await readJsonBody(request) : undefined;
+      const body = METHODS_WITH_BODY.has(request.method) ? await readJsonBody(request, match.route.maxBodyBytes ?? MAX_BODY_BYTES) : undefined;
       const input = match.route.input({ params: match.params, query: Object.fromEntries(url.searchParams), body });
       const output = await procedureAt(caller, match.route.procedure)(input);
       if (!match.route.respond) return json(match.route.status ?? 200, output);

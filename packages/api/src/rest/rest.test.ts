@@ -1,5 +1,5 @@
 import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultSettings } from '@dash/contracts';
 import { appRouter } from '../root.ts';
@@ -232,8 +232,8 @@ describe('credentials', () => {
     expect(api.log.lines.join('\n')).not.toContain(secret);
     await api.dispose({ keepFiles: true });
     // The database file and its WAL, byte for byte.
-    for (const name of readdirSync(api.dir)) {
-      expect(readFileSync(join(api.dir, name)).includes(secret), name).toBe(false);
+    for (const name of readdirSync(dirname(api.dbFile))) {
+      expect(readFileSync(join(dirname(api.dbFile), name)).includes(secret), name).toBe(false);
     }
     api = await createTestApi({ dir: api.dir, credentialsKey: api.credentialsKey });
   });

@@ -1,5 +1,5 @@
 import type { inferRouterInputs } from '@trpc/server';
-import type { DataResult } from '@dash/contracts';
+import { MAX_DUMP_BYTES, type DataResult } from '@dash/contracts';
 import type { AppRouter } from '../root.ts';
 
 type Inputs = inferRouterInputs<AppRouter>;
@@ -28,6 +28,8 @@ export interface RestRoute {
   status?: number;
   /** Turns the procedure's output into the body and headers; the output as it is when absent. */
   respond?: (output: unknown) => { body: unknown; headers: Record<string, string> };
+  /** The largest body the route reads; `MAX_BODY_BYTES` when absent. */
+  maxBodyBytes?: number;
 }
 
 const none = () => undefined;
@@ -56,6 +58,13 @@ function dataResponse(output: unknown) {
   return { body: data, headers };
 }
 const body = ({ body }: RequestParts) => body;
+
+/** The export as a download, named for its day: `dashboard-export-2026-11-24.json`. */
+function download(output: unknown) {
+  const day = new Date().toISOString().slice(0, 10);
+  return { body: output, headers: { 'content-disposition': `attachment; filename="dashboard-export-${day}.json"` } };
+}
+const flag = (value: string | undefined) => value === '1' || value === 'true';
 const slug = ({ params }: RequestParts) => ({ slug: params.slug });
 
 /** The spec's REST paths, each served by one procedure. */
@@ -73,6 +82,20 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'POST', path: '/api/credentials', procedure: 'credentials.save', input: body },
   { method: 'DELETE', path: '/api/credentials', procedure: 'credentials.remove', input: body },
   { method: 'POST', path: '/api/credentials/test', procedure: 'credentials.test', input: body },
+
+  { method: 'GET', path: '/api/database/config', procedure: 'database.config', input: none },
+  { method: 'POST', path: '/api/database/config', procedure: 'database.choose', input: body },
+  { method: 'POST', path: '/api/database/test', procedure: 'database.test', input: body },
+  { method: 'POST', path: '/api/database/migrate', procedure: 'database.migrate', input: none },
+  { method: 'GET', path: '/api/database/export', procedure: 'database.export', input: none, respond: download },
+  {
+    method: 'POST',
+    path: '/api/database/import',
+    procedure: 'database.import',
+    // `?dryRun=1` answers what the import would do, writing nothing.
+    input: ({ body, query }) => ({ dump: body, dryRun: flag(query.dryRun) }),
+    maxBodyBytes: MAX_DUMP_BYTES,
+  },
 
   { method: 'GET', path: '/api/tokens', procedure: 'tokens.list', input: none },
   { method: 'POST', path: '/api/tokens', procedure: 'tokens.create', input: body, status: 201 },

@@ -1,8 +1,10 @@
 import {
   createCaller,
   createContext,
+  CredentialVault,
   resolveCredentialsKey,
   resumeDemo,
+  Runtime,
   startDemo,
   type Caller,
   type Context,
@@ -12,7 +14,6 @@ import {
   type RequestInfo,
 } from '@dash/api';
 import { demoSetup, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
-import { openStore, redactDatabaseUrl } from '@dash/db';
 import { dev } from '$app/environment';
 import { env as rawEnv } from '$env/dynamic/private';
 import { readFileSync } from 'node:fs';
@@ -46,25 +47,25 @@ const demo: DemoProvider = {
 
 // server.ts is stopping: end the live streams first, so their connections can close.
 process.once('dashboard:stopping', () => {
-  void context?.then((ctx) => ctx.notifications.inbox.close()).catch(() => undefined);
+  void runtime?.then((started) => started.context.notifications.inbox.close()).catch(() => undefined);
 });
 
 // adapter-node's graceful stop: the sandbox's servers and the store would otherwise keep the process alive.
 process.once('sveltekit:shutdown', () => {
   void (async () => {
-    const ctx = await context;
+    const started = await runtime?.catch(() => undefined);
     clearInterval(pruning);
-    await ctx?.notifications.poller.stop();
+    await started?.close();
     await (await sandbox)?.close();
-    await ctx?.store.close();
   })();
 });
 
 let pruning: ReturnType<typeof setInterval> | undefined;
 
-/** Notification retention, at start and then once a day. */
-function pruneDaily(ctx: Context) {
-  const prune = () => void ctx.notifications.inbox.prune().catch((error: unknown) => log.warn(`notification retention failed: ${(error as Error).message}`));
+/** Notification retention, at start and then once a day, in whichever database serves then. */
+function pruneDaily(started: Runtime) {
+  const prune = () =>
+    void started.context.notifications.inbox.prune().catch((error: unknown) => log.warn(`notification retention failed: ${(error as Error).message}`));
   prune();
   pruning = setInterval(prune, 24 * 60 * 60 * 1000);
   pruning.unref();
@@ -92,43 +93,62 @@ function envPassword(env: Env): EnvPassword | undefined {
   return { source: 'DASHBOARD_PASSWORD_FILE', password };
 }
 
-async function start(): Promise<Context> {
+async function start(): Promise<Runtime> {
   const env = serverEnv();
-  const store = await openStore({
-    url: env.DATABASE_URL,
-    authToken: env.DATABASE_AUTH_TOKEN,
-    migrationsDir: env.MIGRATIONS_DIR,
-  });
-  log.info(`store: ${store.dialect} at ${redactDatabaseUrl(env.DATABASE_URL)}, migrations applied`);
   const { key, source } = resolveCredentialsKey({ configured: env.CREDENTIALS_KEY, dataDir: env.DATA_DIR });
   if (source !== 'env') log.info(`credentials key: ${source === 'generated' ? 'generated into' : 'read from'} ${resolve(env.DATA_DIR, 'credentials.key')}`);
-  const ctx = await createContext({
-    store,
-    credentialsKey: key,
-    log,
-    demo,
-    access: { mode: env.mode, origin: env.ORIGIN, envPassword: envPassword(env), dataDir: env.DATA_DIR },
-    relay: { url: env.WEBHOOK_RELAY_URL, secret: env.RELAY_POLL_SECRET, receive: env.receive },
+  const started = await Runtime.start({
+    database: {
+      dataDir: env.DATA_DIR,
+      baseDir: pathsBase,
+      migrationsDir: env.MIGRATIONS_DIR,
+      vault: new CredentialVault(key),
+      log,
+      env: env.DATABASE_URL === undefined ? undefined : { url: env.DATABASE_URL, authToken: env.DATABASE_AUTH_TOKEN },
+    },
+    // Every context (the first, and a new one after a database switch or an import) polls and resumes the demo.
+    async build(store, database) {
+      const ctx = await createContext({
+        store,
+        credentialsKey: key,
+        log,
+        demo,
+        database,
+        access: { mode: env.mode, origin: env.ORIGIN, envPassword: envPassword(env), dataDir: env.DATA_DIR },
+        relay: { url: env.WEBHOOK_RELAY_URL, secret: env.RELAY_POLL_SECRET, receive: env.receive },
+      });
+      ctx.notifications.poller.start();
+      if (await resumeDemo(ctx)) log.info('demo: resumed; its credentials point at this process’s sandbox');
+      return ctx;
+    },
   });
-  ctx.notifications.poller.start();
-  pruneDaily(ctx);
+  const { manager } = started.context.database ?? {};
+  const status = manager?.status();
+  if (status) log.info(`store: ${status.serving.provider} (${status.serving.description}), from ${status.source === 'env' ? 'DATABASE_URL' : status.source === 'dashboard' ? 'the choice made in Settings → Database' : 'the default'}`);
+  pruneDaily(started);
+  const ctx = started.context;
   if (env.mode === 'local' && !(await ctx.access.required())) {
     log.warn('no password is set: anyone using this computer can open the dashboard (set one in Settings → Security)');
   }
-  if (await resumeDemo(ctx)) log.info('demo: resumed; its credentials point at this process’s sandbox');
-  else if (env.DEMO && (await store.projects.list()).length === 0) await startDemo(ctx);
-  return ctx;
+  // A resumed demo has its projects back already.
+  if (env.DEMO && (await ctx.store.projects.list()).length === 0) await startDemo(ctx);
+  return started;
 }
 
-let context: Promise<Context> | undefined;
+let runtime: Promise<Runtime> | undefined;
 
-/** The one context of this server process: store opened and migrated, credentials key resolved. */
-export function getContext(): Promise<Context> {
-  context ??= start().catch((error: unknown) => {
-    context = undefined;
+/** The server process's runtime: store opened (and migrated where the dashboard does that), credentials key resolved. */
+function getRuntime(): Promise<Runtime> {
+  runtime ??= start().catch((error: unknown) => {
+    runtime = undefined;
     throw error;
   });
-  return context;
+  return runtime;
+}
+
+/** The context serving now (a new one after a database switch or an import). */
+export async function getContext(): Promise<Context> {
+  return (await getRuntime()).context;
 }
 
 /** The procedures for one request (loads, form actions, the REST adapter), knowing who asks. */

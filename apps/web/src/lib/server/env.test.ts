@@ -13,7 +13,8 @@ describe("the dashboard's environment", () => {
     mode: 'local',
     DASHBOARD_ALLOWED_HOSTS: [],
     DASHBOARD_PASSWORD_FILE: undefined,
-    DATABASE_URL: 'file:/srv/dash/data/dashboard.db',
+    // Unset: the database chosen in Settings → Database, or the embedded DATA_DIR/dashboard.db.
+    DATABASE_URL: undefined,
     DATA_DIR: '/srv/dash/data',
     MIGRATIONS_DIR: '/srv/dash/drizzle',
     DEMO: false,

@@ -30,8 +30,11 @@ const schema = z
       .string()
       .refine(isArgon2idHash, 'DASHBOARD_PASSWORD_HASH must be an argon2id hash: $argon2id$v=19$m=…,t=…,p=…$salt$hash')
       .optional(),
-    /** `file:` (embedded SQLite, the default), `libsql://` (Turso) or `postgres://`. */
-    DATABASE_URL: z.string().default('file:./data/dashboard.db'),
+    /**
+     * `file:` (SQLite), `libsql://` (Turso), `postgres://` or `mysql://`: when set it decides the database at every
+     * start (Settings → Database then only shows it); unset, the choice made there, or the embedded default.
+     */
+    DATABASE_URL: z.string().optional(),
     /** Turso's auth token for a `libsql://` URL. */
     DATABASE_AUTH_TOKEN: z.string().optional(),
     /** 32 bytes as hex or base64; when unset a key is generated once into DATA_DIR. */
@@ -88,7 +91,8 @@ export function readEnv(raw: RawEnv, base: string): Env {
     ...env,
     mode: isLoopbackHost(env.HOST) ? 'local' : 'remote',
     receive: receiveSettingsFrom(withoutBlanks(raw)),
-    DATABASE_URL: relativeFileUrl.test(env.DATABASE_URL) ? `file:${resolve(base, env.DATABASE_URL.slice('file:'.length))}` : env.DATABASE_URL,
+    DATABASE_URL:
+      env.DATABASE_URL !== undefined && relativeFileUrl.test(env.DATABASE_URL) ? `file:${resolve(base, env.DATABASE_URL.slice('file:'.length))}` : env.DATABASE_URL,
     DATA_DIR: resolve(base, env.DATA_DIR),
     MIGRATIONS_DIR: resolve(base, env.MIGRATIONS_DIR),
     DASHBOARD_PASSWORD_FILE: env.DASHBOARD_PASSWORD_FILE && resolve(base, env.DASHBOARD_PASSWORD_FILE),

@@ -1,0 +1,360 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DUMP_VERSION, type DatabaseConfigResult, type Dump, type ImportResult } from '@dash/contracts';
+import { PG_SERVER, postgresProblem, scratchPostgres, withPostgres } from '@dash/db/testing';
+import { createTestApi, restClient } from '../testing.ts';
+
+type Api = Awaited<ReturnType<typeof createTestApi>>;
+const apis: Api[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const api of apis.splice(0)) await api.dispose();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function dashboard(options: Parameters<typeof createTestApi>[0] = {}) {
+  const api = await createTestApi({ scheduler: false, ...options });
+  apis.push(api);
+  return { api, call: restClient(() => api.caller) };
+}
+
+const pgProblem = await postgresProblem();
+const inCI = process.env.CI === 'true';
+if (pgProblem && !inCI) console.warn(`\n*** Postgres at ${PG_SERVER} is unreachable (${pgProblem}): the Supabase cases do not run. ***\n`);
+
+/** Secrets a test plants; none may come back in a response, a log line or an export. */
+const CREDENTIAL_SECRET = `ghp_${randomBytes(12).toString('hex')}`;
+
+/** Something in every place a user would miss after a move. */
+async function fill(call: Api extends never ? never : ReturnType<typeof restClient>) {
+  for (const slug of ['formfox', 'tally']) {
+    expect((await call('POST', '/api/projects', { slug, name: slug.toUpperCase(), integrations: { code_host: { repos: [`acme/${slug}`] } } })).status).toBe(201);
+  }
+  expect((await call('POST', '/api/settings', { projectOrder: ['tally', 'formfox'], exchangeRates: { EUR: 1.08 } })).status).toBe(200);
+  expect((await call('POST', '/api/credentials', { key: 'github', values: { token: CREDENTIAL_SECRET } })).status).toBe(200);
+}
+
+/** What a user sees of a dashboard. */
+async function seen(call: ReturnType<typeof restClient>) {
+  const [settings, projects, credentials] = await Promise.all([call('GET', '/api/settings'), call('GET', '/api/projects'), call('GET', '/api/credentials')]);
+  return { settings: settings.json, projects: (projects.json as { projects: { slug: string }[] }).projects, credentials: credentials.json };
+}
+
+describe('GET /api/database/config', () => {
+  it('starts on the embedded default and says where that file is', async () => {
+    const { call } = await dashboard();
+    const res = await call('GET', '/api/database/config');
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({
+      provider: 'sqlite',
+      configured: true,
+      source: 'default',
+      description: join('data', 'dashboard.db'),
+      serving: { provider: 'sqlite', description: join('data', 'dashboard.db') },
+      problem: null,
+      data: null,
+    });
+  });
+
+  it('answers env when DATABASE_URL chooses, and refuses a change with 409 naming it', async () => {
+    const { api, call } = await dashboard({ databaseUrl: `file:${join(await tmp(), 'env.db')}` });
+    expect((await call('GET', '/api/database/config')).json).toMatchObject({ provider: 'sqlite', configured: true, source: 'env' });
+    const res = await call('POST', '/api/database/config', { provider: 'sqlite', config: { path: 'other.db' }, data: 'copy' });
+    expect(res.status).toBe(409);
+    expect(res.json).toMatchObject({ error: { code: 'CONFLICT', message: expect.stringContaining('DATABASE_URL is set') } });
+    expect(existsSync(join(api.dir, 'data', 'database.json'))).toBe(false);
+  });
+});
+
+async function tmp() {
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  return mkdtempSync(join(tmpdir(), 'dash-db-'));
+}
+
+describe('switching between SQLite files', () => {
+  it('copies the data into the new file, serves from it at once, and keeps the choice over a restart', async () => {
+    const { api, call } = await dashboard();
+    await fill(call);
+    const before = await seen(call);
+
+    const tested = await call('POST', '/api/database/test', { provider: 'sqlite', config: { path: 'moved/dashboard.db' } });
+    expect(tested.json).toEqual({ success: true, tables: 'missing', rows: 0 });
+    expect(existsSync(join(api.dir, 'moved', 'dashboard.db'))).toBe(false);
+
+    const res = await call('POST', '/api/database/config', { provider: 'sqlite', config: { path: 'moved/dashboard.db' }, data: 'copy' });
+    expect(res.status).toBe(200);
+    const result = res.json as DatabaseConfigResult;
+    expect(result).toMatchObject({ provider: 'sqlite', configured: true, source: 'dashboard', switched: true, problem: null });
+    expect(result.copied).toMatchObject({ projects: 2, credentials: 1 });
+    expect(result.serving.description).toBe(join('moved', 'dashboard.db'));
+    expect(await seen(call)).toEqual(before);
+
+    // A change lands in the new file, not the old one.
+    await call('POST', '/api/projects', { slug: 'orbit', name: 'Orbit' });
+    expect((await seen(call)).projects.length).toBe(3);
+
+    // The choice file holds no secret in clear and only its owner reads it.
+    const file = join(api.dir, 'data', 'database.json');
+    expect(statSync(file).mode & 0o077).toBe(0);
+
+    // A restart (same folder, same key) serves from the moved file.
+    const { dir, credentialsKey } = api;
+    await api.dispose({ keepFiles: true });
+    apis.splice(apis.indexOf(api), 1);
+    const again = await dashboard({ dir, credentialsKey });
+    expect((await again.call('GET', '/api/database/config')).json).toMatchObject({ source: 'dashboard', serving: { description: join('moved', 'dashboard.db') } });
+    expect((await seen(again.call)).projects.length).toBe(3);
+  });
+
+  it('waits for copy-or-use, refuses to overwrite data without a confirmation, and uses the data there when told', async () => {
+    const other = await dashboard();
+    await other.call('POST', '/api/projects', { slug: 'elsewhere', name: 'Elsewhere' });
+    const { call } = await dashboard();
+    await fill(call);
+    const config = { path: other.api.dbFile };
+
+    const undecided = (await call('POST', '/api/database/config', { provider: 'sqlite', config })).json as DatabaseConfigResult;
+    expect(undecided).toMatchObject({ switched: false, configured: false, problem: expect.stringContaining('copy this dashboard’s data there, or use the data already there') });
+    expect((await call('GET', '/api/database/config')).json).toMatchObject({ configured: false, serving: { provider: 'sqlite' } });
+
+    const refused = await call('POST', '/api/database/config', { provider: 'sqlite', data: 'copy' });
+    expect(refused.status).toBe(409);
+    expect(refused.json).toMatchObject({ error: { message: expect.stringMatching(/already holds data \(.*1 projects.*\): confirm replacing it/) } });
+    // Still serving its own data.
+    expect((await seen(call)).projects).toHaveLength(2);
+
+    // "Check again" with no config: the saved one; `use` takes what is there.
+    const used = (await call('POST', '/api/database/config', { provider: 'sqlite', data: 'use' })).json as DatabaseConfigResult;
+    expect(used).toMatchObject({ switched: true, copied: null, configured: true });
+    expect((await seen(call)).projects.map((p) => p.slug)).toEqual(['elsewhere']);
+  });
+
+  it('replaces the data there when confirmed', async () => {
+    const other = await dashboard();
+    await other.call('POST', '/api/projects', { slug: 'elsewhere', name: 'Elsewhere' });
+    const { call } = await dashboard();
+    await fill(call);
+    const before = await seen(call);
+    const res = await call('POST', '/api/database/config', { provider: 'sqlite', config: { path: other.api.dbFile }, data: 'copy', replace: true });
+    expect(res.json).toMatchObject({ switched: true });
+    expect(await seen(call)).toEqual(before);
+  });
+
+  it('validates the config with the field named, and changes nothing', async () => {
+    const { api, call } = await dashboard();
+    const res = await call('POST', '/api/database/config', { provider: 'hosted_db_2', config: { url: 'ftp://x', authToken: '' }, data: 'copy' });
+    expect(res.status).toBe(400);
+    const paths = (res.json.error as { issues: { path: string[] }[] }).issues.map((issue) => issue.path.join('.'));
+    expect(paths).toEqual(expect.arrayContaining(['config.url', 'config.authToken']));
+    expect(existsSync(join(api.dir, 'data', 'database.json'))).toBe(false);
+    expect((await call('POST', '/api/database/config', { provider: 'hosted_db_3', data: 'use' })).json).toMatchObject({
+      error: { code: 'BAD_REQUEST', message: expect.stringContaining('nothing is saved for PlanetScale') },
+    });
+  });
+});
+
+describe.skipIf(pgProblem !== undefined && !inCI)('Supabase (hosted_db_1) on the local Postgres', () => {
+  async function scratch() {
+    const db = await scratchPostgres();
+    cleanups.push(db.drop);
+    return db.url;
+  }
+
+  it('hands over the SQL to run, switches once it ran, copies everything, and comes back with the data intact', async () => {
+    const { api, call } = await dashboard();
+    await fill(call);
+    const before = await seen(call);
+    const url = await scratch();
+
+    expect((await call('POST', '/api/database/test', { provider: 'hosted_db_1', config: { url } })).json).toEqual({ success: true, tables: 'missing', rows: 0 });
+    const waiting = (await call('POST', '/api/database/config', { provider: 'hosted_db_1', config: { url }, data: 'copy' })).json as DatabaseConfigResult;
+    expect(waiting).toMatchObject({ switched: false, provider: 'hosted_db_1', problem: expect.stringContaining('run the SQL that Migrate shows') });
+
+    const migrate = await call('POST', '/api/database/migrate');
+    expect(migrate.json).toMatchObject({ migrated: false, provider: 'hosted_db_1', where: expect.stringContaining('SQL Editor') });
+    const statements = (migrate.json as { statements: string[] }).statements;
+    expect(statements[0]).toBe('BEGIN;');
+    expect(statements.at(-1)).toBe('COMMIT;');
+    expect(statements).toContain('ALTER TABLE "public"."credentials" ENABLE ROW LEVEL SECURITY;');
+    // Nothing ran: the SQL is the user's to run.
+    expect((await call('POST', '/api/database/test', { provider: 'hosted_db_1' })).json).toMatchObject({ tables: 'missing' });
+
+    // The user pastes it into the SQL editor.
+    const rls = await withPostgres(url, async (sql) => {
+      await sql.unsafe(statements.join('\n'));
+      return sql<{ relname: string }[]>`select relname from pg_class where relrowsecurity and relnamespace = 'public'::regnamespace`;
+    });
+    expect(rls.map((row) => row.relname)).toEqual(expect.arrayContaining(['user_settings', 'api_cache', 'projects', 'credentials', 'notifications']));
+    expect((await call('POST', '/api/database/test', { provider: 'hosted_db_1' })).json).toEqual({ success: true, tables: 'current', rows: 0 });
+    expect((await call('POST', '/api/database/migrate')).json).toMatchObject({ statements: [] });
+
+    // Check again: the saved config and the data option chosen before.
+    const switched = (await call('POST', '/api/database/config', { provider: 'hosted_db_1' })).json as DatabaseConfigResult;
+    expect(switched).toMatchObject({ switched: true, configured: true, provider: 'hosted_db_1', serving: { provider: 'hosted_db_1' } });
+    expect(api.store.dialect).toBe('postgres');
+    expect(await seen(call)).toEqual(before);
+
+    // Work done on Postgres comes back to SQLite with a copy (the old file holds the old data: replace it).
+    await call('POST', '/api/projects', { slug: 'orbit', name: 'Orbit' });
+    const after = await seen(call);
+    const back = await call('POST', '/api/database/config', { provider: 'sqlite', config: {}, data: 'copy', replace: true });
+    expect(back.json).toMatchObject({ switched: true, source: 'dashboard', provider: 'sqlite' });
+    expect(api.store.dialect).toBe('sqlite');
+    expect(await seen(call)).toEqual(after);
+  });
+
+  it('leaves the target empty when the copy fails halfway', async () => {
+    const { call } = await dashboard();
+    await fill(call);
+    const url = await scratch();
+    await call('POST', '/api/database/config', { provider: 'hosted_db_1', config: { url }, data: 'copy' });
+    const statements = ((await call('POST', '/api/database/migrate')).json as { statements: string[] }).statements;
+    await withPostgres(url, async (sql) => {
+      await sql.unsafe(statements.join('\n'));
+      // The database refuses the credentials table's rows: tables before it were written in the same transaction.
+      await sql.unsafe(`create function refuse() returns trigger language plpgsql as $$ begin raise exception 'disk full (simulated)'; end $$;
+        create trigger refuse before insert on credentials for each row execute function refuse();`);
+    });
+
+    const res = (await call('POST', '/api/database/config', { provider: 'hosted_db_1' })).json as DatabaseConfigResult;
+    expect(res).toMatchObject({ switched: false, serving: { provider: 'sqlite' }, problem: expect.stringContaining('disk full (simulated)') });
+    const [{ n } = { n: -1 }] = await withPostgres(url, (sql) => sql<{ n: number }[]>`select (select count(*) from projects) + (select count(*) from user_settings) as n`);
+    expect(Number(n)).toBe(0);
+    expect((await seen(call)).projects.length).toBe(2);
+  });
+
+  it('tests an unreachable server with the engine’s reason and never the password', async () => {
+    const { api, call } = await dashboard();
+    const password = `pw-${randomBytes(8).toString('hex')}`;
+    const url = `postgresql://postgres.abcdefgh:${password}@127.0.0.1:9/postgres`;
+    const res = await call('POST', '/api/database/test', { provider: 'hosted_db_1', config: { url } });
+    expect(res.json).toMatchObject({ success: false, error: expect.stringContaining('ECONNREFUSED') });
+    const chosen = await call('POST', '/api/database/config', { provider: 'hosted_db_1', config: { url }, data: 'copy' });
+    expect(chosen.json).toMatchObject({ switched: false, problem: expect.stringContaining('ECONNREFUSED') });
+    for (const text of [res.text, chosen.text, (await call('GET', '/api/database/config')).text, ...api.log.lines]) {
+      expect(text).not.toContain(password);
+      expect(text).not.toContain(url);
+    }
+    expect(readFileSync(join(api.dir, 'data', 'database.json'), 'utf8')).not.toContain(password);
+  });
+});
+
+describe('export and import', () => {
+  it('exports a dated download with everything but the sessions and the cache, credentials sealed', async () => {
+    const { api, call } = await dashboard();
+    await fill(call);
+    const res = await call('GET', '/api/database/export');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="dashboard-export-\d{4}-\d\d-\d\d\.json"$/);
+    const dump = res.json as unknown as Dump;
+    expect(dump).toMatchObject({ version: DUMP_VERSION, provider: 'sqlite', settings: { projectOrder: ['tally', 'formfox'] } });
+    expect(dump.tables.projects).toHaveLength(2);
+    expect(dump.tables.credentials?.[0]).toMatchObject({ key: 'github', sealed: expect.stringMatching(/^v1\./) });
+    expect(dump.tables).not.toHaveProperty('auth_session');
+    expect(res.text).not.toContain(CREDENTIAL_SECRET);
+    expect(api.log.lines.join('\n')).not.toContain(CREDENTIAL_SECRET);
+  });
+
+  it('restores everything onto a fresh dashboard with the same key, after a dry run that says what will change', async () => {
+    const source = await dashboard();
+    await fill(source.call);
+    const dump = (await source.call('GET', '/api/database/export')).json;
+    const fresh = await dashboard({ credentialsKey: source.api.credentialsKey });
+    await fresh.call('POST', '/api/projects', { slug: 'scratch', name: 'Scratch' });
+
+    const dry = (await fresh.call('POST', '/api/database/import?dryRun=1', dump)).json as ImportResult;
+    expect(dry).toMatchObject({ dryRun: true, imported: { projects: 2, credentials: 1 }, replaced: { projects: 1, credentials: 0 }, skipped: [] });
+    expect((await seen(fresh.call)).projects.length).toBe(1);
+
+    const done = (await fresh.call('POST', '/api/database/import', dump)).json as ImportResult;
+    expect(done).toMatchObject({ dryRun: false, imported: { projects: 2, credentials: 1 }, skipped: [] });
+    expect(await seen(fresh.call)).toEqual(await seen(source.call));
+    // The credential opens with this dashboard's key: a test with it reaches the vault, not a key error.
+    expect(await fresh.api.store.credentials.keys()).toEqual(['github']);
+  });
+
+  it('skips and names credentials sealed with another key, and keeps this dashboard’s password', async () => {
+    const source = await dashboard();
+    await fill(source.call);
+    await source.api.store.auth.createOwner('$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaGhhc2g');
+    const dump = (await source.call('GET', '/api/database/export')).json;
+    const other = await dashboard();
+    await other.api.store.auth.createOwner('$argon2id$v=19$m=19456,t=2,p=1$b3RoZXJzYWx0$b3RoZXJoYXNo');
+    const result = (await other.call('POST', '/api/database/import', dump)).json as ImportResult;
+    expect(result.skipped).toEqual(
+      expect.arrayContaining([
+        { table: 'credentials', key: 'github', reason: expect.stringContaining('another credentials key') },
+        { table: 'auth_owner', key: 'password', reason: expect.stringContaining('password already') },
+      ]),
+    );
+    expect(await other.api.store.credentials.keys()).toEqual([]);
+    expect((await other.api.store.auth.owner())?.passwordHash).toContain('b3RoZXJzYWx0');
+    expect((await seen(other.call)).projects.length).toBe(2);
+  });
+
+  it('takes a dump larger than the API’s usual body limit', async () => {
+    const source = await dashboard();
+    await fill(source.call);
+    const dump = (await source.call('GET', '/api/database/export')).json as unknown as Dump;
+    const padding = Array.from({ length: 1500 }, (_, i) => ({ key: `meta:padding.${i}`, value: 'x'.repeat(200), updatedAt: '2026-11-24T09:00:00.000Z' }));
+    const big = { ...dump, tables: { ...dump.tables, user_settings: [...(dump.tables.user_settings ?? []), ...padding] } };
+    expect(JSON.stringify(big).length).toBeGreaterThan(300 * 1024);
+    const fresh = await dashboard({ credentialsKey: source.api.credentialsKey });
+    const res = await fresh.call('POST', '/api/database/import', big);
+    expect(res.status).toBe(200);
+    expect(await fresh.api.store.meta.get('padding.1499')).toBe('x'.repeat(200));
+  });
+
+  describe('refuses a bad dump with 400 and the store unchanged', () => {
+    const deep = () => {
+      let value: unknown = 'bottom';
+      for (let i = 0; i < 1000; i++) value = [value];
+      return value;
+    };
+    const cases: [string, (dump: Dump) => unknown, RegExp][] = [
+      ['a newer version', (dump) => ({ ...dump, version: 2 }), /version 2, newer than this dashboard reads \(1\)/],
+      ['no version', ({ version: _v, ...rest }) => rest, /version/],
+      ['not an object', () => [1, 2, 3], /JSON object/],
+      ['a slug that breaks the rules', (dump) => ({ ...dump, tables: { ...dump.tables, projects: [{ ...dump.tables.projects?.[0], slug: 'Bad Slug!' }] } }), /tables\.projects\.0\.slug/],
+      ['wrong types', (dump) => ({ ...dump, tables: { ...dump.tables, projects: [{ ...dump.tables.projects?.[0], position: 'first' }] } }), /tables\.projects\.0\.position/],
+      ['an unknown table', (dump) => ({ ...dump, tables: { ...dump.tables, users: [] } }), /users/],
+      ['a huge array', (dump) => ({ ...dump, tables: { ...dump.tables, notification_mutes: new Array(200_001).fill(0) } }), /at most 200000 per table/],
+      ['deep nesting', (dump) => ({ ...dump, tables: { ...dump.tables, user_settings: [{ key: 'x', value: deep(), updatedAt: dump.exportedAt }] } }), /nests deeper/],
+      ['a bad instant', (dump) => ({ ...dump, tables: { ...dump.tables, credentials: [{ key: 'github', sealed: 'v1.a.b.c', updatedAt: 'yesterday' }] } }), /tables\.credentials\.0\.updatedAt/],
+    ];
+    it.each(cases)('%s', async (_name, spoil, message) => {
+      const { api, call } = await dashboard();
+      await fill(call);
+      const dump = (await call('GET', '/api/database/export')).json as unknown as Dump;
+      const before = await api.store.transfer.dump();
+      const res = await call('POST', '/api/database/import', spoil(dump));
+      expect(res.status).toBe(400);
+      expect(res.json).toMatchObject({ error: { code: 'BAD_REQUEST', message: expect.stringMatching(message) } });
+      expect(res.text.length).toBeLessThan(20_000);
+      expect(await api.store.transfer.dump()).toEqual(before);
+    });
+
+    it('JSON nested 100,000 deep', async () => {
+      const { api, call } = await dashboard();
+      await fill(call);
+      const before = await api.store.transfer.dump();
+      const res = await call('POST', '/api/database/import', `${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+      expect(res.status).toBe(400);
+      expect(await api.store.transfer.dump()).toEqual(before);
+    });
+
+    it('truncated JSON', async () => {
+      const { api, call } = await dashboard();
+      await fill(call);
+      const text = (await call('GET', '/api/database/export')).text;
+      const before = await api.store.transfer.dump();
+      const res = await call('POST', '/api/database/import', text.slice(0, text.length / 2));
+      expect(res.status).toBe(400);
+      expect(res.json).toMatchObject({ error: { message: expect.stringContaining('not valid JSON') } });
+      expect(await api.store.transfer.dump()).toEqual(before);
+    });
+  });
+});

@@ -1,0 +1,148 @@
+import {
+  DUMP_VERSION,
+  dumpSchema,
+  dumpTableNames,
+  jsonDepth,
+  type Dump,
+  type DumpTableName,
+  type DumpTables,
+  type ImportResult,
+} from '@dash/contracts';
+import { TRPCError } from '@trpc/server';
+import type { Context } from '../context.ts';
+
+/** The dump's issues, at most this many (a hostile dump could otherwise earn an answer as big as itself). */
+const MAX_ISSUES = 50;
+/** Nothing the dashboard stores nests deeper; checked before the schema walks the dump. */
+const MAX_DEPTH = 48;
+const MAX_ROWS_PER_TABLE = 200_000;
+
+/** A `user_settings` row of a store-internal value (`Store.meta`). */
+const META = 'meta:';
+/** The marker that tells which key sealed a store's credentials: each dashboard keeps its own. */
+const KEY_CHECK = `${META}credentialsKeyCheck`;
+/** A value sealed by the credentials vault: `v1.<iv>.<tag>.<body>`. */
+const SEALED = /^v1\.[\w-]+\.[\w-]+\.[\w-]*$/;
+
+/** The dump's problems, for the 400 answer (zod's, or ours before zod could run). */
+class InvalidDumpError extends Error {
+  constructor(readonly issues: { path: (string | number)[]; message: string }[]) {
+    super('Invalid dump');
+  }
+}
+
+/** A 400 with `message`; with `issues`, the answer lists them (and its message sums the first up). */
+const invalid = (message: string, issues: InvalidDumpError['issues'] = []) =>
+  new TRPCError({ code: 'BAD_REQUEST', message, ...(issues.length > 0 ? { cause: new InvalidDumpError(issues.slice(0, MAX_ISSUES)) } : {}) });
+
+/** Everything needed to rebuild the dashboard, credentials still sealed; the cache and the browsers' sign-ins stay out. */
+export async function exportDump(ctx: Context): Promise<Dump> {
+  const [settings, tables] = await Promise.all([ctx.store.settings.get(), ctx.store.transfer.dump()]);
+  const { auth_session: _sessions, ...kept } = tables;
+  return {
+    version: DUMP_VERSION,
+    provider: ctx.database?.manager.servingProvider ?? 'sqlite',
+    exportedAt: new Date().toISOString(),
+    settings,
+    tables: kept,
+  };
+}
+
+/**
+ * Checks a dump whole before anything is written: cheap structural limits first (no schema walk over a hostile
+ * shape), a newer version refused by name, then the schema. Answers the parsed dump.
+ */
+export function parseDump(raw: unknown): Dump {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalid('An export dump is a JSON object: { version, provider, settings, tables }');
+  const { version, tables } = raw as Record<string, unknown>;
+  if (typeof version === 'number' && version > DUMP_VERSION) {
+    throw invalid(`This dump is version ${version}, newer than this dashboard reads (${DUMP_VERSION}): update the dashboard, then import it`);
+  }
+  if (typeof tables === 'object' && tables !== null) {
+    for (const [name, rows] of Object.entries(tables)) {
+      if (Array.isArray(rows) && rows.length > MAX_ROWS_PER_TABLE) {
+        throw invalid(`tables.${name} has ${rows.length} rows; a dump holds at most ${MAX_ROWS_PER_TABLE} per table`);
+      }
+    }
+  }
+  if (jsonDepth(raw, MAX_DEPTH) > MAX_DEPTH) throw invalid(`The dump nests deeper than ${MAX_DEPTH} levels; an export never does`);
+  const parsed = dumpSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => ({
+      path: issue.path.map((part) => (typeof part === 'number' ? part : String(part))),
+      message: issue.message,
+    }));
+    const first = issues[0];
+    throw invalid(`Invalid dump: ${first ? `${first.path.join('.')}: ${first.message}` : 'it does not match the export format'}`, issues);
+  }
+  return parsed.data;
+}
+
+/**
+ * Imports a dump: what it holds replaces each of its tables, in one transaction, except what cannot or should not
+ * come along, which is skipped and named: credentials (and sealed settings such as the relay's secret) sealed with
+ * another credentials key, this dashboard's own key marker, and the password and API tokens when this dashboard
+ * already has a password (an import never changes who can sign in). `dryRun` answers the same without writing.
+ */
+export async function importDump(ctx: Context, dump: Dump, { dryRun }: { dryRun: boolean }): Promise<ImportResult> {
+  const skipped: ImportResult['skipped'] = [];
+  /** Whether this dashboard's key opens a sealed value (another key, or a damaged value, does not). */
+  const opens = (name: string, sealed: string) => {
+    try {
+      ctx.vault.open(name, sealed);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const otherKey = 'sealed with another credentials key: save it again in Settings';
+
+  const tables: DumpTables = { ...dump.tables };
+  if (tables.credentials) {
+    tables.credentials = tables.credentials.filter((row) => {
+      const ok = opens(row.key, row.sealed);
+      if (!ok) skipped.push({ table: 'credentials', key: row.key, reason: otherKey });
+      return ok;
+    });
+  }
+  if (tables.user_settings) {
+    tables.user_settings = tables.user_settings.filter((row) => {
+      if (row.key === KEY_CHECK) return false;
+      if (!row.key.startsWith(META) || typeof row.value !== 'string' || !SEALED.test(row.value)) return true;
+      const ok = opens(row.key.slice(META.length), row.value);
+      if (!ok) skipped.push({ table: 'user_settings', key: row.key.slice(META.length), reason: otherKey });
+      return ok;
+    });
+    // This dashboard's marker stays as it is (the rows of user_settings are replaced, so it goes back in).
+    const marker = await ctx.store.meta.get(KEY_CHECK.slice(META.length));
+    if (marker !== undefined) tables.user_settings.push({ key: KEY_CHECK, value: marker, updatedAt: new Date().toISOString() });
+  }
+  if ((await ctx.store.auth.owner()) !== undefined) {
+    for (const table of ['auth_owner', 'api_token'] as const) {
+      if (tables[table] === undefined) continue;
+      delete tables[table];
+      skipped.push({ table, key: table === 'auth_owner' ? 'password' : 'API tokens', reason: 'this dashboard has a password already: its password and tokens are kept' });
+    }
+  }
+  // Sign-ins stay with the browsers that made them.
+  delete tables.auth_session;
+
+  const names = dumpTableNames.filter((name) => tables[name] !== undefined);
+  const before = await ctx.store.transfer.counts();
+  const count = (name: DumpTableName) => (tables[name] as unknown[]).length - (name === 'user_settings' && hasMarker(tables) ? 1 : 0);
+  const result: ImportResult = {
+    dryRun,
+    imported: Object.fromEntries(names.map((name) => [name, count(name)])),
+    replaced: Object.fromEntries(names.map((name) => [name, before[name]])),
+    skipped,
+  };
+  if (dryRun) return result;
+  await ctx.store.transfer.restore(tables);
+  // What was fetched for the old projects is not theirs; every process-wide copy goes with the context.
+  await ctx.store.cache.clear();
+  await ctx.database?.reload();
+  ctx.log.info(`database: imported a dump (${names.map((name) => `${result.imported[name]} ${name}`).join(', ')}${skipped.length ? `; ${skipped.length} skipped` : ''})`);
+  return result;
+}
+
+const hasMarker = (tables: DumpTables) => tables.user_settings?.some((row) => row.key === KEY_CHECK) ?? false;
