@@ -2,6 +2,7 @@
 // It serves adapter-node's handler (static files, then SvelteKit) behind the guards, so the Host and
 // cross-site guards and the security headers cover static files too, which SvelteKit's hooks never see.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { MAX_DUMP_BYTES } from '@dash/contracts';
 import { readEnv, type Env } from './lib/server/env.ts';
 import { guard, securityHeaders, type GuardConfig } from './lib/server/guard.ts';
 
@@ -32,7 +33,19 @@ process.env.PORT = String(env.PORT);
 const config: GuardConfig = { mode: env.mode, origin, allowedHosts: env.DASHBOARD_ALLOWED_HOSTS };
 const headers = Object.entries(securityHeaders(origin));
 
+// adapter-node reads a body up to BODY_SIZE_LIMIT: the import route takes a dump of up to 50 MB. Every other
+// request keeps the limit it had (its declared size is checked below; the REST adapter counts what it reads).
+const IMPORT_PATH = '/api/database/import';
+const BODY_LIMIT = 512 * 1024;
+process.env.BODY_SIZE_LIMIT = String(MAX_DUMP_BYTES + 1024 * 1024);
+
 const { handler } = (await import(new URL('./handler.js', import.meta.url).href)) as { handler: Handler };
+
+/** A request that says its body is larger than its route takes (only the import route takes more than 512 KB). */
+function tooLarge(req: IncomingMessage): boolean {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  return declared > BODY_LIMIT && (req.url ?? '/').split('?')[0] !== IMPORT_PATH;
+}
 
 const server = createServer((req, res) => {
   for (const [name, value] of headers) res.setHeader(name, value);
@@ -49,6 +62,11 @@ const server = createServer((req, res) => {
   );
   if (verdict) {
     res.writeHead(verdict.status, verdict.headers).end(verdict.body);
+    return;
+  }
+  if (tooLarge(req)) {
+    const body = JSON.stringify({ error: { code: 'PAYLOAD_TOO_LARGE', message: `The request body is larger than ${BODY_LIMIT / 1024} KB` } });
+    res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' }).end(body);
     return;
   }
   handler(req, res, () => res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found'));
