@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm';
 import type { PgTable, PreparedQueryConfig } from 'drizzle-orm/pg-core';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Sql } from 'postgres';
@@ -154,7 +154,7 @@ const dumped = dumpTablesOf(pgSchema);
 function pgTransfer(q: Pick<Tx, 'select' | 'insert' | 'delete' | 'execute'>): TransferOps {
   return {
     select: (table) => q.select().from(table as PgTable),
-    count: async (table) => (await q.select({ n: count() }).from(table as PgTable))[0]?.n ?? 0,
+    row: async (query) => (await q.execute<Record<string, unknown>>(query))[0],
     deleteAll: async (table) => void (await q.delete(table as PgTable)),
     insert: async (table, rows) => void (await q.insert(table as PgTable).values(rows)),
     // Never backwards: a live stream that saw a seq must not see it handed out again.

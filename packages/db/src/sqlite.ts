@@ -1,5 +1,5 @@
 import type { Client, InValue, ResultSet } from '@libsql/client';
-import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm';
 import type { LibSQLDatabase } from 'drizzle-orm/libsql';
 import type { BaseSQLiteDatabase, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import {
@@ -215,7 +215,7 @@ const dumped = dumpTablesOf(sqliteSchema);
 function sqliteTransfer(q: Queryable): TransferOps {
   return {
     select: (table) => q.select().from(table as SQLiteTable),
-    count: async (table) => (await q.select({ n: count() }).from(table as SQLiteTable))[0]?.n ?? 0,
+    row: (query) => q.get<Record<string, unknown> | undefined>(query),
     deleteAll: async (table) => void (await q.delete(table as SQLiteTable)),
     insert: async (table, rows) => void (await q.insert(table as SQLiteTable).values(rows)),
     // Never backwards: a live stream that saw a seq must not see it handed out again.

@@ -1,4 +1,4 @@
-import { getTableColumns, getTableName, is, Table, type Column } from 'drizzle-orm';
+import { getTableColumns, getTableName, is, sql, Table, type Column, type SQL } from 'drizzle-orm';
 import { dumpTableNames, type DumpTableName, type DumpTables } from '@dash/contracts';
 import { chunked, isoOf } from './shared.ts';
 
@@ -27,7 +27,8 @@ export function dumpTablesOf(schema: Record<string, unknown>): Record<DumpTableN
 /** What a dialect does for a transfer, inside the transaction it runs the transfer in. */
 export interface TransferOps {
   select(table: Table): Promise<Record<string, unknown>[]>;
-  count(table: Table): Promise<number>;
+  /** The one row a statement answers (the counts' `select (select count(*) …) as c0, …`). */
+  row(query: SQL): Promise<Record<string, unknown> | undefined>;
   deleteAll(table: Table): Promise<void>;
   /** At most `INSERT_ROWS` rows, every column's key present. */
   insert(table: Table, rows: Record<string, unknown>[]): Promise<void>;
@@ -71,10 +72,11 @@ export async function dumpRows(tables: Record<DumpTableName, Table>, ops: Transf
   return dump as Required<DumpTables>;
 }
 
+/** Every table's count in one statement: one round trip to a remote database, not one per table. */
 export async function countRows(tables: Record<DumpTableName, Table>, ops: TransferOps): Promise<TableCounts> {
-  const counts = {} as TableCounts;
-  for (const name of dumpTableNames) counts[name] = await ops.count(tables[name]);
-  return counts;
+  const columns = dumpTableNames.map((name, index) => sql`(select count(*) from ${tables[name]}) as ${sql.identifier(`c${index}`)}`);
+  const row = (await ops.row(sql`select ${sql.join(columns, sql`, `)}`)) ?? {};
+  return Object.fromEntries(dumpTableNames.map((name, index) => [name, Number(row[`c${index}`] ?? 0)])) as TableCounts;
 }
 
 /**

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DUMP_VERSION, type DatabaseConfigResult, type Dump, type ImportResult } from '@dash/contracts';
 import { PG_SERVER, postgresProblem, scratchPostgres, withPostgres } from '@dash/db/testing';
+import { startTurso } from '@dash/sandbox/turso';
 import { createTestApi, restClient } from '../testing.ts';
 
 type Api = Awaited<ReturnType<typeof createTestApi>>;
@@ -239,6 +240,72 @@ describe.skipIf(pgProblem !== undefined && !inCI)('Supabase (hosted_db_1) on the
       expect(text).not.toContain(url);
     }
     expect(readFileSync(join(api.dir, 'data', 'database.json'), 'utf8')).not.toContain(password);
+  });
+});
+
+describe('Turso (hosted_db_2) on the fake Hrana server', () => {
+  const TOKEN = `turso-${randomBytes(16).toString('hex')}`;
+  async function fakeTurso() {
+    const turso = await startTurso({ file: join(await tmp(), 'turso.db'), authToken: TOKEN });
+    cleanups.push(() => turso.close());
+    return turso;
+  }
+
+  it('creates the tables on Migrate, switches with a copy, and comes back with the data intact', async () => {
+    const { api, call } = await dashboard();
+    await fill(call);
+    const before = await seen(call);
+    const turso = await fakeTurso();
+    const config = { url: turso.url, authToken: TOKEN };
+
+    expect((await call('POST', '/api/database/test', { provider: 'hosted_db_2', config })).json).toEqual({ success: true, tables: 'missing', rows: 0 });
+    const waiting = (await call('POST', '/api/database/config', { provider: 'hosted_db_2', config, data: 'copy' })).json as DatabaseConfigResult;
+    expect(waiting).toMatchObject({ switched: false, configured: false, problem: expect.stringContaining('create them with Migrate') });
+    expect((await call('POST', '/api/database/migrate')).json).toEqual({ migrated: true, provider: 'hosted_db_2' });
+    expect((await call('GET', '/api/database/config')).json).toMatchObject({ problem: expect.stringContaining('check again') });
+
+    const switched = (await call('POST', '/api/database/config', { provider: 'hosted_db_2' })).json as DatabaseConfigResult;
+    expect(switched).toMatchObject({ switched: true, provider: 'hosted_db_2', serving: { provider: 'hosted_db_2', description: new URL(turso.url).host } });
+    expect(await seen(call)).toEqual(before);
+    // Every statement now goes over Hrana.
+    const sent = turso.requests.length;
+    await call('POST', '/api/projects', { slug: 'orbit', name: 'Orbit' });
+    expect(turso.requests.length).toBeGreaterThan(sent);
+    const after = await seen(call);
+
+    expect((await call('POST', '/api/database/config', { provider: 'sqlite', config: {}, data: 'copy', replace: true })).json).toMatchObject({ switched: true });
+    expect(api.store.dialect).toBe('sqlite');
+    expect(await seen(call)).toEqual(after);
+  });
+
+  it('leaves the target empty when the server fails halfway through the copy', async () => {
+    const { call } = await dashboard();
+    await fill(call);
+    const turso = await fakeTurso();
+    await call('POST', '/api/database/config', { provider: 'hosted_db_2', config: { url: turso.url, authToken: TOKEN }, data: 'copy' });
+    await call('POST', '/api/database/migrate');
+    // The copy's transaction opens and writes the first tables; the server goes away when the credentials come.
+    turso.failFrom(/^insert into "credentials"/, 1000);
+    const res = (await call('POST', '/api/database/config', { provider: 'hosted_db_2' })).json as DatabaseConfigResult;
+    expect(res).toMatchObject({ switched: false, serving: { provider: 'sqlite' }, problem: expect.stringMatching(/503/) });
+    // It failed halfway: rows had gone in, inside the copy's transaction, before the server went away.
+    const sent = turso.requests.flatMap((request) => request.sql);
+    expect(sent.some((text) => /^insert into "projects"/.test(text))).toBe(true);
+    turso.recover();
+    expect((await call('POST', '/api/database/test', { provider: 'hosted_db_2' })).json).toEqual({ success: true, tables: 'current', rows: 0 });
+    expect((await seen(call)).projects).toHaveLength(2);
+  });
+
+  it('tests a wrong token with the server’s refusal and never the token', async () => {
+    const { api, call } = await dashboard();
+    const turso = await fakeTurso();
+    const wrong = `wrong-${randomBytes(12).toString('hex')}`;
+    const res = await call('POST', '/api/database/test', { provider: 'hosted_db_2', config: { url: turso.url, authToken: wrong } });
+    expect(res.json).toMatchObject({ success: false, error: expect.stringContaining('401') });
+    const chosen = await call('POST', '/api/database/config', { provider: 'hosted_db_2', config: { url: turso.url, authToken: wrong }, data: 'use' });
+    for (const text of [res.text, chosen.text, (await call('GET', '/api/database/config')).text, ...api.log.lines, readFileSync(join(api.dir, 'data', 'database.json'), 'utf8')]) {
+      expect(text).not.toContain(wrong);
+    }
   });
 });
 

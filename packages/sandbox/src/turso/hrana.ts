@@ -56,10 +56,15 @@ interface Stream {
 export interface FakeTurso extends RunningServer {
   /** `http://127.0.0.1:<port>`: the URL to give `@libsql/client`. */
   url: string;
-  /** Each pipeline request's types, in order (never the token). */
-  readonly requests: { path: string; types: string[] }[];
-  /** The next `count` pipeline requests after `after` more succeed answer HTTP 503 (a server going away mid-work). */
-  failAfter(after: number, count?: number): void;
+  /** Each pipeline request's types and statements (SQL text only: no arguments, never the token), in order. */
+  readonly requests: { path: string; types: string[]; sql: string[] }[];
+  /**
+   * A server going away mid-work: from the first pipeline request whose SQL matches `pattern` on, the next `count`
+   * requests answer HTTP 503.
+   */
+  failFrom(pattern: RegExp, count?: number): void;
+  /** Back to answering every request. */
+  recover(): void;
 }
 
 /** sqld drops a stream nobody used for this long; a later request with its baton is an error. */
@@ -186,6 +191,14 @@ function run(stream: Stream, request: StreamRequest): { type: 'ok'; response: Re
   }
 }
 
+/** The SQL texts a request carries. */
+function sqlOf(request: StreamRequest): string[] {
+  if (request.type === 'execute') return [request.stmt.sql ?? `#${request.stmt.sql_id}`];
+  if (request.type === 'batch') return request.batch.steps.map((step) => step.stmt.sql ?? `#${step.stmt.sql_id}`);
+  if (request.type === 'store_sql' || request.type === 'sequence') return [request.sql ?? ''];
+  return [];
+}
+
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -196,7 +209,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
 export async function startTurso({ file, authToken }: { file: string; authToken: string }): Promise<FakeTurso> {
   const streams = new Map<string, Stream>();
   const requests: FakeTurso['requests'] = [];
-  let fault: { after: number; count: number } | undefined;
+  let fault: { pattern: RegExp; count: number; hit: boolean } | undefined;
 
   const closeStream = (stream: Stream) => {
     clearTimeout(stream.timer);
@@ -218,10 +231,11 @@ export async function startTurso({ file, authToken }: { file: string; authToken:
       throw new RequestError(400, 'Invalid JSON in the request body', false);
     }
     const list = body.requests ?? [];
-    requests.push({ path: req.url ?? '', types: list.map((request) => request.type) });
+    const sql = list.flatMap(sqlOf);
+    requests.push({ path: req.url ?? '', types: list.map((request) => request.type), sql });
     if (fault) {
-      if (fault.after > 0) fault.after--;
-      else if (fault.count-- > 0) throw new RequestError(503, 'The database is unavailable');
+      fault.hit ||= sql.some((text) => fault?.pattern.test(text));
+      if (fault.hit && fault.count-- > 0) throw new RequestError(503, 'The database is unavailable');
     }
     let stream: Stream;
     if (body.baton) {
@@ -265,8 +279,11 @@ export async function startTurso({ file, authToken }: { file: string; authToken:
   return {
     ...server,
     requests,
-    failAfter(after, count = 1) {
-      fault = { after, count };
+    failFrom(pattern, count = 1) {
+      fault = { pattern, count, hit: false };
+    },
+    recover() {
+      fault = undefined;
     },
     async close() {
       for (const stream of streams.values()) closeStream(stream);
