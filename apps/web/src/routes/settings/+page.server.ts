@@ -6,18 +6,19 @@ import { sessionCookie } from '$lib/server/session';
 
 export const load: PageServerLoad = async ({ locals }) => {
   const api = await callerFor(locals.request);
-  const [settings, { projects }, { connectedKeys }, auth, relay, notifications] = await Promise.all([
+  const [settings, { projects }, { connectedKeys }, auth, relay, notifications, database] = await Promise.all([
     api.settings.get(),
     api.projects.list(),
     api.credentials.list(),
     api.auth.status(),
     api.relay.status(),
     api.notifications.policy(),
+    api.database.config(),
   ]);
   // Sessions and tokens are managed from a browser; a request made with an API token sees neither.
   const browser = auth.via !== 'token';
   const [sessions, tokens] = browser ? await Promise.all([api.sessions.list(), api.tokens.list()]) : [{ sessions: [] }, { tokens: [] }];
-  return { settings, projects, connectedKeys, auth, relay, notifications, sessions: sessions.sessions, tokens: tokens.tokens };
+  return { settings, projects, connectedKeys, auth, relay, notifications, database, sessions: sessions.sessions, tokens: tokens.tokens };
 };
 
 export const actions: Actions = {

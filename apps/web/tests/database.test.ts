@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, screenshotDir } from './browser.ts';
+import { startDashboard, type RunningDashboard } from './server.ts';
+
+let browser: Browser;
+const cleanup: (() => unknown)[] = [];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+/** A dashboard whose database is chosen in Settings (no DATABASE_URL), with the credentials key given. */
+async function dashboard(key: string): Promise<RunningDashboard> {
+  const started = await startDashboard({ env: { DATABASE_URL: undefined, CREDENTIALS_KEY: key } });
+  cleanup.push(() => started.stop());
+  return started;
+}
+
+async function settingsPage(target: RunningDashboard): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
+  cleanup.push(() => context.close());
+  const page = await context.newPage();
+  await page.goto(`${target.url}/settings#database`);
+  return page;
+}
+
+/** The Database section of the settings page. */
+function section(page: Page) {
+  return page.locator('section#database');
+}
+
+const json = async (target: RunningDashboard, path: string) => (await (await target.fetch(path)).json()) as Record<string, unknown>;
+
+/** What a user sees, through the API the pages use. */
+async function seen(target: RunningDashboard) {
+  return { projects: await json(target, '/api/projects'), settings: await json(target, '/api/settings'), credentials: await json(target, '/api/credentials') };
+}
+
+async function fill(target: RunningDashboard) {
+  const post = (path: string, body: unknown) => target.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect((await post('/api/projects', { slug: 'formfox', name: 'FormFox', integrations: { code_host: { repos: ['acme/formfox'] } } })).status).toBe(201);
+  expect((await post('/api/projects', { slug: 'tally', name: 'Tally' })).status).toBe(201);
+  expect((await post('/api/settings', { projectOrder: ['tally', 'formfox'] })).status).toBe(200);
+  expect((await post('/api/credentials', { key: 'github', values: { token: 'ghp_browserTestToken0123456789' } })).status).toBe(200);
+}
+
+describe('Settings → Database in a real browser', () => {
+  it('exports from one dashboard and imports onto a fresh one with the same key: everything a user sees comes back', async () => {
+    const key = randomBytes(32).toString('hex');
+    const source = await dashboard(key);
+    await fill(source);
+    const page = await settingsPage(source);
+    const download = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'Export' }).click();
+    const file = await (await download).path();
+    expect(download).toBeTruthy();
+    const dump = JSON.parse(readFileSync(file, 'utf8')) as { version: number; tables: { projects: unknown[] } };
+    expect(dump.version).toBe(1);
+    expect(readFileSync(file, 'utf8')).not.toContain('ghp_browserTestToken0123456789');
+
+    const fresh = await dashboard(key);
+    const target = await settingsPage(fresh);
+    await section(target).getByLabel('Choose an export to import').setInputFiles(file);
+    // The summary before anything changes: two projects where there are none.
+    const summary = section(target).locator('.summary');
+    await expect.poll(() => summary.textContent()).toMatch(/would replace/);
+    await expect.poll(async () => (await summary.locator('tr', { hasText: 'projects' }).textContent())?.replace(/\s+/g, ' ')).toMatch(/projects\s*0\s*2/);
+    expect(((await json(fresh, '/api/projects')).projects as unknown[]).length).toBe(0);
+    await section(target).getByRole('button', { name: 'Import and replace' }).click();
+    await expect.poll(() => section(target).getByText(/^Imported \d+ rows\.$/).count()).toBe(1);
+    await section(target).screenshot({ path: `${screenshotDir}settings-database-import.png` });
+
+    expect(await seen(fresh)).toEqual(await seen(source));
+    // The dashboard's own page shows the projects in their order, and the connection as connected.
+    await target.goto(`${fresh.url}/`);
+    const tabs = target.locator('nav a.tab');
+    await expect.poll(async () => (await tabs.allTextContents()).map((text) => text.trim())).toEqual(expect.arrayContaining(['Tally', 'FormFox']));
+  });
+
+  it('switches to another SQLite file with a copy, and serves the same data from it', async () => {
+    const target = await dashboard(randomBytes(32).toString('hex'));
+    await fill(target);
+    const before = await seen(target);
+    const dir = mkdtempSync(join(tmpdir(), 'dash-moved-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const page = section(await settingsPage(target));
+    await page.getByLabel('File').fill(join(dir, 'moved.db'));
+    await page.getByRole('button', { name: 'Test', exact: true }).click();
+    await expect.poll(() => page.getByText(/Embedded SQLite answers; it has no tables yet/).count()).toBe(1);
+    await page.getByLabel('Copy this dashboard’s data there').check();
+    await page.getByRole('button', { name: 'Switch', exact: true }).click();
+    await expect.poll(() => page.getByText('Switched to Embedded SQLite, with this dashboard’s data copied there.').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('database-serving').textContent()).toContain(join(dir, 'moved.db'));
+    expect(await seen(target)).toEqual(before);
+  });
+
+  it('refuses a file that is not an export, or one from a newer dashboard, and changes nothing', async () => {
+    const target = await dashboard(randomBytes(32).toString('hex'));
+    await fill(target);
+    const before = await seen(target);
+    const dir = mkdtempSync(join(tmpdir(), 'dash-bad-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const page = section(await settingsPage(target));
+
+    writeFileSync(join(dir, 'notes.json'), 'this is not json');
+    await page.getByLabel('Choose an export to import').setInputFiles(join(dir, 'notes.json'));
+    await expect.poll(() => page.getByRole('alert').allTextContents()).toContain('notes.json is not a JSON export: choose a file the Export button downloaded.');
+
+    const dump = (await (await target.fetch('/api/database/export')).json()) as Record<string, unknown>;
+    writeFileSync(join(dir, 'newer.json'), JSON.stringify({ ...dump, version: 2 }));
+    await page.getByLabel('Choose an export to import').setInputFiles(join(dir, 'newer.json'));
+    await expect.poll(() => page.getByRole('alert').allTextContents()).toContain(
+      'This dump is version 2, newer than this dashboard reads (1): update the dashboard, then import it',
+    );
+    expect(await page.locator('.summary').count()).toBe(0);
+    expect(await seen(target)).toEqual(before);
+  });
+});
