@@ -134,6 +134,8 @@ export const databaseStatusSchema = z.object({
   problem: z.string().nullable(),
   /** The switch waiting for the problem to go: what it will do with the data. */
   data: switchDataSchema.nullable(),
+  /** The providers this version of the dashboard can store in. */
+  available: z.array(databaseProviderSchema),
 });
 export type DatabaseStatus = z.infer<typeof databaseStatusSchema>;
 

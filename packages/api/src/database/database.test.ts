@@ -56,6 +56,7 @@ describe('GET /api/database/config', () => {
       serving: { provider: 'sqlite', description: join('data', 'dashboard.db') },
       problem: null,
       data: null,
+      available: ['sqlite', 'hosted_db_1', 'hosted_db_2'],
     });
   });
 
@@ -151,9 +152,14 @@ describe('switching between SQLite files', () => {
     const paths = (res.json.error as { issues: { path: string[] }[] }).issues.map((issue) => issue.path.join('.'));
     expect(paths).toEqual(expect.arrayContaining(['config.url', 'config.authToken']));
     expect(existsSync(join(api.dir, 'data', 'database.json'))).toBe(false);
-    expect((await call('POST', '/api/database/config', { provider: 'hosted_db_3', data: 'use' })).json).toMatchObject({
-      error: { code: 'BAD_REQUEST', message: expect.stringContaining('nothing is saved for PlanetScale') },
+    expect((await call('POST', '/api/database/config', { provider: 'hosted_db_2', data: 'use' })).json).toMatchObject({
+      error: { code: 'BAD_REQUEST', message: expect.stringContaining('nothing is saved for Turso') },
     });
+    // PlanetScale needs the MySQL dialect, not built yet: a clear refusal, nothing saved.
+    expect((await call('POST', '/api/database/test', { provider: 'hosted_db_3', config: { host: 'aws.connect.psdb.cloud', username: 'u', password: 'p' } })).json).toMatchObject({
+      error: { code: 'BAD_REQUEST', message: expect.stringContaining('PlanetScale (hosted_db_3) is not available in this version') },
+    });
+    expect(existsSync(join(api.dir, 'data', 'database.json'))).toBe(false);
   });
 });
 
