@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { databaseChoiceSchema, databaseProviderSchema, switchDataSchema, type DatabaseChoice, type SwitchData } from '@dash/contracts';
 import { z } from 'zod';
-import type { CredentialVault } from '../credentials/vault.ts';
+import { CredentialsKeyMismatchError, type CredentialVault } from '../credentials/vault.ts';
 
 /**
  * The database chosen in the dashboard, kept beside the credentials key in the data directory rather than in a
@@ -49,8 +49,17 @@ export class ChoiceFile {
       throw error;
     }
     const file = fileSchema.parse(JSON.parse(text));
-    const open = ({ provider, sealed }: z.infer<typeof sealedChoice>): DatabaseChoice =>
-      databaseChoiceSchema.parse({ provider, config: this.vault.open(sealName(provider), sealed) });
+    const open = ({ provider, sealed }: z.infer<typeof sealedChoice>): DatabaseChoice => {
+      try {
+        return databaseChoiceSchema.parse({ provider, config: this.vault.open(sealName(provider), sealed) });
+      } catch (error) {
+        if (!(error instanceof CredentialsKeyMismatchError)) throw error;
+        throw new Error(
+          `${this.path} was saved with another credentials key: start with the CREDENTIALS_KEY it was saved with, ` +
+            'or remove the file to start on the embedded database',
+        );
+      }
+    };
     return {
       serving: file.serving && open(file.serving),
       chosen: file.chosen && { ...open(file.chosen), data: file.chosen.data },

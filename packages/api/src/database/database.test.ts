@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DUMP_VERSION, type DatabaseConfigResult, type Dump, type ImportResult } from '@dash/contracts';
@@ -160,6 +160,26 @@ describe('switching between SQLite files', () => {
       error: { code: 'BAD_REQUEST', message: expect.stringContaining('PlanetScale (hosted_db_3) is not available in this version') },
     });
     expect(existsSync(join(api.dir, 'data', 'database.json'))).toBe(false);
+  });
+});
+
+describe('starting on a chosen database', () => {
+  it('says which database is away and how to get back to the embedded one, when the chosen one does not answer', async () => {
+    const { api, call } = await dashboard();
+    const turso = await startTurso({ file: join(await tmp(), 'turso.db'), authToken: 'token' });
+    await call('POST', '/api/database/config', { provider: 'hosted_db_2', config: { url: turso.url, authToken: 'token' }, data: 'copy' });
+    await call('POST', '/api/database/migrate');
+    expect((await call('POST', '/api/database/config', { provider: 'hosted_db_2' })).json).toMatchObject({ switched: true });
+    const { dir, credentialsKey } = api;
+    await api.dispose({ keepFiles: true });
+    apis.splice(apis.indexOf(api), 1);
+    cleanups.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+    await turso.close();
+    await expect(createTestApi({ dir, credentialsKey, scheduler: false })).rejects.toThrow(
+      /The database chosen in Settings → Database, Turso \(127\.0\.0\.1:\d+\), cannot be reached: .*remove .*database\.json to start on the embedded database/,
+    );
+    // Another key cannot open the choice: the message names the file and the way out.
+    await expect(createTestApi({ dir, scheduler: false })).rejects.toThrow(/database\.json was saved with another credentials key: start with the CREDENTIALS_KEY it was saved with/);
   });
 });
 

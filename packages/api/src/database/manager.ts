@@ -98,9 +98,19 @@ export class DatabaseManager {
     const file = new ChoiceFile(options.dataDir, options.vault);
     const choices = options.env ? { serving: null, chosen: null } : file.read();
     const manager = new DatabaseManager(options, choices, () => Promise.reject(new Error('The dashboard has not started serving yet')));
-    const store = options.env
-      ? await openStore({ url: options.env.url, authToken: options.env.authToken, migrationsDir: options.migrationsDir })
-      : await manager.open(choices.serving ?? DEFAULT_CHOICE, { migrate: manager.runsMigrations(choices.serving ?? DEFAULT_CHOICE) });
+    if (options.env) return { manager, store: await openStore({ url: options.env.url, authToken: options.env.authToken, migrationsDir: options.migrationsDir }) };
+    const serving = choices.serving ?? DEFAULT_CHOICE;
+    const store = await manager.open(serving, { migrate: manager.runsMigrations(serving) });
+    try {
+      // A hosted database opens lazily: ask it now, so that a start against one that is away says which and why.
+      await within(CONNECT_TIMEOUT_MS, databaseProviderNames[serving.provider], store.lastMigration());
+    } catch (error) {
+      await store.close().catch(() => undefined);
+      throw new Error(
+        `The database chosen in Settings → Database, ${databaseProviderNames[serving.provider]} (${describeChoice(serving, options)}), ` +
+          `cannot be reached: ${manager.reason(error, serving)}. Start again once it answers, or remove ${manager.file.path} to start on the embedded database.`,
+      );
+    }
     return { manager, store };
   }
 
