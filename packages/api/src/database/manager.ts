@@ -232,10 +232,11 @@ export class DatabaseManager {
         return this.waiting('Choose what the switch does with the data: copy this dashboard’s data there, or use the data already there');
       }
       const copied = data === 'copy' ? await this.copy(current, target, input.replace === true, choice) : null;
-      this.save({ serving: choice, chosen: null });
-      this.problem = null;
+      // Served first, then written down: a context that cannot be built over the target leaves the choice waiting.
       await this.adopt(target);
       adopted = true;
+      this.save({ serving: choice, chosen: null });
+      this.problem = null;
       this.options.log.info(`store: switched to ${databaseProviderNames[choice.provider]} (${describeChoice(choice, this.options)})${copied ? ', data copied' : ', using its data'}`);
       return { ...this.status(), switched: true, copied };
     } catch (error) {
