@@ -81,10 +81,12 @@ export class DatabaseManager {
 
   private constructor(
     private readonly options: DatabaseManagerOptions,
-    choices: Choices,
+    file: ChoiceFile,
     private adopt: (store: Store) => Promise<void>,
   ) {
-    this.file = new ChoiceFile(options.dataDir, options.vault);
+    this.file = file;
+    // DATABASE_URL decides alone: a choice file left from before is not read.
+    const choices = options.env ? { serving: null, chosen: null } : file.read();
     this.choices = choices;
     if (choices.chosen) this.problem = 'The switch has not been tried since the dashboard started: check again';
   }
@@ -96,10 +98,9 @@ export class DatabaseManager {
    */
   static async start(options: DatabaseManagerOptions): Promise<{ manager: DatabaseManager; store: Store }> {
     const file = new ChoiceFile(options.dataDir, options.vault);
-    const choices = options.env ? { serving: null, chosen: null } : file.read();
-    const manager = new DatabaseManager(options, choices, () => Promise.reject(new Error('The dashboard has not started serving yet')));
+    const manager = new DatabaseManager(options, file, () => Promise.reject(new Error('The dashboard has not started serving yet')));
     if (options.env) return { manager, store: await openStore({ url: options.env.url, authToken: options.env.authToken, migrationsDir: options.migrationsDir }) };
-    const serving = choices.serving ?? DEFAULT_CHOICE;
+    const serving = manager.choices.serving ?? DEFAULT_CHOICE;
     const store = await manager.open(serving, { migrate: manager.runsMigrations(serving) });
     try {
       // A hosted database opens lazily: ask it now, so that a start against one that is away says which and why.
@@ -161,12 +162,14 @@ export class DatabaseManager {
    * connections make poor migrators), only what the database lacks when it answers, everything when it does not.
    */
   async migrate(): Promise<DatabaseMigrateResult> {
-    const choice = this.choices.chosen ?? this.choices.serving ?? DEFAULT_CHOICE;
-    const { provider } = this.options.env ? { provider: this.servingProvider } : choice;
     if (this.options.env) {
-      // DATABASE_URL's database was migrated at start, by the dashboard itself.
-      return provider === 'hosted_db_1' || provider === 'hosted_db_3' ? { migrated: false, provider, statements: [], where: whereToRun[provider] ?? '' } : { migrated: true, provider };
+      // DATABASE_URL's database was migrated at start, by the dashboard itself: nothing is left to run.
+      const provider = this.servingProvider;
+      const runsHere = provider === 'sqlite' || provider === 'hosted_db_2';
+      return runsHere ? { migrated: true, provider } : { migrated: false, provider, statements: [], where: whereToRun[provider] ?? '' };
     }
+    const choice = this.choices.chosen ?? this.choices.serving ?? DEFAULT_CHOICE;
+    const { provider } = choice;
     if (provider === 'sqlite' || provider === 'hosted_db_2') {
       try {
         const store = await this.open(choice, { migrate: true });
