@@ -399,12 +399,15 @@ describe('export and import', () => {
     await fresh.call('POST', '/api/projects', { slug: 'scratch', name: 'Scratch' });
 
     const dry = (await fresh.call('POST', '/api/database/import?dryRun=1', dump)).json as ImportResult;
-    expect(dry).toMatchObject({ dryRun: true, imported: { projects: 2, credentials: 1 }, replaced: { projects: 1, credentials: 0 }, skipped: [] });
+    // The key marker is this dashboard's own, neither imported nor counted as a setting that goes.
+    expect(dry).toMatchObject({ dryRun: true, imported: { projects: 2, credentials: 1 }, replaced: { projects: 1, credentials: 0, user_settings: 0 }, skipped: [] });
+    const marker = await fresh.api.store.meta.get('credentialsKeyCheck');
     expect((await seen(fresh.call)).projects.length).toBe(1);
 
     const done = (await fresh.call('POST', '/api/database/import', dump)).json as ImportResult;
     expect(done).toMatchObject({ dryRun: false, imported: { projects: 2, credentials: 1 }, skipped: [] });
     expect(await seen(fresh.call)).toEqual(await seen(source.call));
+    expect(await fresh.api.store.meta.get('credentialsKeyCheck')).toBe(marker);
     // The credential opens with this dashboard's key: a test with it reaches the vault, not a key error.
     expect(await fresh.api.store.credentials.keys()).toEqual(['github']);
   });

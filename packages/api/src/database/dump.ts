@@ -105,6 +105,8 @@ export async function importDump(ctx: Context, dump: Dump, { dryRun }: { dryRun:
       return ok;
     });
   }
+  // This dashboard's key marker stays as it is: it is no setting of the user's, and is not counted as one.
+  const marker = await ctx.store.meta.get(KEY_CHECK.slice(META.length));
   if (tables.user_settings) {
     tables.user_settings = tables.user_settings.filter((row) => {
       if (row.key === KEY_CHECK) return false;
@@ -113,9 +115,6 @@ export async function importDump(ctx: Context, dump: Dump, { dryRun }: { dryRun:
       if (!ok) skipped.push({ table: 'user_settings', key: row.key.slice(META.length), reason: otherKey });
       return ok;
     });
-    // This dashboard's marker stays as it is (the rows of user_settings are replaced, so it goes back in).
-    const marker = await ctx.store.meta.get(KEY_CHECK.slice(META.length));
-    if (marker !== undefined) tables.user_settings.push({ key: KEY_CHECK, value: marker, updatedAt: new Date().toISOString() });
   }
   if ((await ctx.store.auth.owner()) !== undefined) {
     for (const table of ['auth_owner', 'api_token'] as const) {
@@ -129,14 +128,16 @@ export async function importDump(ctx: Context, dump: Dump, { dryRun }: { dryRun:
 
   const names = dumpTableNames.filter((name) => tables[name] !== undefined);
   const before = await ctx.store.transfer.counts();
-  const count = (name: DumpTableName) => (tables[name] as unknown[]).length - (name === 'user_settings' && hasMarker(tables) ? 1 : 0);
+  const markerHere = (name: DumpTableName) => (name === 'user_settings' && marker !== undefined ? 1 : 0);
   const result: ImportResult = {
     dryRun,
-    imported: Object.fromEntries(names.map((name) => [name, count(name)])),
-    replaced: Object.fromEntries(names.map((name) => [name, before[name]])),
+    imported: Object.fromEntries(names.map((name) => [name, (tables[name] as unknown[]).length])),
+    replaced: Object.fromEntries(names.map((name) => [name, before[name] - markerHere(name)])),
     skipped,
   };
   if (dryRun) return result;
+  // The rows of user_settings are replaced: the marker goes back in with them.
+  if (tables.user_settings && marker !== undefined) tables.user_settings.push({ key: KEY_CHECK, value: marker, updatedAt: new Date().toISOString() });
   await ctx.store.transfer.restore(tables);
   // What was fetched for the old projects is not theirs; every process-wide copy goes with the context.
   await ctx.store.cache.clear();
@@ -145,4 +146,3 @@ export async function importDump(ctx: Context, dump: Dump, { dryRun }: { dryRun:
   return result;
 }
 
-const hasMarker = (tables: DumpTables) => tables.user_settings?.some((row) => row.key === KEY_CHECK) ?? false;
