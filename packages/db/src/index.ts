@@ -3,9 +3,14 @@ import { dirname, join, resolve } from 'node:path';
 import { createClient, type Client } from '@libsql/client';
 import { drizzle as drizzleSqlite } from 'drizzle-orm/libsql';
 import { migrate as migrateSqlite } from 'drizzle-orm/libsql/migrator';
+import { drizzle as drizzleMysql } from 'drizzle-orm/mysql2';
+import { migrate as migrateMysql } from 'drizzle-orm/mysql2/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/postgres-js';
 import { migrate as migratePg } from 'drizzle-orm/postgres-js/migrator';
+import { createPool } from 'mysql2/promise';
 import postgres from 'postgres';
+import { isLoopbackHost } from '@dash/contracts';
+import { mysqlStore } from './mysql.ts';
 import { pgStore } from './pg.ts';
 import { BUSY_TIMEOUT_MS, queuedClient, sqliteStore } from './sqlite.ts';
 import type { Store } from './store.ts';
@@ -13,7 +18,7 @@ import type { Store } from './store.ts';
 export * from './store.ts';
 
 export interface StoreOptions {
-  /** `file:`, `libsql://`, `http(s)://`, `ws(s)://` (SQLite/libSQL) or `postgres(ql)://` (Postgres). */
+  /** `file:`, `libsql://`, `http(s)://`, `ws(s)://` (SQLite/libSQL), `postgres(ql)://` (Postgres) or `mysql://` (MySQL). */
   url: string;
   /** libSQL's token for a remote database. */
   authToken?: string;
@@ -37,9 +42,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const scheme = /^[a-z][a-z\d+.-]*:/i.exec(url)?.[0].toLowerCase() ?? '';
   if (postgresSchemes.includes(scheme)) return openPostgres(url, migrate ? join(migrationsDir, 'pg') : undefined, options);
   if (sqliteSchemes.includes(scheme)) return openSqlite(url, authToken, migrate ? join(migrationsDir, 'sqlite') : undefined);
+  if (scheme === 'mysql:') return openMysql(url, migrate ? join(migrationsDir, 'mysql') : undefined);
   throw new Error(
     `Unsupported database URL scheme ${scheme ? `"${scheme}"` : '(none)'}: use file:, libsql://, http(s):// or ws(s):// ` +
-      'for SQLite/libSQL, or postgres:// or postgresql:// for Postgres',
+      'for SQLite/libSQL, postgres:// or postgresql:// for Postgres, or mysql:// for MySQL',
   );
 }
 
@@ -86,6 +92,33 @@ async function openPostgres(url: string, migrationsFolder: string | undefined, {
     return pgStore(db);
   } catch (error) {
     await client.end();
+    throw error;
+  }
+}
+
+/**
+ * MySQL (PlanetScale) over mysql2: TLS with the server's certificate verified against the system's roots (PlanetScale
+ * refuses plaintext), except on this machine (the tests' MariaDB has no TLS).
+ */
+async function openMysql(url: string, migrationsFolder: string | undefined): Promise<Store> {
+  const parsed = new URL(url);
+  const pool = createPool({
+    host: parsed.hostname.replace(/^\[|\]$/g, ''),
+    port: parsed.port ? Number(parsed.port) : 3306,
+    user: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+    database: decodeURIComponent(parsed.pathname.slice(1)) || undefined,
+    ...(isLoopbackHost(parsed.hostname) ? {} : { ssl: { rejectUnauthorized: true } }),
+    timezone: 'Z',
+    connectionLimit: 5,
+    connectTimeout: 10_000,
+  });
+  try {
+    const db = drizzleMysql(pool);
+    if (migrationsFolder) await migrateMysql(db, { migrationsFolder });
+    return mysqlStore(db);
+  } catch (error) {
+    await pool.end();
     throw error;
   }
 }

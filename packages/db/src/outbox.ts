@@ -1,5 +1,5 @@
 import type { StoredDecision } from '@dash/contracts';
-import { isoOf, type Placeholder, type RawStatement } from './shared.ts';
+import { isoOf, type RawStatement, type SqlDialect } from './shared.ts';
 import type { DeliveryRow, MuteRow, NotificationRow, OutboxOps, Store, SubjectState } from './store.ts';
 
 /**
@@ -76,7 +76,7 @@ const rawMute = (r: Record<string, unknown>): MuteRow => ({ subjectKey: String(r
 const DELIVERY_COLUMNS = ['id', 'notification_id', 'subject_key', 'channel', 'purpose', 'status', 'reason', 'due_at', 'message', 'seq', 'digest_id', 'created_at', 'sent_at'];
 
 /** `text` with each `?` replaced by the dialect's placeholder, in order. */
-function bind(placeholder: Placeholder, text: string, params: unknown[]): RawStatement {
+function bind({ placeholder }: SqlDialect, text: string, params: unknown[]): RawStatement {
   let index = 0;
   return { sql: text.replace(/\?/g, () => placeholder(index++)), params };
 }
@@ -89,8 +89,9 @@ type NotificationReads = Pick<Store['notifications'], 'list' | 'changedSince' | 
  * the mutes, and `read(work)`, which runs the outbox's read operations outside any transaction (the dry run, the
  * mutes with their titles): a read never waits for, or holds, the notifications' write lock.
  */
-export function notificationReads(run: RunStatement, placeholder: Placeholder): NotificationReads {
-  const exec = (text: string, params: unknown[] = []) => run(bind(placeholder, text, params));
+export function notificationReads(run: RunStatement, dialect: SqlDialect): NotificationReads {
+  const exec = (text: string, params: unknown[] = []) => run(bind(dialect, text, params));
+  const until = dialect.quote('until');
   return {
     async list({ limit, beforeSeq, unread, projectSlug, integration }) {
       // Snoozed rows are left out until they wake; each filter given adds its condition.
@@ -117,14 +118,14 @@ export function notificationReads(run: RunStatement, placeholder: Placeholder): 
       return Number(row?.n ?? 0);
     },
     async mutes() {
-      return (await exec('select * from notification_mutes order by until')).map(rawMute);
+      return (await exec(`select * from notification_mutes order by ${until}`)).map(rawMute);
     },
     async sentSince(seq, limit) {
       return (await exec("select * from notification_deliveries where status = 'sent' and seq > ? order by seq limit ?", [seq, limit])).map(rawDelivery);
     },
     read(work) {
       return work(
-        outboxOps(run, placeholder, () => {
+        outboxOps(run, dialect, () => {
           throw new Error('A read of the outbox takes no seqs: writes go through Store.notifications.outbox');
         }),
       );
@@ -136,8 +137,10 @@ export function notificationReads(run: RunStatement, placeholder: Placeholder): 
  * The outbox operations on a transaction. `takeSeqs(n)` hands out n new seqs of the notifications' sequence, ascending
  * (a sent interruption gets one: it is on the live stream's feed with the inbox rows).
  */
-export function outboxOps(run: RunStatement, placeholder: Placeholder, takeSeqs: (count: number) => Promise<number[]>): OutboxOps {
-  const statement = (text: string, params: unknown[]) => bind(placeholder, text, params);
+export function outboxOps(run: RunStatement, dialect: SqlDialect, takeSeqs: (count: number) => Promise<number[]>): OutboxOps {
+  const statement = (text: string, params: unknown[]) => bind(dialect, text, params);
+  /** MySQL reserves the word. */
+  const until = dialect.quote('until');
   const exec = (text: string, params: unknown[] = []) => run(statement(text, params));
   const list = (count: number) => Array.from({ length: count }, () => '?').join(', ');
 
@@ -198,7 +201,7 @@ export function outboxOps(run: RunStatement, placeholder: Placeholder, takeSeqs:
         const slice = states.slice(i, i + 250);
         await exec(
           `insert into notification_subjects (subject_key, outages, flapping_since, last_change_at) values ${slice.map(() => '(?, ?, ?, ?)').join(', ')} ` +
-            'on conflict (subject_key) do update set outages = excluded.outages, flapping_since = excluded.flapping_since, last_change_at = excluded.last_change_at',
+            dialect.upsert('subject_key', ['outages', 'flapping_since', 'last_change_at']),
           slice.flatMap((state) => [state.subjectKey, JSON.stringify(state.outages), state.flappingSince, state.lastChangeAt]),
         );
       }
@@ -207,12 +210,12 @@ export function outboxOps(run: RunStatement, placeholder: Placeholder, takeSeqs:
       if (keys !== undefined && keys.length === 0) return [];
       const rows =
         keys === undefined
-          ? await exec('select * from notification_mutes order by until')
+          ? await exec(`select * from notification_mutes order by ${until}`)
           : await exec(`select * from notification_mutes where subject_key in (${list(keys.length)})`, keys);
       return rows.map(rawMute);
     },
     async putMute(mute) {
-      await exec('insert into notification_mutes (subject_key, until, created_at) values (?, ?, ?) on conflict (subject_key) do update set until = excluded.until', [
+      await exec(`insert into notification_mutes (subject_key, ${until}, created_at) values (?, ?, ?) ${dialect.upsert('subject_key', [until])}`, [
         mute.subjectKey,
         mute.until,
         mute.createdAt,

@@ -40,7 +40,7 @@ import {
   toProject,
   toSession,
   unknownSlugs,
-  pgPlaceholder,
+  pgDialect,
   type IngestOps,
   type RawStatement,
   type SettingRow,
@@ -91,7 +91,7 @@ const run = <T>(tx: Pick<Tx, '_'>, { sql: text, params }: RawStatement) =>
 /** The ingest's reads and writes, inside its transaction, a statement per call (the wide inserts as raw text). */
 /** The outbox on the transaction (which holds the notifications lock). */
 function pgOutbox(tx: Tx): OutboxOps {
-  return outboxOps((statement) => run<Record<string, unknown>>(tx, statement), pgPlaceholder, async (count) => {
+  return outboxOps((statement) => run<Record<string, unknown>>(tx, statement), pgDialect, async (count) => {
     const rows = await tx.execute<{ seq: string | number }>(sql`select nextval('notification_seq') as seq from generate_series(1, ${count}::int)`);
     return rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
   });
@@ -108,7 +108,7 @@ function ingestOps(tx: Tx): IngestOps {
     },
     async claim(claims) {
       // The batch holds each source event id once: Postgres rejects a statement that would change one row twice.
-      const claimed = await run<{ source_event_id: string }>(tx, insertStatement(notificationDedup, claims, pgPlaceholder, CLAIM_TAIL));
+      const claimed = await run<{ source_event_id: string }>(tx, insertStatement(notificationDedup, claims, pgDialect, CLAIM_TAIL));
       return claimed.map((row) => row.source_event_id);
     },
     async addHits(sourceEventIds, count) {
@@ -140,10 +140,10 @@ function ingestOps(tx: Tx): IngestOps {
       }
     },
     async insertRows(rows) {
-      await run(tx, insertStatement(notifications, rows.map(notificationValues), pgPlaceholder));
+      await run(tx, insertStatement(notifications, rows.map(notificationValues), pgDialect));
     },
     async insertEvents(events) {
-      await run(tx, insertStatement(notificationEvents, events, pgPlaceholder));
+      await run(tx, insertStatement(notificationEvents, events, pgDialect));
     },
   };
 }
@@ -371,7 +371,7 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
     },
 
     notifications: {
-      ...notificationReads((statement) => run<Record<string, unknown>>(db, statement), pgPlaceholder),
+      ...notificationReads((statement) => run<Record<string, unknown>>(db, statement), pgDialect),
       ingest: (events, options) =>
         db.transaction(async (tx) => {
           await lockNotifications(tx);

@@ -56,7 +56,7 @@ export const metaKey = (name: string) => `meta:${name}`;
 export const now = () => new Date().toISOString();
 
 /** `LIKE` text that matches `text` literally (with `ESCAPE '\\'`). */
-const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+const likeLiteral = (text: string) => text.replace(/[!%_]/g, (c) => `!${c}`);
 
 /**
  * A cache key (`route?a=1&b=2`) holds the parameter `part` (`name=value`): the part stands between `?` or `&` and
@@ -66,7 +66,7 @@ export function keyHoldsPart(key: Column, part: string): SQL {
   const literal = likeLiteral(part);
   const patterns = [`%?${literal}`, `%&${literal}`, `%?${literal}&%`, `%&${literal}&%`];
   return sql`(${sql.join(
-    patterns.map((pattern) => sql`${key} like ${pattern} escape '\\'`),
+    patterns.map((pattern) => sql`${key} like ${pattern} escape '!'`),
     sql` or `,
   )})`;
 }
@@ -335,8 +335,26 @@ export interface RawStatement {
 
 /** How a dialect spells the parameter at `index` (from 0). */
 export type Placeholder = (index: number) => string;
-export const sqlitePlaceholder: Placeholder = () => '?';
-export const pgPlaceholder: Placeholder = (index) => `$${index + 1}`;
+
+/** What the raw statements (the ingest's wide inserts, the outbox) need to know of a dialect's SQL. */
+export interface SqlDialect {
+  placeholder: Placeholder;
+  /** An identifier as the dialect quotes it: `"until"`, or MySQL's `` `until` ``. */
+  quote: (name: string) => string;
+  /** The tail of an insert that updates `columns` of the row whose key the new one collides with. */
+  upsert: (key: string, columns: readonly string[]) => string;
+}
+
+const standardUpsert = (key: string, columns: readonly string[]) =>
+  `on conflict (${key}) do update set ${columns.map((column) => `${column} = excluded.${column}`).join(', ')}`;
+export const sqliteDialect: SqlDialect = { placeholder: () => '?', quote: (name) => `"${name}"`, upsert: standardUpsert };
+export const pgDialect: SqlDialect = { placeholder: (index) => `$${index + 1}`, quote: (name) => `"${name}"`, upsert: standardUpsert };
+/** MariaDB lacks MySQL 8's row alias (`as new`), so the upsert reads the colliding row with `values()`. */
+export const mysqlDialect: SqlDialect = {
+  placeholder: () => '?',
+  quote: (name) => `\`${name}\``,
+  upsert: (_key, columns) => `on duplicate key update ${columns.map((column) => `${column} = values(${column})`).join(', ')}`,
+};
 
 /** Recent texts of `insertStatement`, by table, row count, tail and placeholder style (at most a few dozen, tens of kB each). */
 const insertTexts = new Map<string, string>();
@@ -347,14 +365,16 @@ const INSERT_TEXTS_KEPT = 64;
  * key; undefined writes null), its parameters row by row in the table's column order. The ingest's wide writes go
  * this way: drizzle's builder spends more per value than the database does.
  */
-export function insertStatement(table: Table, rows: readonly object[], placeholder: Placeholder, tail = ''): RawStatement {
-  const columns = Object.entries(getTableColumns(table) as Record<string, Column>);
-  const key = `${getTableName(table)}\0${rows.length}\0${placeholder(1)}\0${tail}`;
+export function insertStatement(table: Table, rows: readonly object[], dialect: SqlDialect, tail = ''): RawStatement {
+  // A generated column (MySQL's open-subject key) is the database's to write.
+  const columns = Object.entries(getTableColumns(table) as Record<string, Column>).filter(([, column]) => !column.generated);
+  const { placeholder, quote } = dialect;
+  const key = `${getTableName(table)}\0${rows.length}\0${quote('')}${placeholder(1)}\0${tail}`;
   let text = insertTexts.get(key);
   if (text === undefined) {
     let index = 0;
     const tuples = rows.map(() => `(${columns.map(() => placeholder(index++)).join(', ')})`);
-    text = `insert into "${getTableName(table)}" (${columns.map(([, column]) => `"${column.name}"`).join(', ')}) values ${tuples.join(', ')}${tail && ` ${tail}`}`;
+    text = `insert into ${quote(getTableName(table))} (${columns.map(([, column]) => quote(column.name)).join(', ')}) values ${tuples.join(', ')}${tail && ` ${tail}`}`;
     if (insertTexts.size >= INSERT_TEXTS_KEPT) insertTexts.clear();
     insertTexts.set(key, text);
   }

@@ -41,7 +41,7 @@ import {
   toProject,
   toSession,
   unknownSlugs,
-  sqlitePlaceholder,
+  sqliteDialect,
   type IngestOps,
   type RawStatement,
   type SettingRow,
@@ -155,7 +155,7 @@ function ingestOps(tx: Queryable, client: Client | undefined): IngestOps {
         .where(and(inArray(notifications.subjectKey, subjectKeys), eq(notifications.status, 'open')));
     },
     async claim(claims) {
-      const claimed = await run(insertStatement(notificationDedup, claims, sqlitePlaceholder, CLAIM_TAIL));
+      const claimed = await run(insertStatement(notificationDedup, claims, sqliteDialect, CLAIM_TAIL));
       return claimed.map((row) => row.source_event_id as string);
     },
     async addHits(sourceEventIds, count) {
@@ -186,10 +186,10 @@ function ingestOps(tx: Queryable, client: Client | undefined): IngestOps {
       }
     },
     async insertRows(rows) {
-      await run(insertStatement(notifications, rows.map(notificationValues), sqlitePlaceholder));
+      await run(insertStatement(notifications, rows.map(notificationValues), sqliteDialect));
     },
     async insertEvents(events) {
-      await run(insertStatement(notificationEvents, events, sqlitePlaceholder));
+      await run(insertStatement(notificationEvents, events, sqliteDialect));
     },
   };
 }
@@ -203,7 +203,7 @@ const clientRun =
 /** The outbox on a transaction's connection (see `ingestOps`): the local writer's client, or a libSQL transaction. */
 function sqliteOutbox(tx: Queryable, client: Client | undefined): OutboxOps {
   const run: RunStatement = client ? clientRun(client) : async (statement) => (await tx.run(asSql(statement))).rows;
-  return outboxOps(run, sqlitePlaceholder, async (count) => {
+  return outboxOps(run, sqliteDialect, async (count) => {
     const last = await takeSeqs(tx, count);
     return Array.from({ length: count }, (_, index) => last - count + 1 + index);
   });
@@ -466,7 +466,7 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
 
     notifications: {
       // The reads run on the client's connection, each in the queue like any statement of this process.
-      ...notificationReads(clientRun(db.$client), sqlitePlaceholder),
+      ...notificationReads(clientRun(db.$client), sqliteDialect),
       ingest: (events, options) =>
         transact(async (tx) => {
           const result = await ingestEvents(events, options, ingestOps(tx, tx === writer ? writer.$client : undefined));

@@ -24,12 +24,13 @@ import {
   type Store,
 } from './index.ts';
 import { sqliteStore } from './sqlite.ts';
-import { PG_SERVER, postgresProblem } from './testing.ts';
+import { MYSQL_SERVER, mysqlProblem, PG_SERVER, postgresProblem, scratchMysql, withMysql } from './testing.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 const quiet = { onnotice: () => {}, connect_timeout: 5 };
 
 const pgProblem = await postgresProblem();
+const myProblem = await mysqlProblem();
 const inCI = process.env.CI === 'true';
 if (pgProblem && !inCI) {
   console.warn(`\n*** Postgres at ${PG_SERVER} is unreachable (${pgProblem}): the store suite runs on SQLite only. ***\n`);
@@ -104,7 +105,7 @@ const monitor = (sourceEventId: string, transition: 'trigger' | 'resolve', occur
 const ids = (rows: readonly { id: string }[]) => rows.map((row) => row.id);
 
 /** Runs against whatever database `freshUrl` makes; every test starts from an empty one. */
-function storeSuite(dialect: 'sqlite' | 'postgres', freshUrl: () => string | Promise<string>) {
+function storeSuite(dialect: Store['dialect'], freshUrl: () => string | Promise<string>) {
   let url = '';
   beforeEach(async () => {
     url = await freshUrl();
@@ -126,6 +127,14 @@ function storeSuite(dialect: 'sqlite' | 'postgres', freshUrl: () => string | Pro
       } finally {
         client.close();
       }
+    }
+    if (dialect === 'mysql') {
+      const database = new URL(url).pathname.slice(1);
+      return withMysql(async (connection) => {
+        const [rows] = await connection.query(text);
+        // Counts are bigints, which mysql2 answers as numbers here.
+        return (rows as Record<string, unknown>[]).map((row) => ({ ...row }));
+      }, database);
     }
     const sql = postgres(url, { ...quiet, max: 1 });
     try {
@@ -1140,10 +1149,30 @@ describe.skipIf(pgProblem !== undefined && !inCI)('Postgres store', () => {
   });
 });
 
+if (myProblem && !inCI) {
+  console.warn(`\n*** MariaDB at ${MYSQL_SERVER} is unreachable (${myProblem}): the store suite does not run on MySQL. ***\n`);
+}
+
+describe.skipIf(myProblem !== undefined && !inCI)('MySQL store (on MariaDB)', () => {
+  const drops: (() => Promise<void>)[] = [];
+  beforeAll(() => {
+    if (myProblem) throw new Error(`CI=true needs MariaDB at ${MYSQL_SERVER}, which is unreachable: ${myProblem}`);
+  });
+  afterAll(async () => {
+    for (const drop of drops) await drop();
+  });
+
+  storeSuite('mysql', async () => {
+    const scratch = await scratchMysql();
+    drops.push(scratch.drop);
+    return scratch.url;
+  });
+});
+
 describe('openStore and redactDatabaseUrl', () => {
   it('rejects an unsupported scheme, naming the accepted ones without echoing the password', async () => {
-    const opening = openStore({ url: 'mysql://root:hunter2@db.example/dash', migrationsDir });
-    await expect(opening).rejects.toThrow(/"mysql:".*file:.*libsql:\/\/.*postgres:\/\//);
+    const opening = openStore({ url: 'mssql://root:hunter2@db.example/dash', migrationsDir });
+    await expect(opening).rejects.toThrow(/"mssql:".*file:.*libsql:\/\/.*postgres:\/\/.*mysql:\/\//);
     await expect(opening).rejects.not.toThrow(/hunter2/);
   });
 

@@ -252,10 +252,10 @@ export interface OutboxOps {
 
 /**
  * Everything the dashboard stores, behind one interface with an implementation per dialect
- * (SQLite/libSQL and Postgres). Each method is atomic on its own.
+ * (SQLite/libSQL, Postgres and MySQL). Each method is atomic on its own.
  */
 export interface Store {
-  readonly dialect: 'sqlite' | 'postgres';
+  readonly dialect: 'sqlite' | 'postgres' | 'mysql';
 
   settings: {
     /** Defaults merged with what was stored; `projectOrder` lists every project in tab order. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createConnection, type Connection } from 'mysql2/promise';
 import postgres from 'postgres';
 
 /** The test Postgres: these machines run one on 127.0.0.1 with trust auth; CI starts it when it is not running. */
@@ -48,4 +49,38 @@ export async function withPostgres<T>(url: string, work: (sql: postgres.Sql) => 
   } finally {
     await sql.end();
   }
+}
+
+/** The test MariaDB standing in for PlanetScale (MySQL protocol): on 127.0.0.1 with root and no password; CI starts it. */
+export const MYSQL_SERVER = 'mysql://root@127.0.0.1:3306';
+
+/** Runs `work` with a plain connection to the test MariaDB (in `database` when given), then closes it. */
+export async function withMysql<T>(work: (connection: Connection) => Promise<T>, database?: string): Promise<T> {
+  const connection = await createConnection({ host: '127.0.0.1', port: 3306, user: 'root', connectTimeout: 5_000, ...(database ? { database } : {}) });
+  try {
+    return await work(connection);
+  } finally {
+    await connection.end();
+  }
+}
+
+/** Why the test MariaDB cannot be used, or undefined when it answers. */
+export async function mysqlProblem(): Promise<string | undefined> {
+  try {
+    await withMysql((connection) => connection.query('select 1'));
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** A database of its own on the test MariaDB, for one test or suite; `drop` removes it. */
+export async function scratchMysql(): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
+  const name = `dash_test_${randomBytes(6).toString('hex')}`;
+  await withMysql((connection) => connection.query(`create database \`${name}\``));
+  return {
+    url: `${MYSQL_SERVER}/${name}`,
+    name,
+    drop: () => withMysql((connection) => connection.query(`drop database if exists \`${name}\``)).then(() => undefined),
+  };
 }

@@ -5,12 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { DumpTables } from '@dash/contracts';
 import { openStore, type IncomingEvent, type Store } from './index.ts';
-import { PG_SERVER, postgresProblem, scratchPostgres } from './testing.ts';
+import { MYSQL_SERVER, mysqlProblem, PG_SERVER, postgresProblem, scratchMysql, scratchPostgres } from './testing.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 const pgProblem = await postgresProblem();
 const inCI = process.env.CI === 'true';
-if (pgProblem && !inCI) console.warn(`\n*** Postgres at ${PG_SERVER} is unreachable (${pgProblem}): transfers run on SQLite only. ***\n`);
+if (pgProblem && !inCI) console.warn(`\n*** Postgres at ${PG_SERVER} is unreachable (${pgProblem}): transfers do not run on it. ***\n`);
+const myProblem = await mysqlProblem();
+if (myProblem && !inCI) console.warn(`\n*** MariaDB at ${MYSQL_SERVER} is unreachable (${myProblem}): transfers do not run on MySQL. ***\n`);
 
 const dir = mkdtempSync(join(tmpdir(), 'dash-transfer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,6 +35,22 @@ const engines: { name: string; fresh: () => Promise<Store> }[] = [
           name: 'Postgres',
           fresh: async () => {
             const { url, drop } = await scratchPostgres();
+            const store = await openStore({ url, migrationsDir });
+            onTestFinished(async () => {
+              await store.close();
+              await drop();
+            });
+            return store;
+          },
+        },
+      ]),
+  ...(myProblem && !inCI
+    ? []
+    : [
+        {
+          name: 'MySQL (MariaDB)',
+          fresh: async () => {
+            const { url, drop } = await scratchMysql();
             const store = await openStore({ url, migrationsDir });
             onTestFinished(async () => {
               await store.close();

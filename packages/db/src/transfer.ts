@@ -42,10 +42,13 @@ const INSERT_ROWS = 250;
 /** Instant columns whose driver answers in another format than ISO 8601 (Postgres's and MySQL's text forms). */
 const instantColumnTypes = new Set(['PgTimestampString', 'MySqlDateTimeString', 'MySqlTimestampString']);
 
+/** The columns a dump carries: not the generated ones (MySQL's open-subject key), which the database derives. */
+const stored = (columns: Record<string, Column>) => Object.entries(columns).filter(([, column]) => !column.generated);
+
 /** A row as a dialect read it, as the dump carries it. */
 function neutral(columns: Record<string, Column>, row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, column] of Object.entries(columns)) {
+  for (const [key, column] of stored(columns)) {
     const value = row[key];
     if (value === null || value === undefined) out[key] = null;
     else if (instantColumnTypes.has(column.columnType)) out[key] = isoOf(toIsoInput(instantText(value)));
@@ -62,12 +65,20 @@ const instantText = (value: unknown): string => (value instanceof Date ? value.t
 /** MySQL answers `2026-11-23 10:00:00.000` (UTC, as the store writes it): make it an instant `Date.parse` reads as UTC. */
 const toIsoInput = (value: string) => (/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$/.test(value) ? `${value.replace(' ', 'T')}Z` : value);
 
+/** Primary keys in one order whatever the engine's collation: numbers by value, text by code unit. */
+const compareKeys = (a: unknown, b: unknown) =>
+  typeof a === 'number' && typeof b === 'number' ? a - b : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+
 export async function dumpRows(tables: Record<DumpTableName, Table>, ops: TransferOps): Promise<Required<DumpTables>> {
   const dump: Record<string, unknown[]> = {};
   for (const name of dumpTableNames) {
     const table = tables[name];
     const columns = getTableColumns(table) as Record<string, Column>;
-    dump[name] = (await ops.select(table)).map((row) => neutral(columns, row));
+    // In primary-key order, the same on every engine (each would otherwise answer in its own storage order).
+    const key = Object.entries(columns).find(([, column]) => column.primary)?.[0];
+    const rows = (await ops.select(table)).map((row) => neutral(columns, row));
+    if (key) rows.sort((a, b) => compareKeys(a[key], b[key]));
+    dump[name] = rows;
   }
   return dump as Required<DumpTables>;
 }
@@ -98,7 +109,7 @@ export async function restoreRows(
     await ops.deleteAll(table);
     const values = rows.map((row) => {
       const out: Record<string, unknown> = {};
-      for (const [key, column] of Object.entries(columns)) {
+      for (const [key, column] of stored(columns)) {
         const value = row[key] ?? null;
         out[key] = value !== null && instantColumnTypes.has(column.columnType) ? toDriver(instantText(value)) : value;
       }
