@@ -104,7 +104,8 @@ export const databaseConfigInputSchema = z.strictObject({
 });
 export type DatabaseConfigInput = z.infer<typeof databaseConfigInputSchema>;
 
-export const databaseTestInputSchema = databaseConfigInputSchema.pick({ provider: true, config: true });
+/** SPEC.md: the same body as `POST /api/database/config` (a test ignores `data` and `replace`). */
+export const databaseTestInputSchema = databaseConfigInputSchema;
 
 /** Where the dashboard's database comes from: `DATABASE_URL`, a choice made in the dashboard, or the default. */
 export const databaseSourceSchema = z.enum(['env', 'dashboard', 'default']);
@@ -134,8 +135,6 @@ export const databaseStatusSchema = z.object({
   problem: z.string().nullable(),
   /** The switch waiting for the problem to go: what it will do with the data. */
   data: switchDataSchema.nullable(),
-  /** The providers this version of the dashboard can store in. */
-  available: z.array(databaseProviderSchema),
 });
 export type DatabaseStatus = z.infer<typeof databaseStatusSchema>;
 

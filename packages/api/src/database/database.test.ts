@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DUMP_VERSION, type DatabaseConfigResult, type Dump, type ImportResult } from '@dash/contracts';
-import { PG_SERVER, postgresProblem, scratchPostgres, withPostgres } from '@dash/db/testing';
+import { MYSQL_SERVER, mysqlProblem, PG_SERVER, postgresProblem, scratchMysql, scratchPostgres, withMysql, withPostgres } from '@dash/db/testing';
 import { startTurso } from '@dash/sandbox/turso';
 import { createTestApi, restClient } from '../testing.ts';
 
@@ -24,6 +24,8 @@ async function dashboard(options: Parameters<typeof createTestApi>[0] = {}) {
 const pgProblem = await postgresProblem();
 const inCI = process.env.CI === 'true';
 if (pgProblem && !inCI) console.warn(`\n*** Postgres at ${PG_SERVER} is unreachable (${pgProblem}): the Supabase cases do not run. ***\n`);
+const myProblem = await mysqlProblem();
+if (myProblem && !inCI) console.warn(`\n*** MariaDB at ${MYSQL_SERVER} is unreachable (${myProblem}): the PlanetScale cases do not run. ***\n`);
 
 /** Secrets a test plants; none may come back in a response, a log line or an export. */
 const CREDENTIAL_SECRET = `ghp_${randomBytes(12).toString('hex')}`;
@@ -56,7 +58,6 @@ describe('GET /api/database/config', () => {
       serving: { provider: 'sqlite', description: join('data', 'dashboard.db') },
       problem: null,
       data: null,
-      available: ['sqlite', 'hosted_db_1', 'hosted_db_2'],
     });
   });
 
@@ -82,7 +83,8 @@ describe('switching between SQLite files', () => {
     await fill(call);
     const before = await seen(call);
 
-    const tested = await call('POST', '/api/database/test', { provider: 'sqlite', config: { path: 'moved/dashboard.db' } });
+    // The same body as a choice (SPEC.md): what the switch would do is ignored by a test.
+    const tested = await call('POST', '/api/database/test', { provider: 'sqlite', config: { path: 'moved/dashboard.db' }, data: 'copy' });
     expect(tested.json).toEqual({ success: true, tables: 'missing', rows: 0 });
     expect(existsSync(join(api.dir, 'moved', 'dashboard.db'))).toBe(false);
 
@@ -155,11 +157,7 @@ describe('switching between SQLite files', () => {
     expect((await call('POST', '/api/database/config', { provider: 'hosted_db_2', data: 'use' })).json).toMatchObject({
       error: { code: 'BAD_REQUEST', message: expect.stringContaining('nothing is saved for Turso') },
     });
-    // PlanetScale needs the MySQL dialect, not built yet: a clear refusal, nothing saved.
-    expect((await call('POST', '/api/database/test', { provider: 'hosted_db_3', config: { host: 'aws.connect.psdb.cloud', username: 'u', password: 'p' } })).json).toMatchObject({
-      error: { code: 'BAD_REQUEST', message: expect.stringContaining('PlanetScale (hosted_db_3) is not available in this version') },
-    });
-    expect(existsSync(join(api.dir, 'data', 'database.json'))).toBe(false);
+
   });
 });
 
@@ -266,6 +264,61 @@ describe.skipIf(pgProblem !== undefined && !inCI)('Supabase (hosted_db_1) on the
       expect(text).not.toContain(url);
     }
     expect(readFileSync(join(api.dir, 'data', 'database.json'), 'utf8')).not.toContain(password);
+  });
+});
+
+describe.skipIf(myProblem !== undefined && !inCI)('PlanetScale (hosted_db_3) on the local MariaDB', () => {
+  /** A database of its own and a user with a password (PlanetScale's credentials are per database). */
+  async function scratch() {
+    const db = await scratchMysql();
+    const username = `dash_${randomBytes(4).toString('hex')}`;
+    const password = `pscale_pw_${randomBytes(12).toString('hex')}`;
+    await withMysql(async (connection) => {
+      await connection.query(`create user '${username}'@'%' identified by '${password}'`);
+      await connection.query(`grant all on \`${db.name}\`.* to '${username}'@'%'`);
+    });
+    cleanups.push(async () => {
+      await withMysql((connection) => connection.query(`drop user if exists '${username}'@'%'`));
+      await db.drop();
+    });
+    return { host: '127.0.0.1:3306', username, password, database: db.name };
+  }
+
+  it('hands over the SQL for its console, switches once it ran, and comes back with the data intact', async () => {
+    const { api, call } = await dashboard();
+    await fill(call);
+    const before = await seen(call);
+    const config = await scratch();
+
+    expect((await call('POST', '/api/database/test', { provider: 'hosted_db_3', config })).json).toEqual({ success: true, tables: 'missing', rows: 0 });
+    const waiting = (await call('POST', '/api/database/config', { provider: 'hosted_db_3', config, data: 'copy' })).json as DatabaseConfigResult;
+    expect(waiting).toMatchObject({ switched: false, problem: expect.stringContaining('PlanetScale’s console'), description: `${config.username} at 127.0.0.1:3306/${config.database}` });
+    const migrate = (await call('POST', '/api/database/migrate')).json as { statements: string[]; where: string };
+    expect(migrate).toMatchObject({ migrated: false, provider: 'hosted_db_3', where: expect.stringContaining('PlanetScale') });
+    expect(migrate.statements.some((statement) => statement.startsWith('CREATE TABLE `notifications`'))).toBe(true);
+
+    // The user runs them in the console, one by one.
+    await withMysql(async (connection) => {
+      for (const statement of migrate.statements) await connection.query(statement);
+    }, config.database);
+    expect((await call('POST', '/api/database/test', { provider: 'hosted_db_3' })).json).toEqual({ success: true, tables: 'current', rows: 0 });
+
+    expect((await call('POST', '/api/database/config', { provider: 'hosted_db_3' })).json).toMatchObject({ switched: true, provider: 'hosted_db_3' });
+    expect(api.store.dialect).toBe('mysql');
+    expect(await seen(call)).toEqual(before);
+    await call('POST', '/api/projects', { slug: 'orbit', name: 'Orbit' });
+    const after = await seen(call);
+    expect((await call('POST', '/api/database/config', { provider: 'sqlite', config: {}, data: 'copy', replace: true })).json).toMatchObject({ switched: true });
+    expect(api.store.dialect).toBe('sqlite');
+    expect(await seen(call)).toEqual(after);
+  });
+
+  it('tests a wrong password with the server’s refusal and never the password', async () => {
+    const { call } = await dashboard();
+    const config = { ...(await scratch()), password: `pscale_pw_${randomBytes(12).toString('hex')}` };
+    const res = await call('POST', '/api/database/test', { provider: 'hosted_db_3', config });
+    expect(res.json).toMatchObject({ success: false, error: expect.stringContaining('Access denied') });
+    expect(res.text).not.toContain(config.password);
   });
 });
 

@@ -26,9 +26,6 @@ const CONNECT_TIMEOUT_MS = 15_000;
 
 const DEFAULT_CHOICE: DatabaseChoice = { provider: 'sqlite', config: {} };
 
-/** PlanetScale needs the store's MySQL dialect, which this version does not have yet. */
-const AVAILABLE: readonly DatabaseProvider[] = ['sqlite', 'hosted_db_1', 'hosted_db_2'];
-
 export interface DatabaseManagerOptions extends ProviderPaths {
   vault: CredentialVault;
   log: Logger;
@@ -129,7 +126,7 @@ export class DatabaseManager {
     const { env } = this.options;
     if (env) {
       const target = { provider: providerOfUrl(env.url), description: describeUrl(env.url) };
-      return { ...target, configured: true, source: 'env', serving: target, problem: null, data: null, available: [...AVAILABLE] };
+      return { ...target, configured: true, source: 'env', serving: target, problem: null, data: null };
     }
     const serving = this.choices.serving ?? DEFAULT_CHOICE;
     const chosen = this.choices.chosen ?? serving;
@@ -141,7 +138,6 @@ export class DatabaseManager {
       serving: { provider: serving.provider, description: describeChoice(serving, this.options) },
       problem: this.choices.chosen ? this.problem : null,
       data: this.choices.chosen?.data ?? null,
-      available: [...AVAILABLE],
     };
   }
 
@@ -283,9 +279,6 @@ export class DatabaseManager {
 
   /** The choice an input names: its config validated, or the one saved for that provider when it has none. */
   private resolve({ provider, config }: Pick<DatabaseConfigInput, 'provider' | 'config'>): DatabaseChoice {
-    if (!AVAILABLE.includes(provider)) {
-      throw fail('BAD_REQUEST', `${databaseProviderNames[provider]} (${provider}) is not available in this version of the dashboard yet: choose ${AVAILABLE.join(', ')}`);
-    }
     if (config === undefined) {
       const saved = [this.choices.chosen, this.choices.serving, DEFAULT_CHOICE].find((choice) => choice?.provider === provider);
       if (saved) return { provider: saved.provider, config: saved.config } as DatabaseChoice;

@@ -31,7 +31,7 @@ const schema = z
       .refine(isArgon2idHash, 'DASHBOARD_PASSWORD_HASH must be an argon2id hash: $argon2id$v=19$m=…,t=…,p=…$salt$hash')
       .optional(),
     /**
-     * `file:` (SQLite), `libsql://` (Turso) or `postgres://`: when set it decides the database at every
+     * `file:` (SQLite), `libsql://` (Turso), `postgres://` or `mysql://`: when set it decides the database at every
      * start (Settings → Database then only shows it); unset, the choice made there, or the embedded default.
      */
     DATABASE_URL: z.string().optional(),
