@@ -313,6 +313,25 @@ describe.skipIf(myProblem !== undefined && !inCI)('PlanetScale (hosted_db_3) on 
     expect(await seen(call)).toEqual(after);
   });
 
+  it('leaves the target empty when the copy fails halfway', async () => {
+    const { call } = await dashboard();
+    await fill(call);
+    const config = await scratch();
+    await call('POST', '/api/database/config', { provider: 'hosted_db_3', config, data: 'copy' });
+    const { statements } = (await call('POST', '/api/database/migrate')).json as { statements: string[] };
+    await withMysql(async (connection) => {
+      for (const statement of statements) await connection.query(statement);
+      // The database refuses the credentials' rows: the tables before them were written in the same transaction.
+      await connection.query(`create trigger refuse before insert on credentials for each row signal sqlstate '45000' set message_text = 'disk full (simulated)'`);
+    }, config.database);
+
+    const res = (await call('POST', '/api/database/config', { provider: 'hosted_db_3' })).json as DatabaseConfigResult;
+    expect(res).toMatchObject({ switched: false, serving: { provider: 'sqlite' }, problem: expect.stringContaining('disk full (simulated)') });
+    const [rows] = await withMysql((connection) => connection.query('select (select count(*) from projects) + (select count(*) from user_settings) as n'), config.database);
+    expect(Number((rows as { n: number }[])[0]?.n)).toBe(0);
+    expect((await seen(call)).projects).toHaveLength(2);
+  });
+
   it('tests a wrong password with the server’s refusal and never the password', async () => {
     const { call } = await dashboard();
     const config = { ...(await scratch()), password: `pscale_pw_${randomBytes(12).toString('hex')}` };

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { testClock } from '@dash/connectors/testing';
 import type { NotificationRule, QuietHoursSettings } from '@dash/contracts';
 import type { DeliveryRow } from '@dash/db';
-import { PG_SERVER, postgresProblem, scratchPostgres } from '@dash/db/testing';
+import { MYSQL_SERVER, mysqlProblem, PG_SERVER, postgresProblem, scratchMysql, scratchPostgres } from '@dash/db/testing';
 import type { RelayEvent } from '@dash/webhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApi, notificationStream, restClient } from '../../testing.ts';
 
-// The notification policy wired into the inbox, on SQLite and on Postgres, with an injected clock: the research's
+// The notification policy wired into the inbox, on SQLite, Postgres and MySQL, with an injected clock: the research's
 // test table (../shared/research/notifications.md §3.3) as far as it applies. Every event is in the inbox at once;
 // these tests are about what *interrupts* (the outbox of browser notifications) and when.
 
@@ -20,7 +20,9 @@ const HOUR = 60 * MINUTE;
 
 const pgProblem = await postgresProblem();
 const inCI = process.env.CI === 'true';
-if (pgProblem && !inCI) console.warn(`\n*** Postgres at ${PG_SERVER} is unreachable (${pgProblem}): the notification policy is tested on SQLite only. ***\n`);
+if (pgProblem && !inCI) console.warn(`\n*** Postgres at ${PG_SERVER} is unreachable (${pgProblem}): the notification policy is not tested on it. ***\n`);
+const myProblem = await mysqlProblem();
+if (myProblem && !inCI) console.warn(`\n*** MariaDB at ${MYSQL_SERVER} is unreachable (${myProblem}): the notification policy is not tested on MySQL. ***\n`);
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -112,12 +114,13 @@ const rule = (id: string, match: NotificationRule['match'], actions: Notificatio
 describe.for([
   { kind: 'SQLite', skip: false },
   { kind: 'Postgres', skip: pgProblem !== undefined && !inCI },
+  { kind: 'MySQL', skip: myProblem !== undefined && !inCI },
 ])('the notification pipeline on $kind', ({ kind, skip }) => {
   /** A dashboard with a clock of its own (no scheduler of its own: the test ticks), on a fresh store or on `reuse`'s. */
   async function dashboard(start: number, reuse?: { dir: string; databaseUrl?: string }) {
     let databaseUrl = reuse?.databaseUrl;
-    if (kind === 'Postgres' && !databaseUrl) {
-      const scratch = await scratchPostgres();
+    if (kind !== 'SQLite' && !databaseUrl) {
+      const scratch = kind === 'Postgres' ? await scratchPostgres() : await scratchMysql();
       cleanup.push(scratch.drop);
       databaseUrl = scratch.url;
     }
