@@ -7,6 +7,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
+/** What a poll that waits on the server allows on a machine busy with the other tests. */
+const SERVER = { timeout: 10_000 };
+
 let browser: Browser;
 const cleanup: (() => unknown)[] = [];
 
@@ -31,7 +34,10 @@ async function settingsPage(target: RunningDashboard): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
   cleanup.push(() => context.close());
   const page = await context.newPage();
+  // The bell opens the live stream once the page is hydrated: a click before that would do nothing.
+  const hydrated = page.waitForResponse((response) => response.url().includes('notifications.stream'));
   await page.goto(`${target.url}/settings#database`);
+  await hydrated;
   return page;
 }
 
@@ -74,18 +80,18 @@ describe('Settings → Database in a real browser', () => {
     await section(target).getByLabel('Choose an export to import').setInputFiles(file);
     // The summary before anything changes: two projects where there are none.
     const summary = section(target).locator('.summary');
-    await expect.poll(() => summary.textContent()).toMatch(/would replace/);
-    await expect.poll(async () => (await summary.locator('tr', { hasText: 'projects' }).textContent())?.replace(/\s+/g, ' ')).toMatch(/projects\s*0\s*2/);
+    await expect.poll(() => summary.textContent(), SERVER).toMatch(/would replace/);
+    await expect.poll(async () => (await summary.locator('tr', { hasText: 'projects' }).textContent())?.replace(/\s+/g, ' '), SERVER).toMatch(/projects\s*0\s*2/);
     expect(((await json(fresh, '/api/projects')).projects as unknown[]).length).toBe(0);
     await section(target).getByRole('button', { name: 'Import and replace' }).click();
-    await expect.poll(() => section(target).getByText(/^Imported \d+ rows\.$/).count()).toBe(1);
+    await expect.poll(() => section(target).getByText(/^Imported \d+ rows\.$/).count(), SERVER).toBe(1);
     await section(target).screenshot({ path: `${screenshotDir}settings-database-import.png` });
 
     expect(await seen(fresh)).toEqual(await seen(source));
     // The dashboard's own page shows the projects in their order, and the connection as connected.
     await target.goto(`${fresh.url}/`);
     const tabs = target.locator('nav a.tab');
-    await expect.poll(async () => (await tabs.allTextContents()).map((text) => text.trim())).toEqual(expect.arrayContaining(['Tally', 'FormFox']));
+    await expect.poll(async () => (await tabs.allTextContents()).map((text) => text.trim()), SERVER).toEqual(expect.arrayContaining(['Tally', 'FormFox']));
   });
 
   it('switches to another SQLite file with a copy, and serves the same data from it', async () => {
@@ -97,11 +103,11 @@ describe('Settings → Database in a real browser', () => {
     const page = section(await settingsPage(target));
     await page.getByLabel('File').fill(join(dir, 'moved.db'));
     await page.getByRole('button', { name: 'Test', exact: true }).click();
-    await expect.poll(() => page.getByText(/Embedded SQLite answers; it has no tables yet/).count()).toBe(1);
+    await expect.poll(() => page.getByText(/Embedded SQLite answers; it has no tables yet/).count(), SERVER).toBe(1);
     await page.getByLabel('Copy this dashboard’s data there').check();
     await page.getByRole('button', { name: 'Switch', exact: true }).click();
-    await expect.poll(() => page.getByText('Switched to Embedded SQLite, with this dashboard’s data copied there.').count()).toBe(1);
-    await expect.poll(() => page.getByTestId('database-serving').textContent()).toContain(join(dir, 'moved.db'));
+    await expect.poll(() => page.getByText('Switched to Embedded SQLite, with this dashboard’s data copied there.').count(), SERVER).toBe(1);
+    await expect.poll(() => page.getByTestId('database-serving').textContent(), SERVER).toContain(join(dir, 'moved.db'));
     expect(await seen(target)).toEqual(before);
   });
 
@@ -115,12 +121,12 @@ describe('Settings → Database in a real browser', () => {
 
     writeFileSync(join(dir, 'notes.json'), 'this is not json');
     await page.getByLabel('Choose an export to import').setInputFiles(join(dir, 'notes.json'));
-    await expect.poll(() => page.getByRole('alert').allTextContents()).toContain('notes.json is not a JSON export: choose a file the Export button downloaded.');
+    await expect.poll(() => page.getByRole('alert').allTextContents(), SERVER).toContain('notes.json is not a JSON export: choose a file the Export button downloaded.');
 
     const dump = (await (await target.fetch('/api/database/export')).json()) as Record<string, unknown>;
     writeFileSync(join(dir, 'newer.json'), JSON.stringify({ ...dump, version: 2 }));
     await page.getByLabel('Choose an export to import').setInputFiles(join(dir, 'newer.json'));
-    await expect.poll(() => page.getByRole('alert').allTextContents()).toContain(
+    await expect.poll(() => page.getByRole('alert').allTextContents(), SERVER).toContain(
       'This dump is version 2, newer than this dashboard reads (1): update the dashboard, then import it',
     );
     expect(await page.locator('.summary').count()).toBe(0);

@@ -422,7 +422,8 @@ describe('the Content Security Policy on every page', () => {
       await security.getByLabel('New password').fill(PASSWORD);
       await security.getByLabel('The same again').fill(PASSWORD);
       await security.getByRole('button', { name: 'Set a password' }).click();
-      await expect.poll(() => security.getByText('Password set. This dashboard now asks for it.').isVisible()).toBe(true);
+      // Hashing the password is slow on purpose (argon2id), and slower still on a machine busy with the other tests.
+      await expect.poll(() => security.getByText('Password set. This dashboard now asks for it.').isVisible(), { timeout: 10_000 }).toBe(true);
 
       // Signed out (the Sign out button has its own test below).
       await context.clearCookies();
