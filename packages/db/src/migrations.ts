@@ -3,15 +3,13 @@ import { getTableName, is, Table } from 'drizzle-orm';
 import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
 import type { TablesState } from '@dash/contracts';
 import * as pgSchema from './schema/pg.ts';
-
-/** The engines the dashboard stores in. */
-export type Dialect = 'sqlite' | 'postgres' | 'mysql';
+import type { Store } from './store.ts';
 
 /** Each dialect's folder under the migrations directory (drizzle-kit's `out`). */
-const folders: Record<Dialect, string> = { sqlite: 'sqlite', postgres: 'pg', mysql: 'mysql' };
+const folders: Record<Store['dialect'], string> = { sqlite: 'sqlite', postgres: 'pg', mysql: 'mysql' };
 
 /** A dialect's migrations, oldest first. */
-export function migrationsOf(dialect: Dialect, migrationsDir: string): MigrationMeta[] {
+export function migrationsOf(dialect: Store['dialect'], migrationsDir: string): MigrationMeta[] {
   return readMigrationFiles({ migrationsFolder: join(migrationsDir, folders[dialect]) });
 }
 

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm';
 import type { MySqlTable } from 'drizzle-orm/mysql-core';
 import type { MySql2Database } from 'drizzle-orm/mysql2';
 import type { Pool, ResultSetHeader } from 'mysql2/promise';
@@ -30,6 +30,9 @@ import {
   now,
   notificationValues,
   patchProject,
+  rawSql,
+  relinkedCase,
+  seqsEndingAt,
   reorderedPosition,
   settingRows,
   settingsFrom,
@@ -40,7 +43,6 @@ import {
   toSession,
   unknownSlugs,
   type IngestOps,
-  type RawStatement,
   type SettingRow,
 } from './shared.ts';
 import { notificationReads, outboxOps, type RunStatement } from './outbox.ts';
@@ -70,14 +72,10 @@ function isDuplicateKey(error: unknown): boolean {
   return false;
 }
 
-/** A raw statement (`?` placeholders) as drizzle SQL. */
-const asSql = ({ sql: text, params }: RawStatement): SQL =>
-  sql.join(text.split('?').map((part, index) => (index === 0 ? sql.raw(part) : sql`${params[index - 1]}${sql.raw(part)}`)));
-
 const runOn =
   (q: Pick<Queryable, 'execute'>): RunStatement =>
   async (statement) => {
-    const [rows] = (await q.execute(asSql(statement))) as unknown as [Record<string, unknown>[] | ResultSetHeader];
+    const [rows] = (await q.execute(rawSql(statement))) as unknown as [Record<string, unknown>[] | ResultSetHeader];
     return Array.isArray(rows) ? rows : [];
   };
 
@@ -97,15 +95,8 @@ const notificationTx = { isolationLevel: 'read committed' } as const;
 async function takeSeqs(tx: Queryable, count: number): Promise<number[]> {
   await tx.execute(sql`update ${notificationSeq} set last = last + ${count} where id = 1`);
   const [rows] = (await tx.execute(sql`select last from ${notificationSeq} where id = 1`)) as unknown as [{ last: number | string }[]];
-  const last = Number(rows[0]?.last);
-  return Array.from({ length: count }, (_, index) => last - count + 1 + index);
+  return seqsEndingAt(Number(rows[0]?.last), count);
 }
-
-const relinked = (links: { sourceEventId: string; notificationId: string }[]) =>
-  sql`case ${notificationDedup.sourceEventId} ${sql.join(
-    links.map((link) => sql`when ${link.sourceEventId} then ${link.notificationId}`),
-    sql` `,
-  )} end`;
 
 function mysqlOutbox(tx: Queryable): OutboxOps {
   return outboxOps(runOn(tx), mysqlDialect, (count) => takeSeqs(tx, count));
@@ -152,7 +143,7 @@ function ingestOps(tx: Queryable): IngestOps {
     async relink(links) {
       await tx
         .update(notificationDedup)
-        .set({ notificationId: relinked(links) })
+        .set({ notificationId: relinkedCase(notificationDedup.sourceEventId, links) })
         .where(inArray(notificationDedup.sourceEventId, links.map((link) => link.sourceEventId)));
     },
     takeSeqs: (count) => takeSeqs(tx, count),

@@ -21,6 +21,7 @@ import * as pgSchema from './schema/pg.ts';
 import { countRows, dumpRows, dumpTablesOf, restoreRows, type TransferOps } from './transfer.ts';
 import {
   CLAIM_TAIL,
+  relinkedCase,
   createdValues,
   ingestEvents,
   insertStatement,
@@ -77,26 +78,26 @@ const nextSeq = sql`nextval('notification_seq')`;
 const lockNotifications = (tx: Tx) => tx.execute(sql`select pg_advisory_xact_lock(7305046152410968393)`);
 const notificationTx = { isolationLevel: 'read committed' } as const;
 
-/** `case source_event_id when … then … end`: each claim's new row. */
-const relinked = (links: { sourceEventId: string; notificationId: string }[]) =>
-  sql`case ${notificationDedup.sourceEventId} ${sql.join(
-    links.map((link) => sql`when ${link.sourceEventId} then ${link.notificationId}`),
-    sql` `,
-  )} end`;
 
 /** A raw statement in the transaction, its answer's rows as the driver gives them. */
 const run = <T>(tx: Pick<Tx, '_'>, { sql: text, params }: RawStatement) =>
   tx._.session.prepareQuery<PreparedQueryConfig & { execute: T[] }>({ sql: text, params }, undefined, undefined, false).execute();
 
-/** The ingest's reads and writes, inside its transaction, a statement per call (the wide inserts as raw text). */
-/** The outbox on the transaction (which holds the notifications lock). */
-function pgOutbox(tx: Tx): OutboxOps {
-  return outboxOps((statement) => run<Record<string, unknown>>(tx, statement), pgDialect, async (count) => {
-    const rows = await tx.execute<{ seq: string | number }>(sql`select nextval('notification_seq') as seq from generate_series(1, ${count}::int)`);
-    return rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
-  });
+/**
+ * `count` new seqs, ascending. Under the notifications lock: nobody else takes values meanwhile, and these become
+ * visible with the transaction.
+ */
+async function takeSeqs(tx: Tx, count: number): Promise<number[]> {
+  const rows = await tx.execute<{ seq: string | number }>(sql`select nextval('notification_seq') as seq from generate_series(1, ${count}::int)`);
+  return rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
 }
 
+/** The outbox on the transaction (which holds the notifications lock). */
+function pgOutbox(tx: Tx): OutboxOps {
+  return outboxOps((statement) => run<Record<string, unknown>>(tx, statement), pgDialect, (count) => takeSeqs(tx, count));
+}
+
+/** The ingest's reads and writes, inside its transaction, a statement per call (the wide inserts as raw text). */
 function ingestOps(tx: Tx): IngestOps {
   return {
     outbox: pgOutbox(tx),
@@ -120,14 +121,10 @@ function ingestOps(tx: Tx): IngestOps {
     async relink(links) {
       await tx
         .update(notificationDedup)
-        .set({ notificationId: relinked(links) })
+        .set({ notificationId: relinkedCase(notificationDedup.sourceEventId, links) })
         .where(inArray(notificationDedup.sourceEventId, links.map((link) => link.sourceEventId)));
     },
-    async takeSeqs(count) {
-      // Under the notifications lock: nobody else takes values meanwhile, and these become visible with the batch.
-      const rows = await tx.execute<{ seq: string | number }>(sql`select nextval('notification_seq') as seq from generate_series(1, ${count}::int)`);
-      return rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
-    },
+    takeSeqs: (count) => takeSeqs(tx, count),
     async updateRows(rows) {
       // One statement each: a batch changes few rows that were there before it (the open ones it joins or resolves).
       for (const { id, seq, status, severity, eventCount, lastAt, resolvedAt, decision } of rows) {

@@ -288,8 +288,8 @@ export interface DedupClaim {
 }
 
 /**
- * Rows (or keys) per statement of an ingest: with the widest table's 16 columns, 4,000 bound parameters, well under
- * SQLite's limit (32,766) and Postgres's (65,535).
+ * Rows (or keys) per statement of an ingest or a restore: with the widest table's 19 columns, 4,750 bound parameters,
+ * well under SQLite's limit (32,766) and Postgres's and MySQL's (65,535).
  */
 export const INGEST_CHUNK = 250;
 
@@ -327,11 +327,28 @@ export interface IngestOps {
   outbox: OutboxOps;
 }
 
+/**
+ * `case <column> when … then … end`: each claim's new row, for the update that points claims (source event ids) at
+ * other rows.
+ */
+export const relinkedCase = (column: Column, links: readonly { sourceEventId: string; notificationId: string }[]): SQL =>
+  sql`case ${column} ${sql.join(
+    links.map((link) => sql`when ${link.sourceEventId} then ${link.notificationId}`),
+    sql` `,
+  )} end`;
+
+/** The `count` seqs that end at `last`, ascending. */
+export const seqsEndingAt = (last: number, count: number): number[] => Array.from({ length: count }, (_, index) => last - count + 1 + index);
+
 /** A statement as text with its parameters, run as it is (drizzle builds nothing). */
 export interface RawStatement {
   sql: string;
   params: unknown[];
 }
+
+/** A raw statement whose parameters are `?` (SQLite's, MySQL's) as drizzle SQL: each `?` becomes a bound parameter. */
+export const rawSql = ({ sql: text, params }: RawStatement): SQL =>
+  sql.join(text.split('?').map((part, index) => (index === 0 ? sql.raw(part) : sql`${params[index - 1]}${sql.raw(part)}`)));
 
 /** How a dialect spells the parameter at `index` (from 0). */
 export type Placeholder = (index: number) => string;

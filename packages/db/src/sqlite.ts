@@ -22,6 +22,9 @@ import * as sqliteSchema from './schema/sqlite.ts';
 import { countRows, dumpRows, dumpTablesOf, restoreRows, type TransferOps } from './transfer.ts';
 import {
   CLAIM_TAIL,
+  rawSql,
+  relinkedCase,
+  seqsEndingAt,
   createdValues,
   ingestEvents,
   insertStatement,
@@ -43,7 +46,6 @@ import {
   unknownSlugs,
   sqliteDialect,
   type IngestOps,
-  type RawStatement,
   type SettingRow,
 } from './shared.ts';
 import { notificationReads, outboxOps, type RunStatement } from './outbox.ts';
@@ -117,35 +119,30 @@ const unread = isNull(notifications.readAt);
 const settledBefore = (before: number) =>
   and(notInArray(notificationDeliveries.status, ['held', 'deferred']), lt(notificationDeliveries.createdAt, before));
 
-/** The values of `count` new seqs end at the answer (`notification_seq` is SQLite's stand-in for a sequence). */
-async function takeSeqs(tx: Queryable, count: number): Promise<number> {
+/** `count` new seqs, ascending (`notification_seq` is SQLite's stand-in for a sequence). */
+async function takeSeqs(tx: Queryable, count: number): Promise<number[]> {
   const [row] = await tx
     .insert(notificationSeq)
     .values({ id: 1, last: count })
     .onConflictDoUpdate({ target: notificationSeq.id, set: { last: sql`${notificationSeq.last} + ${count}` } })
     .returning({ last: notificationSeq.last });
   if (!row) throw new Error('notification_seq returned no row');
-  return row.last;
+  return seqsEndingAt(row.last, count);
 }
 
-/** `case source_event_id when … then … end`: each claim's new row. */
-const relinked = (links: { sourceEventId: string; notificationId: string }[]) =>
-  sql`case ${notificationDedup.sourceEventId} ${sql.join(
-    links.map((link) => sql`when ${link.sourceEventId} then ${link.notificationId}`),
-    sql` `,
-  )} end`;
+/** Raw statements on a client's own connection, rows keyed by column name. */
+const clientRun =
+  (client: Client): RunStatement =>
+  async ({ sql: text, params }) =>
+    (await client.execute({ sql: text, args: params as InValue[] })).rows;
 
-/** A raw statement on a remote database's transaction: the text's `?`s become drizzle parameters. */
-const asSql = ({ sql: text, params }: RawStatement) =>
-  sql.join(text.split('?').map((part, index) => (index === 0 ? sql.raw(part) : sql`${params[index - 1]}${sql.raw(part)}`)));
+/** Raw statements on the transaction's connection: the local writer's `client` (as they are), or a libSQL transaction. */
+const transactionRun = (tx: Queryable, client: Client | undefined): RunStatement =>
+  client ? clientRun(client) : async (statement) => (await tx.run(rawSql(statement))).rows;
 
-/**
- * The ingest's reads and writes, a statement per call, on the transaction's connection: `client` when it is the
- * local writer's (its wide inserts then go to the client as they are), `tx` otherwise.
- */
+/** The ingest's reads and writes, a statement per call, on the transaction's connection (see `transactionRun`). */
 function ingestOps(tx: Queryable, client: Client | undefined): IngestOps {
-  const run = async (statement: RawStatement) =>
-    client ? (await client.execute({ sql: statement.sql, args: statement.params as InValue[] })).rows : (await tx.run(asSql(statement))).rows;
+  const run = transactionRun(tx, client);
   return {
     outbox: sqliteOutbox(tx, client),
     async openRows(subjectKeys) {
@@ -167,13 +164,10 @@ function ingestOps(tx: Queryable, client: Client | undefined): IngestOps {
     async relink(links) {
       await tx
         .update(notificationDedup)
-        .set({ notificationId: relinked(links) })
+        .set({ notificationId: relinkedCase(notificationDedup.sourceEventId, links) })
         .where(inArray(notificationDedup.sourceEventId, links.map((link) => link.sourceEventId)));
     },
-    async takeSeqs(count) {
-      const last = await takeSeqs(tx, count);
-      return Array.from({ length: count }, (_, index) => last - count + 1 + index);
-    },
+    takeSeqs: (count) => takeSeqs(tx, count),
     async updateRows(rows) {
       // One statement each: a batch changes few rows that were there before it (the open ones it joins or resolves).
       for (const { id, seq, status, severity, eventCount, lastAt, resolvedAt, decision } of rows) {
@@ -194,19 +188,9 @@ function ingestOps(tx: Queryable, client: Client | undefined): IngestOps {
   };
 }
 
-/** Raw statements on a client's own connection, rows keyed by column name. */
-const clientRun =
-  (client: Client): RunStatement =>
-  async ({ sql: text, params }) =>
-    (await client.execute({ sql: text, args: params as InValue[] })).rows;
-
-/** The outbox on a transaction's connection (see `ingestOps`): the local writer's client, or a libSQL transaction. */
+/** The outbox on a transaction's connection (see `transactionRun`). */
 function sqliteOutbox(tx: Queryable, client: Client | undefined): OutboxOps {
-  const run: RunStatement = client ? clientRun(client) : async (statement) => (await tx.run(asSql(statement))).rows;
-  return outboxOps(run, sqliteDialect, async (count) => {
-    const last = await takeSeqs(tx, count);
-    return Array.from({ length: count }, (_, index) => last - count + 1 + index);
-  });
+  return outboxOps(transactionRun(tx, client), sqliteDialect, (count) => takeSeqs(tx, count));
 }
 
 const dumped = dumpTablesOf(sqliteSchema);
@@ -494,10 +478,10 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
             .orderBy(asc(notifications.seq));
           if (targets.length === 0) return [];
           // New seqs in the rows' old order, so a replay sees them in the order they had.
-          const first = (await takeSeqs(tx, targets.length)) - targets.length + 1;
+          const seqs = await takeSeqs(tx, targets.length);
           const read: NotificationRow[] = [];
           for (const [index, { id }] of targets.entries()) {
-            const [row] = await tx.update(notifications).set({ readAt, seq: first + index }).where(eq(notifications.id, id)).returning();
+            const [row] = await tx.update(notifications).set({ readAt, seq: seqs[index] }).where(eq(notifications.id, id)).returning();
             if (row) read.push(toNotification(row));
           }
           return read;

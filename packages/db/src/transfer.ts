@@ -36,11 +36,11 @@ export interface TransferOps {
   advanceSeq(seq: number): Promise<void>;
 }
 
-/** Rows per insert: with the widest table's 19 columns, under 5,000 parameters (SQLite's limit is 32,766). */
-const INSERT_ROWS = 250;
-
-/** Instant columns whose driver answers in another format than ISO 8601 (Postgres's and MySQL's text forms). */
-const instantColumnTypes = new Set(['PgTimestampString', 'MySqlDateTimeString', 'MySqlTimestampString']);
+/**
+ * Postgres's instant columns answer in its own text form (`2026-11-23 10:00:00+00`); SQLite and MySQL keep the ISO
+ * text the store wrote. Every dialect takes ISO text on the way in.
+ */
+const isPgInstant = (column: Column) => column.columnType === 'PgTimestampString';
 
 /** The columns a dump carries: not the generated ones (MySQL's open-subject key), which the database derives. */
 const stored = (columns: Record<string, Column>) => Object.entries(columns).filter(([, column]) => !column.generated);
@@ -51,19 +51,13 @@ function neutral(columns: Record<string, Column>, row: Record<string, unknown>):
   for (const [key, column] of stored(columns)) {
     const value = row[key];
     if (value === null || value === undefined) out[key] = null;
-    else if (instantColumnTypes.has(column.columnType)) out[key] = isoOf(toIsoInput(instantText(value)));
+    else if (isPgInstant(column)) out[key] = isoOf(value as string);
     else if (typeof value === 'bigint') out[key] = Number(value);
     else if (column.dataType === 'number' && typeof value === 'string') out[key] = Number(value);
     else out[key] = value;
   }
   return out;
 }
-
-/** An instant column's value as text (drivers answer text in string mode; a Date all the same). */
-const instantText = (value: unknown): string => (value instanceof Date ? value.toISOString() : typeof value === 'string' ? value : JSON.stringify(value));
-
-/** MySQL answers `2026-11-23 10:00:00.000` (UTC, as the store writes it): make it an instant `Date.parse` reads as UTC. */
-const toIsoInput = (value: string) => (/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$/.test(value) ? `${value.replace(' ', 'T')}Z` : value);
 
 /** Primary keys in one order whatever the engine's collation: numbers by value, text by code unit. */
 const compareKeys = (a: unknown, b: unknown) =>
@@ -91,14 +85,13 @@ export async function countRows(tables: Record<DumpTableName, Table>, ops: Trans
 }
 
 /**
- * Replaces the rows of each table `dump` names with its rows; the tables it leaves out keep theirs. `toDriver` turns
- * a dump's instant into what the dialect's instant columns take. Then the sequence moves past every restored seq.
+ * Replaces the rows of each table `dump` names with its rows; the tables it leaves out keep theirs. Then the sequence
+ * moves past every restored seq.
  */
 export async function restoreRows(
   tables: Record<DumpTableName, Table>,
   dump: DumpTables,
   ops: TransferOps,
-  toDriver: (iso: string) => string = (iso) => iso,
 ): Promise<void> {
   let highestSeq = 0;
   for (const name of dumpTableNames) {
@@ -107,15 +100,10 @@ export async function restoreRows(
     const table = tables[name];
     const columns = getTableColumns(table) as Record<string, Column>;
     await ops.deleteAll(table);
-    const values = rows.map((row) => {
-      const out: Record<string, unknown> = {};
-      for (const [key, column] of stored(columns)) {
-        const value = row[key] ?? null;
-        out[key] = value !== null && instantColumnTypes.has(column.columnType) ? toDriver(instantText(value)) : value;
-      }
-      return out;
-    });
-    for (const slice of chunked(values, INSERT_ROWS)) await ops.insert(table, slice);
+    // Every stored column's key present (absent ones written as null), the generated ones left to the database.
+    const values = rows.map((row) => Object.fromEntries(stored(columns).map(([key]) => [key, row[key] ?? null])));
+    // The ingest's chunk: well under every engine's limit of bound parameters.
+    for (const slice of chunked(values)) await ops.insert(table, slice);
     for (const row of rows) if (typeof row.seq === 'number') highestSeq = Math.max(highestSeq, row.seq);
   }
   if (highestSeq > 0) await ops.advanceSeq(highestSeq);
