@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DUMP_VERSION, type DatabaseConfigResult, type Dump, type ImportResult } from '@dash/contracts';
@@ -62,7 +63,7 @@ describe('GET /api/database/config', () => {
   });
 
   it('answers env when DATABASE_URL chooses, and refuses a change with 409 naming it', async () => {
-    const { api, call } = await dashboard({ databaseUrl: `file:${join(await tmp(), 'env.db')}` });
+    const { api, call } = await dashboard({ databaseUrl: `file:${join(tmp(), 'env.db')}` });
     expect((await call('GET', '/api/database/config')).json).toMatchObject({ provider: 'sqlite', configured: true, source: 'env' });
     const res = await call('POST', '/api/database/config', { provider: 'sqlite', config: { path: 'other.db' }, data: 'copy' });
     expect(res.status).toBe(409);
@@ -71,10 +72,11 @@ describe('GET /api/database/config', () => {
   });
 });
 
-async function tmp() {
-  const { mkdtempSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  return mkdtempSync(join(tmpdir(), 'dash-db-'));
+/** A directory of its own, removed after the test. */
+function tmp() {
+  const dir = mkdtempSync(join(tmpdir(), 'dash-db-'));
+  cleanups.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+  return dir;
 }
 
 describe('switching between SQLite files', () => {
@@ -164,7 +166,7 @@ describe('switching between SQLite files', () => {
 describe('starting on a chosen database', () => {
   it('says which database is away and how to get back to the embedded one, when the chosen one does not answer', async () => {
     const { api, call } = await dashboard();
-    const turso = await startTurso({ file: join(await tmp(), 'turso.db'), authToken: 'token' });
+    const turso = await startTurso({ file: join(tmp(), 'turso.db'), authToken: 'token' });
     await call('POST', '/api/database/config', { provider: 'hosted_db_2', config: { url: turso.url, authToken: 'token' }, data: 'copy' });
     await call('POST', '/api/database/migrate');
     expect((await call('POST', '/api/database/config', { provider: 'hosted_db_2' })).json).toMatchObject({ switched: true });
@@ -344,7 +346,7 @@ describe.skipIf(myProblem !== undefined && !inCI)('PlanetScale (hosted_db_3) on 
 describe('Turso (hosted_db_2) on the fake Hrana server', () => {
   const TOKEN = `turso-${randomBytes(16).toString('hex')}`;
   async function fakeTurso() {
-    const turso = await startTurso({ file: join(await tmp(), 'turso.db'), authToken: TOKEN });
+    const turso = await startTurso({ file: join(tmp(), 'turso.db'), authToken: TOKEN });
     cleanups.push(() => turso.close());
     return turso;
   }
@@ -414,7 +416,7 @@ describe('secrets', () => {
     const token = `turso-${randomBytes(16).toString('hex')}`;
     const password = `pg-${randomBytes(12).toString('hex')}`;
     const mysqlPassword = `pscale_pw_${randomBytes(12).toString('hex')}`;
-    const turso = await startTurso({ file: join(await tmp(), 'turso.db'), authToken: token });
+    const turso = await startTurso({ file: join(tmp(), 'turso.db'), authToken: token });
     cleanups.push(() => turso.close());
     const pgUrl = `postgresql://postgres.ref:${password}@127.0.0.1:9/postgres`;
     const texts: string[] = [];

@@ -14,12 +14,11 @@ import {
 } from '@dash/contracts';
 import { migrationStatements, migrationsOf, openStore, redactDatabaseUrl, tablesState, type Store, type StoreOptions } from '@dash/db';
 import { TRPCError } from '@trpc/server';
-import { z } from 'zod';
 import type { Logger } from '../context.ts';
 import type { CredentialVault } from '../credentials/vault.ts';
 import { fail } from '../errors.ts';
 import { ChoiceFile, type Choices } from './choice-file.ts';
-import { configSchemas, describeChoice, describeUrl, providerOfUrl, sqliteFile, storeOptionsOf, withoutSecrets, type ProviderPaths } from './providers.ts';
+import { describeChoice, describeUrl, providerOfUrl, sqliteFile, storeOptionsOf, withoutSecrets, type ProviderPaths } from './providers.ts';
 
 /** How long a test or a switch waits for a database to answer. */
 const CONNECT_TIMEOUT_MS = 15_000;
@@ -99,6 +98,8 @@ export class DatabaseManager {
     if (options.env) return { manager, store: await openStore({ url: options.env.url, authToken: options.env.authToken, migrationsDir: options.migrationsDir }) };
     const serving = manager.choices.serving ?? DEFAULT_CHOICE;
     const store = await manager.open(serving, { migrate: manager.runsMigrations(serving) });
+    // The embedded file was opened and migrated above; nothing more to ask it.
+    if (serving.provider === 'sqlite') return { manager, store };
     try {
       // A hosted database opens lazily: ask it now, so that a start against one that is away says which and why.
       await within(CONNECT_TIMEOUT_MS, databaseProviderNames[serving.provider], store.lastMigration());
@@ -284,9 +285,10 @@ export class DatabaseManager {
       if (saved) return { provider: saved.provider, config: saved.config } as DatabaseChoice;
       throw fail('BAD_REQUEST', `config: nothing is saved for ${databaseProviderNames[provider]} yet; send its config`);
     }
-    const parsed = z.object({ config: configSchemas[provider] }).safeParse({ config });
+    // The union's issues name the field: `config.url`.
+    const parsed = databaseChoiceSchema.safeParse({ provider, config });
     if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', message: 'Invalid config', cause: parsed.error });
-    return databaseChoiceSchema.parse({ provider, config: parsed.data.config });
+    return parsed.data;
   }
 
   /** Opens and checks a database without changing anything there. */

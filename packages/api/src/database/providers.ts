@@ -1,23 +1,6 @@
 import { isAbsolute, relative, resolve } from 'node:path';
-import {
-  hostedDb1ConfigSchema,
-  hostedDb2ConfigSchema,
-  hostedDb3ConfigSchema,
-  isLoopbackHost,
-  sqliteConfigSchema,
-  type DatabaseChoice,
-  type DatabaseProvider,
-} from '@dash/contracts';
+import { isLoopbackHost, type DatabaseChoice, type DatabaseProvider } from '@dash/contracts';
 import type { StoreOptions } from '@dash/db';
-import type { z } from 'zod';
-
-/** Each provider's config schema. */
-export const configSchemas: Record<DatabaseProvider, z.ZodType<Record<string, string | undefined>>> = {
-  sqlite: sqliteConfigSchema,
-  hosted_db_1: hostedDb1ConfigSchema,
-  hosted_db_2: hostedDb2ConfigSchema,
-  hosted_db_3: hostedDb3ConfigSchema,
-};
 
 /** The embedded database's file when no path is given: in the data directory (`data/dashboard.db` by default). */
 const DEFAULT_SQLITE_FILE = 'dashboard.db';

@@ -49,7 +49,8 @@ interface StmtResult {
 interface Stream {
   db: Database.Database;
   sqls: Map<number, string>;
-  timer: NodeJS.Timeout;
+  /** Its expiry while it waits for the next request with its baton. */
+  timer?: NodeJS.Timeout | undefined;
 }
 
 /** What a test can ask of the fake. */
@@ -245,7 +246,7 @@ export async function startTurso({ file, authToken }: { file: string; authToken:
       clearTimeout(found.timer);
       stream = found;
     } else {
-      stream = { db: new Database(file), sqls: new Map(), timer: setTimeout(() => {}, 0) };
+      stream = { db: new Database(file), sqls: new Map() };
     }
     const results = list.map((request) => run(stream, request));
     let baton: string | null = null;
