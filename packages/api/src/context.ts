@@ -8,6 +8,7 @@ import type { CredentialVault } from './credentials/vault.ts';
 import type { DataCache } from './data/cache.ts';
 import type { DatabaseHandle } from './database/runtime.ts';
 import type { Connections } from './data/connections.ts';
+import type { Backups } from './backup/runner.ts';
 
 /** Where the api writes what operators should see. Never handed a secret or a request body. */
 export interface Logger {
@@ -38,6 +39,8 @@ export interface Context {
     /** How the relay is reached (the guarded fetch by default). */
     fetch: typeof fetch;
   };
+  /** Every cached answer asked again: POST /api/backup, the settings page's button, BACKUP_INTERVAL. */
+  backup: Backups;
   /** Which database the dashboard stores in, and moving to another; absent where nothing manages it (a benchmark). */
   database?: DatabaseHandle;
   /** The request a procedure serves (who, from where); absent when the server itself calls. */

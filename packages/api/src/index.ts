@@ -10,8 +10,9 @@ import { LocalWebhooks } from './notifications/webhooks.ts';
 import type { Context, DemoProvider, Logger } from './context.ts';
 import { CredentialsKeyMismatchError, CredentialVault } from './credentials/vault.ts';
 import { DataCache } from './data/cache.ts';
-import { Connections } from './data/connections.ts';
+import { Connections, type ConnectionOptions } from './data/connections.ts';
 import type { DatabaseHandle } from './database/runtime.ts';
+import { Backups, type BackupOptions } from './backup/runner.ts';
 
 export { appRouter, createCaller, type AppRouter, type Caller } from './root.ts';
 export type { Context, DemoProvider, Logger } from './context.ts';
@@ -19,7 +20,8 @@ export { resumeDemo, startDemo } from './router/demo.ts';
 export { describeError } from './errors.ts';
 export { logFailure } from './trpc.ts';
 export { ttl } from './data/ttl.ts';
-export { Access, type AccessOptions, type ClientInfo, type EnvPassword, type Identity, type NewSession, type RequestInfo } from './auth/access.ts';
+export { BackupBusyError, Backups, type BackupOptions } from './backup/runner.ts';
+export { Access, type AccessOptions, type ClientInfo, type EnvPassword, type Identity, type NewSession, type RequestInfo, type UserIdentity } from './auth/access.ts';
 export { ThrottledError } from './auth/throttle.ts';
 export type { RelayEnvironment } from './notifications/config.ts';
 export { Inbox } from './notifications/inbox.ts';
@@ -51,6 +53,10 @@ export async function createContext(options: {
   relay?: RelayEnvironment;
   /** The database manager and its runtime (see `Runtime`); the database routes answer 503 without. */
   database?: DatabaseHandle;
+  /** Backups: BACKUP_INTERVAL's schedule (none when absent), whether BACKUP_SECRET is set, shorter delays for tests. */
+  backup?: Pick<BackupOptions, 'interval' | 'httpEnabled' | 'delays'>;
+  /** Upstream limits other than the published ones: a test or benchmark that shortens time in proportion. */
+  rateLimits?: ConnectionOptions['rateLimits'];
 }): Promise<Context> {
   const { log } = options;
   const store = memoizeReads(options.store);
@@ -69,7 +75,7 @@ export async function createContext(options: {
     await store.meta.put(KEY_CHECK, vault.seal(KEY_CHECK, {}));
   }
   const clock = options.clock ?? systemClock;
-  const connections = new Connections(store, vault, { clock, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const connections = new Connections(store, vault, { clock, rateLimits: options.rateLimits, ...(options.fetch ? { fetch: options.fetch } : {}) });
   const access = await Access.open(store, log, options.access ?? { mode: 'local' });
   const cache = new DataCache(store.cache, clock);
   const relayEnv = options.relay ?? { receive: receiveSettingsFrom({}) };
@@ -87,7 +93,7 @@ export async function createContext(options: {
     env: relayEnv,
     fetch: fetcher,
   };
-  return {
+  const context: Context = {
     store,
     vault,
     log,
@@ -95,7 +101,10 @@ export async function createContext(options: {
     data: { cache, connections },
     access,
     notifications,
+    backup: new Backups(() => context, { store, log, clock, ...options.backup }),
     ...(options.demo ? { demo: options.demo } : {}),
     ...(options.database ? { database: options.database } : {}),
   };
+  context.backup.schedule();
+  return context;
 }

@@ -1,4 +1,5 @@
 import { authRouter, sessionsRouter, tokensRouter } from './router/auth.ts';
+import { backupRouter } from './router/backup.ts';
 import { credentialsRouter } from './router/credentials.ts';
 import { notificationsRouter, relayRouter, webhooksRouter } from './router/notifications.ts';
 import { dataRouter } from './router/data.ts';
@@ -22,6 +23,7 @@ export const appRouter = router({
   notifications: notificationsRouter,
   relay: relayRouter,
   webhooks: webhooksRouter,
+  backup: backupRouter,
 });
 
 export type AppRouter = typeof appRouter;

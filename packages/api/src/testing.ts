@@ -37,6 +37,8 @@ export async function createTestApi(
     access?: AccessOptions;
     relay?: RelayEnvironment;
     fetch?: typeof fetch;
+    backup?: Parameters<typeof createContext>[0]['backup'];
+    rateLimits?: Parameters<typeof createContext>[0]['rateLimits'];
   } = {},
 ) {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'dash-api-'));
@@ -65,6 +67,8 @@ export async function createTestApi(
         ...(options.access ? { access: options.access } : {}),
         ...(options.relay ? { relay: options.relay } : {}),
         ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.backup ? { backup: options.backup } : {}),
+        ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
       }),
     graceMs: 0,
   });

@@ -38,4 +38,9 @@ export interface ConnectorContext {
   signal?: AbortSignal;
   /** Per attempt; 15 s when absent. */
   timeoutMs?: number;
+  /**
+   * How long a request may wait for its turn on the rate limiter: MAX_LIMITER_WAIT_MS (a person is waiting) when
+   * absent; longer for work nobody waits on (a backup), which would rather wait than fail.
+   */
+  limiterWaitMs?: number;
 }

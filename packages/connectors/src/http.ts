@@ -129,7 +129,7 @@ async function readBody(response: Response): Promise<{ body: unknown; json: bool
 export function defineClient(spec: ClientSpec, retry: RetryPolicy = defaultRetry): Client {
   async function attempt<T>(ctx: ConnectorContext, request: HttpRequest<T>): Promise<HttpResponse<T>> {
     try {
-      await ctx.limiter.take(ctx.signal);
+      await ctx.limiter.take(ctx.signal, ctx.limiterWaitMs);
     } catch (error) {
       if (!(error instanceof LimiterBusyError)) throw error;
       throw new ConnectorError('rate_limited', `${spec.service} allows only so many requests a minute; ${error.message}`, {

@@ -8,3 +8,4 @@ export * from './notifications.ts';
 export * from './quiet-hours.ts';
 export * from './policy.ts';
 export * from './database.ts';
+export * from './backup.ts';

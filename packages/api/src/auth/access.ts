@@ -20,11 +20,14 @@ const TOKEN_TOUCH_MS = 60_000;
 const OWNER_MEMO_MS = 2_000;
 const ENV_PASSWORD_META = 'authEnvPassword';
 
-/** Who a request is, once the guards let it in. */
-export type Identity =
+/** A person (or their script) the guards let in: how they are signed in. */
+export type UserIdentity =
   | { via: 'open'; scope: 'write' }
   | { via: 'session'; scope: 'write'; sessionId: string }
   | { via: 'token'; scope: TokenScope; tokenId: string };
+
+/** Who a request is, once the guards let it in: a user, or a cron holding BACKUP_SECRET (POST /api/backup only). */
+export type Identity = UserIdentity | { via: 'backup'; scope: 'write' };
 
 /** Where a request comes from. */
 export interface ClientInfo {
@@ -270,7 +273,7 @@ export class Access {
     return row.expiresAt !== null && Date.parse(row.expiresAt) <= this.now();
   }
 
-  async status(identity: Identity): Promise<AuthStatus> {
+  async status(identity: UserIdentity): Promise<AuthStatus> {
     const origin = this.options.origin ? new URL(this.options.origin) : undefined;
     return {
       mode: this.options.mode,
@@ -288,7 +291,7 @@ export class Access {
    */
   async changePassword(
     input: { currentPassword?: string | undefined; newPassword: string },
-    identity: Identity,
+    identity: UserIdentity,
     request: ClientInfo,
   ): Promise<NewSession | undefined> {
     if (this.envHash) throw fail('CONFLICT', `The password is managed by ${this.options.envPassword?.source}; change it there and restart.`);
@@ -313,11 +316,11 @@ export class Access {
     return keep ? undefined : this.startSession(request);
   }
 
-  async logout(identity: Identity): Promise<void> {
+  async logout(identity: UserIdentity): Promise<void> {
     if (identity.via === 'session') await this.store.auth.sessions.remove(identity.sessionId);
   }
 
-  async sessions(identity: Identity): Promise<SessionInfo[]> {
+  async sessions(identity: UserIdentity): Promise<SessionInfo[]> {
     const current = identity.via === 'session' ? identity.sessionId : undefined;
     return (await this.store.auth.sessions.list()).map((row: SessionRow) => ({
       id: row.id,
@@ -330,7 +333,7 @@ export class Access {
   }
 
   /** Ends every session, or every other one (`keepCurrent`); answers how many ended. */
-  async endSessions(identity: Identity, { keepCurrent }: { keepCurrent: boolean }): Promise<number> {
+  async endSessions(identity: UserIdentity, { keepCurrent }: { keepCurrent: boolean }): Promise<number> {
     const keep = keepCurrent && identity.via === 'session' ? identity.sessionId : undefined;
     return this.store.auth.sessions.removeAll(keep);
   }
@@ -339,7 +342,7 @@ export class Access {
     return this.store.auth.sessions.remove(id);
   }
 
-  async createToken(input: TokenCreate, identity: Identity): Promise<TokenCreated> {
+  async createToken(input: TokenCreate, identity: UserIdentity): Promise<TokenCreated> {
     assertManagesTokens(identity);
     const { id, secretHash, token } = newApiToken();
     const hint = tokenHint(id);
@@ -362,7 +365,7 @@ export class Access {
     return (await this.store.auth.tokens.list()).map((row) => this.tokenInfo(row));
   }
 
-  async revokeToken(id: string, identity: Identity): Promise<boolean> {
+  async revokeToken(id: string, identity: UserIdentity): Promise<boolean> {
     assertManagesTokens(identity);
     this.touchedTokens.delete(id);
     const removed = await this.store.auth.tokens.remove(id);
@@ -385,6 +388,6 @@ export class Access {
 }
 
 /** Tokens are made and revoked from a signed-in browser (or the open local dashboard), never by a token. */
-function assertManagesTokens(identity: Identity) {
+function assertManagesTokens(identity: UserIdentity) {
   if (identity.via === 'token') throw fail('FORBIDDEN', 'Manage API tokens from a signed-in browser, not with an API token.');
 }

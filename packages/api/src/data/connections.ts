@@ -6,6 +6,7 @@ import {
   unlimited,
   type Clock,
   type ConnectorContext,
+  type RateLimit,
   type RateLimiter,
   type ServiceConnector,
 } from '@dash/connectors';
@@ -27,6 +28,10 @@ export interface ConnectionOptions {
   /** How connectors reach upstreams; by default a fetch that refuses link-local and cloud-metadata addresses. */
   fetch?: typeof fetch;
   clock: Clock;
+  /** Each service's published limit unless one is given here: a test or benchmark that shortens time in proportion. */
+  rateLimits?: Partial<Record<ServiceName, RateLimit>> | undefined;
+  /** How long a call waits for its turn on a limiter; see ConnectorContext.limiterWaitMs. */
+  limiterWaitMs?: number;
 }
 
 /**
@@ -34,13 +39,17 @@ export interface ConnectionOptions {
  * every route, project and credential test on one account shares its upstream's limit.
  */
 export class Connections {
-  private readonly limiters = new Map<string, RateLimiter>();
-
   constructor(
     private readonly store: Store,
     private readonly vault: CredentialVault,
     private readonly options: ConnectionOptions,
+    private readonly limiters = new Map<string, RateLimiter>(),
   ) {}
+
+  /** The same accounts and limiters for work nobody waits on (a backup): a call waits up to `limiterWaitMs` for its turn. */
+  patient(limiterWaitMs: number): Connections {
+    return new Connections(this.store, this.vault, { ...this.options, limiterWaitMs }, this.limiters);
+  }
 
   get clock(): Clock {
     return this.options.clock;
@@ -49,7 +58,8 @@ export class Connections {
   limiterFor(connector: ServiceConnector, key: string): RateLimiter {
     let limiter = this.limiters.get(key);
     if (!limiter) {
-      limiter = connector.rateLimit ? slidingWindowLimiter(connector.rateLimit, this.clock) : unlimited(this.clock);
+      const rateLimit = this.options.rateLimits?.[connector.service] ?? connector.rateLimit;
+      limiter = rateLimit ? slidingWindowLimiter(rateLimit, this.clock) : unlimited(this.clock);
       this.limiters.set(key, limiter);
     }
     return limiter;
@@ -75,6 +85,7 @@ export class Connections {
       clock: this.clock,
       limiter: this.limiterFor(connector, key),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(this.options.limiterWaitMs === undefined ? {} : { limiterWaitMs: this.options.limiterWaitMs }),
     };
   }
 }

@@ -115,6 +115,10 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'POST', path: '/api/relay/poll', procedure: 'relay.poll', input: none },
   { method: 'GET', path: '/api/relay/status', procedure: 'relay.status', input: none },
 
+  // POST takes BACKUP_SECRET as its bearer (checked before dispatch, with the other guards); GET the usual sign-in.
+  { method: 'POST', path: '/api/backup', procedure: 'backup.run', input: none },
+  { method: 'GET', path: '/api/backup', procedure: 'backup.status', input: none },
+
   { method: 'GET', path: '/api/revenue', procedure: 'data.revenue', input: query, respond: dataResponse },
   { method: 'GET', path: '/api/ideas', procedure: 'data.ideas', input: query, respond: dataResponse },
   { method: 'GET', path: '/api/shipping', procedure: 'data.shipping', input: query, respond: dataResponse },

@@ -12,7 +12,7 @@ import {
   tokenListSchema,
 } from '@dash/contracts';
 import { z } from 'zod';
-import type { Identity, RequestInfo } from '../auth/access.ts';
+import type { RequestInfo, UserIdentity } from '../auth/access.ts';
 import type { Context } from '../context.ts';
 import { fail } from '../errors.ts';
 import { publicProcedure, router } from '../trpc.ts';
@@ -21,9 +21,10 @@ import { publicProcedure, router } from '../trpc.ts';
 const requestOf = (ctx: Context): RequestInfo => ctx.request ?? { identity: { via: 'open', scope: 'write' }, ip: undefined, userAgent: undefined };
 
 /** Who calls; the sign-in pages' anonymous requests reach only login and setup. */
-function identityOf(ctx: Context): Identity {
+function identityOf(ctx: Context): UserIdentity {
   const { identity } = requestOf(ctx);
   if (!identity) throw fail('UNAUTHORIZED', 'Sign in first.');
+  if (identity.via === 'backup') throw fail('FORBIDDEN', 'BACKUP_SECRET opens POST /api/backup and nothing else.');
   return identity;
 }
 

@@ -18,8 +18,10 @@ import {
   type Ideas,
   type Revenue,
   type Shipping,
+  type NotConfigured,
   type ShippedItem,
 } from '@dash/contracts';
+import type { Context } from '../context.ts';
 import { betterstack, github, linear, revenueConnectors, sentry, vercel, type ShippingConnector } from '@dash/connectors';
 import { z } from 'zod';
 import { convertRevenue, sliceRevenue, sumRevenue, type RevenuePart } from '../data/revenue.ts';
@@ -34,6 +36,37 @@ const shippedList = z.array(shippingSchema.shape.items.element.omit({ project: t
 
 /** Urgent (1) first, low (4) next to last, no priority (0) last; older first within a priority. */
 const byPriorityThenAge = (a: Idea, b: Idea) => (a.priority || 5) - (b.priority || 5) || a.createdAt.localeCompare(b.createdAt);
+
+/** Where shipped work comes from: merged pull requests, completed issues, production deploys. */
+export const shippingSources = ['code_host', 'issue_tracker', 'deploy_host'] as const;
+export type ShippingSource = (typeof shippingSources)[number];
+export const shippingServices = { code_host: 'github', issue_tracker: 'linear', deploy_host: 'vercel' } as const;
+const shippingConnectors: { [I in ShippingSource]: ShippingConnector<I> } = { code_host: github, issue_tracker: linear, deploy_host: vercel };
+
+/** One source of shipped work, loaded per project like any other route, cached under its own name (the backup refreshes each alone). */
+export function loadShipped<I extends ShippingSource>(
+  ctx: Context,
+  integration: I,
+  input: { project?: string | undefined; limit: number; refresh: boolean },
+  signal?: AbortSignal,
+): Promise<Loaded<Omit<ShippedItem, 'project'>[]> | NotConfigured> {
+  const { connections } = ctx.data;
+  const service = shippingServices[integration];
+  const connector = shippingConnectors[integration] as ShippingConnector<I>;
+  return loadPerProject(ctx, {
+    integration,
+    route: `shipping:${integration}`,
+    slug: input.project,
+    ttlMs: ttl.shipping,
+    schema: shippedList,
+    refresh: input.refresh,
+    params: { limit: input.limit },
+    load: async ({ config }) => {
+      const upstream = await connections.context(service, config.credentialKey ?? service, { signal });
+      return connector.shipped(upstream, { config, limit: input.limit, now: connections.clock.now() });
+    },
+  });
+}
 
 export const dataRouter = router({
   ...growthProcedures,
@@ -112,31 +145,7 @@ export const dataRouter = router({
     .input(shippingQuerySchema)
     .output(dataResultSchema(shippingSchema))
     .query(async ({ ctx, input, signal }): Promise<DataResult<Shipping>> => {
-      const { connections } = ctx.data;
-      /** One source of shipped work, loaded per project like any other route, cached under its own name. */
-      const shippedFrom = <I extends 'code_host' | 'issue_tracker' | 'deploy_host'>(
-        integration: I,
-        service: 'github' | 'linear' | 'vercel',
-        connector: ShippingConnector<I>,
-      ) =>
-        loadPerProject(ctx, {
-          integration,
-          route: `shipping:${integration}`,
-          slug: input.project,
-          ttlMs: ttl.shipping,
-          schema: shippedList,
-          refresh: input.refresh,
-          params: { limit: input.limit },
-          load: async ({ config }) => {
-            const upstream = await connections.context(service, config.credentialKey ?? service, { signal });
-            return connector.shipped(upstream, { config, limit: input.limit, now: connections.clock.now() });
-          },
-        });
-      const sources = await Promise.all([
-        shippedFrom('code_host', 'github', github),
-        shippedFrom('issue_tracker', 'linear', linear),
-        shippedFrom('deploy_host', 'vercel', vercel),
-      ]);
+      const sources = await Promise.all(shippingSources.map((source) => loadShipped(ctx, source, input, signal)));
       const loadedSources = sources.filter((source): source is Loaded<Omit<ShippedItem, 'project'>[]> => !isNotConfigured(source));
       const parts = loadedSources.flatMap((source) => source.parts);
       if (parts.length === 0 && loadedSources.every((source) => source.failed.length === 0)) {

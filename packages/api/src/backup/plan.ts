@@ -1,0 +1,166 @@
+import {
+  currencies,
+  services,
+  shippingQuerySchema,
+  type DataMeta,
+  type IntegrationName,
+  type NotConfigured,
+  type Project,
+  type ServiceName,
+} from '@dash/contracts';
+import type { Context } from '../context.ts';
+import type { Loaded } from '../data/serve.ts';
+import { createCallerFactory } from '../trpc.ts';
+import { dataRouter, loadShipped, shippingServices, shippingSources } from '../router/data.ts';
+
+/** SPEC.md's delays between two calls on one lane. */
+export interface LaneDelays {
+  /** RevenueCat and Stripe: 15 s (RevenueCat allows 5 requests a minute). */
+  revenue: number;
+  /** App Store Connect: 2 s. */
+  storefront: number;
+  /** Every other upstream: 500 ms. */
+  other: number;
+}
+export const specDelays: LaneDelays = { revenue: 15_000, storefront: 2_000, other: 500 };
+
+const delayOf = (service: ServiceName, delays: LaneDelays) =>
+  service === 'revenuecat' || service === 'stripe' ? delays.revenue : service === 'appstoreconnect' ? delays.storefront : delays.other;
+
+/** One upstream and the credential it is reached with: calls on a lane wait its delay between them. */
+export interface LaneKey {
+  id: string;
+  label: string;
+  delayMs: number;
+}
+
+function laneOf(service: ServiceName, credentialKey: string | undefined, delays: LaneDelays): LaneKey {
+  const key = credentialKey ?? service;
+  const { label } = services[service];
+  return { id: `${service}|${key}`, label: key === service ? label : `${label} (${key})`, delayMs: delayOf(service, delays) };
+}
+
+/** One cached answer to ask again: a data procedure's, for one project, with refresh. */
+export interface BackupTask {
+  project: Project;
+  integration: IntegrationName;
+  /** `revenue (CAD)`, `analytics (web)`: what the task asks, on screen and in errors. */
+  label: string;
+  /** The lanes it calls; it waits until each is free (most tasks have one). */
+  lanes: LaneKey[];
+  /** Resolves when the answer is fresh; rejects with the reason when it is not. */
+  run(ctx: Context, signal: AbortSignal): Promise<void>;
+}
+
+/** The fresh answer could not be had: the route served what was cached before, or nothing. */
+export class RefreshFailed extends Error {}
+
+const dataCaller = createCallerFactory(dataRouter);
+
+/** A data procedure's answer, judged: fresh from the upstream, or the reason it is not. */
+function judge(data: object, meta: DataMeta | null): void {
+  if ('configured' in data && data.configured === false) throw new RefreshFailed((data as NotConfigured).message);
+  if (meta?.cache === 'STALE') throw new RefreshFailed(meta.staleReason ?? 'the upstream did not answer; the cached answer was kept');
+  const failure = meta?.failed?.[0];
+  if (failure) throw new RefreshFailed(failure.error);
+}
+
+function judgeLoaded(loaded: Loaded<unknown> | NotConfigured): void {
+  if ('configured' in loaded) throw new RefreshFailed(loaded.message);
+  const stale = loaded.parts.find((part) => part.cached.status === 'STALE');
+  if (stale) throw new RefreshFailed(stale.cached.staleReason ?? 'the upstream did not answer; the cached answer was kept');
+  const failure = loaded.failed[0];
+  if (failure) throw new RefreshFailed(failure.error);
+}
+
+/**
+ * Every cached answer the dashboard reads, per project, as its widgets ask for it: revenue in each
+ * currency (RevenueCat reports per currency; Stripe's one fetch serves both), ideas, each source of
+ * shipped work, the app store, analytics for all platforms and for each one, search per site, errors,
+ * uptime, and funding per collective (once for projects sharing one).
+ */
+export function backupPlan(projects: readonly Project[], delays: LaneDelays): BackupTask[] {
+  const tasks: BackupTask[] = [];
+  const collectives = new Set<string>();
+  for (const project of projects) {
+    const slug = project.slug;
+    const { integrations } = project;
+    const add = (integration: IntegrationName, label: string, lanes: LaneKey[], run: BackupTask['run']) =>
+      tasks.push({ project, integration, label, lanes, run });
+
+    const revenue = integrations.revenue;
+    if (revenue) {
+      const lane = [laneOf(revenue.provider, revenue.credentialKey, delays)];
+      for (const currency of revenue.provider === 'revenuecat' ? currencies : (['USD'] as const)) {
+        add('revenue', revenue.provider === 'revenuecat' ? `revenue (${currency})` : 'revenue', lane, async (ctx, signal) => {
+          const { data, meta } = await dataCaller(ctx, { signal }).revenue({ project: slug, currency, refresh: true });
+          judge(data, meta);
+        });
+      }
+    }
+    if (integrations.issue_tracker) {
+      add('issue_tracker', 'ideas', [laneOf('linear', integrations.issue_tracker.credentialKey, delays)], async (ctx, signal) => {
+        const { data, meta } = await dataCaller(ctx, { signal }).ideas({ project: slug, refresh: true });
+        judge(data, meta);
+      });
+    }
+    for (const source of shippingSources) {
+      const config = integrations[source];
+      if (!config) continue;
+      add(source, source === 'issue_tracker' ? 'shipped issues' : 'shipped', [laneOf(shippingServices[source], config.credentialKey, delays)], async (ctx, signal) =>
+        judgeLoaded(await loadShipped(ctx, source, { ...shippingQuerySchema.parse({ project: slug }), refresh: true }, signal)),
+      );
+    }
+    if (integrations.storefront) {
+      add('storefront', 'app store', [laneOf('appstoreconnect', integrations.storefront.credentialKey, delays)], async (ctx, signal) => {
+        const { data, meta } = await dataCaller(ctx, { signal }).storefront({ project: slug, refresh: true });
+        judge(data, meta);
+      });
+    }
+    const analytics = integrations.analytics;
+    if (analytics) {
+      const laneFor = (p: (typeof analytics.platforms)[number]) => laneOf(p.provider, p.credentialKey, delays);
+      const unique = (lanes: LaneKey[]) => [...new Map(lanes.map((lane) => [lane.id, lane])).values()];
+      // The widget's default range; all platforms together, and each one when there are several.
+      add('analytics', 'analytics', unique(analytics.platforms.map(laneFor)), async (ctx, signal) => {
+        const { data, meta } = await dataCaller(ctx, { signal }).analytics({ project: slug, range: '30d', refresh: true });
+        judge(data, meta);
+      });
+      if (analytics.platforms.length > 1) {
+        for (const p of analytics.platforms) {
+          add('analytics', `analytics (${p.platform})`, [laneFor(p)], async (ctx, signal) => {
+            const { data, meta } = await dataCaller(ctx, { signal }).analytics({ project: slug, range: '30d', platform: p.platform, refresh: true });
+            judge(data, meta);
+          });
+        }
+      }
+    }
+    if (integrations.seo) {
+      add('seo', `search (${integrations.seo.siteUrl})`, [laneOf('google', integrations.seo.credentialKey, delays)], async (ctx, signal) => {
+        const { data, meta } = await dataCaller(ctx, { signal }).seo({ project: slug, refresh: true });
+        judge(data, meta);
+      });
+    }
+    if (integrations.error_tracker) {
+      add('error_tracker', 'errors', [laneOf('sentry', integrations.error_tracker.credentialKey, delays)], async (ctx, signal) => {
+        const { data, meta } = await dataCaller(ctx, { signal }).errortracker({ project: slug, refresh: true });
+        judge(data, meta);
+      });
+    }
+    if (integrations.uptime_monitor) {
+      add('uptime_monitor', 'uptime', [laneOf('betterstack', integrations.uptime_monitor.credentialKey, delays)], async (ctx, signal) => {
+        const { data, meta } = await dataCaller(ctx, { signal }).health({ project: slug, refresh: true });
+        judge(data, meta);
+      });
+    }
+    const funding = integrations.funding;
+    if (funding && !collectives.has(funding.slug)) {
+      collectives.add(funding.slug);
+      add('funding', `funding (${funding.slug})`, [laneOf('opencollective', funding.credentialKey, delays)], async (ctx, signal) => {
+        const { data, meta } = await dataCaller(ctx, { signal }).funding({ slug: funding.slug, refresh: true });
+        judge(data, meta);
+      });
+    }
+  }
+  return tasks;
+}
