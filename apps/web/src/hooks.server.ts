@@ -3,6 +3,7 @@ import { ThrottledError, type Identity } from '@dash/api';
 import { dev } from '$app/environment';
 import { getContext, serverEnv } from '$lib/server/app';
 import { guard, isSignedWebhook } from '$lib/server/guard';
+import { tokensMatch } from '@dash/webhooks';
 import { sessionCookie } from '$lib/server/session';
 
 /** Opens and migrates the store before the first request, so a bad DATABASE_URL fails at start. */
@@ -37,6 +38,25 @@ function clientAddress(event: RequestEvent): string | undefined {
 }
 
 /**
+ * POST /api/backup is a cron's: it signs in with BACKUP_SECRET (any of a `new,old` list, compared in constant
+ * time) and nothing else; without that variable the route is off, never open. GET /api/backup (its progress)
+ * and the settings page's button go the usual way.
+ */
+async function backupAuth(event: RequestEvent, authorization: string | null, resolve: Parameters<Handle>[0]['resolve']): Promise<Response> {
+  const secrets = serverEnv().BACKUP_SECRET;
+  if (secrets.length === 0) {
+    return errorJson(503, 'SERVICE_UNAVAILABLE', 'Backups over HTTP are off: set BACKUP_SECRET and send it as Authorization: Bearer <BACKUP_SECRET>.');
+  }
+  const bearer = authorization === null ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+  if (bearer === undefined || !tokensMatch(bearer, secrets)) {
+    const error = bearer === undefined ? '' : ', error="invalid_token"';
+    return errorJson(401, 'UNAUTHORIZED', 'POST /api/backup needs Authorization: Bearer <BACKUP_SECRET>.', { 'www-authenticate': `Bearer realm="backup"${error}` });
+  }
+  event.locals.request = { ...event.locals.request, identity: { via: 'backup', scope: 'write' } };
+  return resolve(event);
+}
+
+/**
  * Step 3 of every request (the Host and cross-site guards and the headers run before it, in
  * server.ts): who is asking. A bearer token, else the session cookie, else nobody; nobody is let in
  * only on a local dashboard without a password, and on the public paths.
@@ -63,8 +83,10 @@ const authenticate: Handle = async ({ event, resolve }) => {
     return seeOther('/setup');
   }
 
-  let identity: Identity | undefined;
   const authorization = event.request.headers.get('authorization');
+  if (path === '/api/backup' && event.request.method === 'POST') return backupAuth(event, authorization, resolve);
+
+  let identity: Identity | undefined;
   const cookie = sessionCookie(serverEnv().ORIGIN ?? event.url.origin);
   if (authorization !== null) {
     // A request that names a token is judged by it alone, never by a cookie it also carries.

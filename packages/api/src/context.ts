@@ -9,6 +9,7 @@ import type { DataCache } from './data/cache.ts';
 import type { DatabaseHandle } from './database/runtime.ts';
 import type { Connections } from './data/connections.ts';
 import type { Backups } from './backup/runner.ts';
+import type { Alerts } from './alerts/index.ts';
 
 /** Where the api writes what operators should see. Never handed a secret or a request body. */
 export interface Logger {
@@ -41,6 +42,8 @@ export interface Context {
   };
   /** Every cached answer asked again: POST /api/backup, the settings page's button, BACKUP_INTERVAL. */
   backup: Backups;
+  /** Email alerts through SendGrid: POST /api/alerts/send, settings' test email. */
+  alerts: Alerts;
   /** Which database the dashboard stores in, and moving to another; absent where nothing manages it (a benchmark). */
   database?: DatabaseHandle;
   /** The request a procedure serves (who, from where); absent when the server itself calls. */

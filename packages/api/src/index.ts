@@ -13,6 +13,7 @@ import { DataCache } from './data/cache.ts';
 import { Connections, type ConnectionOptions } from './data/connections.ts';
 import type { DatabaseHandle } from './database/runtime.ts';
 import { Backups, type BackupOptions } from './backup/runner.ts';
+import { Alerts, type EmailEnvironment } from './alerts/index.ts';
 
 export { appRouter, createCaller, type AppRouter, type Caller } from './root.ts';
 export type { Context, DemoProvider, Logger } from './context.ts';
@@ -24,6 +25,7 @@ export { BackupBusyError, Backups, type BackupOptions } from './backup/runner.ts
 export { Access, type AccessOptions, type ClientInfo, type EnvPassword, type Identity, type NewSession, type RequestInfo, type UserIdentity } from './auth/access.ts';
 export { ThrottledError } from './auth/throttle.ts';
 export type { RelayEnvironment } from './notifications/config.ts';
+export type { EmailEnvironment } from './alerts/index.ts';
 export { Inbox } from './notifications/inbox.ts';
 export { RelayPoller, type PollerStatus } from './notifications/poller.ts';
 export { notificationOf } from './router/notifications.ts';
@@ -55,6 +57,8 @@ export async function createContext(options: {
   database?: DatabaseHandle;
   /** Backups: BACKUP_INTERVAL's schedule (none when absent), whether BACKUP_SECRET is set, shorter delays for tests. */
   backup?: Pick<BackupOptions, 'interval' | 'httpEnabled' | 'delays'>;
+  /** SENDGRID_API_KEY, ALERT_EMAIL_FROM, ALERT_EMAIL_TO, SENDGRID_API_URL; a SendGrid credential in settings otherwise. */
+  email?: EmailEnvironment;
   /** Upstream limits other than the published ones: a test or benchmark that shortens time in proportion. */
   rateLimits?: ConnectionOptions['rateLimits'];
 }): Promise<Context> {
@@ -102,6 +106,7 @@ export async function createContext(options: {
     access,
     notifications,
     backup: new Backups(() => context, { store, log, clock, ...options.backup }),
+    alerts: new Alerts({ store, vault, env: options.email ?? {}, clock, log }),
     ...(options.demo ? { demo: options.demo } : {}),
     ...(options.database ? { database: options.database } : {}),
   };

@@ -1,4 +1,5 @@
 import { authRouter, sessionsRouter, tokensRouter } from './router/auth.ts';
+import { alertsRouter } from './router/alerts.ts';
 import { backupRouter } from './router/backup.ts';
 import { credentialsRouter } from './router/credentials.ts';
 import { notificationsRouter, relayRouter, webhooksRouter } from './router/notifications.ts';
@@ -24,6 +25,7 @@ export const appRouter = router({
   relay: relayRouter,
   webhooks: webhooksRouter,
   backup: backupRouter,
+  alerts: alertsRouter,
 });
 
 export type AppRouter = typeof appRouter;

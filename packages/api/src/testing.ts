@@ -39,6 +39,7 @@ export async function createTestApi(
     fetch?: typeof fetch;
     backup?: Parameters<typeof createContext>[0]['backup'];
     rateLimits?: Parameters<typeof createContext>[0]['rateLimits'];
+    email?: Parameters<typeof createContext>[0]['email'];
   } = {},
 ) {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'dash-api-'));
@@ -69,6 +70,7 @@ export async function createTestApi(
         ...(options.fetch ? { fetch: options.fetch } : {}),
         ...(options.backup ? { backup: options.backup } : {}),
         ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+        ...(options.email ? { email: options.email } : {}),
       }),
     graceMs: 0,
   });

@@ -11,6 +11,7 @@ import { linear } from './linear/index.ts';
 import { revenuecat } from './revenuecat/index.ts';
 import { stripe } from './stripe/index.ts';
 import { sentry } from './sentry/index.ts';
+import { sendgrid } from './sendgrid/index.ts';
 import { vercel } from './vercel/index.ts';
 
 /** Every service with a connector, by the name its credentials are stored under. */
@@ -25,6 +26,7 @@ export const serviceConnectors = {
   linear,
   revenuecat,
   sentry,
+  sendgrid,
   stripe,
   vercel,
 } satisfies Record<ServiceName, ServiceConnector>;

@@ -55,6 +55,15 @@ export const services = {
   },
   betterstack: { label: 'Better Stack Uptime', fields: [{ name: 'apiToken', label: 'Uptime API token', secret: true }, baseUrl] },
   opencollective: { label: 'Open Collective', fields: [{ name: 'personalToken', label: 'Personal token', secret: true }, baseUrl] },
+  sendgrid: {
+    label: 'SendGrid (email alerts)',
+    fields: [
+      { name: 'apiKey', label: 'API key with Mail Send', secret: true, placeholder: 'SG.…' },
+      { name: 'from', label: 'From: a verified sender', secret: false, placeholder: 'alerts@yourdomain.com' },
+      { name: 'to', label: 'To (comma-separated)', secret: false, placeholder: 'you@yourdomain.com' },
+      baseUrl,
+    ],
+  },
 } as const satisfies Record<string, { label: string; fields: readonly CredentialField[] }>;
 
 export type ServiceName = keyof typeof services;

@@ -9,3 +9,4 @@ export * from './quiet-hours.ts';
 export * from './policy.ts';
 export * from './database.ts';
 export * from './backup.ts';
+export * from './alerts.ts';

@@ -89,7 +89,11 @@ export const sandboxTokens = {
   plausible: 'sandboxPlausibleDemoKey',
   umami: 'sandboxUmamiDemoKey',
   opencollective: 'sandboxOpenCollectiveDemoToken',
+  sendgrid: 'SG.sandboxSendGridDemoKey.sandboxSendGridDemoSecret',
 } as const;
+
+/** The fake SendGrid's one verified sender, and where the demo's alerts go. */
+export const sandboxEmail = { from: 'alerts@demo-founder.example', to: 'founder@demo-founder.example' } as const;
 
 /** Google OAuth values the fake token endpoint accepts (a refresh token it can also be told is revoked). */
 export const sandboxGoogle = {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listen, type RunningServer } from './listen.ts';
 import { ServiceHarness, type Fault, type LoggedRequest, type SandboxService } from './service.ts';
+import type { FakeSendGrid, ReceivedMail } from './sendgrid/index.ts';
 import { sandboxServices, type SandboxServiceName } from './services.ts';
 
 export interface RunningService {
@@ -20,7 +21,9 @@ export interface Sandbox {
   inject(service: SandboxServiceName, fault: Fault): void;
   /** Overrides a service's rate limit (tests of 429 handling). */
   limit(service: SandboxServiceName, limit: { limit: number; windowMs: number }): void;
-  /** Clears faults, rate windows and the request log; the data stays. */
+  /** The mails the fake SendGrid accepted, oldest first. */
+  mails(): ReceivedMail[];
+  /** Clears faults, rate windows, the request log and the mails received; the data stays. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -61,6 +64,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     requests,
     requestsTo: (service, prefix = '') => requests.filter((r) => r.service === services[service].harness.service.name && r.path.startsWith(prefix)),
     inject: (service, fault) => services[service].harness.inject(fault),
+    mails: () => (services.sendgrid.harness.service as FakeSendGrid).mails,
     limit: (service, limit) => {
       services[service].harness.limit = limit;
     },
@@ -69,6 +73,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       for (const { harness } of Object.values(services)) {
         harness.clearFaults();
         harness.resetRateLimit();
+        harness.resetState();
       }
     },
     close: async () => {

@@ -51,6 +51,8 @@ export interface SandboxService {
   unauthorized(request: SandboxRequest): SandboxReply;
   rateLimit: SandboxRateLimit;
   routes: SandboxRoute[];
+  /** Forgets what a test left behind (mails received…); the sandbox's `reset` calls it. */
+  reset?(): void;
 }
 
 /** A failure a test injects into one service: an error status, latency, or a body that is not JSON. */
@@ -133,6 +135,10 @@ export class ServiceHarness {
 
   resetRateLimit() {
     this.sent = [];
+  }
+
+  resetState() {
+    this.service.reset?.();
   }
 
   private takeFault(): Fault | undefined {

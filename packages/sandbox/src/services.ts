@@ -8,6 +8,7 @@ import { plausibleService } from './plausible/index.ts';
 import { revenuecatService } from './revenuecat/index.ts';
 import { stripeService } from './stripe/index.ts';
 import { sentryService } from './sentry/index.ts';
+import { sendgridService } from './sendgrid/index.ts';
 import { umamiService } from './umami/index.ts';
 import { vercelService } from './vercel/index.ts';
 import type { SandboxService } from './service.ts';
@@ -26,6 +27,7 @@ export const sandboxServices = {
   revenuecat: revenuecatService,
   stripe: stripeService,
   sentry: sentryService,
+  sendgrid: sendgridService,
   plausible: plausibleService,
   umami: umamiService,
   vercel: vercelService,

@@ -1,6 +1,6 @@
 import { demoEvents, type DemoEvent } from './notifications.ts';
 import { sandboxAppStoreKey } from './appstoreconnect/keys.ts';
-import { demoOrg, demoProducts, sandboxGoogle, sandboxTokens } from './demo.ts';
+import { demoOrg, demoProducts, sandboxEmail, sandboxGoogle, sandboxTokens } from './demo.ts';
 
 type DemoService = keyof typeof sandboxTokens | 'appstoreconnect' | 'google';
 
@@ -44,6 +44,8 @@ export function demoSetup(upstreams: DemoUpstreams): DemoSetup {
     { key: key('umami'), values: { apiKey: sandboxTokens.umami, baseUrl: upstreams.umami } },
     { key: key('google'), values: { ...sandboxGoogle, baseUrl: upstreams.google } },
     { key: key('opencollective'), values: { personalToken: sandboxTokens.opencollective, baseUrl: upstreams.opencollective } },
+    // The demo's email alerts go to the fake SendGrid, from its one verified sender.
+    { key: key('sendgrid'), values: { apiKey: sandboxTokens.sendgrid, from: sandboxEmail.from, to: sandboxEmail.to, baseUrl: upstreams.sendgrid } },
   ];
   const projects: DemoSetup['projects'] = demoProducts.map((product) => ({
     slug: product.slug,

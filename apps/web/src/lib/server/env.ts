@@ -1,4 +1,4 @@
-import { isArgon2idHash, isLoopbackHost } from '@dash/contracts';
+import { isArgon2idHash, isLoopbackHost, parseInterval } from '@dash/contracts';
 import { parseEnv, withoutBlanks, type RawEnv } from '@dash/contracts/env';
 import { commaList, receiveSettingsFrom, type ReceiveSettings } from '@dash/webhooks';
 import { resolve } from 'node:path';
@@ -49,6 +49,33 @@ const schema = z
       .string()
       .optional()
       .transform((value) => commaList(value)[0]),
+    /** POST /api/backup's bearer secret (`new,old` during a rotation); unset, that route is off. */
+    BACKUP_SECRET: z
+      .string()
+      .optional()
+      .transform((value) => commaList(value)),
+    /** How often the dashboard backs up on its own (`6h`, `30m`, `1d`); unset, never. */
+    BACKUP_INTERVAL: z
+      .string()
+      .optional()
+      .transform((value, check) => {
+        if (value === undefined) return undefined;
+        const ms = parseInterval(value);
+        if (ms === undefined) {
+          check.addIssue({ code: 'custom', message: 'BACKUP_INTERVAL is a duration of at least a minute: 30m, 6h, 1d or 1h30m' });
+          return z.NEVER;
+        }
+        return { text: value.trim(), ms };
+      }),
+    /** Email alerts through SendGrid: a key with Mail Send, a verified sender, and where alerts go (comma-separated). */
+    SENDGRID_API_KEY: z.string().optional(),
+    ALERT_EMAIL_FROM: z.email({ error: 'ALERT_EMAIL_FROM must be an email address (a verified sender in SendGrid)' }).optional(),
+    ALERT_EMAIL_TO: z
+      .string()
+      .optional()
+      .refine((value) => value === undefined || commaList(value).every((address) => z.email().safeParse(address).success), 'ALERT_EMAIL_TO must be email addresses, comma-separated'),
+    /** SendGrid's API root: its own unless a proxy (or a test server) stands in. */
+    SENDGRID_API_URL: z.url({ protocol: /^https?$/, error: 'SENDGRID_API_URL must be an http(s) URL such as https://api.sendgrid.com' }).optional(),
     /** `1`: on an empty store, start straight into the demo (three made-up products on the local sandbox). */
     DEMO: z
       .enum(['0', '1', 'true', 'false'])

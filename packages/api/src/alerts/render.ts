@@ -1,0 +1,72 @@
+import type { AlertMonitor } from '@dash/contracts';
+import escapeHtml from 'escape-html';
+import { convert } from 'html-to-text';
+
+/** An email as the dashboard sends it: a subject, an HTML body and its plain-text part. */
+export interface Email {
+  subject: string;
+  html: string;
+  text: string;
+  /** Threading headers (`Message-ID`, `In-Reply-To`, `References`) when the email answers another one. */
+  headers?: Record<string, string>;
+  /** SendGrid categories, for its activity feed. */
+  categories?: string[];
+}
+
+/** A link only for http(s) URLs; anything else (`javascript:`, `data:`) is not one. */
+function httpUrl(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A value fit for a subject line: one line, no control characters, not too long. */
+const oneLine = (text: string, max = 120) => {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what a subject line must not carry
+  const line = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
+
+const colours: Record<string, string> = { down: '#c62828', degraded: '#b26a00', up: '#2e7d32' };
+
+/**
+ * The health alert: a subject that says what is down (`[DOWN] api.formfox.app`, or how many), an HTML table and
+ * the same in plain text. Every value is escaped; a URL is a link only when it is http(s).
+ */
+export function healthEmail(monitors: readonly AlertMonitor[]): Email {
+  const down = monitors.filter((m) => m.status.toLowerCase() !== 'up');
+  const shown = down.length > 0 ? down : monitors;
+  const state = down.length > 0 ? (down.every((m) => m.status.toLowerCase() === 'degraded') ? 'DEGRADED' : 'DOWN') : 'UP';
+  const what = shown.length === 1 ? oneLine(shown[0]?.name ?? '') : `${shown.length} monitors`;
+  const subject = `[${state}] ${what}`;
+
+  const rows = monitors
+    .map((m) => {
+      const href = httpUrl(m.url);
+      const colour = colours[m.status.toLowerCase()] ?? '#555555';
+      const url = href ? `<a href="${escapeHtml(href)}">${escapeHtml(m.url)}</a>` : escapeHtml(m.url);
+      return (
+        `<tr><td style="padding:4px 12px 4px 0;color:${colour};font-weight:600">${escapeHtml(m.status.toUpperCase())}</td>` +
+        `<td style="padding:4px 12px 4px 0">${escapeHtml(m.name)}</td><td style="padding:4px 0">${url}</td></tr>`
+      );
+    })
+    .join('');
+  const headline = down.length > 0 ? `${down.length} of ${monitors.length} monitors ${down.length === 1 ? 'is' : 'are'} not up.` : 'Every monitor is up.';
+  const html =
+    `<!doctype html><html><body style="font-family:system-ui,sans-serif;font-size:14px;color:#222">` +
+    `<p>${escapeHtml(headline)}</p><table style="border-collapse:collapse">${rows}</table>` +
+    `<p style="color:#777;font-size:12px">Sent by your founder dashboard.</p></body></html>`;
+  const text = [headline, '', ...monitors.map((m) => `${m.status.toUpperCase().padEnd(9)} ${m.name}${m.url ? `  ${m.url}` : ''}`), '', 'Sent by your founder dashboard.'].join('\n');
+  return { subject, html, text, categories: ['health'] };
+}
+
+/** A custom email: the HTML as given, and a plain-text part made from it. */
+export function customEmail(subject: string, html: string): Email {
+  return { subject: oneLine(subject, 200), html, text: plainText(html), categories: ['custom'] };
+}
+
+/** The plain-text part of an HTML body (links as `text [url]`, lists and tables kept readable). */
+export const plainText = (html: string) => convert(html, { wordwrap: 100, selectors: [{ selector: 'img', format: 'skip' }] });

@@ -1,0 +1,44 @@
+import { alertInputSchema, alertResultSchema, emailStatusSchema } from '@dash/contracts';
+import { z } from 'zod';
+import { customEmail, EmailRefusedError, healthEmail, type Email } from '../alerts/index.ts';
+import type { Context } from '../context.ts';
+import { fail } from '../errors.ts';
+import { publicProcedure, router } from '../trpc.ts';
+
+/** SendGrid refusing is the upstream's failure: a 502 with its own reason (never the key). */
+async function sent(ctx: Context, email: Email) {
+  try {
+    return await ctx.alerts.send(email);
+  } catch (error) {
+    if (error instanceof EmailRefusedError) throw fail('BAD_GATEWAY', error.message, error);
+    throw error;
+  }
+}
+
+export const alertsRouter = router({
+  /** POST /api/alerts/send: a health alert written by the dashboard, or a custom email as given. */
+  send: publicProcedure
+    .input(alertInputSchema)
+    .output(alertResultSchema)
+    .mutation(({ ctx, input }) => sent(ctx, input.type === 'health' ? healthEmail(input.monitors) : customEmail(input.subject, input.html))),
+
+  /** Where alerts go and what is missing; never the key. */
+  status: publicProcedure
+    .input(z.void())
+    .output(emailStatusSchema)
+    .query(({ ctx }) => ctx.alerts.status()),
+
+  /** Settings' "Send a test email": proves the key, the sender and the addresses with one real email. */
+  test: publicProcedure
+    .input(z.void())
+    .output(alertResultSchema)
+    .mutation(({ ctx }) =>
+      sent(
+        ctx,
+        customEmail(
+          'Test email from your founder dashboard',
+          '<p>This is a test of your dashboard’s email alerts. When a monitor goes down, the alert comes from this sender to these addresses.</p>',
+        ),
+      ),
+    ),
+});
