@@ -2,7 +2,7 @@ import { json, type Handle, type HandleServerError, type RequestEvent, type Serv
 import { ThrottledError, type Identity } from '@dash/api';
 import { dev } from '$app/environment';
 import { getContext, serverEnv } from '$lib/server/app';
-import { guard, isSignedWebhook } from '$lib/server/guard';
+import { guard, isBackupTrigger, isSignedWebhook } from '$lib/server/guard';
 import { tokensMatch } from '@dash/webhooks';
 import { sessionCookie } from '$lib/server/session';
 
@@ -84,7 +84,7 @@ const authenticate: Handle = async ({ event, resolve }) => {
   }
 
   const authorization = event.request.headers.get('authorization');
-  if (path === '/api/backup' && event.request.method === 'POST') return backupAuth(event, authorization, resolve);
+  if (isBackupTrigger(event.request.method, path)) return backupAuth(event, authorization, resolve);
 
   let identity: Identity | undefined;
   const cookie = sessionCookie(serverEnv().ORIGIN ?? event.url.origin);

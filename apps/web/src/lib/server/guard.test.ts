@@ -68,6 +68,13 @@ describe('the cross-site guard', () => {
     expect(refused('GET', '/api/settings', { origin: 'https://evil.example' })).toBe(false);
     expect(refused('POST', '/api/settings', { origin: 'https://dash.example.com' }, remote)).toBe(false);
   });
+
+  it('leaves POST /api/backup to its BACKUP_SECRET check (it takes no cookie), but not its other methods', () => {
+    expect(refused('POST', '/api/backup', {})).toBe(false);
+    expect(refused('POST', '/api/backup', { origin: 'https://evil.example' }, remote)).toBe(false);
+    expect(refused('DELETE', '/api/backup', { origin: 'https://evil.example' })).toBe(true);
+    expect(guard(request('POST', '/api/backup', { host: 'evil.example' }), local)?.status).toBe(403);
+  });
 });
 
 describe('the security headers', () => {

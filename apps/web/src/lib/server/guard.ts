@@ -30,6 +30,9 @@ const isApi = (path: string) => path === '/api' || path.startsWith('/api/');
 /** The providers' webhooks: each delivery proves itself with a signature or token, and no provider sends an Origin. */
 export const isSignedWebhook = (method: string, path: string) => method === 'POST' && /^\/api\/webhooks\/[^/]+$/.test(path);
 
+/** POST /api/backup: authenticated by BACKUP_SECRET as its bearer and by nothing a browser sends on its own. */
+export const isBackupTrigger = (method: string, path: string) => method === 'POST' && path === '/api/backup';
+
 function json(status: number, code: string, message: string): Verdict {
   return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ error: { code, message } }) };
 }
@@ -69,7 +72,8 @@ export function hostAllowed(hostname: string, config: GuardConfig): boolean {
  * 2. Cross-site guard: an unsafe method carried by a cookie (or nothing) must come from the
  *    dashboard's own pages. SvelteKit's own check covers form bodies only, not JSON or a POST without
  *    a Content-Type. A bearer token is never sent by a browser on its own, so it skips this guard, as
- *    do the providers' signed webhooks, which carry no cookie and are judged by their signature.
+ *    do the providers' signed webhooks, which carry no cookie and are judged by their signature, and
+ *    POST /api/backup, which takes BACKUP_SECRET and nothing else.
  */
 export function guard(request: GuardedRequest, config: GuardConfig): Verdict {
   const path = request.url.split('?')[0] ?? '/';
@@ -98,6 +102,8 @@ export function guard(request: GuardedRequest, config: GuardConfig): Verdict {
     return undefined;
   }
   if (safe || /^bearer\s/i.test(request.header('authorization') ?? '')) return undefined;
+  // A cron's backup signs in with BACKUP_SECRET alone, never a cookie: without it the answer is its 401 (or 503), not this.
+  if (isBackupTrigger(request.method, path)) return undefined;
   const site = request.header('sec-fetch-site');
   const origin = request.header('origin');
   const scheme = canonical?.protocol ?? 'http:';
