@@ -20,6 +20,12 @@ describe("the dashboard's environment", () => {
     DEMO: false,
     WEBHOOK_RELAY_URL: undefined,
     RELAY_POLL_SECRET: undefined,
+    BACKUP_SECRET: [],
+    BACKUP_INTERVAL: undefined,
+    SENDGRID_API_KEY: undefined,
+    ALERT_EMAIL_FROM: undefined,
+    ALERT_EMAIL_TO: undefined,
+    SENDGRID_API_URL: undefined,
     receive: { enabled: true, disabled: new Set(), secrets: { code_host: [], deploy_host: [], error_tracker: [], issue_tracker: [], uptime_monitor: [] } },
   };
 
@@ -74,5 +80,14 @@ describe("the dashboard's environment", () => {
     expect(readEnv({ DEMO: '1' }, '/').DEMO).toBe(true);
     expect(readEnv({ DEMO: 'true' }, '/').DEMO).toBe(true);
     expect(() => readEnv({ DEMO: 'yes' }, '/')).toThrow(/^Invalid environment: DEMO: /);
+  });
+
+  it('reads the backup secret as a rotation list and the interval as a duration, refusing what it cannot read', () => {
+    expect(readEnv({ BACKUP_SECRET: 'new, old' }, '/').BACKUP_SECRET).toEqual(['new', 'old']);
+    expect(readEnv({ BACKUP_INTERVAL: '6h' }, '/').BACKUP_INTERVAL).toEqual({ text: '6h', ms: 6 * 3_600_000 });
+    expect(readEnv({ BACKUP_INTERVAL: '1h30m' }, '/').BACKUP_INTERVAL?.ms).toBe(90 * 60_000);
+    expect(() => readEnv({ BACKUP_INTERVAL: 'every 6 hours' }, '/')).toThrow(/BACKUP_INTERVAL: BACKUP_INTERVAL is a duration of at least a minute/);
+    expect(() => readEnv({ BACKUP_INTERVAL: '30s' }, '/')).toThrow(/BACKUP_INTERVAL/);
+    expect(() => readEnv({ ALERT_EMAIL_TO: 'me@example.com, not-an-address' }, '/')).toThrow(/ALERT_EMAIL_TO must be email addresses/);
   });
 });
