@@ -23,11 +23,22 @@ export type BackupResult = z.infer<typeof backupResultSchema>;
 export const backupTriggers = ['http', 'dashboard', 'schedule'] as const;
 export type BackupTrigger = (typeof backupTriggers)[number];
 
+/** What one lane spent: its calls (each one's time, waits for the upstream's limiter included) and the delays between them. */
+export const laneTimingSchema = z.object({
+  label: z.string(),
+  calls: count,
+  callMs: count,
+  delayMs: count,
+});
+export type LaneTiming = z.infer<typeof laneTimingSchema>;
+
 /** The last finished backup, kept in the store for every process and the next start. */
 export const backupRecordSchema = backupResultSchema.extend({
   startedAt: instant,
   finishedAt: instant,
   trigger: z.enum(backupTriggers),
+  /** Per lane: the backup takes about as long as the busiest one (calls + delays), not the sum of all. */
+  lanes: z.array(laneTimingSchema).default([]),
 });
 export type BackupRecord = z.infer<typeof backupRecordSchema>;
 

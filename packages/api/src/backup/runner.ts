@@ -57,6 +57,9 @@ class Lane {
   private tail: Promise<void> = Promise.resolve();
   /** When the next call may start, ms. */
   freeAt = 0;
+  /** Time spent in calls, and waiting the delay between them. */
+  callMs = 0;
+  delayedMs = 0;
 
   constructor(
     readonly key: LaneKey,
@@ -244,9 +247,12 @@ export class Backups {
         const releases: (() => void)[] = [];
         try {
           for (const lane of held) releases.push(await lane.acquire());
-          const wait = Math.max(...held.map((lane) => lane.freeAt)) - clock.now();
+          const waitedFrom = clock.now();
+          const wait = Math.max(...held.map((lane) => lane.freeAt)) - waitedFrom;
           if (wait > 0) await clock.sleep(wait, signal);
           signal.throwIfAborted();
+          const callFrom = clock.now();
+          for (const lane of held) lane.delayedMs += Math.max(0, Math.min(lane.freeAt, callFrom) - waitedFrom);
           for (const lane of held) Object.assign(lane.progress, { state: 'running', current: `${task.project.name} · ${task.label}` });
           try {
             await task.run(ctx, signal);
@@ -256,8 +262,10 @@ export class Backups {
             errors.push({ order, project: task.project.slug, integration: task.integration, error: reasonOf(error, task) });
             run.failed += 1;
           } finally {
+            const callEnd = clock.now();
             for (const lane of held) {
-              lane.freeAt = clock.now() + lane.key.delayMs;
+              lane.callMs += callEnd - callFrom;
+              lane.freeAt = callEnd + lane.key.delayMs;
               lane.progress.done += 1;
               Object.assign(lane.progress, { current: null, state: lane.progress.done === lane.progress.total ? 'done' : 'waiting' });
             }
@@ -278,6 +286,7 @@ export class Backups {
       startedAt: run.startedAt,
       finishedAt: new Date(finishedAt).toISOString(),
       trigger: run.trigger,
+      lanes: [...lanes.values()].map((lane) => ({ label: lane.key.label, calls: lane.progress.done, callMs: lane.callMs, delayMs: lane.delayedMs })),
     };
     await store.meta.put(LAST, record);
     log.info(`backup (${run.trigger}): ${record.refreshed} refreshed, ${record.failed} failed, in ${record.duration}`);

@@ -1,0 +1,103 @@
+// A backup over the demo, with SPEC.md's delays as they are, against what one sequential pass would take.
+//   node scripts/pnpm.mjs --filter @dash/web build && node bench/backup.mjs [--rounds=1]
+//
+// Starts the built dashboard (a fresh temp DATA_DIR, embedded SQLite, DEMO=1: three products whose
+// upstreams are the sandbox in the dashboard's own process, through the real connectors and limiters),
+// then POSTs /api/backup with its BACKUP_SECRET and times it from the request to the answer (wall). The
+// backup records, per lane (a service and credential), its calls' time (waits for the upstream's limiter
+// included) and the delays it waited between them; from those, measured in the same run:
+//   sequential  every call's duration plus every delay, one after another: what a backup without lanes takes;
+//   slowest     the busiest lane's own calls and delays: the least any backup that keeps the delays can take.
+// Prints each lane, the three times, wall / slowest (target <= 1.1) and sequential / wall.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoDir = fileURLToPath(new URL('..', import.meta.url));
+const args = Object.fromEntries(
+  process.argv.slice(2).map((arg) => {
+    const [name, ...value] = arg.replace(/^--/, '').split('=');
+    return [name, value.length > 0 ? value.join('=') : 'true'];
+  }),
+);
+const rounds = Number(args.rounds ?? 1);
+const SECRET = randomBytes(24).toString('base64url');
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
+async function startDashboard() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'dash-bench-backup-'));
+  const port = await freePort();
+  const env = {
+    PATH: process.env.PATH,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    DATABASE_URL: `file:${join(dataDir, 'dashboard.db')}`,
+    MIGRATIONS_DIR: join(repoDir, 'drizzle'),
+    CREDENTIALS_KEY: randomBytes(32).toString('hex'),
+    DEMO: '1',
+    BACKUP_SECRET: SECRET,
+  };
+  const child = spawn(process.execPath, [join(repoDir, 'apps/web/build/server.js')], { cwd: repoDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`the dashboard exited:\n${output}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok && (await (await fetch(`${url}/api/projects`)).json()).projects?.length === 3) break;
+    } catch {
+      // not listening yet
+    }
+    if (i > 600) throw new Error(`the dashboard did not start with the demo in 60 s:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const dashboard = await startDashboard();
+try {
+  for (let round = 1; round <= rounds; round++) {
+    const started = performance.now();
+    const response = await fetch(`${dashboard.url}/api/backup`, { method: 'POST', headers: { authorization: `Bearer ${SECRET}` } });
+    const wall = performance.now() - started;
+    const result = await response.json();
+    if (response.status !== 200) throw new Error(`POST /api/backup answered ${response.status}: ${JSON.stringify(result)}`);
+    const { last } = await (await fetch(`${dashboard.url}/api/backup`)).json();
+    const lanes = last.lanes.map((lane) => ({ ...lane, total: lane.callMs + lane.delayMs })).sort((a, b) => b.total - a.total);
+    const sequential = lanes.reduce((sum, lane) => sum + lane.total, 0);
+    const slowest = lanes[0];
+    console.log(`\nround ${round}: ${result.refreshed} refreshed, ${result.failed} failed (${result.duration})`);
+    for (const lane of lanes) {
+      console.log(`  ${lane.label.padEnd(42)} ${String(lane.calls).padStart(2)} calls  ${seconds(lane.callMs).padStart(7)} in calls  ${seconds(lane.delayMs).padStart(7)} in delays`);
+    }
+    console.log(`  wall ${seconds(wall)}   sequential pass ${seconds(sequential)}   slowest lane ${seconds(slowest.total)} (${slowest.label})`);
+    const ratio = wall / slowest.total;
+    console.log(`  wall / slowest lane = ${ratio.toFixed(3)} (target <= 1.1: ${ratio <= 1.1 ? 'met' : 'NOT met'})   sequential / wall = ${(sequential / wall).toFixed(2)}x`);
+    if (result.failed > 0) console.log(`  errors: ${JSON.stringify(result.errors)}`);
+  }
+} finally {
+  await dashboard.stop();
+}
