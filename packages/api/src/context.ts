@@ -10,6 +10,7 @@ import type { DatabaseHandle } from './database/runtime.ts';
 import type { Connections } from './data/connections.ts';
 import type { Backups } from './backup/runner.ts';
 import type { Alerts } from './alerts/index.ts';
+import type { EmailSender } from './notifications/email-sender.ts';
 
 /** Where the api writes what operators should see. Never handed a secret or a request body. */
 export interface Logger {
@@ -33,6 +34,8 @@ export interface Context {
   /** The inbox and what feeds it: the relay poller and the local webhook route. */
   notifications: {
     inbox: Inbox;
+    /** Sends the email interruptions the policy released (SendGrid), with retries and an hourly cap. */
+    emails: EmailSender;
     poller: RelayPoller;
     webhooks: LocalWebhooks;
     secrets: RelaySecrets;

@@ -14,6 +14,7 @@ import { Connections, type ConnectionOptions } from './data/connections.ts';
 import type { DatabaseHandle } from './database/runtime.ts';
 import { Backups, type BackupOptions } from './backup/runner.ts';
 import { Alerts, type EmailEnvironment } from './alerts/index.ts';
+import { EmailSender } from './notifications/email-sender.ts';
 
 export { appRouter, createCaller, type AppRouter, type Caller } from './root.ts';
 export type { Context, DemoProvider, Logger } from './context.ts';
@@ -84,13 +85,23 @@ export async function createContext(options: {
   const cache = new DataCache(store.cache, clock);
   const relayEnv = options.relay ?? { receive: receiveSettingsFrom({}) };
   const secrets = new RelaySecrets(store, vault);
-  const inbox = new Inbox(store, cache, log, { now: () => clock.now() });
+  const alerts = new Alerts({ store, vault, env: options.email ?? {}, clock, log });
+  const emails = new EmailSender({ store, alerts, clock, log });
+  const inbox = new Inbox(store, cache, log, {
+    now: () => clock.now(),
+    emailReady: async () => (await alerts.status()).configured,
+    onEmail: () => emails.kick(),
+  });
   // The scheduler (held interruptions, digests, snoozes, mutes) runs unless a test drives its ticks itself.
   if (options.scheduler === false) await inbox.hub.start();
-  else await inbox.start();
+  else {
+    await inbox.start();
+    emails.start();
+  }
   const fetcher = options.fetch ?? defaultGuardedFetch;
   const notifications = {
     inbox,
+    emails,
     poller: new RelayPoller({ store, inbox, target: () => relayTarget(store, secrets, relayEnv), log, clock, fetch: fetcher }),
     webhooks: new LocalWebhooks(inbox, () => receiveSettings(secrets, relayEnv), () => clock.now()),
     secrets,
@@ -106,7 +117,7 @@ export async function createContext(options: {
     access,
     notifications,
     backup: new Backups(() => context, { store, log, clock, ...options.backup }),
-    alerts: new Alerts({ store, vault, env: options.email ?? {}, clock, log }),
+    alerts,
     ...(options.demo ? { demo: options.demo } : {}),
     ...(options.database ? { database: options.database } : {}),
   };

@@ -44,3 +44,23 @@ export const emailStatusSchema = z.object({
   missing: z.array(z.string()),
 });
 export type EmailStatus = z.infer<typeof emailStatusSchema>;
+
+/** A notification email on its way to SendGrid, or sent, or failed: what Settings lists. */
+export const emailDeliverySchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  /** `first` (an outage, an alert), `resolve` (its recovery, a reply), `repeat`, `flap_start`, `flap_end`, `digest`. */
+  purpose: z.string(),
+  state: z.enum(['queued', 'delivered', 'failed']),
+  attempts: z.number().int().nonnegative(),
+  /** SendGrid's X-Message-Id once delivered. */
+  messageId: z.string().nullable(),
+  /** The last refusal, in SendGrid's words. */
+  error: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  sentAt: z.iso.datetime().nullable(),
+  /** When a queued one is tried next. */
+  nextAttemptAt: z.iso.datetime().nullable(),
+});
+export type EmailDelivery = z.infer<typeof emailDeliverySchema>;
+export const emailDeliveriesSchema = z.object({ deliveries: z.array(emailDeliverySchema) });

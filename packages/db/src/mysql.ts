@@ -45,6 +45,7 @@ import {
   type IngestOps,
   type SettingRow,
 } from './shared.ts';
+import { emailSends } from './emails.ts';
 import { notificationReads, outboxOps, type RunStatement } from './outbox.ts';
 import { countRows, dumpRows, dumpTablesOf, restoreRows, type TransferOps } from './transfer.ts';
 import { ProjectExistsError, UnknownProjectsError, type OutboxOps, type Store } from './store.ts';
@@ -467,6 +468,8 @@ export function mysqlStore(db: Db): Store {
         }, notificationTx);
       },
     },
+
+    emails: emailSends(runOn(db), mysqlDialect),
 
     leases: {
       async acquire(name, holder, ttlMs, at) {

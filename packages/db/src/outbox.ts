@@ -1,4 +1,5 @@
 import type { StoredDecision } from '@dash/contracts';
+import { enqueueEmails } from './emails.ts';
 import { isoOf, type RawStatement, type SqlDialect } from './shared.ts';
 import type { DeliveryRow, MuteRow, NotificationRow, OutboxOps, Store, SubjectState } from './store.ts';
 
@@ -121,7 +122,7 @@ export function notificationReads(run: RunStatement, dialect: SqlDialect): Notif
       return (await exec(`select * from notification_mutes order by ${until}`)).map(rawMute);
     },
     async sentSince(seq, limit) {
-      return (await exec("select * from notification_deliveries where status = 'sent' and seq > ? order by seq limit ?", [seq, limit])).map(rawDelivery);
+      return (await exec("select * from notification_deliveries where channel = 'browser' and status = 'sent' and seq > ? order by seq limit ?", [seq, limit])).map(rawDelivery);
     },
     read(work) {
       return work(
@@ -144,9 +145,9 @@ export function outboxOps(run: RunStatement, dialect: SqlDialect, takeSeqs: (cou
   const exec = (text: string, params: unknown[] = []) => run(statement(text, params));
   const list = (count: number) => Array.from({ length: count }, () => '?').join(', ');
 
-  /** Gives each delivery that is `sent` and has no seq yet a seq, in list order. */
+  /** Gives each browser delivery that is `sent` and has no seq yet a seq, in list order (emails are not on the stream). */
   const withSeqs = async (rows: DeliveryRow[]): Promise<DeliveryRow[]> => {
-    const unsequenced = rows.filter((row) => row.status === 'sent' && row.seq === null);
+    const unsequenced = rows.filter((row) => row.channel === 'browser' && row.status === 'sent' && row.seq === null);
     if (unsequenced.length === 0) return rows;
     const seqs = await takeSeqs(unsequenced.length);
     unsequenced.forEach((row, index) => (row.seq = seqs[index] ?? null));
@@ -170,6 +171,7 @@ export function outboxOps(run: RunStatement, dialect: SqlDialect, takeSeqs: (cou
       if (deliveries.length === 0) return [];
       const rows = await withSeqs(deliveries.map((delivery) => ({ ...delivery })));
       for (let i = 0; i < rows.length; i += 250) await insertDeliveries(rows.slice(i, i + 250));
+      await enqueueEmails(run, dialect, rows, Math.max(...rows.map((row) => row.createdAt)));
       return rows;
     },
     async updateDeliveries(changes) {
@@ -185,6 +187,7 @@ export function outboxOps(run: RunStatement, dialect: SqlDialect, takeSeqs: (cou
           row.id,
         ]);
       }
+      await enqueueEmails(run, dialect, rows, Math.max(0, ...rows.map((row) => row.sentAt ?? 0)));
       return rows;
     },
     async subjects(keys) {

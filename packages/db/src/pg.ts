@@ -46,6 +46,7 @@ import {
   type RawStatement,
   type SettingRow,
 } from './shared.ts';
+import { emailSends } from './emails.ts';
 import { notificationReads, outboxOps } from './outbox.ts';
 import { ProjectExistsError, UnknownProjectsError, type OutboxOps, type Store } from './store.ts';
 
@@ -439,6 +440,8 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
         }, notificationTx);
       },
     },
+
+    emails: emailSends((statement) => run<Record<string, unknown>>(db, statement), pgDialect),
 
     leases: {
       async acquire(name, holder, ttlMs, at) {

@@ -48,6 +48,7 @@ import {
   type IngestOps,
   type SettingRow,
 } from './shared.ts';
+import { emailSends } from './emails.ts';
 import { notificationReads, outboxOps, type RunStatement } from './outbox.ts';
 import { ProjectExistsError, UnknownProjectsError, type NotificationRow, type OutboxOps, type Store } from './store.ts';
 
@@ -515,6 +516,8 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
         });
       },
     },
+
+    emails: emailSends(clientRun(db.$client), sqliteDialect),
 
     leases: {
       acquire(name, holder, ttlMs, at) {

@@ -17,6 +17,7 @@ import {
   redactDatabaseUrl,
   UnknownProjectsError,
   type ApiTokenRow,
+  type DeliveryRow,
   type IncomingEvent,
   type NotificationQuery,
   type NotificationSeverity,
@@ -975,6 +976,61 @@ function storeSuite(dialect: Store['dialect'], freshUrl: () => string | Promise<
         stored: 1,
         duplicates: 1,
       });
+    });
+  });
+
+  describe('email sends', () => {
+    const emailRow = (id: string, status: 'sent' | 'held', createdAt: number): DeliveryRow => ({
+      id,
+      notificationId: null,
+      subjectKey: null,
+      channel: 'email',
+      purpose: 'digest',
+      status,
+      reason: 'test',
+      dueAt: null,
+      message: { title: `Mail ${id}`, body: '', severity: 'info', tag: id, url: null, renotify: true, requireInteraction: false },
+      seq: null,
+      digestId: null,
+      createdAt,
+      sentAt: status === 'sent' ? createdAt : null,
+    });
+
+    it('queues released email rows (without a seq), gives each claim to one holder, and settles them', async () => {
+      const store = await open();
+      const added = await store.notifications.outbox((ops) => ops.addDeliveries([emailRow('e1', 'sent', 1_000), emailRow('e2', 'held', 1_000), emailRow('e3', 'sent', 2_000)]));
+      expect(added.map((row) => row.seq)).toEqual([null, null, null]);
+      expect(await store.notifications.sentSince(0, 10)).toEqual([]);
+      expect(await store.emails.nextDue()).toBe(1_000);
+      // The held one is queued once the outbox releases it.
+      await store.notifications.outbox((ops) => ops.updateDeliveries([{ ...emailRow('e2', 'sent', 1_000), sentAt: 3_000 }]));
+
+      const [a, b] = await Promise.all([store.emails.claim('A', 5_000, 60_000, 2), store.emails.claim('B', 5_000, 60_000, 10)]);
+      const claimed = [...a, ...b].map((send) => send.id).sort();
+      expect(claimed).toEqual(['e1', 'e2', 'e3']);
+      expect(new Set(claimed).size).toBe(3);
+      const first = [...a, ...b].find((send) => send.id === 'e1');
+      expect(first).toMatchObject({ state: 'queued', attempts: 0, delivery: { channel: 'email', message: { title: 'Mail e1' } } });
+      // A live lease keeps others off; a claim that expired is anyone's again.
+      expect(await store.emails.claim('C', 6_000, 60_000, 10)).toEqual([]);
+      const holderOf = (id: string) => (a.some((send) => send.id === id) ? 'A' : 'B');
+
+      await store.emails.settle('e1', holderOf('e1'), { state: 'delivered', attempts: 1, dueAt: 1_000, providerId: 'msg-1', error: null, sentAt: 7_000 });
+      await store.emails.settle('e2', 'not-the-holder', { state: 'failed', attempts: 1, dueAt: 1_000, providerId: null, error: 'x', sentAt: null });
+      await store.emails.settle('e3', holderOf('e3'), { state: 'queued', attempts: 1, dueAt: 70_000, providerId: null, error: 'SendGrid refused the email (503)', sentAt: null });
+      expect(await store.emails.claim('C', 66_000, 60_000, 10)).toMatchObject([{ id: 'e2', state: 'queued' }]);
+      // e2 (queued when released at 3 s, claimed by C now) and e3 (tried again at 70 s) wait; e1 is done.
+      expect(await store.emails.nextDue()).toBe(3_000);
+      expect(await store.emails.deliveredSince(6_999)).toBe(1);
+      expect(await store.emails.deliveredSince(7_000)).toBe(0);
+      expect(await store.emails.oldestDeliveredSince(0)).toBe(7_000);
+      const recent = await store.emails.recent(10);
+      // Newest queued first: e2 was released last (3 s); e1 and e3 came in one batch.
+      expect(recent.map((send) => [send.id, send.state, send.providerId, send.error])).toEqual([
+        ['e2', 'queued', null, null],
+        ['e3', 'queued', null, 'SendGrid refused the email (503)'],
+        ['e1', 'delivered', 'msg-1', null],
+      ]);
     });
   });
 

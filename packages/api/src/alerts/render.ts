@@ -70,3 +70,41 @@ export function customEmail(subject: string, html: string): Email {
 
 /** The plain-text part of an HTML body (links as `text [url]`, lists and tables kept readable). */
 export const plainText = (html: string) => convert(html, { wordwrap: 100, selectors: [{ selector: 'img', format: 'skip' }] });
+
+/** What a notification email needs from its outbox row. */
+export interface NotificationMessage {
+  purpose: 'first' | 'resolve' | 'repeat' | 'flap_start' | 'flap_end' | 'digest';
+  message: { title: string; body: string; severity: string; url: string | null };
+  /** The thread it belongs to (the inbox row), for mail clients to group its emails. */
+  notificationId: string | null;
+}
+
+const severityPrefix: Record<string, string> = { error: '[ALERT] ', warning: '[WARNING] ', success: '[RECOVERED] ' };
+
+/**
+ * A notification as an email: the outage, its recovery (a reply in the same thread: `Re:` the first email's subject,
+ * and the same `References`), a reminder, a flapping notice, or the digest after quiet hours. Every value escaped.
+ */
+export function notificationEmail(item: NotificationMessage, thread?: { subject: string }): Email {
+  const { message, purpose } = item;
+  const subject =
+    purpose === 'resolve' && thread
+      ? `Re: ${thread.subject}`
+      : purpose === 'digest'
+        ? oneLine(message.title, 200)
+        : `${severityPrefix[message.severity] ?? ''}${oneLine(message.title, 180)}`;
+  const href = message.url ? httpUrl(message.url) : undefined;
+  const lines = message.body.split('\n').filter((line) => line.trim() !== '');
+  const html =
+    `<!doctype html><html><body style="font-family:system-ui,sans-serif;font-size:14px;color:#222">` +
+    `<p style="font-size:16px;font-weight:600">${escapeHtml(message.title)}</p>` +
+    (purpose === 'digest'
+      ? `<ul>${lines.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>`
+      : lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('')) +
+    (href ? `<p><a href="${escapeHtml(href)}">${escapeHtml(message.url ?? href)}</a></p>` : '') +
+    `<p style="color:#777;font-size:12px">Sent by your founder dashboard's notifications.</p></body></html>`;
+  const text = [message.title, '', ...lines.map((line) => (purpose === 'digest' ? `- ${line}` : line)), ...(message.url ? ['', message.url] : []), '', "Sent by your founder dashboard's notifications."].join('\n');
+  // One reference per inbox row: its outage, reminders and recovery group as one conversation.
+  const headers = item.notificationId ? { References: `<notification-${item.notificationId}@founder-dashboard>` } : undefined;
+  return { subject, html, text, ...(headers ? { headers: purpose === 'resolve' ? { ...headers, 'In-Reply-To': headers.References } : headers } : {}), categories: ['notification', purpose] };
+}

@@ -1,4 +1,4 @@
-import { MAX_MUTE_MS, type DryRunEvent, type NotificationMute, type NotificationPolicy, type PolicyDecision, type StoredDecision } from '@dash/contracts';
+import { MAX_MUTE_MS, type DryRunEvent, type InterruptChannel, type NotificationMute, type NotificationPolicy, type PolicyDecision, type StoredDecision } from '@dash/contracts';
 import type { DeliveryRow, FoldEffect, IncomingEvent, IngestResult, NotificationRow, Store } from '@dash/db';
 import type { RelayEvent } from '@dash/webhooks';
 import type { Logger } from '../context.ts';
@@ -22,6 +22,10 @@ export interface InboxOptions {
   /** The scheduler looks at least this often (30 s), besides waking when something is due. */
   tickMs?: number;
   now?: () => number;
+  /** Whether email can be sent now (SendGrid set up): only then do preferences and rules open the email channel. */
+  emailReady?: () => Promise<boolean>;
+  /** Told when email interruptions were released (queued for SendGrid): the sender drains them. */
+  onEmail?: () => void;
 }
 
 /** A policy error: the caller's input, answered as a 400. */
@@ -124,6 +128,17 @@ export class Inbox {
     this.planner = new Planner({ ...defaultFlapSettings, ...options.flap });
   }
 
+  /** The interrupting channels that can deliver now. */
+  async channels(): Promise<readonly InterruptChannel[]> {
+    return deliverableChannels((await this.options.emailReady?.().catch(() => false)) ?? false);
+  }
+
+  /** Rows and browser interruptions to the live streams; released emails to their sender. */
+  private publish(rows: NotificationRow[], sent: DeliveryRow[] = []) {
+    this.hub.publish(rows, sent.filter((delivery) => delivery.channel === 'browser'));
+    if (sent.some((delivery) => delivery.channel === 'email')) this.options.onEmail?.();
+  }
+
   /** Live streams from the store's change feed, and the scheduler (held interruptions, digests, snoozes, mutes). */
   async start(): Promise<void> {
     await this.hub.start();
@@ -169,9 +184,9 @@ export class Inbox {
   tick(): Promise<{ sent: DeliveryRow[]; rows: NotificationRow[] }> {
     const run = this.queue.then(async () => {
       const now = this.now();
-      const policy = await this.policy.get();
-      const result = await this.store.notifications.outbox((ops) => this.planner.tick(ops, now, policy));
-      this.hub.publish(result.rows, result.sent);
+      const [policy, available] = await Promise.all([this.policy.get(), this.channels()]);
+      const result = await this.store.notifications.outbox((ops) => this.planner.tick(ops, now, policy, available));
+      this.publish(result.rows, result.sent);
       this.wakeBy(result.next ?? Infinity);
       return { sent: result.sent, rows: result.rows };
     });
@@ -190,14 +205,14 @@ export class Inbox {
   }
 
   private async ingestNow(events: readonly RelayEvent[], cursor?: { relayUrl: string; since: number }): Promise<IngestResult> {
-    const [projects, policy] = await Promise.all([this.store.projects.list(), this.policy.get()]);
+    const [projects, policy, available] = await Promise.all([this.store.projects.list(), this.policy.get(), this.channels()]);
     const refs = projectRefs(projects);
     const now = this.now();
     // The pure policy first (preferences, rules): it may raise the severity the row is stored with.
     const decided = new Map<string, PolicyDecision>();
     const incoming = events.map((event) => {
       const base = toIncoming(event, refs);
-      const decision = evaluate(base, { projectSlug: base.projectSlug, payload: event.payload }, { ...policy, available: deliverableChannels });
+      const decision = evaluate(base, { projectSlug: base.projectSlug, payload: event.payload }, { ...policy, available });
       decided.set(base.sourceEventId, decision);
       return { ...base, severity: decision.severity, decision: storedOf(decision) };
     });
@@ -214,7 +229,7 @@ export class Inbox {
         ),
     });
     if (result.changed.length > 0) await this.expireStaleData(result.changed);
-    this.hub.publish(result.changed, result.sent);
+    this.publish(result.changed, result.sent);
     if (result.stored > 0) this.wakeBy(now + this.planner.holdMs);
     return result;
   }
@@ -229,7 +244,7 @@ export class Inbox {
     const decision = evaluate(
       { ...input, transition: subjectKey === null ? null : input.transition },
       { projectSlug: input.project, payload: input.payload },
-      { ...policy, available: deliverableChannels },
+      { ...policy, available: await this.channels() },
     );
     const iso = new Date(at).toISOString();
     const event: IncomingEvent = {

@@ -122,6 +122,7 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'POST', path: '/api/alerts/send', procedure: 'alerts.send', input: body },
   { method: 'GET', path: '/api/alerts', procedure: 'alerts.status', input: none },
   { method: 'POST', path: '/api/alerts/test', procedure: 'alerts.test', input: none },
+  { method: 'GET', path: '/api/alerts/deliveries', procedure: 'alerts.deliveries', input: none },
 
   { method: 'GET', path: '/api/revenue', procedure: 'data.revenue', input: query, respond: dataResponse },
   { method: 'GET', path: '/api/ideas', procedure: 'data.ideas', input: query, respond: dataResponse },

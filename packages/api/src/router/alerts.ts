@@ -1,4 +1,4 @@
-import { alertInputSchema, alertResultSchema, emailStatusSchema } from '@dash/contracts';
+import { alertInputSchema, alertResultSchema, emailDeliveriesSchema, emailStatusSchema } from '@dash/contracts';
 import { z } from 'zod';
 import { customEmail, EmailRefusedError, healthEmail, type Email } from '../alerts/index.ts';
 import type { Context } from '../context.ts';
@@ -27,6 +27,25 @@ export const alertsRouter = router({
     .input(z.void())
     .output(emailStatusSchema)
     .query(({ ctx }) => ctx.alerts.status()),
+
+  /** The newest notification emails: queued (with their next try), delivered (with SendGrid's id) or failed (why). */
+  deliveries: publicProcedure
+    .input(z.void())
+    .output(emailDeliveriesSchema)
+    .query(async ({ ctx }) => ({
+      deliveries: (await ctx.store.emails.recent(20)).map((send) => ({
+        id: send.id,
+        title: send.delivery.message.title,
+        purpose: send.delivery.purpose,
+        state: send.state,
+        attempts: send.attempts,
+        messageId: send.providerId,
+        error: send.error,
+        createdAt: new Date(send.createdAt).toISOString(),
+        sentAt: send.sentAt === null ? null : new Date(send.sentAt).toISOString(),
+        nextAttemptAt: send.state === 'queued' ? new Date(send.dueAt).toISOString() : null,
+      })),
+    })),
 
   /** Settings' "Send a test email": proves the key, the sender and the addresses with one real email. */
   test: publicProcedure

@@ -34,7 +34,7 @@ import type { Context } from '../context.ts';
 import { fail } from '../errors.ts';
 import { relaySettings, targetOf } from '../notifications/config.ts';
 import { PolicyInputError } from '../notifications/inbox.ts';
-import { deliverableChannels, outcomeOf } from '../notifications/policy/planner.ts';
+import { outcomeOf } from '../notifications/policy/planner.ts';
 import { quietAt } from '../notifications/policy/quiet-hours.ts';
 import { fetchRelayPage, RelayError, relayHealth } from '../notifications/relay-client.ts';
 import { publicProcedure, router, trackedEvents } from '../trpc.ts';
@@ -98,9 +98,9 @@ async function policyView(ctx: Context, policy?: NotificationPolicy) {
       reason: quiet.quiet ? quiet.reason : null,
       until: quiet.quiet && quiet.endsAt !== undefined ? new Date(quiet.endsAt).toISOString() : null,
     },
-    email: deliverableChannels.includes('email')
+    email: (await inbox.channels()).includes('email')
       ? { available: true, reason: null }
-      : { available: false, reason: 'Email notifications arrive with the email alerts feature (a SendGrid sender); until then, in-app and browser.' },
+      : { available: false, reason: 'Set up email alerts first (Settings → Refresh & alerts: SendGrid); until then, in-app and browser.' },
     flapHoldSeconds: Math.round(inbox.planner.holdMs / 1000),
   };
 }

@@ -251,6 +251,28 @@ export const notificationSubjects = mysqlTable('notification_subjects', {
   lastChangeAt: bigint('last_change_at', { mode: 'number' }).notNull(),
 });
 
+/**
+ * Email interruptions on their way to SendGrid: one row per email delivery of the outbox once it is `sent` (released
+ * by the policy), with the same id. A sender claims due rows with a lease (one process sends each), tries 429, 5xx
+ * and an unreachable SendGrid again at growing intervals, and fails any other refusal at once. Instants are ms UTC.
+ */
+export const emailSends = mysqlTable(
+  'email_sends',
+  {
+    id: varchar('id', { length: ID }).primaryKey(),
+    state: varchar('state', { length: 16, enum: ['queued', 'delivered', 'failed'] }).notNull(),
+    attempts: int('attempts').notNull(),
+    dueAt: bigint('due_at', { mode: 'number' }).notNull(),
+    leaseUntil: bigint('lease_until', { mode: 'number' }),
+    leaseHolder: varchar('lease_holder', { length: 64 }),
+    providerId: varchar('provider_id', { length: 128 }),
+    error: text('error'),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    sentAt: bigint('sent_at', { mode: 'number' }),
+  },
+  (t) => [index('email_sends_state_idx').on(t.state, t.dueAt)],
+);
+
 /** Subjects muted until a time (ms UTC): their events are stored, never interrupting. */
 export const notificationMutes = mysqlTable('notification_mutes', {
   subjectKey: varchar('subject_key', { length: 512 }).primaryKey(),

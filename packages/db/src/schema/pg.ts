@@ -241,6 +241,28 @@ export const notificationSubjects = pgTable('notification_subjects', {
   lastChangeAt: bigint('last_change_at', { mode: 'number' }).notNull(),
 });
 
+/**
+ * Email interruptions on their way to SendGrid: one row per email delivery of the outbox once it is `sent` (released
+ * by the policy), with the same id. A sender claims due rows with a lease (one process sends each), tries 429, 5xx
+ * and an unreachable SendGrid again at growing intervals, and fails any other refusal at once. Instants are ms UTC.
+ */
+export const emailSends = pgTable(
+  'email_sends',
+  {
+    id: text('id').primaryKey(),
+    state: text('state', { enum: ['queued', 'delivered', 'failed'] }).notNull(),
+    attempts: integer('attempts').notNull(),
+    dueAt: bigint('due_at', { mode: 'number' }).notNull(),
+    leaseUntil: bigint('lease_until', { mode: 'number' }),
+    leaseHolder: text('lease_holder'),
+    providerId: text('provider_id'),
+    error: text('error'),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    sentAt: bigint('sent_at', { mode: 'number' }),
+  },
+  (t) => [index('email_sends_state_idx').on(t.state, t.dueAt)],
+);
+
 /** Subjects muted until a time (ms UTC): their events are stored, never interrupting. */
 export const notificationMutes = pgTable('notification_mutes', {
   subjectKey: text('subject_key').primaryKey(),

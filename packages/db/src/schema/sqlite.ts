@@ -237,6 +237,31 @@ export const notificationDeliveries = sqliteTable(
   ],
 );
 
+/**
+ * Email interruptions on their way to SendGrid: one row per email delivery of the outbox once it is `sent` (released
+ * by the policy), with the same id. A sender claims due rows with a lease (one process sends each), tries 429, 5xx
+ * and an unreachable SendGrid again at growing intervals, and fails any other refusal at once. Instants are ms UTC.
+ */
+export const emailSends = sqliteTable(
+  'email_sends',
+  {
+    id: text('id').primaryKey(),
+    state: text('state', { enum: ['queued', 'delivered', 'failed'] }).notNull(),
+    attempts: integer('attempts').notNull(),
+    /** When it is next tried (queued). */
+    dueAt: integer('due_at').notNull(),
+    leaseUntil: integer('lease_until'),
+    leaseHolder: text('lease_holder'),
+    /** SendGrid's X-Message-Id once delivered. */
+    providerId: text('provider_id'),
+    /** The last refusal, in SendGrid's words. */
+    error: text('error'),
+    createdAt: integer('created_at').notNull(),
+    sentAt: integer('sent_at'),
+  },
+  (t) => [index('email_sends_state_idx').on(t.state, t.dueAt)],
+);
+
 /** What the flap detection remembers per subject with state (a monitor): its recent outages and whether it flaps. ms UTC. */
 export const notificationSubjects = sqliteTable('notification_subjects', {
   subjectKey: text('subject_key').primaryKey(),

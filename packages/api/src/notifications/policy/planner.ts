@@ -17,17 +17,18 @@ import { localTime, quietAt, type QuietState } from './quiet-hours.ts';
  * interruption, given its thread, mutes, the flap hold and flapping, quiet hours and the pause; and the
  * scheduler's tick, which releases what was held, ends flaps and mutes, wakes snoozed rows and sends the digest
  * when quiet hours end. Everything it decides is written to the outbox in the caller's transaction, so a restart
- * loses nothing and sends nothing twice; the clock is passed in. Only the browser channel is delivered here (email
- * arrives with the alerts feature: its deliveries will be rows of the same outbox).
+ * loses nothing and sends nothing twice; the clock is passed in. Each interrupting channel of a decision (browser,
+ * email) gets its own row, with the same fate: held, deferred, sent, cancelled together; a released email row is
+ * queued for the email sender in the same transaction (the store does that).
  */
 
 const MINUTE = 60_000;
 
 /**
- * The interrupting channels the pipeline delivers. Email joins once the alerts feature has its sender: until then
- * no preference or rule opens it, so no decision claims an email that nothing would send.
+ * The interrupting channels the pipeline can deliver now: the browser always, email once SendGrid is set up (until
+ * then no preference or rule opens it, so no decision claims an email that nothing would send).
  */
-export const deliverableChannels: readonly InterruptChannel[] = ['browser'];
+export const deliverableChannels = (emailReady: boolean): readonly InterruptChannel[] => (emailReady ? ['browser', 'email'] : ['browser']);
 
 export interface FlapSettings {
   /** How long a monitor's outage is held before it interrupts: a recovery within it cancels the interruption. */
@@ -94,6 +95,9 @@ interface Moment {
 
 const momentOf = (now: number, policy: NotificationPolicy): Moment => ({ now, zone: policy.quietHours.timezone, quiet: quietAt(now, policy.quietHours) });
 
+/** What an email row's reason says when it goes out or waits. */
+const emailWhy = (status: DeliveryRow['status']) => (status === 'sent' ? 'queued for SendGrid' : 'kept for the digest email');
+
 /** Sent now, or deferred to the digest when quiet hours or the pause hold interruptions back. */
 function release({ now, zone, quiet }: Moment, bypass: boolean): { status: 'sent' | 'deferred'; dueAt: number | null; entry: DecisionTraceEntry } {
   if (!quiet.quiet) return { status: 'sent', dueAt: null, entry: step('delivery', 'sent', 'sent to the open dashboard tabs: a browser notification where the dashboard is hidden, a toast where it is in view') };
@@ -116,6 +120,7 @@ const messageOf = (row: NotificationRow, patch: Partial<InterruptMessage> = {}):
 });
 
 const delivery = (
+  channel: DeliveryRow['channel'],
   row: NotificationRow,
   purpose: DeliveryRow['purpose'],
   status: DeliveryRow['status'],
@@ -127,7 +132,7 @@ const delivery = (
   id: randomUUID(),
   notificationId: row.id,
   subjectKey: row.subjectKey,
-  channel: 'browser',
+  channel,
   purpose,
   status,
   reason,
@@ -138,6 +143,18 @@ const delivery = (
   createdAt: now,
   sentAt: status === 'sent' ? now : null,
 });
+
+/** One row per channel, each made by `make`. */
+const perChannel = (channels: readonly InterruptChannel[], make: (channel: InterruptChannel) => DeliveryRow): DeliveryRow[] => channels.map(make);
+
+/**
+ * The interrupting channels a tick's reminder or notice about a row goes to: those its stored decision opened that can
+ * deliver now; the browser when it opened none (a recovery's own decision, at `success`, opens nothing).
+ */
+function channelsOf(row: NotificationRow, available: readonly InterruptChannel[]): InterruptChannel[] {
+  const opened = (row.decision?.channels ?? []).filter((channel): channel is InterruptChannel => (available as readonly string[]).includes(channel));
+  return opened.length > 0 ? opened : ['browser'];
+}
 
 /** The browser outcome a stored decision's trace ends with, as the dry run answers it. */
 export function outcomeOf(decision: StoredDecision): DeliveryOutcome {
@@ -196,7 +213,8 @@ export class Planner {
     for (const event of events) {
       const { decision, row, effect } = event;
       const trace = [...decision.trace];
-      const interrupts = decision.channels.includes('browser');
+      const channels = decision.channels.filter((channel): channel is InterruptChannel => channel !== 'inApp');
+      const interrupts = channels.length > 0;
       const stored = (): StoredDecision => ({ severity: decision.severity, channels: decision.channels, bypassQuietHours: decision.bypassQuietHours, trace });
       if (decision.discarded) readIds.push(event.notificationId);
 
@@ -225,9 +243,10 @@ export class Planner {
           update(held.map((d) => ({ ...d, status: 'cancelled', reason: `recovered within the hold (down ${down})` })));
           trace.push(step('flap', 'cancelled', `recovered within the ${formatDuration(this.flap.holdMs)} hold (down ${down}): nobody was interrupted`));
         } else if (earlier.some((d) => d.status === 'sent')) {
-          // It interrupted: its recovery replaces that notification, even in quiet hours, a mute or a flap.
+          // It interrupted: its recovery replaces that notification (answers that email), even in quiet hours, a mute or a flap.
           const message = messageOf(row, { title: event.title || `${row.title}: recovered`, body: `Down ${down}, recovered`, severity: 'success', renotify: false, requireInteraction: false });
-          add([delivery(row, 'resolve', 'sent', 'the outage interrupted: its recovery replaces that notification', now, null, message)]);
+          const told = [...new Set(earlier.filter((d) => d.status === 'sent').map((d) => d.channel))];
+          add(perChannel(told, (channel) => delivery(channel, row, 'resolve', 'sent', 'the outage interrupted: its recovery replaces that notification', now, null, message)));
           trace.push(step('delivery', 'sent', `the outage interrupted, so its recovery replaces that notification (down ${down})`));
         } else if (earlier.some((d) => d.status === 'deferred')) {
           trace.push(step('quiet_hours', 'deferred', `the outage waits for the digest, which will say it recovered after ${down}`));
@@ -252,14 +271,14 @@ export class Planner {
       }
       if (mute) {
         trace.push(step('mute', 'suppressed', `its subject is muted until ${wall(mute.until, now, policy.quietHours.timezone)}`));
-        add([delivery(row, 'first', 'suppressed', 'muted', now, null, messageOf(row))]);
+        add(perChannel(channels, (channel) => delivery(channel, row, 'first', 'suppressed', 'muted', now, null, messageOf(row))));
         decisions.push(stored());
         continue;
       }
       if (state && effect === 'opened') {
         if (state.flappingSince !== null) {
           trace.push(step('flap', 'suppressed', `flapping since ${wall(state.flappingSince, now, policy.quietHours.timezone)}: one notice when it is stable again`));
-          add([delivery(row, 'first', 'suppressed', 'flapping', now, null, messageOf(row))]);
+          add(perChannel(channels, (channel) => delivery(channel, row, 'first', 'suppressed', 'flapping', now, null, messageOf(row))));
           decisions.push(stored());
           continue;
         }
@@ -273,7 +292,7 @@ export class Planner {
             requireInteraction: false,
           });
           const out = release(at, decision.bypassQuietHours);
-          add([delivery(row, 'flap_start', out.status, `outage ${state.outages.length} in ${window}`, now, out.dueAt, notice)]);
+          add(perChannel(channels, (channel) => delivery(channel, row, 'flap_start', out.status, `outage ${state.outages.length} in ${window}`, now, out.dueAt, notice)));
           trace.push(step('flap', out.status === 'sent' ? 'sent' : 'deferred', `outage ${state.outages.length} within ${window}: one "flapping" notice instead of one per change`));
           decisions.push(stored());
           continue;
@@ -281,15 +300,15 @@ export class Planner {
       }
       if (state && effect === 'opened' && heldIntegrations.has(event.integration) && this.flap.holdMs > 0) {
         const due = now + this.flap.holdMs;
-        add([delivery(row, 'first', 'held', 'flap hold', now, due, messageOf(row))]);
+        add(perChannel(channels, (channel) => delivery(channel, row, 'first', 'held', 'flap hold', now, due, messageOf(row))));
         trace.push(step('flap', 'held', `held ${formatDuration(this.flap.holdMs)} in case it recovers at once; then it interrupts`));
         decisions.push(stored());
         continue;
       }
       const out = release(at, decision.bypassQuietHours);
-      add([delivery(row, 'first', out.status, out.entry.why, now, out.dueAt, messageOf(row))]);
+      add(perChannel(channels, (channel) => delivery(channel, row, 'first', out.status, channel === 'email' ? emailWhy(out.status) : out.entry.why, now, out.dueAt, messageOf(row))));
       if (effect === 'raised') trace.push(step('thread', 'applied', 'the open thread became critical: it interrupts again'));
-      trace.push(out.entry);
+      trace.push(channels.includes('email') && out.status === 'sent' ? { ...out.entry, why: `${channels.includes('browser') ? `${out.entry.why}; ` : ''}emailed` } : out.entry);
       decisions.push(stored());
     }
 
@@ -306,7 +325,12 @@ export class Planner {
    * (a reminder when the subject is still down), snoozed rows that wake, and, once no quiet period holds them, the
    * deferred interruptions as one digest. Answers what it sent, the rows it changed, and when something is next due.
    */
-  async tick(ops: OutboxOps, now: number, policy: NotificationPolicy): Promise<{ sent: DeliveryRow[]; rows: NotificationRow[]; next: number | null }> {
+  async tick(
+    ops: OutboxOps,
+    now: number,
+    policy: NotificationPolicy,
+    available: readonly InterruptChannel[] = ['browser'],
+  ): Promise<{ sent: DeliveryRow[]; rows: NotificationRow[]; next: number | null }> {
     const at = momentOf(now, policy);
     const sent: DeliveryRow[] = [];
     const keep = (rows: DeliveryRow[]) => sent.push(...rows.filter((row) => row.status === 'sent'));
@@ -353,7 +377,7 @@ export class Planner {
           requireInteraction: false,
         });
         const out = release(at, down && (row.decision?.bypassQuietHours ?? false));
-        notices.push(delivery(row, 'flap_end', out.status, `stable for ${formatDuration(this.flap.stableMs)}`, now, out.dueAt, message));
+        notices.push(...perChannel(channelsOf(row, available), (channel) => delivery(channel, row, 'flap_end', out.status, `stable for ${formatDuration(this.flap.stableMs)}`, now, out.dueAt, message)));
       }
       keep(await ops.addDeliveries(notices));
       await ops.putSubjects(calm.map((state) => ({ ...state, outages: [], flappingSince: null })));
@@ -364,10 +388,10 @@ export class Planner {
     if (ended.length > 0) {
       await ops.removeMutes(ended.map((mute) => mute.subjectKey));
       const open = await ops.openRows(ended.map((mute) => mute.subjectKey));
-      const reminders = open.map((row) => {
+      const reminders = open.flatMap((row) => {
         const out = release(at, row.decision?.bypassQuietHours ?? false);
         const message = messageOf(row, { title: `${row.title}: still down`, body: `Down since ${wall(Date.parse(row.firstAt), now, zone)}; its mute has ended.` });
-        return delivery(row, 'repeat', out.status, 'the mute ended while it was still down', now, out.dueAt, message);
+        return perChannel(channelsOf(row, available), (channel) => delivery(channel, row, 'repeat', out.status, 'the mute ended while it was still down', now, out.dueAt, message));
       });
       keep(await ops.addDeliveries(reminders));
     }
@@ -378,13 +402,18 @@ export class Planner {
     // 5. The digest, once nothing holds interruptions back.
     const deferred = await ops.deliveriesWithStatus('deferred');
     const flushed = deferred.length > 0 && !at.quiet.quiet;
-    if (flushed) keep(await this.flush(ops, deferred, now, policy));
+    if (flushed) {
+      // One digest per channel: the tab gets its summary, the inbox its email.
+      for (const channel of [...new Set(deferred.map((d) => d.channel))]) {
+        keep(await this.flush(ops, deferred.filter((d) => d.channel === channel), now, policy, channel));
+      }
+    }
 
     return { sent, rows: woken, next: await this.nextDue(ops, at, deferred.length > 0 && !flushed) };
   }
 
   /** Folds the deferred interruptions into one digest (none when nothing is left to say), in the tick's transaction. */
-  private async flush(ops: OutboxOps, deferred: DeliveryRow[], now: number, policy: NotificationPolicy): Promise<DeliveryRow[]> {
+  private async flush(ops: OutboxOps, deferred: DeliveryRow[], now: number, policy: NotificationPolicy, channel: DeliveryRow['channel']): Promise<DeliveryRow[]> {
     const rows = new Map((await ops.rows([...new Set(deferred.flatMap((d) => (d.notificationId ? [d.notificationId] : [])))])).map((row) => [row.id, row]));
     const items: HeldItem[] = deferred.flatMap((d) => {
       const row = d.notificationId ? rows.get(d.notificationId) : undefined;
@@ -427,7 +456,7 @@ export class Planner {
       id,
       notificationId: null,
       subjectKey: null,
-      channel: 'browser',
+      channel,
       purpose: 'digest',
       status: digest ? 'sent' : 'empty',
       reason: digest ? `${digest.itemCount} item(s) held back` : 'everything held back was read in the app meanwhile',

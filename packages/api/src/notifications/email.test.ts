@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { testClock } from '@dash/connectors/testing';
+import { sandboxEmail, sandboxTokens, sendgridError, startSandbox, type Sandbox } from '@dash/sandbox';
+import type { RelayEvent } from '@dash/webhooks';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestApi } from '../testing.ts';
+import { EMAIL_RETRY_MS, EMAILS_PER_HOUR } from './email-sender.ts';
+
+// The email channel of the notification policy, end to end: an outage held, then one email through the fake SendGrid;
+// its recovery a reply in the same thread; retries, refusals, the hourly cap, two processes, quiet hours' digest.
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+let sandbox: Sandbox;
+const cleanup: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(() => sandbox.close());
+beforeEach(() => sandbox.reset());
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+const down = (monitor: string, incident: string, at: number): RelayEvent => ({
+  id: randomUUID(),
+  integration: 'uptime_monitor',
+  type: 'monitor.down',
+  sourceEventId: `betterstack:incident:${incident}:started`,
+  title: `Monitor down: ${monitor}`,
+  severity: 'error',
+  occurredAt: iso(at),
+  receivedAt: iso(at),
+  subject: `betterstack:monitor:${monitor}`,
+  transition: 'trigger',
+});
+const up = (monitor: string, incident: string, at: number): RelayEvent => ({
+  ...down(monitor, incident, at),
+  type: 'monitor.up',
+  sourceEventId: `betterstack:incident:${incident}:resolved`,
+  title: `Monitor up: ${monitor}`,
+  severity: 'success',
+  transition: 'resolve',
+});
+
+/** A dashboard with its own clock (the test ticks and drains), email pointing at the fake SendGrid unless `email` is off. */
+async function dashboard(start: number, options: { dir?: string; email?: boolean; credentialsKey?: Buffer } = {}) {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'dash-email-'));
+  if (!options.dir) cleanup.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+  const clock = testClock(start);
+  const email =
+    options.email === false
+      ? {}
+      : { SENDGRID_API_KEY: sandboxTokens.sendgrid, ALERT_EMAIL_FROM: sandboxEmail.from, ALERT_EMAIL_TO: 'founder@example.com', SENDGRID_API_URL: sandbox.services.sendgrid.url };
+  const api = await createTestApi({ dir, clock, scheduler: false, email, ...(options.credentialsKey ? { credentialsKey: options.credentialsKey } : {}) });
+  cleanup.push(() => api.dispose({ keepFiles: true }));
+  const { inbox, emails } = api.ctx.notifications;
+  return {
+    ...api,
+    clock,
+    ingest: (...batch: RelayEvent[]) => inbox.ingest(batch),
+    /** Moves the clock to `at`, ticks the scheduler and sends what is due. */
+    async at(at: number) {
+      clock.advance(at - clock.now());
+      await inbox.tick();
+      await emails.drain();
+    },
+    sends: () => api.store.emails.recent(100),
+  };
+}
+
+const t0 = Date.parse('2026-11-25T10:00:00Z');
+
+describe('email notifications', () => {
+  it('emails an outage once after the hold, and its recovery as a reply in the same thread', async () => {
+    const dash = await dashboard(t0);
+    await dash.ingest(down('api.formfox.app <b>', 'inc1', t0));
+    await dash.at(t0 + 30_000);
+    expect(sandbox.mails()).toHaveLength(0);
+    // Still down after the 120 s hold: one email (another poll bringing the same outage joins its thread).
+    await dash.ingest({ ...down('api.formfox.app <b>', 'inc1', t0), id: randomUUID() });
+    await dash.at(t0 + 121_000);
+    await dash.at(t0 + 5 * MINUTE);
+    expect(sandbox.mails()).toHaveLength(1);
+    const [outage] = sandbox.mails();
+    expect(outage).toMatchObject({ to: ['founder@example.com'], subject: '[ALERT] Monitor down: api.formfox.app <b>' });
+    expect(outage?.html).toContain('Monitor down: api.formfox.app &lt;b&gt;');
+    expect(outage?.html).not.toContain('<b>');
+    expect(outage?.text).toContain('Monitor down: api.formfox.app <b>');
+
+    await dash.ingest(up('api.formfox.app <b>', 'inc1', t0 + 20 * MINUTE));
+    await dash.at(t0 + 20 * MINUTE);
+    const [, recovery] = sandbox.mails();
+    expect(recovery?.subject).toBe('Re: [ALERT] Monitor down: api.formfox.app <b>');
+    expect(recovery?.text).toContain('Down 20 min, recovered');
+    expect(recovery?.headers['In-Reply-To']).toBe(outage?.headers.References);
+    expect(recovery?.headers.References).toBe(outage?.headers.References);
+
+    const sends = await dash.sends();
+    expect(sends.map((send) => [send.delivery.purpose, send.state, send.providerId])).toEqual([
+      ['resolve', 'delivered', recovery?.messageId],
+      ['first', 'delivered', outage?.messageId],
+    ]);
+    // The browser got its interruptions too; the stream never carries an email row.
+    expect((await dash.caller.notifications.policy()).email).toEqual({ available: true, reason: null });
+  });
+
+  it('sends nothing for an outage that recovers within the hold', async () => {
+    const dash = await dashboard(t0);
+    await dash.ingest(down('web', 'inc2', t0));
+    await dash.ingest(up('web', 'inc2', t0 + 60_000));
+    await dash.at(t0 + 10 * MINUTE);
+    expect(sandbox.mails()).toHaveLength(0);
+    expect(await dash.sends()).toEqual([]);
+  });
+
+  it('opens no email channel while email is not set up', async () => {
+    const dash = await dashboard(t0, { email: false });
+    await dash.ingest(down('web', 'inc3', t0));
+    await dash.at(t0 + 5 * MINUTE);
+    expect(await dash.sends()).toEqual([]);
+    const [row] = (await dash.caller.notifications.list({})).notifications;
+    expect(row?.decision?.channels).not.toContain('email');
+    expect((await dash.caller.notifications.policy()).email.available).toBe(false);
+  });
+
+  it('tries 429 and 5xx again at growing intervals, and fails a refusal at once with its reason', async () => {
+    const dash = await dashboard(t0);
+    sandbox.inject('sendgrid', { ...sendgridError(503, 'Service Unavailable'), times: 2 });
+    await dash.ingest(down('web', 'inc4', t0));
+    await dash.at(t0 + 121_000);
+    let [send] = await dash.sends();
+    expect(send).toMatchObject({ state: 'queued', attempts: 1, dueAt: t0 + 121_000 + (EMAIL_RETRY_MS[0] ?? 0), error: 'SendGrid refused the email (503): Service Unavailable' });
+    await dash.at(t0 + 121_000 + (EMAIL_RETRY_MS[0] ?? 0));
+    [send] = await dash.sends();
+    expect(send).toMatchObject({ state: 'queued', attempts: 2, dueAt: t0 + 121_000 + (EMAIL_RETRY_MS[0] ?? 0) + (EMAIL_RETRY_MS[1] ?? 0) });
+    await dash.at(t0 + HOUR);
+    [send] = await dash.sends();
+    expect(send).toMatchObject({ state: 'delivered', attempts: 3, error: null });
+    expect(sandbox.mails()).toHaveLength(1);
+
+    sandbox.reset();
+    sandbox.inject('sendgrid', { ...sendgridError(403, 'The from address does not match a verified Sender Identity.', 'from') });
+    await dash.ingest(down('docs', 'inc5', t0 + HOUR));
+    await dash.at(t0 + HOUR + 121_000);
+    const refused = (await dash.sends()).find((candidate) => candidate.delivery.message.title === 'Monitor down: docs');
+    expect(refused).toMatchObject({ state: 'failed', attempts: 1, error: 'SendGrid refused the email (403): The from address does not match a verified Sender Identity.' });
+    expect(sandbox.requestsTo('sendgrid', '/v3/mail/send')).toHaveLength(1);
+    expect(JSON.stringify(await dash.sends())).not.toContain(sandboxTokens.sendgrid);
+  });
+
+  it(`sends at most ${EMAILS_PER_HOUR} an hour; the rest wait for a place`, async () => {
+    const dash = await dashboard(t0);
+    const monitors = Array.from({ length: EMAILS_PER_HOUR + 2 }, (_, i) => `m${i}`);
+    await dash.ingest(...monitors.map((monitor) => down(monitor, `cap-${monitor}`, t0)));
+    await dash.at(t0 + 121_000);
+    expect(sandbox.mails()).toHaveLength(EMAILS_PER_HOUR);
+    expect((await dash.sends()).filter((send) => send.state === 'queued')).toHaveLength(2);
+    await dash.at(t0 + 121_000 + HOUR);
+    expect(sandbox.mails()).toHaveLength(EMAILS_PER_HOUR + 2);
+  });
+
+  it('sends each email once when two processes drain the same database', async () => {
+    const a = await dashboard(t0);
+    const b = await dashboard(t0, { dir: a.dir, credentialsKey: a.credentialsKey });
+    await a.ingest(...['x1', 'x2', 'x3', 'x4', 'x5'].map((monitor) => down(monitor, `two-${monitor}`, t0)));
+    a.clock.advance(121_000);
+    b.clock.advance(121_000);
+    await a.ctx.notifications.inbox.tick();
+    await Promise.all([a.ctx.notifications.emails.drain(), b.ctx.notifications.emails.drain()]);
+    expect(sandbox.mails()).toHaveLength(5);
+    expect(new Set(sandbox.mails().map((mail) => mail.subject)).size).toBe(5);
+  });
+
+  it('holds emails through quiet hours and sends one digest email when they end', async () => {
+    const dash = await dashboard(Date.parse('2026-11-25T22:30:00Z'));
+    await dash.caller.notifications.saveQuietHours({
+      enabled: true,
+      timezone: 'UTC',
+      windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '22:00', end: '07:00' }],
+    });
+    // A warning-level error-tracker issue at night: it would email (a rule sends warnings there too), but it waits.
+    await dash.caller.notifications.saveRules({
+      rules: [{ id: 'w', name: 'Warnings by email', enabled: true, match: { integrations: ['error_tracker'] }, actions: { addChannels: ['email'] }, stop: false }],
+    });
+    const at = Date.parse('2026-11-25T23:10:00Z');
+    await dash.ingest({
+      id: randomUUID(),
+      integration: 'error_tracker',
+      type: 'error.issue_created',
+      sourceEventId: 'sentry:issue:1:created',
+      title: 'TypeError in checkout',
+      severity: 'warning',
+      occurredAt: iso(at),
+      receivedAt: iso(at),
+      subject: 'sentry:issue:1',
+      transition: 'trigger',
+    });
+    await dash.at(at + MINUTE);
+    expect(sandbox.mails()).toHaveLength(0);
+    await dash.at(Date.parse('2026-11-26T07:00:00Z'));
+    expect(sandbox.mails()).toHaveLength(1);
+    expect(sandbox.mails()[0]?.text).toContain('TypeError in checkout');
+    expect((await dash.sends())[0]?.delivery.purpose).toBe('digest');
+  });
+});

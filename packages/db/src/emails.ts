@@ -1,0 +1,93 @@
+import { rawDelivery, type RunStatement } from './outbox.ts';
+import type { RawStatement, SqlDialect } from './shared.ts';
+import type { DeliveryRow, EmailSendRow, Store } from './store.ts';
+
+const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+/** A send joined with the outbox row it sends (`d_*` columns are the delivery's). */
+function rawSend(r: Record<string, unknown>): EmailSendRow {
+  const delivery: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(r)) if (name.startsWith('d_')) delivery[name.slice(2)] = value;
+  return {
+    id: String(r.id),
+    state: r.state as EmailSendRow['state'],
+    attempts: Number(r.attempts),
+    dueAt: Number(r.due_at),
+    providerId: (r.provider_id as string | null) ?? null,
+    error: (r.error as string | null) ?? null,
+    createdAt: Number(r.created_at),
+    sentAt: numOrNull(r.sent_at),
+    delivery: rawDelivery(delivery),
+  };
+}
+
+const DELIVERY_PREFIXED = ['id', 'notification_id', 'subject_key', 'channel', 'purpose', 'status', 'reason', 'due_at', 'message', 'seq', 'digest_id', 'created_at', 'sent_at']
+  .map((column) => `d.${column} as d_${column}`)
+  .join(', ');
+const SELECT = `select s.id, s.state, s.attempts, s.due_at, s.provider_id, s.error, s.created_at, s.sent_at, ${DELIVERY_PREFIXED} from email_sends s join notification_deliveries d on d.id = s.id`;
+
+/** `text` with each `?` replaced by the dialect's placeholder, in order. */
+function bind({ placeholder }: SqlDialect, text: string, params: unknown[]): RawStatement {
+  let index = 0;
+  return { sql: text.replace(/\?/g, () => placeholder(index++)), params };
+}
+
+/** The email sends of an outbox's email deliveries, once released (`sent`): queued in the same transaction. */
+export async function enqueueEmails(run: RunStatement, dialect: SqlDialect, rows: readonly DeliveryRow[], now: number): Promise<void> {
+  const emails = rows.filter((row) => row.channel === 'email' && row.status === 'sent');
+  if (emails.length === 0) return;
+  const tuples = emails.map(() => "(?, 'queued', 0, ?, ?)").join(', ');
+  // A row is released once; should it come again, the send it has stays as it is.
+  await run(bind(dialect, `insert into email_sends (id, state, attempts, due_at, created_at) values ${tuples} ${dialect.upsert('id', ['id'])}`, emails.flatMap((row) => [row.id, row.sentAt ?? now, now])));
+}
+
+/**
+ * The sender's operations, as plain SQL every dialect runs, outside the notifications' transaction: a claim takes
+ * rows only where no live lease is (each row is one statement, so two processes never both win one).
+ */
+export function emailSends(run: RunStatement, dialect: SqlDialect): Store['emails'] {
+  const exec = (text: string, params: unknown[] = []) => run(bind(dialect, text, params));
+  return {
+    async claim(holder, now, leaseMs, limit) {
+      const due = await exec("select id from email_sends where state = 'queued' and due_at <= ? and (lease_until is null or lease_until <= ?) order by due_at, id limit ?", [now, now, limit]);
+      if (due.length === 0) return [];
+      const until = now + leaseMs;
+      for (const { id } of due) {
+        await exec("update email_sends set lease_until = ?, lease_holder = ? where id = ? and state = 'queued' and (lease_until is null or lease_until <= ?)", [until, holder, id, now]);
+      }
+      // What this holder won (another process may have taken some first).
+      return (await exec(`${SELECT} where s.lease_holder = ? and s.lease_until = ? and s.state = 'queued' order by s.due_at, s.id`, [holder, until])).map(rawSend);
+    },
+    async settle(id, holder, outcome) {
+      await exec('update email_sends set state = ?, attempts = ?, due_at = ?, provider_id = ?, error = ?, sent_at = ?, lease_until = null, lease_holder = null where id = ? and lease_holder = ?', [
+        outcome.state,
+        outcome.attempts,
+        outcome.dueAt,
+        outcome.providerId,
+        outcome.error,
+        outcome.sentAt,
+        id,
+        holder,
+      ]);
+    },
+    async recent(limit) {
+      return (await exec(`${SELECT} order by s.created_at desc, s.id desc limit ?`, [limit])).map(rawSend);
+    },
+    async deliveredSince(since) {
+      const [row] = await exec("select count(*) as n from email_sends where state = 'delivered' and sent_at > ?", [since]);
+      return Number(row?.n ?? 0);
+    },
+    async oldestDeliveredSince(since) {
+      const [row] = await exec("select min(sent_at) as at from email_sends where state = 'delivered' and sent_at > ?", [since]);
+      return numOrNull(row?.at);
+    },
+    async threadOf(notificationId) {
+      const rows = await exec(`${SELECT} where d.notification_id = ? and s.state = 'delivered' and d.purpose in ('first', 'repeat', 'flap_start') order by s.sent_at, s.id limit 1`, [notificationId]);
+      return rows.map(rawSend)[0];
+    },
+    async nextDue() {
+      const [row] = await exec("select min(due_at) as at from email_sends where state = 'queued'");
+      return numOrNull(row?.at);
+    },
+  };
+}
