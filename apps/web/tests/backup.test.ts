@@ -1,4 +1,6 @@
+import { createHmac } from 'node:crypto';
 import type { Browser } from 'playwright-core';
+import { deployment } from '../../../packages/webhooks/src/vercel/fixtures.ts';
 import { sandboxEmail, sandboxTokens, startSandbox, type Sandbox } from '@dash/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, screenshotDir } from './browser.ts';
@@ -21,6 +23,7 @@ beforeAll(async () => {
         ALERT_EMAIL_FROM: sandboxEmail.from,
         ALERT_EMAIL_TO: 'founder@example.com',
         SENDGRID_API_URL: sandbox.services.sendgrid.url,
+        WEBHOOK_SECRET_VERCEL: 'vercel-signing-secret',
       },
     }),
     launchChromium(),
@@ -98,6 +101,25 @@ describe('Settings → Refresh & alerts in a real browser', () => {
     await expect.poll(() => section.getByText('Sent to founder@example.com').count(), SERVER).toBe(1);
     expect(sandbox.mails().map((mail) => [mail.to, mail.subject])).toEqual([[['founder@example.com'], 'Test email from your founder dashboard']]);
     await section.screenshot({ path: `${screenshotDir}/settings-backup-done.png` });
+    await context.close();
+  });
+
+  it('emails a failed production deploy through the policy and lists it with SendGrid’s id', async () => {
+    sandbox.reset();
+    const body = deployment('deployment.error', { target: 'production' });
+    const signature = createHmac('sha1', 'vercel-signing-secret').update(body).digest('hex');
+    const delivered = await fetch(`${dashboard.url}/api/webhooks/deploy_host`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-vercel-signature': signature }, body });
+    expect(delivered.status).toBe(200);
+    await expect.poll(() => sandbox.mails().length, SERVER).toBe(1);
+    const [mail] = sandbox.mails();
+    expect(mail?.subject).toMatch(/^\[ALERT\] /);
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    const page = await context.newPage();
+    await page.goto(`${dashboard.url}/settings#backups`);
+    const list = page.getByRole('list', { name: 'Notification emails' });
+    await expect.poll(() => list.textContent(), SERVER).toContain(`SendGrid id ${mail?.messageId ?? ''}`);
+    expect(await list.locator('li').first().locator('.state').textContent()).toBe('Sent');
     await context.close();
   });
 });
