@@ -8,6 +8,7 @@ import type { RelayEvent } from '@dash/webhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApi } from '../testing.ts';
 import { EMAIL_RETRY_MS, EMAILS_PER_HOUR } from './email-sender.ts';
+import { events } from './test-events.ts';
 
 // The email channel of the notification policy, end to end: an outage held, then one email through the fake SendGrid;
 // its recovery a reply in the same thread; retries, refusals, the hourly cap, two processes, quiet hours' digest.
@@ -26,27 +27,6 @@ afterAll(() => sandbox.close());
 beforeEach(() => sandbox.reset());
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
-});
-
-const down = (monitor: string, incident: string, at: number): RelayEvent => ({
-  id: randomUUID(),
-  integration: 'uptime_monitor',
-  type: 'monitor.down',
-  sourceEventId: `betterstack:incident:${incident}:started`,
-  title: `Monitor down: ${monitor}`,
-  severity: 'error',
-  occurredAt: iso(at),
-  receivedAt: iso(at),
-  subject: `betterstack:monitor:${monitor}`,
-  transition: 'trigger',
-});
-const up = (monitor: string, incident: string, at: number): RelayEvent => ({
-  ...down(monitor, incident, at),
-  type: 'monitor.up',
-  sourceEventId: `betterstack:incident:${incident}:resolved`,
-  title: `Monitor up: ${monitor}`,
-  severity: 'success',
-  transition: 'resolve',
 });
 
 /** A dashboard with its own clock (the test ticks and drains), email pointing at the fake SendGrid unless `email` is off. */
@@ -80,11 +60,11 @@ const t0 = Date.parse('2026-11-25T10:00:00Z');
 describe('email notifications', () => {
   it('emails an outage once after the hold, and its recovery as a reply in the same thread', async () => {
     const dash = await dashboard(t0);
-    await dash.ingest(down('api.formfox.app <b>', 'inc1', t0));
+    await dash.ingest(events.down('api.formfox.app <b>', 'inc1', t0));
     await dash.at(t0 + 30_000);
     expect(sandbox.mails()).toHaveLength(0);
     // Still down after the 120 s hold: one email (another poll bringing the same outage joins its thread).
-    await dash.ingest({ ...down('api.formfox.app <b>', 'inc1', t0), id: randomUUID() });
+    await dash.ingest({ ...events.down('api.formfox.app <b>', 'inc1', t0), id: randomUUID() });
     await dash.at(t0 + 121_000);
     await dash.at(t0 + 5 * MINUTE);
     expect(sandbox.mails()).toHaveLength(1);
@@ -94,7 +74,7 @@ describe('email notifications', () => {
     expect(outage?.html).not.toContain('<b>');
     expect(outage?.text).toContain('Monitor down: api.formfox.app <b>');
 
-    await dash.ingest(up('api.formfox.app <b>', 'inc1', t0 + 20 * MINUTE));
+    await dash.ingest(events.up('api.formfox.app <b>', 'inc1', t0 + 20 * MINUTE));
     await dash.at(t0 + 20 * MINUTE);
     const [, recovery] = sandbox.mails();
     expect(recovery?.subject).toBe('Re: [ALERT] Monitor down: api.formfox.app <b>');
@@ -113,8 +93,8 @@ describe('email notifications', () => {
 
   it('sends nothing for an outage that recovers within the hold', async () => {
     const dash = await dashboard(t0);
-    await dash.ingest(down('web', 'inc2', t0));
-    await dash.ingest(up('web', 'inc2', t0 + 60_000));
+    await dash.ingest(events.down('web', 'inc2', t0));
+    await dash.ingest(events.up('web', 'inc2', t0 + 60_000));
     await dash.at(t0 + 10 * MINUTE);
     expect(sandbox.mails()).toHaveLength(0);
     expect(await dash.sends()).toEqual([]);
@@ -122,7 +102,7 @@ describe('email notifications', () => {
 
   it('opens no email channel while email is not set up', async () => {
     const dash = await dashboard(t0, { email: false });
-    await dash.ingest(down('web', 'inc3', t0));
+    await dash.ingest(events.down('web', 'inc3', t0));
     await dash.at(t0 + 5 * MINUTE);
     expect(await dash.sends()).toEqual([]);
     const [row] = (await dash.caller.notifications.list({})).notifications;
@@ -133,7 +113,7 @@ describe('email notifications', () => {
   it('tries 429 and 5xx again at growing intervals, and fails a refusal at once with its reason', async () => {
     const dash = await dashboard(t0);
     sandbox.inject('sendgrid', { ...sendgridError(503, 'Service Unavailable'), times: 2 });
-    await dash.ingest(down('web', 'inc4', t0));
+    await dash.ingest(events.down('web', 'inc4', t0));
     await dash.at(t0 + 121_000);
     let [send] = await dash.sends();
     expect(send).toMatchObject({ state: 'queued', attempts: 1, dueAt: t0 + 121_000 + (EMAIL_RETRY_MS[0] ?? 0), error: 'SendGrid refused the email (503): Service Unavailable' });
@@ -147,7 +127,7 @@ describe('email notifications', () => {
 
     sandbox.reset();
     sandbox.inject('sendgrid', { ...sendgridError(403, 'The from address does not match a verified Sender Identity.', 'from') });
-    await dash.ingest(down('docs', 'inc5', t0 + HOUR));
+    await dash.ingest(events.down('docs', 'inc5', t0 + HOUR));
     await dash.at(t0 + HOUR + 121_000);
     const refused = (await dash.sends()).find((candidate) => candidate.delivery.message.title === 'Monitor down: docs');
     expect(refused).toMatchObject({ state: 'failed', attempts: 1, error: 'SendGrid refused the email (403): The from address does not match a verified Sender Identity.' });
@@ -158,7 +138,7 @@ describe('email notifications', () => {
   it(`sends at most ${EMAILS_PER_HOUR} an hour; the rest wait for a place`, async () => {
     const dash = await dashboard(t0);
     const monitors = Array.from({ length: EMAILS_PER_HOUR + 2 }, (_, i) => `m${i}`);
-    await dash.ingest(...monitors.map((monitor) => down(monitor, `cap-${monitor}`, t0)));
+    await dash.ingest(...monitors.map((monitor) => events.down(monitor, `cap-${monitor}`, t0)));
     await dash.at(t0 + 121_000);
     expect(sandbox.mails()).toHaveLength(EMAILS_PER_HOUR);
     expect((await dash.sends()).filter((send) => send.state === 'queued')).toHaveLength(2);
@@ -169,7 +149,7 @@ describe('email notifications', () => {
   it('sends each email once when two processes drain the same database', async () => {
     const a = await dashboard(t0);
     const b = await dashboard(t0, { dir: a.dir, credentialsKey: a.credentialsKey });
-    await a.ingest(...['x1', 'x2', 'x3', 'x4', 'x5'].map((monitor) => down(monitor, `two-${monitor}`, t0)));
+    await a.ingest(...['x1', 'x2', 'x3', 'x4', 'x5'].map((monitor) => events.down(monitor, `two-${monitor}`, t0)));
     a.clock.advance(121_000);
     b.clock.advance(121_000);
     await a.ctx.notifications.inbox.tick();
