@@ -31,7 +31,6 @@ export interface EmailSenderOptions {
  * `perHour` in an hour. Everything it did is in `Store.emails` (Settings → Refresh & alerts lists it).
  */
 export class EmailSender {
-  private readonly holder = randomUUID();
   private draining: Promise<void> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
@@ -62,10 +61,11 @@ export class EmailSender {
       });
   }
 
-  /** Sends what is due now; answers when done (tests, and the kick). */
+  /** Sends what is due now, after any drain already running; answers when done. */
   async drain(): Promise<void> {
-    if (this.draining) await this.draining;
-    await this.drainAll();
+    while (this.draining) await this.draining;
+    this.draining = this.drainAll().finally(() => (this.draining = undefined));
+    await this.draining;
   }
 
   async stop(): Promise<void> {
@@ -99,19 +99,21 @@ export class EmailSender {
       const now = clock.now();
       const room = (this.options.perHour ?? EMAILS_PER_HOUR) - (await store.emails.deliveredSince(now - HOUR));
       if (room <= 0) return;
-      const claimed = await store.emails.claim(this.holder, now, LEASE_MS, Math.min(BATCH, room));
+      // Each claim has its own holder: two drains (two processes, or two at once in one) never share a row.
+      const holder = randomUUID();
+      const claimed = await store.emails.claim(holder, now, LEASE_MS, Math.min(BATCH, room));
       if (claimed.length === 0) return;
       const config = await alerts.config();
-      for (const send of claimed) await this.sendOne(send, config);
+      for (const send of claimed) await this.sendOne(send, holder, config);
       if (claimed.length < Math.min(BATCH, room)) return;
     }
   }
 
-  private async sendOne(send: EmailSendRow, config: Awaited<ReturnType<Alerts['config']>>): Promise<void> {
+  private async sendOne(send: EmailSendRow, holder: string, config: Awaited<ReturnType<Alerts['config']>>): Promise<void> {
     const { store, clock, log } = this.options;
     const attempts = send.attempts + 1;
     const settle = (outcome: { state: EmailSendRow['state']; dueAt?: number; providerId?: string | null; error?: string | null }) =>
-      store.emails.settle(send.id, this.holder, {
+      store.emails.settle(send.id, holder, {
         state: outcome.state,
         attempts,
         dueAt: outcome.dueAt ?? send.dueAt,
