@@ -9,6 +9,7 @@ import type { DataCache } from './data/cache.ts';
 import type { DatabaseHandle } from './database/runtime.ts';
 import type { Connections } from './data/connections.ts';
 import type { Backups } from './backup/runner.ts';
+import type { CliLocations } from './oauth/cli-import.ts';
 import type { Alerts } from './alerts/index.ts';
 import type { EmailSender } from './notifications/email-sender.ts';
 
@@ -47,6 +48,8 @@ export interface Context {
   backup: Backups;
   /** Email alerts through SendGrid: POST /api/alerts/send, settings' test email. */
   alerts: Alerts;
+  /** Where gcloud and the Workspace CLI keep their files on this computer (POST /api/auth/cli-import); absent: no import. */
+  cliLocations?: CliLocations;
   /** Which database the dashboard stores in, and moving to another; absent where nothing manages it (a benchmark). */
   database?: DatabaseHandle;
   /** The request a procedure serves (who, from where); absent when the server itself calls. */

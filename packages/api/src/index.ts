@@ -15,6 +15,7 @@ import type { DatabaseHandle } from './database/runtime.ts';
 import { Backups, type BackupOptions } from './backup/runner.ts';
 import { Alerts, type EmailEnvironment } from './alerts/index.ts';
 import { EmailSender } from './notifications/email-sender.ts';
+import type { CliLocations } from './oauth/cli-import.ts';
 
 export { appRouter, createCaller, type AppRouter, type Caller } from './root.ts';
 export type { Context, DemoProvider, Logger } from './context.ts';
@@ -27,6 +28,7 @@ export { Access, type AccessOptions, type ClientInfo, type EnvPassword, type Ide
 export { ThrottledError } from './auth/throttle.ts';
 export type { RelayEnvironment } from './notifications/config.ts';
 export type { EmailEnvironment } from './alerts/index.ts';
+export type { CliLocations } from './oauth/cli-import.ts';
 export { Inbox } from './notifications/inbox.ts';
 export { RelayPoller, type PollerStatus } from './notifications/poller.ts';
 export { notificationOf } from './router/notifications.ts';
@@ -60,6 +62,8 @@ export async function createContext(options: {
   backup?: Pick<BackupOptions, 'interval' | 'httpEnabled' | 'delays'>;
   /** SENDGRID_API_KEY, ALERT_EMAIL_FROM, ALERT_EMAIL_TO, SENDGRID_API_URL; a SendGrid credential in settings otherwise. */
   email?: EmailEnvironment;
+  /** Where gcloud and the Workspace CLI keep their files (a local dashboard imports Google's login from them). */
+  cliLocations?: CliLocations;
   /** Upstream limits other than the published ones: a test or benchmark that shortens time in proportion. */
   rateLimits?: ConnectionOptions['rateLimits'];
 }): Promise<Context> {
@@ -120,6 +124,7 @@ export async function createContext(options: {
     alerts,
     ...(options.demo ? { demo: options.demo } : {}),
     ...(options.database ? { database: options.database } : {}),
+    ...(options.cliLocations ? { cliLocations: options.cliLocations } : {}),
   };
   context.backup.schedule();
   return context;

@@ -1,5 +1,6 @@
 import { authRouter, sessionsRouter, tokensRouter } from './router/auth.ts';
 import { alertsRouter } from './router/alerts.ts';
+import { oauthRouter } from './router/oauth.ts';
 import { backupRouter } from './router/backup.ts';
 import { credentialsRouter } from './router/credentials.ts';
 import { notificationsRouter, relayRouter, webhooksRouter } from './router/notifications.ts';
@@ -26,6 +27,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   backup: backupRouter,
   alerts: alertsRouter,
+  oauth: oauthRouter,
 });
 
 export type AppRouter = typeof appRouter;

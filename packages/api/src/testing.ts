@@ -40,6 +40,7 @@ export async function createTestApi(
     backup?: Parameters<typeof createContext>[0]['backup'];
     rateLimits?: Parameters<typeof createContext>[0]['rateLimits'];
     email?: Parameters<typeof createContext>[0]['email'];
+    cliLocations?: Parameters<typeof createContext>[0]['cliLocations'];
   } = {},
 ) {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'dash-api-'));
@@ -71,6 +72,7 @@ export async function createTestApi(
         ...(options.backup ? { backup: options.backup } : {}),
         ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
         ...(options.email ? { email: options.email } : {}),
+        ...(options.cliLocations ? { cliLocations: options.cliLocations } : {}),
       }),
     graceMs: 0,
   });

@@ -28,3 +28,4 @@ export { revenuecat } from './revenuecat/index.ts';
 export { sentry } from './sentry/index.ts';
 export { stripe } from './stripe/index.ts';
 export { vercel } from './vercel/index.ts';
+export { grantedScopes } from './google/oauth.ts';

@@ -90,3 +90,13 @@ export const tokenListSchema = z.object({ tokens: z.array(tokenInfoSchema) });
 export const tokenIdInput = z.object({ id: z.string().min(1).max(64) });
 
 export const removedSchema = z.object({ ok: z.literal(true), removed: z.boolean() });
+
+/** POST /api/auth/cli-import: the Google credential came from this file on the dashboard's computer. */
+export const cliImportResultSchema = z.object({
+  imported: z.literal(true),
+  /** The file it was read from. */
+  source: z.string(),
+  /** The Google account, when the file names it. */
+  account: z.string().nullable(),
+});
+export type CliImportResult = z.infer<typeof cliImportResultSchema>;

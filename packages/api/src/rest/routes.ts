@@ -97,6 +97,9 @@ export const restRoutes: readonly RestRoute[] = [
     maxBodyBytes: MAX_DUMP_BYTES,
   },
 
+  // Reads this computer's gcloud / Workspace CLI login files; local dashboards only.
+  { method: 'POST', path: '/api/auth/cli-import', procedure: 'oauth.cliImport', input: none },
+
   { method: 'GET', path: '/api/tokens', procedure: 'tokens.list', input: none },
   { method: 'POST', path: '/api/tokens', procedure: 'tokens.create', input: body, status: 201 },
   { method: 'DELETE', path: '/api/tokens/:id', procedure: 'tokens.remove', input: ({ params }) => ({ id: params.id }) },

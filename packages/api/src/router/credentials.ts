@@ -19,7 +19,7 @@ import { publicProcedure, router } from '../trpc.ts';
 const TEST_TIMEOUT_MS = 15_000;
 
 /** Refuses to write with a key that cannot read what is already stored: that would mix two keys. */
-function assertKeyMatches(ctx: Context) {
+export function assertKeyMatches(ctx: Context) {
   if (!ctx.credentialsKeyMatches) throw fail('INTERNAL_SERVER_ERROR', new CredentialsKeyMismatchError().message);
 }
 

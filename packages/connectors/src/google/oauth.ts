@@ -100,7 +100,7 @@ function credentialsOf(ctx: ConnectorContext): GoogleCredentials {
 const keyOf = (ctx: ConnectorContext, { clientId, refreshToken }: GoogleCredentials) =>
   createHash('sha256').update(`${tokenUrlOf(ctx.baseUrl)}\n${clientId}\n${refreshToken}`).digest('hex');
 
-async function refresh(ctx: ConnectorContext, key: string, credentials: GoogleCredentials): Promise<CachedToken> {
+async function refresh(ctx: ConnectorContext, key: string, credentials: GoogleCredentials): Promise<CachedToken & { scopes: string[] }> {
   const askedAt = ctx.clock.now();
   const { data } = await tokenClient.request(
     { ...ctx, fetch: formFetch(ctx.fetch) },
@@ -120,7 +120,16 @@ async function refresh(ctx: ConnectorContext, key: string, credentials: GoogleCr
   const token = { value: data.access_token, expiresAt: askedAt + data.expires_in * 1000 };
   for (const [other, cached] of cache) if (cached.expiresAt <= askedAt) cache.delete(other);
   cache.set(key, token);
-  return token;
+  return { ...token, scopes: (data.scope ?? '').split(' ').filter(Boolean) };
+}
+
+/**
+ * Refreshes once, now (no cached token), and answers the scopes Google granted the refresh token: proves a
+ * refresh token found on this machine works, and says whether it reaches Search Console.
+ */
+export async function grantedScopes(ctx: ConnectorContext): Promise<string[]> {
+  const credentials = credentialsOf(ctx);
+  return (await refresh(ctx, keyOf(ctx, credentials), credentials)).scopes;
 }
 
 /** A usable access token, and whether it came from the cache (only then is a 401 worth one more try). */

@@ -17,6 +17,13 @@ const LAG_DAYS = 2;
  */
 export const REVOKED_REFRESH_TOKEN_PREFIX = '1//revoked';
 
+/**
+ * A refresh token minted without Search Console's scope (gcloud's default application-default login: cloud-platform
+ * and openid/email): the demo client's id and secret, this token, and the token endpoint grants only those scopes.
+ */
+export const NARROW_REFRESH_TOKEN = '1//0sandboxCloudPlatformOnly';
+const NARROW_SCOPES = 'https://www.googleapis.com/auth/cloud-platform openid https://www.googleapis.com/auth/userinfo.email';
+
 /** Google's API error envelope (Search Console v3 still sends the legacy `errors` list). */
 function apiError(code: number, status: string, message: string, reason: string): SandboxReply {
   return { status: code, body: { error: { code, message, errors: [{ message, domain: 'global', reason }], status } } };
@@ -173,12 +180,14 @@ export function googleService(now: number): SandboxService {
     if (form.client_secret !== sandboxGoogle.clientSecret) return oauthError(401, 'invalid_client', 'Unauthorized');
     if (!form.refresh_token) return oauthError(400, 'invalid_request', 'Missing required parameter: refresh_token');
     if (form.refresh_token.startsWith(REVOKED_REFRESH_TOKEN_PREFIX)) return oauthError(400, 'invalid_grant', 'Token has been expired or revoked.');
-    if (form.refresh_token !== sandboxGoogle.refreshToken) return oauthError(400, 'invalid_grant', 'Bad Request');
+    const narrow = form.refresh_token === NARROW_REFRESH_TOKEN;
+    if (form.refresh_token !== sandboxGoogle.refreshToken && !narrow) return oauthError(400, 'invalid_grant', 'Bad Request');
     const accessToken = `ya29.a0${randomBytes(60).toString('base64url')}`;
-    issued.set(accessToken, request.now + TOKEN_LIFETIME_MS);
+    // A token without Search Console's scope is issued, but the API refuses it (403, insufficient scopes).
+    if (!narrow) issued.set(accessToken, request.now + TOKEN_LIFETIME_MS);
     return {
       headers: { 'cache-control': 'no-cache, no-store, max-age=0, must-revalidate' },
-      body: { access_token: accessToken, expires_in: 3599, scope: 'https://www.googleapis.com/auth/webmasters.readonly', token_type: 'Bearer' },
+      body: { access_token: accessToken, expires_in: 3599, scope: narrow ? NARROW_SCOPES : 'https://www.googleapis.com/auth/webmasters.readonly', token_type: 'Bearer' },
     };
   }
 

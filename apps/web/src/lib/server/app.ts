@@ -117,6 +117,7 @@ async function start(): Promise<Runtime> {
         access: { mode: env.mode, origin: env.ORIGIN, envPassword: envPassword(env), dataDir: env.DATA_DIR },
         relay: { url: env.WEBHOOK_RELAY_URL, secret: env.RELAY_POLL_SECRET, receive: env.receive },
         backup: { interval: env.BACKUP_INTERVAL, httpEnabled: env.BACKUP_SECRET.length > 0 },
+        cliLocations: env.cli,
         email: { SENDGRID_API_KEY: env.SENDGRID_API_KEY, ALERT_EMAIL_FROM: env.ALERT_EMAIL_FROM, ALERT_EMAIL_TO: env.ALERT_EMAIL_TO, SENDGRID_API_URL: env.SENDGRID_API_URL },
       });
       ctx.notifications.poller.start();

@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { parseEnv as parseDotEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -27,6 +28,14 @@ describe("the dashboard's environment", () => {
     ALERT_EMAIL_TO: undefined,
     SENDGRID_API_URL: undefined,
     receive: { enabled: true, disabled: new Set(), secrets: { code_host: [], deploy_host: [], error_tracker: [], issue_tracker: [], uptime_monitor: [] } },
+    cli: {
+      home: homedir(),
+      appData: undefined,
+      CLOUDSDK_CONFIG: undefined,
+      GOOGLE_APPLICATION_CREDENTIALS: undefined,
+      GOOGLE_WORKSPACE_CLI_CREDENTIALS_FILE: undefined,
+      GOOGLE_WORKSPACE_CLI_CONFIG_DIR: undefined,
+    },
   };
 
   it('starts with every value of .env.example as written, its paths taken from the base directory', () => {

@@ -1,6 +1,8 @@
+import type { CliLocations } from '@dash/api';
 import { isArgon2idHash, isLoopbackHost, parseInterval } from '@dash/contracts';
 import { parseEnv, withoutBlanks, type RawEnv } from '@dash/contracts/env';
 import { commaList, receiveSettingsFrom, type ReceiveSettings } from '@dash/webhooks';
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -97,11 +99,22 @@ const schema = z
     }
   });
 
+/** Where gcloud and the Google Workspace CLI keep their files: their own variables, or their defaults under the home directory. */
+const cliSchema = z.object({
+  CLOUDSDK_CONFIG: z.string().optional(),
+  GOOGLE_APPLICATION_CREDENTIALS: z.string().optional(),
+  GOOGLE_WORKSPACE_CLI_CREDENTIALS_FILE: z.string().optional(),
+  GOOGLE_WORKSPACE_CLI_CONFIG_DIR: z.string().optional(),
+  APPDATA: z.string().optional(),
+});
+
 export type Env = z.infer<typeof schema> & {
   /** Local: bound to loopback, open until a password is set. Remote: any other bind, a password always. */
   mode: 'local' | 'remote';
   /** The local webhook route's secrets (WEBHOOK_SECRET_<INTEGRATION>) and switches (RELAY_ENABLED, RELAY_DISABLE_<INTEGRATION>). */
   receive: ReceiveSettings;
+  /** Where POST /api/auth/cli-import looks for a Google login on this computer. */
+  cli: CliLocations;
 };
 
 /** A `file:` URL with a relative path, which libSQL would take from the working directory. */
@@ -114,8 +127,17 @@ const relativeFileUrl = /^file:(?!\/)/;
  */
 export function readEnv(raw: RawEnv, base: string): Env {
   const env = parseEnv(schema, raw, 'environment');
+  const cli = cliSchema.parse(withoutBlanks(raw));
   return {
     ...env,
+    cli: {
+      home: homedir(),
+      appData: cli.APPDATA,
+      CLOUDSDK_CONFIG: cli.CLOUDSDK_CONFIG,
+      GOOGLE_APPLICATION_CREDENTIALS: cli.GOOGLE_APPLICATION_CREDENTIALS,
+      GOOGLE_WORKSPACE_CLI_CREDENTIALS_FILE: cli.GOOGLE_WORKSPACE_CLI_CREDENTIALS_FILE,
+      GOOGLE_WORKSPACE_CLI_CONFIG_DIR: cli.GOOGLE_WORKSPACE_CLI_CONFIG_DIR,
+    },
     mode: isLoopbackHost(env.HOST) ? 'local' : 'remote',
     receive: receiveSettingsFrom(withoutBlanks(raw)),
     DATABASE_URL:
