@@ -1,8 +1,6 @@
-import { rawDelivery, type RunStatement } from './outbox.ts';
-import type { RawStatement, SqlDialect } from './shared.ts';
+import { bind, DELIVERY_COLUMNS, numOrNull, rawDelivery, type RunStatement } from './outbox.ts';
+import type { SqlDialect } from './shared.ts';
 import type { DeliveryRow, EmailSendRow, Store } from './store.ts';
-
-const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 /** A send joined with the outbox row it sends (`d_*` columns are the delivery's). */
 function rawSend(r: Record<string, unknown>): EmailSendRow {
@@ -21,16 +19,9 @@ function rawSend(r: Record<string, unknown>): EmailSendRow {
   };
 }
 
-const DELIVERY_PREFIXED = ['id', 'notification_id', 'subject_key', 'channel', 'purpose', 'status', 'reason', 'due_at', 'message', 'seq', 'digest_id', 'created_at', 'sent_at']
-  .map((column) => `d.${column} as d_${column}`)
+const DELIVERY_PREFIXED = DELIVERY_COLUMNS.map((column) => `d.${column} as d_${column}`)
   .join(', ');
 const SELECT = `select s.id, s.state, s.attempts, s.due_at, s.provider_id, s.error, s.created_at, s.sent_at, ${DELIVERY_PREFIXED} from email_sends s join notification_deliveries d on d.id = s.id`;
-
-/** `text` with each `?` replaced by the dialect's placeholder, in order. */
-function bind({ placeholder }: SqlDialect, text: string, params: unknown[]): RawStatement {
-  let index = 0;
-  return { sql: text.replace(/\?/g, () => placeholder(index++)), params };
-}
 
 /** The email sends of an outbox's email deliveries, once released (`sent`): queued in the same transaction. */
 export async function enqueueEmails(run: RunStatement, dialect: SqlDialect, rows: readonly DeliveryRow[], now: number): Promise<void> {

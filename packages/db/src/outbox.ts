@@ -14,7 +14,7 @@ import type { DeliveryRow, MuteRow, NotificationRow, OutboxOps, Store, SubjectSt
 export type RunStatement = (statement: RawStatement) => Promise<Record<string, unknown>[]>;
 
 const num = (value: unknown): number => Number(value);
-const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+export const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 const parseJson = <T>(value: unknown): T => (typeof value === 'string' ? (JSON.parse(value) as T) : (value as T));
 
 /** A `StoredDecision` column: JSON text, or null. */
@@ -74,10 +74,10 @@ const rawSubject = (r: Record<string, unknown>): SubjectState => ({
 
 const rawMute = (r: Record<string, unknown>): MuteRow => ({ subjectKey: String(r.subject_key), until: num(r.until), createdAt: num(r.created_at) });
 
-const DELIVERY_COLUMNS = ['id', 'notification_id', 'subject_key', 'channel', 'purpose', 'status', 'reason', 'due_at', 'message', 'seq', 'digest_id', 'created_at', 'sent_at'];
+export const DELIVERY_COLUMNS = ['id', 'notification_id', 'subject_key', 'channel', 'purpose', 'status', 'reason', 'due_at', 'message', 'seq', 'digest_id', 'created_at', 'sent_at'];
 
 /** `text` with each `?` replaced by the dialect's placeholder, in order. */
-function bind({ placeholder }: SqlDialect, text: string, params: unknown[]): RawStatement {
+export function bind({ placeholder }: SqlDialect, text: string, params: unknown[]): RawStatement {
   let index = 0;
   return { sql: text.replace(/\?/g, () => placeholder(index++)), params };
 }
