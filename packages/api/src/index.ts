@@ -93,7 +93,7 @@ export async function createContext(options: {
   const emails = new EmailSender({ store, alerts, clock, log });
   const inbox = new Inbox(store, cache, log, {
     now: () => clock.now(),
-    emailReady: async () => (await alerts.status()).configured,
+    emailReady: () => alerts.ready(),
     onEmail: () => emails.kick(),
   });
   // The scheduler (held interruptions, digests, snoozes, mutes) runs unless a test drives its ticks itself.

@@ -24,25 +24,43 @@ export interface EmailConfig {
 
 export type ResolvedEmail = { config: EmailConfig | undefined; status: EmailStatus };
 
+/** Any of the variables set: they decide, as DATABASE_URL does. */
+const fromEnv = (env: EmailEnvironment) => Boolean(env.SENDGRID_API_KEY || env.ALERT_EMAIL_FROM || env.ALERT_EMAIL_TO);
+
+/** The variables still needed, by name. */
+const envMissing = (env: EmailEnvironment) => [
+  ...(env.SENDGRID_API_KEY ? [] : ['SENDGRID_API_KEY']),
+  ...(env.ALERT_EMAIL_FROM ? [] : ['ALERT_EMAIL_FROM']),
+  ...(commaList(env.ALERT_EMAIL_TO).length > 0 ? [] : ['ALERT_EMAIL_TO']),
+];
+
+/** The SendGrid credential email uses: `sendgrid`, else the first labelled one (the demo's `sendgrid:demo`). */
+const sendgridKeyOf = (keys: readonly string[]): string | undefined =>
+  keys.includes('sendgrid') ? 'sendgrid' : keys.find((key) => key.startsWith('sendgrid:'));
+
+/**
+ * Whether email can go out, without opening any secret: complete variables, or a SendGrid credential saved (saving
+ * requires its key, sender and addresses). Every ingest and tick asks, so it is one key listing at most.
+ */
+export async function emailReady(env: EmailEnvironment, store: Store): Promise<boolean> {
+  if (fromEnv(env)) return envMissing(env).length === 0;
+  return sendgridKeyOf(await store.credentials.keys()) !== undefined;
+}
+
 /**
  * Where email alerts come from: the variables when any is set (they win, as DATABASE_URL does), else a SendGrid
  * credential saved in settings (`sendgrid`, else the first labelled one: the demo's `sendgrid:demo`).
  */
 export async function resolveEmail(env: EmailEnvironment, store: Store, vault: CredentialVault): Promise<ResolvedEmail> {
-  if (env.SENDGRID_API_KEY || env.ALERT_EMAIL_FROM || env.ALERT_EMAIL_TO) {
+  if (fromEnv(env)) {
     const to = commaList(env.ALERT_EMAIL_TO);
-    const missing = [
-      ...(env.SENDGRID_API_KEY ? [] : ['SENDGRID_API_KEY']),
-      ...(env.ALERT_EMAIL_FROM ? [] : ['ALERT_EMAIL_FROM']),
-      ...(to.length > 0 ? [] : ['ALERT_EMAIL_TO']),
-    ];
+    const missing = envMissing(env);
     const status: EmailStatus = { configured: missing.length === 0, source: 'env', credentialKey: null, from: env.ALERT_EMAIL_FROM ?? null, to, missing };
     const config =
       missing.length === 0 ? { apiKey: env.SENDGRID_API_KEY ?? '', from: env.ALERT_EMAIL_FROM ?? '', to, baseUrl: env.SENDGRID_API_URL ?? SENDGRID_API_URL } : undefined;
     return { config, status };
   }
-  const keys = (await store.credentials.keys()).filter((key) => key === 'sendgrid' || key.startsWith('sendgrid:'));
-  const key = keys.includes('sendgrid') ? 'sendgrid' : keys[0];
+  const key = sendgridKeyOf(await store.credentials.keys());
   const sealed = key === undefined ? undefined : await store.credentials.getSealed(key);
   if (key === undefined || sealed === undefined) {
     return {

@@ -3,7 +3,7 @@ import type { Clock } from '@dash/connectors';
 import type { Store } from '@dash/db';
 import type { Logger } from '../context.ts';
 import type { CredentialVault } from '../credentials/vault.ts';
-import { resolveEmail, type EmailConfig, type EmailEnvironment } from './config.ts';
+import { emailReady, resolveEmail, type EmailConfig, type EmailEnvironment } from './config.ts';
 import type { Email } from './render.ts';
 import { sendEmail } from './sender.ts';
 
@@ -16,6 +16,11 @@ export class Alerts {
   constructor(
     private readonly options: { store: Store; vault: CredentialVault; env: EmailEnvironment; clock: Clock; log: Logger },
   ) {}
+
+  /** Whether email can go out now, cheaply: the notification policy asks on every ingest and tick. */
+  ready(): Promise<boolean> {
+    return emailReady(this.options.env, this.options.store);
+  }
 
   async status(): Promise<EmailStatus> {
     return (await this.resolve()).status;

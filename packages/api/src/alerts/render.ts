@@ -81,18 +81,17 @@ export interface NotificationMessage {
 
 const severityPrefix: Record<string, string> = { error: '[ALERT] ', warning: '[WARNING] ', success: '[RECOVERED] ' };
 
+/** A notification email's own subject: its title, marked by severity (a digest's as it is). */
+export const notificationSubject = ({ message, purpose }: NotificationMessage): string =>
+  purpose === 'digest' ? oneLine(message.title, 200) : `${severityPrefix[message.severity] ?? ''}${oneLine(message.title, 180)}`;
+
 /**
  * A notification as an email: the outage, its recovery (a reply in the same thread: `Re:` the first email's subject,
- * and the same `References`), a reminder, a flapping notice, or the digest after quiet hours. Every value escaped.
+ * and the same `References`: `thread` is the first email's row), a reminder, a flapping notice, or the digest after quiet hours. Every value escaped.
  */
-export function notificationEmail(item: NotificationMessage, thread?: { subject: string }): Email {
+export function notificationEmail(item: NotificationMessage, thread?: NotificationMessage): Email {
   const { message, purpose } = item;
-  const subject =
-    purpose === 'resolve' && thread
-      ? `Re: ${thread.subject}`
-      : purpose === 'digest'
-        ? oneLine(message.title, 200)
-        : `${severityPrefix[message.severity] ?? ''}${oneLine(message.title, 180)}`;
+  const subject = purpose === 'resolve' && thread ? `Re: ${notificationSubject(thread)}` : notificationSubject(item);
   const href = message.url ? httpUrl(message.url) : undefined;
   const lines = message.body.split('\n').filter((line) => line.trim() !== '');
   const html =

@@ -128,7 +128,7 @@ export class EmailSender {
     const { delivery } = send;
     const thread =
       delivery.purpose === 'resolve' && delivery.notificationId ? await store.emails.threadOf(delivery.notificationId) : undefined;
-    const email = notificationEmail(delivery, thread ? { subject: notificationEmail(thread.delivery).subject } : undefined);
+    const email = notificationEmail(delivery, thread?.delivery);
     try {
       const { id } = await sendEmail(config, email, { clock, attempts: 1 });
       await settle({ state: 'delivered', providerId: id });

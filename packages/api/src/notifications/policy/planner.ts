@@ -308,7 +308,7 @@ export class Planner {
       const out = release(at, decision.bypassQuietHours);
       add(perChannel(channels, (channel) => delivery(channel, row, 'first', out.status, channel === 'email' ? emailWhy(out.status) : out.entry.why, now, out.dueAt, messageOf(row))));
       if (effect === 'raised') trace.push(step('thread', 'applied', 'the open thread became critical: it interrupts again'));
-      trace.push(channels.includes('email') && out.status === 'sent' ? { ...out.entry, why: `${channels.includes('browser') ? `${out.entry.why}; ` : ''}emailed` } : out.entry);
+      trace.push(channels.includes('email') && out.status === 'sent' ? { ...out.entry, why: `${channels.includes('browser') ? `${out.entry.why}; ` : ''}queued for email (SendGrid)` } : out.entry);
       decisions.push(stored());
     }
 
