@@ -9,75 +9,16 @@
 //   sequential  every call's duration plus every delay, one after another: what a backup without lanes takes;
 //   slowest     the busiest lane's own calls and delays: the least any backup that keeps the delays can take.
 // Prints each lane, the three times, wall / slowest (target <= 1.1) and sequential / wall.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { cliArgs, startBuiltDashboard } from './support.mjs';
 
-const repoDir = fileURLToPath(new URL('..', import.meta.url));
-const args = Object.fromEntries(
-  process.argv.slice(2).map((arg) => {
-    const [name, ...value] = arg.replace(/^--/, '').split('=');
-    return [name, value.length > 0 ? value.join('=') : 'true'];
-  }),
-);
+const args = cliArgs();
 const rounds = Number(args.rounds ?? 1);
 const SECRET = randomBytes(24).toString('base64url');
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-
-async function startDashboard() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'dash-bench-backup-'));
-  const port = await freePort();
-  const env = {
-    PATH: process.env.PATH,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    DATABASE_URL: `file:${join(dataDir, 'dashboard.db')}`,
-    MIGRATIONS_DIR: join(repoDir, 'drizzle'),
-    CREDENTIALS_KEY: randomBytes(32).toString('hex'),
-    DEMO: '1',
-    BACKUP_SECRET: SECRET,
-  };
-  const child = spawn(process.execPath, [join(repoDir, 'apps/web/build/server.js')], { cwd: repoDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`the dashboard exited:\n${output}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok && (await (await fetch(`${url}/api/projects`)).json()).projects?.length === 3) break;
-    } catch {
-      // not listening yet
-    }
-    if (i > 600) throw new Error(`the dashboard did not start with the demo in 60 s:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return {
-    url,
-    async stop() {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-const dashboard = await startDashboard();
+// Ready once the demo's three projects are there.
+const dashboard = await startBuiltDashboard({ DEMO: '1', BACKUP_SECRET: SECRET }, async (url) => (await (await fetch(`${url}/api/projects`)).json()).projects?.length === 3);
 try {
   for (let round = 1; round <= rounds; round++) {
     const started = performance.now();

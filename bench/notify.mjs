@@ -36,18 +36,13 @@ import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { cliArgs, freePort } from './support.mjs';
 
 const repoDir = fileURLToPath(new URL('..', import.meta.url));
-const args = Object.fromEntries(
-  process.argv.slice(2).map((arg) => {
-    const [name, ...value] = arg.replace(/^--/, '').split('=');
-    return [name, value.length > 0 ? value.join('=') : 'true'];
-  }),
-);
+const args = cliArgs();
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14';
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const GITHUB_SECRET = 'bench-github-secret';
@@ -109,14 +104,6 @@ if (!args['drain-worker']) {
     void cleanUp().finally(() => process.exit(1));
   });
 }
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const probe = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 
 /** A child with its output kept (shown when it fails); stopped with SIGTERM, then SIGKILL, at cleanup. */
 function startChild(name, argv, env) {

@@ -13,8 +13,8 @@
 import { spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './support.mjs';
 import autocannon from 'autocannon';
 import { createClient } from 'redis';
 import { Pool } from 'undici';
@@ -26,14 +26,6 @@ const WARMUP_SECONDS = 3;
 const CONNECTIONS = 32;
 const SECRET = 'bench-secret';
 const relayEntry = fileURLToPath(new URL('../apps/relay/dist/relay.mjs', import.meta.url));
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 
 async function startProcess(args, env, port) {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
