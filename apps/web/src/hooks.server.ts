@@ -27,6 +27,9 @@ function unauthorized(event: RequestEvent, message: string): Response {
   return seeOther(next === '/' ? '/login' : `/login?next=${encodeURIComponent(next)}`);
 }
 
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+const bearerOf = (authorization: string | null) => (authorization === null ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1]);
+
 const seeOther = (location: string) => new Response(null, { status: 303, headers: { location } });
 
 function clientAddress(event: RequestEvent): string | undefined {
@@ -47,7 +50,7 @@ async function backupAuth(event: RequestEvent, authorization: string | null, res
   if (secrets.length === 0) {
     return errorJson(503, 'SERVICE_UNAVAILABLE', 'Backups over HTTP are off: set BACKUP_SECRET and send it as Authorization: Bearer <BACKUP_SECRET>.');
   }
-  const bearer = authorization === null ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+  const bearer = bearerOf(authorization);
   if (bearer === undefined || !tokensMatch(bearer, secrets)) {
     const error = bearer === undefined ? '' : ', error="invalid_token"';
     return errorJson(401, 'UNAUTHORIZED', 'POST /api/backup needs Authorization: Bearer <BACKUP_SECRET>.', { 'www-authenticate': `Bearer realm="backup"${error}` });
@@ -90,7 +93,7 @@ const authenticate: Handle = async ({ event, resolve }) => {
   const cookie = sessionCookie(serverEnv().ORIGIN ?? event.url.origin);
   if (authorization !== null) {
     // A request that names a token is judged by it alone, never by a cookie it also carries.
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+    const bearer = bearerOf(authorization);
     let token;
     try {
       token = bearer === undefined ? undefined : await access.token(bearer, client.ip);

@@ -9,7 +9,7 @@ import {
   type ServiceName,
 } from '@dash/contracts';
 import type { Context } from '../context.ts';
-import type { Loaded } from '../data/serve.ts';
+import { metaOf, type Loaded } from '../data/serve.ts';
 import { createCallerFactory } from '../trpc.ts';
 import { dataRouter, loadShipped, shippingServices, shippingSources } from '../router/data.ts';
 
@@ -65,12 +65,10 @@ function judge(data: object, meta: DataMeta | null): void {
   if (failure) throw new RefreshFailed(failure.error);
 }
 
+/** A loader's answer (a shipping source), judged as the route's freshness would judge it. */
 function judgeLoaded(loaded: Loaded<unknown> | NotConfigured): void {
   if ('configured' in loaded) throw new RefreshFailed(loaded.message);
-  const stale = loaded.parts.find((part) => part.cached.status === 'STALE');
-  if (stale) throw new RefreshFailed(stale.cached.staleReason ?? 'the upstream did not answer; the cached answer was kept');
-  const failure = loaded.failed[0];
-  if (failure) throw new RefreshFailed(failure.error);
+  judge({}, metaOf(loaded.parts, loaded.failed));
 }
 
 /**
