@@ -43,4 +43,14 @@ export interface ConnectorContext {
    * absent; longer for work nobody waits on (a backup), which would rather wait than fail.
    */
   limiterWaitMs?: number;
+  /** Where an OAuth refresh keeps what it learned; absent for values not stored (a credentials test, an import's proof). */
+  tokens?: TokenKeeper;
+}
+
+/** The stored credential's side of an OAuth refresh (the API's Connections writes it). */
+export interface TokenKeeper {
+  /** Merges a refresh's new values (access token, expiry, a rotated refresh token, scopes) into the stored credential. */
+  save(values: Record<string, string>): Promise<void>;
+  /** The provider refused `refreshToken` for good (invalid_grant): the connection needs a reconnect, unless it was replaced meanwhile. */
+  refused(reason: string, refreshToken: string): Promise<void>;
 }

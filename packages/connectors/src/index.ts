@@ -10,7 +10,7 @@ export {
   refusedBaseUrl,
   type GuardedAgentOptions,
 } from './address-guard.ts';
-export { systemClock, type Clock, type ConnectorContext } from './context.ts';
+export { systemClock, type Clock, type ConnectorContext, type TokenKeeper } from './context.ts';
 export { LimiterBusyError, MAX_LIMITER_WAIT_MS, slidingWindowLimiter, unlimited, type RateLimit, type RateLimiter, type Turn } from './limiter.ts';
 export { collectPages, defineClient, nextLink, parseRetryAfter, type Client, type ClientSpec } from './http.ts';
 export { dailyChart, dailySeries, daysOf, isoDay, rangeDays, roundMoney } from './dates.ts';
@@ -28,4 +28,19 @@ export { revenuecat } from './revenuecat/index.ts';
 export { sentry } from './sentry/index.ts';
 export { stripe } from './stripe/index.ts';
 export { vercel } from './vercel/index.ts';
-export { grantedScopes } from './google/oauth.ts';
+export {
+  accessToken,
+  authorizationUrl,
+  defaultScopes,
+  exchangeCode,
+  grantedScopes,
+  idTokenEmail,
+  oauthEndpoints,
+  OAuthError,
+  oauthLabel,
+  oauthProviders,
+  tokenValues,
+  type OAuthProvider,
+  type TokenSet,
+} from './oauth.ts';
+export { githubLogin } from './github/index.ts';

@@ -102,6 +102,18 @@ export const sandboxGoogle = {
   refreshToken: '1//0sandboxDemoRefreshToken',
 } as const;
 
+/** The Google account the fake consent page is signed in as; its id token names it. */
+export const sandboxGoogleAccount = 'founder@example.com';
+
+/**
+ * GitHub OAuth clients the fake accepts: an OAuth app (tokens that do not expire) and a GitHub App whose user tokens
+ * expire after 8 hours, with refresh tokens good for 6 months that rotate on every use, as GitHub's do.
+ */
+export const sandboxGitHubOAuth = {
+  oauthApp: { clientId: 'Ov23liSandboxOAuthApp', clientSecret: 'sandboxGithubOAuthAppSecret0123456789abcd' },
+  githubApp: { clientId: 'Iv23liSandboxGitHubApp', clientSecret: 'sandboxGithubAppSecret0123456789abcdef01' },
+} as const;
+
 /** A seeded generator (mulberry32): the same seed tells the same story on every start. */
 export function seededRandom(seed: string): () => number {
   let state = 0;

@@ -21,6 +21,8 @@ export interface Sandbox {
   inject(service: SandboxServiceName, fault: Fault): void;
   /** Overrides a service's rate limit (tests of 429 handling). */
   limit(service: SandboxServiceName, limit: { limit: number; windowMs: number }): void;
+  /** The user takes the dashboard's access back in their Google or GitHub account: every token the flow issued dies. */
+  revokeOAuth(service: 'google' | 'github'): void;
   /** The mails the fake SendGrid accepted, oldest first. */
   mails(): ReceivedMail[];
   /** Clears faults, rate windows, the request log and the mails received; the data stays. */
@@ -65,6 +67,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     requestsTo: (service, prefix = '') => requests.filter((r) => r.service === services[service].harness.service.name && r.path.startsWith(prefix)),
     inject: (service, fault) => services[service].harness.inject(fault),
     mails: () => (services.sendgrid.harness.service as FakeSendGrid).mails,
+    revokeOAuth: (service) => services[service].harness.service.oauth?.revoke(),
     limit: (service, limit) => {
       services[service].harness.limit = limit;
     },

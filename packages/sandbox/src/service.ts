@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { FakeOAuth } from './oauth.ts';
 
 /** A request as a fake upstream sees it: JSON (or form) body already parsed. */
 export interface SandboxRequest {
@@ -51,6 +52,8 @@ export interface SandboxService {
   unauthorized(request: SandboxRequest): SandboxReply;
   rateLimit: SandboxRateLimit;
   routes: SandboxRoute[];
+  /** The provider's authorization-code flow, when it has one (Google, GitHub). */
+  oauth?: FakeOAuth;
   /** Forgets what a test left behind (mails received…); the sandbox's `reset` calls it. */
   reset?(): void;
 }

@@ -1,6 +1,7 @@
 import type { ShippingConnector } from '../connector.ts';
 import type { ConnectorContext } from '../context.ts';
 import { ConnectorError } from '../errors.ts';
+import { accessToken } from '../oauth.ts';
 import { collectPages, defineClient, nextLink, parseRetryAfter, type ClientSpec } from '../http.ts';
 import { hasNewestMerged, isMerged, toShipped, type MergedPull } from './map.ts';
 import { errorBody, pullList, user, type GitHubPull } from './schemas.ts';
@@ -86,6 +87,20 @@ async function mergedPulls(ctx: ConnectorContext, repo: string, limit: number): 
   return merged.sort((a, b) => b.merged_at.localeCompare(a.merged_at)).slice(0, limit);
 }
 
+/**
+ * The context with the token to send: a personal access token or an OAuth app's token as stored, an expiring
+ * GitHub App user token refreshed first when it is due (the shared OAuth path stores the new pair).
+ */
+async function authorized(ctx: ConnectorContext): Promise<ConnectorContext> {
+  if (!ctx.credentials.refreshToken) return ctx;
+  return { ...ctx, credentials: { ...ctx.credentials, token: (await accessToken(ctx, 'github')).value } };
+}
+
+/** The login of the account the token belongs to: who settings says GitHub is connected as. */
+export async function githubLogin(ctx: ConnectorContext): Promise<string> {
+  return (await client.get(await authorized(ctx), '/user', {}, user)).login;
+}
+
 /** GitHub: merged pull requests of the project's repositories as shipped work. */
 export const github: ShippingConnector<'code_host'> = {
   service: 'github',
@@ -94,10 +109,11 @@ export const github: ShippingConnector<'code_host'> = {
   rateLimit: { limit: 5000, windowMs: 3_600_000 },
 
   async test(ctx) {
-    await client.get(ctx, '/user', {}, user);
+    await githubLogin(ctx);
   },
 
-  async shipped(ctx, { config, limit }) {
+  async shipped(unauthorized, { config, limit }) {
+    const ctx = await authorized(unauthorized);
     // Settled, not raced: a failing repository must not leave the others' paging running after we return.
     const settled = await Promise.allSettled(config.repos.map((repo) => mergedPulls(ctx, repo, limit)));
     const failed = settled.find((result) => result.status === 'rejected');

@@ -6,7 +6,7 @@ import { ConnectorError } from '../errors.ts';
 import { sandboxContext, testClock } from '../testing.ts';
 import { google } from './index.ts';
 import { searchWindow, totalsOf } from './map.ts';
-import { forgetAccessTokens, tokenUrlOf } from './oauth.ts';
+import { forgetAccessTokens, tokenUrlOf } from '../oauth.ts';
 
 
 const pocketLedger = 'https://pocketledger.app/';
@@ -208,7 +208,7 @@ describe('Google Search Console connector: OAuth access tokens', () => {
     expect(error).toMatchObject({
       kind: 'auth',
       retryable: false,
-      message: 'Google revoked the Search Console access (invalid_grant): reconnect Google in settings',
+      message: "Google revoked the dashboard's access (invalid_grant: Token has been expired or revoked.): reconnect Google in settings",
     });
     expect(sandbox.requestsTo('google', '/webmasters/')).toHaveLength(0);
   });
@@ -221,9 +221,9 @@ describe('Google Search Console connector: OAuth access tokens', () => {
     for (const secret of ['GOCSPX-wrongSecret99', sandboxGoogle.refreshToken]) expect(message).not.toContain(secret);
   });
 
-  it('asks for every credential before calling Google', async () => {
+  it('says Google is not connected yet, before calling it, when only the OAuth client is saved', async () => {
     const ctx = sandboxContext(sandbox, 'google', { credentials: { clientId: sandboxGoogle.clientId, clientSecret: sandboxGoogle.clientSecret } });
-    await expect(google.test(ctx)).rejects.toMatchObject({ kind: 'auth', message: expect.stringContaining('refresh token') });
+    await expect(google.test(ctx)).rejects.toMatchObject({ kind: 'auth', message: 'Google is not connected yet: use "Connect with Google" in settings' });
     expect(sandbox.requestsTo('google')).toHaveLength(0);
   });
 

@@ -3,7 +3,7 @@ import type { ConnectorContext } from '../context.ts';
 import { ConnectorError } from '../errors.ts';
 import { defineClient, parseRetryAfter, type HttpRequest } from '../http.ts';
 import { searchWindow, toSeo } from './map.ts';
-import { accessToken, dropAccessToken } from './oauth.ts';
+import { accessToken, dropAccessToken } from '../oauth.ts';
 import { apiError, searchAnalytics, siteList, type SearchAnalyticsQuery, type SearchRow } from './schemas.ts';
 
 const SERVICE = 'Google Search Console';
@@ -46,13 +46,12 @@ const client = defineClient({
 async function call<T>(ctx: ConnectorContext, request: HttpRequest<T>): Promise<T> {
   const send = async (token: string) =>
     (await client.request(ctx, { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } })).data;
-  const first = await accessToken(ctx);
+  const first = await accessToken(ctx, 'google');
   try {
     return await send(first.value);
   } catch (error) {
     if (!(error instanceof RejectedTokenError) || !first.cached) throw error;
-    dropAccessToken(ctx, first.value);
-    return send((await accessToken(ctx)).value);
+    return send((await accessToken(dropAccessToken(ctx, 'google', first.value), 'google')).value);
   }
 }
 

@@ -1,19 +1,5 @@
 import { z } from 'zod';
 
-/** The token endpoint's answer to `grant_type=refresh_token` (no new refresh token, normally). */
-export const tokenResponse = z
-  .object({
-    access_token: z.string().min(1),
-    /** Seconds; Google says 3599. */
-    expires_in: z.number().positive(),
-    token_type: z.string(),
-    scope: z.string().optional(),
-  })
-  .loose();
-
-/** OAuth 2.0 errors (RFC 6749 §5.2): `{"error":"invalid_grant","error_description":"Token has been expired or revoked."}`. */
-export const oauthError = z.object({ error: z.string(), error_description: z.string().optional() }).loose();
-
 /** Google APIs' error envelope: `{"error":{"code":403,"message":"…","status":"PERMISSION_DENIED","errors":[{"reason":…}]}}`. */
 export const apiError = z
   .object({

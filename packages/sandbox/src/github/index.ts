@@ -1,4 +1,6 @@
-import { DAY_MS, demoProducts, hexId, sandboxTokens, seededRandom } from '../demo.ts';
+import { randomBytes } from 'node:crypto';
+import { DAY_MS, demoProducts, hexId, sandboxGitHubOAuth, sandboxTokens, seededRandom } from '../demo.ts';
+import { fakeOAuth } from '../oauth.ts';
 import type { SandboxReply, SandboxRequest, SandboxService } from '../service.ts';
 
 const HOUR = 3_600_000;
@@ -207,13 +209,33 @@ export function githubService(now: number): SandboxService {
   const byName = (owner = '', name = '') => repos.find((r) => r.repo.full_name.toLowerCase() === `${owner}/${name}`.toLowerCase());
   const json = (reply: SandboxReply): SandboxReply => ({ ...reply, headers: { 'x-github-api-version-selected': '2022-11-28', 'x-github-media-type': 'github.v3; format=json', ...reply.headers } });
 
+  /** github.com's web flow: an OAuth app's tokens never expire; a GitHub App's user tokens do, with rotating refresh tokens. */
+  const oauth = fakeOAuth({
+    label: 'GitHub',
+    clients: [
+      sandboxGitHubOAuth.oauthApp,
+      { ...sandboxGitHubOAuth.githubApp, expiring: { accessMs: 8 * HOUR, refreshMs: 184 * DAY_MS, rotate: true } },
+    ],
+    // With `Accept: application/json` GitHub answers a refused token request 200, the error in the body.
+    error: (_status, code, description) => ({ body: { error: code, error_description: description, error_uri: 'https://docs.github.com/apps/oauth-apps/maintaining-oauth-apps/troubleshooting-oauth-app-access-token-request-errors' } }),
+    accessToken: (client) => `${client.expiring ? 'ghu' : 'gho'}_${randomBytes(27).toString('base64url').replace(/[-_]/g, 'x')}`,
+    refreshToken: () => `ghr_${randomBytes(56).toString('base64url').replace(/[-_]/g, 'x')}`,
+    refreshOnCode: (client) => client.expiring !== undefined,
+    account: demoUser.login,
+    refusals: { code: 'bad_verification_code', refresh: 'bad_refresh_token' },
+  });
+  const isOAuthPath = (path: string) => path.startsWith('/login/oauth/');
+
   return {
     name: 'github',
     basePath: '',
-    // GitHub takes a token as `Bearer` or, the older way, `token`.
+    oauth,
+    // GitHub takes a token as `Bearer` or, the older way, `token`; the web flow's own pages need none.
     authorize: (request) => {
+      if (isOAuthPath(request.path)) return true;
       const header = request.headers.authorization ?? '';
-      return header === `Bearer ${sandboxTokens.github}` || header === `token ${sandboxTokens.github}`;
+      const token = /^(?:Bearer|token) (.+)$/.exec(header)?.[1] ?? '';
+      return token === sandboxTokens.github || oauth.accepts(token, request.now);
     },
     unauthorized: () => ({ status: 401, body: { message: 'Bad credentials', documentation_url: docs, status: '401' } }),
     rateLimit: {
@@ -237,6 +259,20 @@ export function githubService(now: number): SandboxService {
       }),
     },
     routes: [
+      { method: 'GET', path: '/login/oauth/authorize', handle: oauth.authorizePage },
+      {
+        method: 'POST',
+        path: '/login/oauth/access_token',
+        handle: (request) => {
+          const form = (request.body ?? {}) as Record<string, string | undefined>;
+          return (
+            oauth.token(request) ??
+            (form.grant_type === 'refresh_token'
+              ? { body: { error: 'bad_refresh_token', error_description: 'The refresh token passed is incorrect or expired.' } }
+              : { body: { error: 'unsupported_grant_type', error_description: `Invalid grant_type: ${form.grant_type ?? '(none)'}` } })
+          );
+        },
+      },
       { method: 'GET', path: '/user', handle: () => json({ body: { ...demoUser, name: 'Demo Founder', company: null, blog: '', location: null, email: null, bio: null, public_repos: 1, followers: 12, following: 3, created_at: iso(now - 900 * DAY_MS), updated_at: iso(now - 5 * DAY_MS) } }) },
       {
         method: 'GET',

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { DAY_MS, demoProducts, sandboxGoogle, seededRandom } from '../demo.ts';
+import { DAY_MS, demoProducts, sandboxGoogle, sandboxGoogleAccount, seededRandom } from '../demo.ts';
+import { fakeOAuth } from '../oauth.ts';
 import type { SandboxReply, SandboxRequest, SandboxService } from '../service.ts';
 
 const MINUTE = 60_000;
@@ -34,6 +35,17 @@ const oauthError = (status: number, error: string, description: string): Sandbox
   headers: { 'cache-control': 'no-cache, no-store, max-age=0, must-revalidate' },
   body: { error, error_description: description },
 });
+
+/** accounts.google.com's authorization endpoint, under the sandbox's one origin. */
+const AUTHORIZE_PATH = '/o/oauth2/v2/auth';
+
+/** An OpenID id token as Google's token endpoint returns it (signed there; the fake's signature is a placeholder). */
+function idToken(clientId: string, now: number): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const seconds = Math.floor(now / 1000);
+  const claims = { iss: 'https://accounts.google.com', aud: clientId, azp: clientId, sub: '104857600000000000001', email: sandboxGoogleAccount, email_verified: true, iat: seconds, exp: seconds + 3600 };
+  return `${part({ alg: 'RS256', kid: 'sandbox', typ: 'JWT' })}.${part(claims)}.${Buffer.from('sandbox-signature').toString('base64url')}`;
+}
 
 const UNAUTHENTICATED =
   'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.';
@@ -168,10 +180,29 @@ export function googleService(now: number): SandboxService {
       .sort((a, b) => b.clicks - a.clicks || b.impressions - a.impressions);
   }
 
+  // The web-server flow (consent page at /o/oauth2/v2/auth, codes at /token) for the demo client.
+  const oauth = fakeOAuth({
+    label: 'Google',
+    clients: [{ clientId: sandboxGoogle.clientId, clientSecret: sandboxGoogle.clientSecret }],
+    error: (status, code, description) => oauthError(code === 'invalid_client' ? 401 : status, code, description),
+    accessToken: () => `ya29.a0${randomBytes(60).toString('base64url')}`,
+    refreshToken: () => `1//0${randomBytes(48).toString('base64url')}`,
+    accessMs: TOKEN_LIFETIME_MS,
+    refreshOnCode: (_client, authorize) => authorize.get('access_type') === 'offline',
+    extras: (client, scope, now) => ({
+      token_type: 'Bearer',
+      ...(scope.split(' ').includes('openid') ? { id_token: idToken(client.clientId, now) } : {}),
+    }),
+    account: sandboxGoogleAccount,
+    refusals: { code: 'invalid_grant', refresh: 'invalid_grant' },
+  });
+
   function token(request: SandboxRequest): SandboxReply {
     if (!/application\/x-www-form-urlencoded/.test(request.headers['content-type'] ?? '')) {
       return oauthError(400, 'invalid_request', 'Invalid request: body must be application/x-www-form-urlencoded');
     }
+    const flow = oauth.token(request);
+    if (flow) return flow;
     const form = (request.body ?? {}) as Record<string, string | undefined>;
     if (form.grant_type !== 'refresh_token') {
       return form.grant_type ? oauthError(400, 'unsupported_grant_type', `Invalid grant_type: ${form.grant_type}`) : oauthError(400, 'invalid_request', 'Missing required parameter: grant_type');
@@ -225,13 +256,14 @@ export function googleService(now: number): SandboxService {
 
   return {
     name: 'google',
+    oauth,
     // The real API root is https://www.googleapis.com: paths start at /webmasters/v3.
     basePath: '',
     authorize(request) {
-      if (request.path === '/token') return true;
+      if (request.path === '/token' || request.path === AUTHORIZE_PATH) return true;
       const match = /^Bearer (.+)$/.exec(request.headers.authorization ?? '');
       const expiresAt = match?.[1] ? issued.get(match[1]) : undefined;
-      return expiresAt !== undefined && expiresAt > request.now;
+      return (expiresAt !== undefined && expiresAt > request.now) || (match?.[1] !== undefined && oauth.accepts(match[1], request.now));
     },
     unauthorized: () => ({
       status: 401,
@@ -258,6 +290,7 @@ export function googleService(now: number): SandboxService {
         ),
     },
     routes: [
+      { method: 'GET', path: AUTHORIZE_PATH, handle: oauth.authorizePage },
       { method: 'POST', path: '/token', handle: token },
       {
         method: 'GET',
