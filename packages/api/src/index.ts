@@ -29,6 +29,7 @@ export { ThrottledError } from './auth/throttle.ts';
 export type { RelayEnvironment } from './notifications/config.ts';
 export type { EmailEnvironment } from './alerts/index.ts';
 export type { CliLocations } from './oauth/cli-import.ts';
+export { OAUTH_COOKIE } from './oauth/flow.ts';
 export { Inbox } from './notifications/inbox.ts';
 export { RelayPoller, type PollerStatus } from './notifications/poller.ts';
 export { notificationOf } from './router/notifications.ts';

@@ -100,3 +100,35 @@ export const cliImportResultSchema = z.object({
   account: z.string().nullable(),
 });
 export type CliImportResult = z.infer<typeof cliImportResultSchema>;
+
+/** The providers whose accounts connect with OAuth (GET /api/auth/{provider}/redirect). */
+export const oauthProviderSchema = z.enum(['google', 'github']);
+export type OAuthProviderName = z.infer<typeof oauthProviderSchema>;
+
+/** One stored Google or GitHub credential as settings shows it: never a token, only what it is and how it stands. */
+export const oauthConnectionSchema = z.object({
+  key: z.string(),
+  provider: oauthProviderSchema,
+  /** The OAuth client's id and secret are saved: "Connect" can start. */
+  clientSaved: z.boolean(),
+  /** How it signs in: an OAuth connection, a pasted refresh token (Google), a personal access token (GitHub), or not yet. */
+  via: z.enum(['oauth', 'refresh_token', 'token', 'none']),
+  /** Who the provider says the tokens belong to. */
+  account: z.string().nullable(),
+  scopes: z.array(z.string()),
+  /** When the stored access token expires (it is refreshed before); null when it does not expire or none is stored. */
+  expiresAt: z.string().nullable(),
+  /** A refresh token is stored: access tokens renew themselves. */
+  refreshable: z.boolean(),
+  /** The provider refused the refresh token (invalid_grant): why; null while it works. */
+  needsReconnect: z.string().nullable(),
+  connectedAt: z.string().nullable(),
+});
+export type OAuthConnection = z.infer<typeof oauthConnectionSchema>;
+
+export const oauthConnectionsSchema = z.object({
+  connections: z.array(oauthConnectionSchema),
+  /** The redirect URI to register with each provider; null while the dashboard does not know its public address. */
+  redirectUris: z.object({ google: z.string().nullable(), github: z.string().nullable() }),
+});
+export type OAuthConnections = z.infer<typeof oauthConnectionsSchema>;

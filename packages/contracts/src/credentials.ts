@@ -23,7 +23,15 @@ export const services = {
   revenuecat: { label: 'RevenueCat', fields: [{ name: 'apiKey', label: 'Secret API key (v2)', secret: true, placeholder: 'sk_…' }, baseUrl] },
   stripe: { label: 'Stripe', fields: [{ name: 'secretKey', label: 'Restricted or secret key', secret: true, placeholder: 'rk_live_…' }, baseUrl] },
   linear: { label: 'Linear', fields: [{ name: 'apiKey', label: 'Personal API key', secret: true, placeholder: 'lin_api_…' }, baseUrl] },
-  github: { label: 'GitHub', fields: [{ name: 'token', label: 'Fine-grained personal access token', secret: true, placeholder: 'github_pat_…' }, baseUrl] },
+  github: {
+    label: 'GitHub',
+    fields: [
+      { name: 'token', label: 'Fine-grained personal access token (or connect an OAuth app below)', secret: true, optional: true, placeholder: 'github_pat_…' },
+      { name: 'clientId', label: 'OAuth app client ID (for "Connect with GitHub")', secret: false, optional: true, placeholder: 'Ov23li…' },
+      { name: 'clientSecret', label: 'OAuth app client secret', secret: true, optional: true },
+      baseUrl,
+    ],
+  },
   vercel: { label: 'Vercel', fields: [{ name: 'token', label: 'Access token', secret: true }, baseUrl] },
   appstoreconnect: {
     label: 'App Store Connect',
@@ -41,7 +49,7 @@ export const services = {
     fields: [
       { name: 'clientId', label: 'OAuth client ID', secret: false },
       { name: 'clientSecret', label: 'OAuth client secret', secret: true },
-      { name: 'refreshToken', label: 'Refresh token', secret: true },
+      { name: 'refreshToken', label: 'Refresh token (optional: "Connect with Google" gets one)', secret: true, optional: true },
       baseUrl,
     ],
   },
@@ -102,6 +110,16 @@ function checkValues(input: { key: string; values?: Record<string, string> | und
     }
     if (field.name === 'baseUrl' && value !== '' && !/^https?:\/\/[^\s/]+/.test(value)) {
       ctx.addIssue({ code: 'custom', path: ['values', field.name], message: 'The base URL starts with http:// or https://' });
+    }
+  }
+  // A GitHub credential signs in with a token, or with an OAuth app (its id and secret, then "Connect with GitHub").
+  if (service === 'github') {
+    const filled = (name: string) => (input.values?.[name]?.trim() ?? '') !== '';
+    if (!filled('token') && !(filled('clientId') && filled('clientSecret'))) {
+      ctx.addIssue({ code: 'custom', path: ['values', 'token'], message: 'A personal access token, or an OAuth app’s client ID and secret (then "Connect with GitHub"), is required' });
+    }
+    for (const [name, other] of [['clientId', 'clientSecret'], ['clientSecret', 'clientId']] as const) {
+      if (filled(other) && !filled(name)) ctx.addIssue({ code: 'custom', path: ['values', name], message: `The OAuth ${name === 'clientId' ? 'client ID' : 'client secret'} goes with the ${other === 'clientId' ? 'client ID' : 'client secret'}` });
     }
   }
   for (const name of Object.keys(input.values)) {

@@ -9,6 +9,7 @@ import {
   type RateLimit,
   type RateLimiter,
   type ServiceConnector,
+  type TokenKeeper,
 } from '@dash/connectors';
 import type { Store } from '@dash/db';
 import type { CredentialVault } from '../credentials/vault.ts';
@@ -65,6 +66,28 @@ export class Connections {
     return limiter;
   }
 
+  /**
+   * Where an OAuth refresh on the stored credential `key` writes: new tokens merged in (a standing "needs reconnect"
+   * cleared), or the mark that the provider refused the refresh token, unless another refresh replaced it meanwhile.
+   */
+  private keeper(key: string): TokenKeeper {
+    const change = async (next: (current: Record<string, string>) => Record<string, string> | undefined) => {
+      const sealed = await this.store.credentials.getSealed(key);
+      // Removed meanwhile: nothing to update.
+      if (sealed === undefined) return;
+      const values = next(this.vault.open(key, sealed));
+      if (values) await this.store.credentials.putSealed(key, this.vault.seal(key, values));
+    };
+    return {
+      save: (values) =>
+        change((current) => {
+          const { reconnect: _cleared, ...rest } = { ...current, ...values };
+          return rest;
+        }),
+      refused: (reason, refreshToken) => change((current) => (current.refreshToken === refreshToken ? { ...current, reconnect: reason } : undefined)),
+    };
+  }
+
   /** A context over the given values (a credentials test) or the stored ones under `key`. */
   async context(
     service: ServiceName,
@@ -85,6 +108,8 @@ export class Connections {
       clock: this.clock,
       limiter: this.limiterFor(connector, key),
       ...(options.signal ? { signal: options.signal } : {}),
+      // Only stored values are worth keeping a refresh's tokens for.
+      ...(options.values ? {} : { tokens: this.keeper(key) }),
       ...(this.options.limiterWaitMs === undefined ? {} : { limiterWaitMs: this.options.limiterWaitMs }),
     };
   }

@@ -79,10 +79,12 @@ export const credentialsRouter = router({
       const service = serviceOf(input.key);
       if (!service) throw fail('BAD_REQUEST', `Unknown service in "${input.key}"`);
       const connector = connectorFor(service);
-      const values = input.values ? filledIn(input.values) : await storedValues(ctx, input.key);
-      if (input.values) assertBaseUrlAllowed(values);
+      const values = input.values ? filledIn(input.values) : undefined;
+      if (values) assertBaseUrlAllowed(values);
+      // The stored ones are read by the connection itself, so a refresh on the way is stored (GitHub rotates refresh tokens).
+      else await storedValues(ctx, input.key);
       const timeout = AbortSignal.timeout(TEST_TIMEOUT_MS);
-      const upstream = await ctx.data.connections.context(service, input.key, { values, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+      const upstream = await ctx.data.connections.context(service, input.key, { ...(values ? { values } : {}), signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
       try {
         await connector.test(upstream);
         return { ok: true as const };

@@ -114,7 +114,7 @@ async function start(): Promise<Runtime> {
         log,
         demo,
         database,
-        access: { mode: env.mode, origin: env.ORIGIN, envPassword: envPassword(env), dataDir: env.DATA_DIR },
+        access: { mode: env.mode, origin: env.publicOrigin, envPassword: envPassword(env), dataDir: env.DATA_DIR },
         relay: { url: env.WEBHOOK_RELAY_URL, secret: env.RELAY_POLL_SECRET, receive: env.receive },
         backup: { interval: env.BACKUP_INTERVAL, httpEnabled: env.BACKUP_SECRET.length > 0 },
         cliLocations: env.cli,

@@ -12,6 +12,8 @@ describe("the dashboard's environment", () => {
     HOST: '127.0.0.1',
     PORT: 3000,
     mode: 'local',
+    // Without ORIGIN, the loopback address it listens on: OAuth redirect URIs start with it.
+    publicOrigin: 'http://127.0.0.1:3000',
     DASHBOARD_ALLOWED_HOSTS: [],
     DASHBOARD_PASSWORD_FILE: undefined,
     // Unset: the database chosen in Settings → Database, or the embedded DATA_DIR/dashboard.db.
@@ -79,6 +81,12 @@ describe("the dashboard's environment", () => {
     expect(env.receive.secrets.code_host).toEqual(['gh-new', 'gh-old']);
     expect([...env.receive.disabled]).toEqual(['error_tracker']);
     expect(readEnv({ RELAY_ENABLED: 'false' }, '/').receive.enabled).toBe(false);
+  });
+
+  it('takes the public origin from ORIGIN, else from the loopback bind (an IPv6 one in brackets)', () => {
+    expect(readEnv({ ORIGIN: 'https://dash.example.com', HOST: '0.0.0.0' }, '/').publicOrigin).toBe('https://dash.example.com');
+    expect(readEnv({ HOST: 'localhost', PORT: '4100' }, '/').publicOrigin).toBe('http://localhost:4100');
+    expect(readEnv({ HOST: '::1' }, '/').publicOrigin).toBe('http://[::1]:3000');
   });
 
   it('reads the extra allowed hosts as a lowercase list', () => {

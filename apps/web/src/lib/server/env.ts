@@ -115,6 +115,8 @@ export type Env = z.infer<typeof schema> & {
   receive: ReceiveSettings;
   /** Where POST /api/auth/cli-import looks for a Google login on this computer. */
   cli: CliLocations;
+  /** The address people open: ORIGIN, else the loopback address the server listens on (OAuth redirect URIs start with it). */
+  publicOrigin: string;
 };
 
 /** A `file:` URL with a relative path, which libSQL would take from the working directory. */
@@ -139,6 +141,8 @@ export function readEnv(raw: RawEnv, base: string): Env {
       GOOGLE_WORKSPACE_CLI_CONFIG_DIR: cli.GOOGLE_WORKSPACE_CLI_CONFIG_DIR,
     },
     mode: isLoopbackHost(env.HOST) ? 'local' : 'remote',
+    // Without ORIGIN the bind is loopback (checked above): its own address, an IPv6 one in brackets.
+    publicOrigin: env.ORIGIN?.replace(/\/$/, '') ?? `http://${env.HOST.includes(':') ? `[${env.HOST.replace(/^\[|\]$/g, '')}]` : env.HOST}:${env.PORT}`,
     receive: receiveSettingsFrom(withoutBlanks(raw)),
     DATABASE_URL:
       env.DATABASE_URL !== undefined && relativeFileUrl.test(env.DATABASE_URL) ? `file:${resolve(base, env.DATABASE_URL.slice('file:'.length))}` : env.DATABASE_URL,

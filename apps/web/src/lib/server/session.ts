@@ -36,3 +36,20 @@ export function setupCookie(origin: string) {
     }),
   };
 }
+
+/**
+ * The OAuth flow's cookie (the sealed state and PKCE verifier), for the callback only: `HttpOnly; SameSite=Lax` (the
+ * provider sends the browser back with a top-level GET, which Lax lets it carry), `Secure` over https, ten minutes.
+ */
+export function oauthCookie(origin: string, cookie: { name: string; path: string }) {
+  return {
+    name: cookie.name,
+    options: (maxAgeSeconds: number): CookieOptions => ({
+      path: cookie.path,
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: origin.startsWith('https:'),
+      maxAge: maxAgeSeconds,
+    }),
+  };
+}

@@ -6,7 +6,7 @@ import { sessionCookie } from '$lib/server/session';
 
 export const load: PageServerLoad = async ({ locals }) => {
   const api = await callerFor(locals.request);
-  const [settings, { projects }, { connectedKeys }, auth, relay, notifications, database, backup, email, { deliveries: emails }] = await Promise.all([
+  const [settings, { projects }, { connectedKeys }, auth, relay, notifications, database, backup, email, { deliveries: emails }, oauth] = await Promise.all([
     api.settings.get(),
     api.projects.list(),
     api.credentials.list(),
@@ -17,11 +17,12 @@ export const load: PageServerLoad = async ({ locals }) => {
     api.backup.status(),
     api.alerts.status(),
     api.alerts.deliveries(),
+    api.oauth.connections(),
   ]);
   // Sessions and tokens are managed from a browser; a request made with an API token sees neither.
   const browser = auth.via !== 'token';
   const [sessions, tokens] = browser ? await Promise.all([api.sessions.list(), api.tokens.list()]) : [{ sessions: [] }, { tokens: [] }];
-  return { settings, projects, connectedKeys, auth, relay, notifications, database, backup, email, emails, sessions: sessions.sessions, tokens: tokens.tokens };
+  return { settings, projects, connectedKeys, oauth, auth, relay, notifications, database, backup, email, emails, sessions: sessions.sessions, tokens: tokens.tokens };
 };
 
 export const actions: Actions = {
