@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { sandboxGoogle, startSandbox, type Sandbox } from '@dash/sandbox';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { sandboxGitHubOAuth, sandboxGoogle, sandboxGoogleAccount, startSandbox, type Sandbox } from '@dash/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
@@ -29,7 +29,8 @@ beforeAll(async () => {
   // An older Google connection pointing at the fake Google: the import replaces its tokens and keeps its base URL.
   const stale = { clientId: 'old.apps.googleusercontent.com', clientSecret: 'old', refreshToken: '1//old', baseUrl: sandbox.services.google.baseUrl };
   expect((await post('/api/credentials', { key: 'google', values: stale })).status).toBe(200);
-  expect((await post('/api/projects', { slug: 'formfox', name: 'Formfox', integrations: { seo: { siteUrl: 'sc-domain:formfox.io' } } })).status).toBe(201);
+  const integrations = { seo: { siteUrl: 'sc-domain:formfox.io' }, code_host: { repos: ['formfox/web'] } };
+  expect((await post('/api/projects', { slug: 'formfox', name: 'Formfox', integrations })).status).toBe(201);
 });
 afterAll(async () => {
   await browser?.close();
@@ -56,5 +57,123 @@ describe('Settings → Connections → Google in a real browser', () => {
     const after = await dashboard.fetch('/api/seo?project=formfox&refresh=1');
     expect(after.status).toBe(200);
     expect(after.headers.get('x-cache')).toBe('MISS');
+  });
+});
+
+/** Settings in a fresh browser context, hydrated (the live stream is its last request). */
+async function openSettings(): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  const page = await context.newPage();
+  const hydrated = page.waitForResponse((response) => response.url().includes('notifications.stream'));
+  await page.goto(`${dashboard.url}/settings#connections`);
+  await hydrated;
+  return { context, page };
+}
+
+const card = (page: Page, name: string) => page.locator('details.connection').filter({ hasText: name });
+const banner = (page: Page) => page.locator('#connections .outcome');
+
+/** Types the OAuth client into a card and saves it (the credential is replaced: no token yet). */
+async function saveClient(page: Page, service: 'google' | 'github', client: { clientId: string; clientSecret: string }, baseUrl: string) {
+  await page.locator(`#${service}-clientId`).fill(client.clientId);
+  await page.locator(`#${service}-clientSecret`).fill(client.clientSecret);
+  await page.locator(`#${service}-baseUrl`).fill(baseUrl);
+  await card(page, service === 'google' ? 'Google Search Console' : 'GitHub').getByRole('button', { name: /^(Save|Replace)$/ }).click();
+  await expect.poll(() => card(page, service === 'google' ? 'Google Search Console' : 'GitHub').getByText('Client saved, not connected yet.').count(), SERVER).toBe(1);
+}
+
+describe('Settings → Connections → Connect with Google/GitHub in a real browser', () => {
+  let callback = '';
+
+  it('saves the Google client, shows the redirect URI to register, consents on Google’s page and lands on ?oauth=success; the Search widget loads', async () => {
+    const { context, page } = await openSettings();
+    const google = card(page, 'Google Search Console');
+    await expect.poll(() => google.getByText(`${dashboard.url}/api/auth/google/callback`, { exact: true }).count()).toBe(1);
+    await saveClient(page, 'google', sandboxGoogle, sandbox.services.google.baseUrl);
+    page.on('request', (request) => {
+      if (request.url().includes('/api/auth/google/callback')) callback = request.url();
+    });
+    await google.getByRole('link', { name: /Connect with Google/ }).click();
+    await page.waitForURL(`${sandbox.services.google.url}/o/oauth2/v2/auth?**`);
+    await expect.poll(() => page.getByText(`Signed in as ${sandboxGoogleAccount}`).count()).toBe(1);
+    await page.getByRole('link', { name: 'Allow' }).click();
+    await page.waitForURL(`${dashboard.url}/settings?oauth=success`);
+    await expect.poll(() => banner(page).textContent(), SERVER).toContain('Connected.');
+    await expect.poll(() => google.getByText(`Connected as ${sandboxGoogleAccount} with Google sign-in.`, { exact: false }).count(), SERVER).toBe(1);
+    // The flow's cookie is gone; no token is in the page.
+    expect((await context.cookies()).map((cookie) => cookie.name)).not.toContain('dash_oauth');
+    expect(await page.content()).not.toMatch(/ya29\.|1\/\/0/);
+
+    await page.goto(`${dashboard.url}/?project=formfox`);
+    const search = page.getByRole('region', { name: 'Search' });
+    await expect.poll(() => search.getByRole('cell', { name: 'formfox', exact: true }).count(), SERVER).toBe(1);
+    await context.close();
+  });
+
+  it('ends a replayed callback, a forged state and a flow whose cookie expired in oauth=error&reason=state, storing nothing', async () => {
+    expect(callback).toContain('code=');
+    const { context, page } = await openSettings();
+    await page.goto(callback);
+    await page.waitForURL(`${dashboard.url}/settings?oauth=error&reason=state`);
+    await expect.poll(() => banner(page).textContent(), SERVER).toContain('That sign-in expired or was finished in another browser');
+
+    const forged = new URL(callback);
+    forged.searchParams.set('state', 'forged-state-forged-state-forged-state-0000');
+    await page.goto(forged.href);
+    await page.waitForURL(`${dashboard.url}/settings?oauth=error&reason=state`);
+
+    // Connect, then ten minutes pass on the consent page: the browser drops the flow's cookie (Max-Age=600).
+    await card(page, 'Google Search Console').getByRole('link', { name: /Connect again/ }).click();
+    await page.waitForURL(`${sandbox.services.google.url}/o/oauth2/v2/auth?**`);
+    const [flow] = (await context.cookies(callback)).filter((cookie) => cookie.name === 'dash_oauth');
+    expect(flow).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/api/auth/' });
+    expect((flow?.expires ?? 0) - Date.now() / 1000).toBeGreaterThan(590);
+    expect((flow?.expires ?? 0) - Date.now() / 1000).toBeLessThanOrEqual(600);
+    await context.clearCookies({ name: 'dash_oauth' });
+    await page.getByRole('link', { name: 'Allow' }).click();
+    await page.waitForURL(`${dashboard.url}/settings?oauth=error&reason=state`);
+    // Still the first connection's account: nothing was replaced.
+    await expect.poll(() => card(page, 'Google Search Console').getByText(`Connected as ${sandboxGoogleAccount}`, { exact: false }).count(), SERVER).toBe(1);
+    await context.close();
+  });
+
+  it('says so when the user declines on the consent page', async () => {
+    const { context, page } = await openSettings();
+    await card(page, 'Google Search Console').getByRole('link', { name: /Connect again/ }).click();
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.waitForURL(`${dashboard.url}/settings?oauth=error&reason=access_denied`);
+    await expect.poll(() => banner(page).textContent(), SERVER).toBe('You declined on the provider’s page, so nothing was connected.');
+    await context.close();
+  });
+
+  it('shows "Needs reconnect" when Google refuses the refresh token (invalid_grant), and Reconnect mends it', async () => {
+    sandbox.revokeOAuth('google');
+    // The widget keeps showing the last numbers (marked stale) while Google refuses.
+    const failed = await dashboard.fetch('/api/seo?project=formfox&refresh=1');
+    expect(failed.headers.get('x-cache')).toBe('STALE');
+    const { context, page } = await openSettings();
+    const google = card(page, 'Google Search Console');
+    await expect.poll(() => google.locator('summary .badge').textContent(), SERVER).toBe('Needs reconnect');
+    await expect.poll(() => google.getByText(/revoked the dashboard's access \(invalid_grant/).count()).toBe(1);
+    await google.getByRole('link', { name: /Reconnect/ }).click();
+    await page.getByRole('link', { name: 'Allow' }).click();
+    await page.waitForURL(`${dashboard.url}/settings?oauth=success`);
+    await expect.poll(() => google.locator('summary .badge').textContent(), SERVER).toBe('Connected');
+    await context.close();
+    expect((await dashboard.fetch('/api/seo?project=formfox&refresh=1')).status).toBe(200);
+  });
+
+  it('connects GitHub with an OAuth app, named by its login, and the shipping widget’s data comes with the new token', async () => {
+    const { context, page } = await openSettings();
+    const github = card(page, 'GitHub');
+    await github.locator('summary').click();
+    await saveClient(page, 'github', sandboxGitHubOAuth.oauthApp, sandbox.services.github.baseUrl);
+    await github.getByRole('link', { name: /Connect with GitHub/ }).click();
+    await page.waitForURL(`${sandbox.services.github.url}/login/oauth/authorize?**`);
+    await page.getByRole('link', { name: 'Allow' }).click();
+    await page.waitForURL(`${dashboard.url}/settings?oauth=success`);
+    await expect.poll(() => github.getByText('Connected as demo-founder with GitHub sign-in. The token does not expire.').count(), SERVER).toBe(1);
+    await context.close();
+    expect((await dashboard.fetch('/api/shipping?project=formfox&refresh=1')).status).toBe(200);
   });
 });

@@ -26,8 +26,8 @@ export const services = {
   github: {
     label: 'GitHub',
     fields: [
-      { name: 'token', label: 'Fine-grained personal access token (or connect an OAuth app below)', secret: true, optional: true, placeholder: 'github_pat_…' },
-      { name: 'clientId', label: 'OAuth app client ID (for "Connect with GitHub")', secret: false, optional: true, placeholder: 'Ov23li…' },
+      { name: 'token', label: 'Fine-grained personal access token, or an OAuth app below', secret: true, optional: true, placeholder: 'github_pat_…' },
+      { name: 'clientId', label: 'OAuth app client ID', secret: false, optional: true, placeholder: 'Ov23li…' },
       { name: 'clientSecret', label: 'OAuth app client secret', secret: true, optional: true },
       baseUrl,
     ],
@@ -49,7 +49,7 @@ export const services = {
     fields: [
       { name: 'clientId', label: 'OAuth client ID', secret: false },
       { name: 'clientSecret', label: 'OAuth client secret', secret: true },
-      { name: 'refreshToken', label: 'Refresh token (optional: "Connect with Google" gets one)', secret: true, optional: true },
+      { name: 'refreshToken', label: 'Refresh token ("Connect with Google" gets one)', secret: true, optional: true },
       baseUrl,
     ],
   },
