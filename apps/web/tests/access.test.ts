@@ -83,6 +83,11 @@ describe('a local dashboard with a password', () => {
       expect(answer.headers['www-authenticate']).toBe('Bearer realm="dashboard"');
       expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'UNAUTHORIZED' } });
     }
+    // The OAuth routes are SvelteKit routes (they redirect and set a cookie) behind the same sign-in.
+    for (const path of ['/api/auth/google/redirect?credKey=google', '/api/auth/github/callback?code=x&state=y']) {
+      const answer = await raw(dashboard.url + path);
+      expect([path, answer.status, answer.headers.location]).toEqual([path, 401, undefined]);
+    }
     for (const { path, type } of procedurePaths()) {
       const answer =
         type === 'query'

@@ -97,3 +97,22 @@ describe('the connections’ default fetch', () => {
     expect(refusedAddressIn(error)?.message).toBe('The address 169.254.169.254 (link-local or cloud metadata) is not allowed as an upstream');
   });
 });
+
+describe('a GitHub credential', () => {
+  it('takes a personal access token, or an OAuth app’s client ID and secret together, and says which is missing otherwise', async () => {
+    const issuesOf = async (values: Record<string, string>) => {
+      const res = await call('POST', '/api/credentials', { key: 'github', values });
+      return res.status === 200 ? 'saved' : (res.json.error as { issues: { path: (string | number)[]; message: string }[] }).issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    };
+    expect(await issuesOf({})).toEqual(['values.token: A personal access token, or an OAuth app’s client ID and secret (then "Connect with GitHub"), is required']);
+    expect(await issuesOf({ clientId: 'Ov23li123' })).toEqual([
+      'values.token: A personal access token, or an OAuth app’s client ID and secret (then "Connect with GitHub"), is required',
+      'values.clientSecret: The OAuth client secret goes with the client ID',
+    ]);
+    expect(await api.store.credentials.keys()).toEqual([]);
+    expect(await issuesOf({ clientId: 'Ov23li123', clientSecret: 'shh' })).toBe('saved');
+    expect(await issuesOf({ token: 'github_pat_x' })).toBe('saved');
+    // A Google credential needs its OAuth client; the refresh token comes from "Connect with Google" or a paste.
+    expect((await call('POST', '/api/credentials', { key: 'google', values: { clientId: 'x.apps.googleusercontent.com', clientSecret: 'GOCSPX-x' } })).status).toBe(200);
+  });
+});

@@ -65,6 +65,12 @@ describe('GitHub connector', () => {
     expect(error).toMatchObject({ kind: 'not_found', retryable: false, message: 'GitHub has no repository formfox/nope that this token can read (404)' });
   });
 
+  it('says GitHub is not connected yet, without a request, when only an OAuth app’s client is saved', async () => {
+    const ctx = sandboxContext(sandbox, 'github', { credentials: { clientId: 'Ov23liSandboxOAuthApp', clientSecret: 'secret' } });
+    await expect(github.test(ctx)).rejects.toMatchObject({ kind: 'auth', message: 'GitHub is not connected yet: use "Connect with GitHub" in settings' });
+    expect(sandbox.requestsTo('github')).toHaveLength(0);
+  });
+
   it('says the token was rejected, with GitHub’s reason and without the token', async () => {
     const ctx = sandboxContext(sandbox, 'github', { credentials: { token: 'ghp_wrongToken123' } });
     const error = await github.shipped(ctx, { config: formfox, limit: 5, now: Date.now() }).catch((e: unknown) => e);

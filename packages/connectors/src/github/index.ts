@@ -89,10 +89,10 @@ async function mergedPulls(ctx: ConnectorContext, repo: string, limit: number): 
 
 /**
  * The context with the token to send: a personal access token or an OAuth app's token as stored, an expiring
- * GitHub App user token refreshed first when it is due (the shared OAuth path stores the new pair).
+ * GitHub App user token refreshed first when it is due (the shared OAuth path stores the new pair); without any,
+ * "not connected yet" before a request is made.
  */
 async function authorized(ctx: ConnectorContext): Promise<ConnectorContext> {
-  if (!ctx.credentials.refreshToken) return ctx;
   return { ...ctx, credentials: { ...ctx.credentials, token: (await accessToken(ctx, 'github')).value } };
 }
 
