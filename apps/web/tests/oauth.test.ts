@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -161,6 +162,30 @@ describe('Settings → Connections → Connect with Google/GitHub in a real brow
     await expect.poll(() => google.locator('summary .badge').textContent(), SERVER).toBe('Connected');
     await context.close();
     expect((await dashboard.fetch('/api/seo?project=formfox&refresh=1')).status).toBe(200);
+  });
+
+  it('answers the redirect route’s mistakes as JSON, sets the flow cookie, and moves a flow opened on another loopback name to the public origin', async () => {
+    const unknown = await dashboard.fetch('/api/auth/gitlab/redirect?credKey=gitlab', { redirect: 'manual' });
+    expect([unknown.status, await unknown.json()]).toEqual([404, { error: { code: 'NOT_FOUND', message: 'No OAuth provider "gitlab": google or github' } }]);
+    const noClient = await dashboard.fetch('/api/auth/github/redirect?credKey=github:work', { redirect: 'manual' });
+    expect([noClient.status, await noClient.json()]).toEqual([
+      400,
+      { error: { code: 'BAD_REQUEST', message: 'Save GitHub\'s OAuth client ID and client secret under "github:work" first (Settings → Connections → GitHub), then connect.' } },
+    ]);
+    const started = await dashboard.fetch('/api/auth/google/redirect?credKey=google', { redirect: 'manual' });
+    expect(started.status).toBe(302);
+    expect(started.headers.get('location')).toMatch(new RegExp(`^${sandbox.services.google.url}/o/oauth2/v2/auth\\?`));
+    const cookie = started.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/^dash_oauth=[\w.-]+; Max-Age=600; Path=\/api\/auth\/; HttpOnly; SameSite=Lax$/);
+    // Opened as localhost: first to the address the provider will send the browser back to.
+    const port = new URL(dashboard.url).port;
+    const alias = await new Promise<{ status: number | undefined; location: string | undefined }>((resolve, reject) =>
+      get({ host: '127.0.0.1', port, path: '/api/auth/google/redirect?credKey=google', headers: { host: `localhost:${port}` } }, (res) => {
+        res.resume();
+        resolve({ status: res.statusCode, location: res.headers.location });
+      }).on('error', reject),
+    );
+    expect(alias).toEqual({ status: 302, location: `${dashboard.url}/api/auth/google/redirect?credKey=google` });
   });
 
   it('connects GitHub with an OAuth app, named by its login, and the shipping widget’s data comes with the new token', async () => {

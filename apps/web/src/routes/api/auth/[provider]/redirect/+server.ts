@@ -11,12 +11,17 @@ import { oauthCookie } from '$lib/server/session';
  * provider's authorization page with 302, the flow sealed into a cookie for the callback. A SvelteKit route, not the
  * REST table: it sets a cookie and redirects.
  */
-export const GET: RequestHandler = async ({ params, url, locals, cookies }) => {
+export const GET: RequestHandler = async ({ params, url, locals, cookies, request }) => {
   const provider = oauthProviderSchema.safeParse(params.provider);
   if (!provider.success) return json({ error: { code: 'NOT_FOUND', message: `No OAuth provider "${params.provider}": google or github` } }, { status: 404 });
-  const { publicOrigin } = serverEnv();
-  // The provider sends the browser back to the public address: the flow's cookie must be set there, not on an alias.
-  if (url.origin !== publicOrigin) redirect(302, `${publicOrigin}${url.pathname}${url.search}`);
+  const { publicOrigin, mode } = serverEnv();
+  // The provider sends the browser back to the public address: the flow's cookie must be set there, not on another
+  // loopback name the Host guard admits locally (localhost for 127.0.0.1; a remote dashboard's guard already sends
+  // every other name to ORIGIN). `url` always says the public origin (server.ts sets ORIGIN for the adapter), so the
+  // Host header tells which name the browser used; it only decides whether to redirect, never where.
+  if (mode === 'local' && (request.headers.get('host') ?? '').toLowerCase() !== new URL(publicOrigin).host) {
+    redirect(302, `${publicOrigin}${url.pathname}${url.search}`);
+  }
   const scopes = url.searchParams.get('scopes');
   try {
     const caller = await callerFor(locals.request);
