@@ -308,8 +308,30 @@ export async function accessToken(ctx: ConnectorContext, provider: OAuthProvider
   return { value: (await pending).accessToken, cached: false };
 }
 
+/** The API said 401: the access token is no good (expired early, revoked); one new token is worth a try. */
+export class RejectedTokenError extends ConnectorError {
+  constructor(service: string, reason: string | undefined) {
+    super('auth', `${service} rejected the credentials (401)${reason ? `: ${reason}` : ''}`);
+  }
+}
+
+/**
+ * Runs `call` with a usable access token. When the API rejects (401, a RejectedTokenError) a token that was already
+ * held and a refresh token is stored, the token is dropped and `call` runs once more with a new one; a refresh the
+ * provider refuses then marks the connection for a reconnect at once, instead of at the token's expiry.
+ */
+export async function withAccessToken<T>(ctx: ConnectorContext, provider: OAuthProvider, call: (token: string) => Promise<T>): Promise<T> {
+  const first = await accessToken(ctx, provider);
+  try {
+    return await call(first.value);
+  } catch (error) {
+    if (!(error instanceof RejectedTokenError) || !first.cached || !ctx.credentials.refreshToken) throw error;
+    return call((await accessToken(dropAccessToken(ctx, provider, first.value), provider)).value);
+  }
+}
+
 /** The API refused this token: forget it, in memory and as the one stored (unless a newer one already replaced it). */
-export function dropAccessToken(ctx: ConnectorContext, provider: OAuthProvider, value: string): ConnectorContext {
+function dropAccessToken(ctx: ConnectorContext, provider: OAuthProvider, value: string): ConnectorContext {
   for (const [key, cached] of cache) if (cached.value === value) cache.delete(key);
   const { accessField } = providers[provider];
   if (ctx.credentials[accessField] !== value) return ctx;

@@ -25,8 +25,8 @@ export interface FakeOAuthOptions {
   extras?(client: FakeOAuthClient, scope: string, now: number): Record<string, unknown>;
   /** The consent page's account line. */
   account: string;
-  /** The provider's error codes for a bad code and a dead refresh token (Google: invalid_grant for both). */
-  refusals: { code: string; refresh: string };
+  /** The provider's error codes for a bad code and a dead refresh token (Google: invalid_grant for both), with its words for the latter. */
+  refusals: { code: string; refresh: string; refreshDescription: string };
 }
 
 /** A code lives ten minutes and is good once, as both providers' are. */
@@ -139,7 +139,7 @@ export function fakeOAuth(options: FakeOAuthOptions) {
     }
     const grant = refresh.get(form.refresh_token ?? '');
     if (!grant || grant.revoked || grant.expiresAt <= request.now || grant.client !== client) {
-      return options.error(400, options.refusals.refresh, 'Token has been expired or revoked.');
+      return options.error(400, options.refusals.refresh, options.refusals.refreshDescription);
     }
     // GitHub's refresh tokens are good once: the answer carries the next one.
     const rotate = client.expiring?.rotate ?? false;

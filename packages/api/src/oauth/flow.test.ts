@@ -230,6 +230,14 @@ describe('OAuth: GET /api/auth/{provider}/callback', () => {
     d.clock.advance(8 * 3_600_000);
     expect((await d.rest('GET', '/api/shipping?project=formfox&refresh=1')).status).toBe(200);
     expect((await d.as().oauth.connections()).connections[0]).toMatchObject({ key: 'github', via: 'oauth', refreshable: true, needsReconnect: null, account: 'demo-founder' });
+
+    // Taken back on GitHub: the next call's 401 tries one refresh, which GitHub refuses, and settings says so now.
+    sandbox.revokeOAuth('github');
+    const refused = await d.rest('GET', '/api/shipping?project=formfox&refresh=1');
+    expect(refused.headers.get('x-cache')).toBe('STALE');
+    expect((await d.as().oauth.connections()).connections[0]?.needsReconnect).toBe(
+      "GitHub revoked the dashboard's access (bad_refresh_token: The refresh token passed is incorrect or expired.): reconnect GitHub in settings",
+    );
   });
 
   it('marks the connection "needs reconnect" when the provider refuses the refresh token (invalid_grant), and a new connection clears it', async () => {

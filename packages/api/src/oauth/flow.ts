@@ -163,7 +163,8 @@ function flowOf(ctx: Context, input: z.infer<typeof oauthFinishInput>, now: numb
 async function accountOf(provider: OAuthProvider, upstream: ConnectorContext, tokens: TokenSet): Promise<string | undefined> {
   if (provider === 'google') return idTokenEmail(tokens.idToken);
   try {
-    return await githubLogin({ ...upstream, credentials: { ...upstream.credentials, token: tokens.accessToken } });
+    // The new token alone: a previous connection's refresh token or expiry must not stand in for it.
+    return await githubLogin({ ...upstream, credentials: { token: tokens.accessToken } });
   } catch {
     return undefined;
   }

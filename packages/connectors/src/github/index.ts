@@ -1,7 +1,7 @@
 import type { ShippingConnector } from '../connector.ts';
 import type { ConnectorContext } from '../context.ts';
 import { ConnectorError } from '../errors.ts';
-import { accessToken } from '../oauth.ts';
+import { RejectedTokenError, withAccessToken } from '../oauth.ts';
 import { collectPages, defineClient, nextLink, parseRetryAfter, type ClientSpec } from '../http.ts';
 import { hasNewestMerged, isMerged, toShipped, type MergedPull } from './map.ts';
 import { errorBody, pullList, user, type GitHubPull } from './schemas.ts';
@@ -47,7 +47,8 @@ const spec: ClientSpec & { classify: Classify } = {
     'user-agent': 'founder-dashboard',
   }),
   errorMessage: reasonOf,
-  classify: githubRateLimit,
+  // A 401 is the token's: an expiring OAuth token gets one more try with a new one (withAccessToken).
+  classify: (status, headers, body, now) => (status === 401 ? new RejectedTokenError(SERVICE, reasonOf(body)) : githubRateLimit(status, headers, body, now)),
 };
 const client = defineClient(spec);
 
@@ -88,17 +89,17 @@ async function mergedPulls(ctx: ConnectorContext, repo: string, limit: number): 
 }
 
 /**
- * The context with the token to send: a personal access token or an OAuth app's token as stored, an expiring
- * GitHub App user token refreshed first when it is due (the shared OAuth path stores the new pair); without any,
- * "not connected yet" before a request is made.
+ * Runs `call` on a context carrying the token to send: a personal access token or an OAuth app's token as stored, an
+ * expiring GitHub App user token refreshed first when it is due (the shared OAuth path stores the new pair), and on a
+ * 401 once more with a new one; without any token, "not connected yet" before a request is made.
  */
-async function authorized(ctx: ConnectorContext): Promise<ConnectorContext> {
-  return { ...ctx, credentials: { ...ctx.credentials, token: (await accessToken(ctx, 'github')).value } };
+function authorized<T>(ctx: ConnectorContext, call: (ctx: ConnectorContext) => Promise<T>): Promise<T> {
+  return withAccessToken(ctx, 'github', (token) => call({ ...ctx, credentials: { ...ctx.credentials, token } }));
 }
 
 /** The login of the account the token belongs to: who settings says GitHub is connected as. */
-export async function githubLogin(ctx: ConnectorContext): Promise<string> {
-  return (await client.get(await authorized(ctx), '/user', {}, user)).login;
+export function githubLogin(ctx: ConnectorContext): Promise<string> {
+  return authorized(ctx, async (authed) => (await client.get(authed, '/user', {}, user)).login);
 }
 
 /** GitHub: merged pull requests of the project's repositories as shipped work. */
@@ -112,16 +113,16 @@ export const github: ShippingConnector<'code_host'> = {
     await githubLogin(ctx);
   },
 
-  async shipped(unauthorized, { config, limit }) {
-    const ctx = await authorized(unauthorized);
-    // Settled, not raced: a failing repository must not leave the others' paging running after we return.
-    const settled = await Promise.allSettled(config.repos.map((repo) => mergedPulls(ctx, repo, limit)));
-    const failed = settled.find((result) => result.status === 'rejected');
-    if (failed) throw failed.reason;
-    return settled
-      .flatMap((result) => (result.status === 'fulfilled' ? result.value : []))
-      .map(toShipped)
-      .sort((a, b) => b.shippedAt.localeCompare(a.shippedAt))
-      .slice(0, limit);
-  },
+  shipped: (unauthorized, { config, limit }) =>
+    authorized(unauthorized, async (ctx) => {
+      // Settled, not raced: a failing repository must not leave the others' paging running after we return.
+      const settled = await Promise.allSettled(config.repos.map((repo) => mergedPulls(ctx, repo, limit)));
+      const failed = settled.find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
+      return settled
+        .flatMap((result) => (result.status === 'fulfilled' ? result.value : []))
+        .map(toShipped)
+        .sort((a, b) => b.shippedAt.localeCompare(a.shippedAt))
+        .slice(0, limit);
+    }),
 };

@@ -3,7 +3,7 @@ import type { ConnectorContext } from '../context.ts';
 import { ConnectorError } from '../errors.ts';
 import { defineClient, parseRetryAfter, type HttpRequest } from '../http.ts';
 import { searchWindow, toSeo } from './map.ts';
-import { accessToken, dropAccessToken } from '../oauth.ts';
+import { RejectedTokenError, withAccessToken } from '../oauth.ts';
 import { apiError, searchAnalytics, siteList, type SearchAnalyticsQuery, type SearchRow } from './schemas.ts';
 
 const SERVICE = 'Google Search Console';
@@ -18,20 +18,13 @@ const reasonOf = (body: unknown): string | undefined => {
   return parsed.success ? parsed.data.error.message : undefined;
 };
 
-/** The API said 401: the access token is no good (expired early, revoked); the caller may refresh once. */
-class RejectedTokenError extends ConnectorError {
-  constructor(reason: string | undefined) {
-    super('auth', `${SERVICE} rejected the credentials (401)${reason ? `: ${reason}` : ''}`);
-  }
-}
-
 const client = defineClient({
   service: SERVICE,
   // The Bearer access token is added per request: it comes from the token cache, not the credentials.
   headers: () => ({}),
   errorMessage: reasonOf,
   classify(status, headers, body, now) {
-    if (status === 401) return new RejectedTokenError(reasonOf(body));
+    if (status === 401) return new RejectedTokenError(SERVICE, reasonOf(body));
     const parsed = apiError.safeParse(body);
     if (status !== 403 || !parsed.success) return undefined;
     const { error } = parsed.data;
@@ -42,17 +35,9 @@ const client = defineClient({
   },
 });
 
-/** One API call with the account's access token; a 401 on a cached token drops it and tries once with a fresh one. */
-async function call<T>(ctx: ConnectorContext, request: HttpRequest<T>): Promise<T> {
-  const send = async (token: string) =>
-    (await client.request(ctx, { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } })).data;
-  const first = await accessToken(ctx, 'google');
-  try {
-    return await send(first.value);
-  } catch (error) {
-    if (!(error instanceof RejectedTokenError) || !first.cached) throw error;
-    return send((await accessToken(dropAccessToken(ctx, 'google', first.value), 'google')).value);
-  }
+/** One API call with the account's access token; a 401 on a token already held gets one more try with a new one. */
+function call<T>(ctx: ConnectorContext, request: HttpRequest<T>): Promise<T> {
+  return withAccessToken(ctx, 'google', async (token) => (await client.request(ctx, { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } })).data);
 }
 
 async function query(ctx: ConnectorContext, siteUrl: string, body: SearchAnalyticsQuery): Promise<SearchRow[]> {

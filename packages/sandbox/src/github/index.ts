@@ -222,7 +222,7 @@ export function githubService(now: number): SandboxService {
     refreshToken: () => `ghr_${randomBytes(56).toString('base64url').replace(/[-_]/g, 'x')}`,
     refreshOnCode: (client) => client.expiring !== undefined,
     account: demoUser.login,
-    refusals: { code: 'bad_verification_code', refresh: 'bad_refresh_token' },
+    refusals: { code: 'bad_verification_code', refresh: 'bad_refresh_token', refreshDescription: 'The refresh token passed is incorrect or expired.' },
   });
   const isOAuthPath = (path: string) => path.startsWith('/login/oauth/');
 

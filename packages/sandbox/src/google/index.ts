@@ -194,7 +194,7 @@ export function googleService(now: number): SandboxService {
       ...(scope.split(' ').includes('openid') ? { id_token: idToken(client.clientId, now) } : {}),
     }),
     account: sandboxGoogleAccount,
-    refusals: { code: 'invalid_grant', refresh: 'invalid_grant' },
+    refusals: { code: 'invalid_grant', refresh: 'invalid_grant', refreshDescription: 'Token has been expired or revoked.' },
   });
 
   function token(request: SandboxRequest): SandboxReply {
