@@ -132,3 +132,34 @@ export const oauthConnectionsSchema = z.object({
   redirectUris: z.object({ google: z.string().nullable(), github: z.string().nullable() }),
 });
 export type OAuthConnections = z.infer<typeof oauthConnectionsSchema>;
+
+/** GET /api/auth/{provider}/redirect's query (the provider from the path). */
+export const oauthStartInput = z.strictObject({
+  provider: oauthProviderSchema,
+  credKey: z.string().min(1, 'credKey names the credential holding the OAuth client (e.g. "google")'),
+  scopes: z
+    .string()
+    .max(1000)
+    .regex(/^[\x21\x23-\x5B\x5D-\x7E ]*$/, 'scopes are space-separated scope names (RFC 6749 §3.3)')
+    .optional(),
+});
+export type OAuthStart = z.infer<typeof oauthStartInput>;
+
+/** Where to send the browser, and the sealed flow for the route to set as its cookie. */
+export const oauthStartedSchema = z.object({ location: z.string(), cookie: z.string(), maxAgeSeconds: z.number() });
+export type OAuthStarted = z.infer<typeof oauthStartedSchema>;
+
+/** GET /api/auth/{provider}/callback as the route hands it on: the provider's query and the flow cookie, if sent. */
+export const oauthFinishInput = z.strictObject({
+  provider: oauthProviderSchema,
+  query: z.record(z.string(), z.string()),
+  cookie: z.string().optional(),
+});
+export type OAuthFinish = z.infer<typeof oauthFinishInput>;
+
+/** How a callback ended: `/settings?oauth=success`, or `?oauth=error&reason=<code>` the settings page puts into words. */
+export const oauthOutcomeSchema = z.discriminatedUnion('outcome', [
+  z.object({ outcome: z.literal('success'), account: z.string().nullable() }),
+  z.object({ outcome: z.literal('error'), reason: z.string() }),
+]);
+export type OAuthOutcome = z.infer<typeof oauthOutcomeSchema>;

@@ -1,5 +1,15 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { credentialKeySchema, serviceOf, type OAuthConnection, type OAuthConnections } from '@dash/contracts';
+import {
+  credentialKeySchema,
+  oauthProviderSchema,
+  serviceOf,
+  type OAuthConnection,
+  type OAuthConnections,
+  type OAuthFinish,
+  type OAuthOutcome,
+  type OAuthStart,
+  type OAuthStarted,
+} from '@dash/contracts';
 import {
   authorizationUrl,
   ConnectorError,
@@ -27,7 +37,7 @@ export const OAUTH_COOKIE = { name: 'dash_oauth', path: '/api/auth/' } as const;
 
 /** What the cookie carries, sealed with the credentials key (AES-GCM): nothing in it is readable or forgeable outside. */
 const flowSchema = z.object({
-  provider: z.enum(['google', 'github']),
+  provider: oauthProviderSchema,
   credKey: z.string(),
   state: z.string(),
   codeVerifier: z.string(),
@@ -77,21 +87,11 @@ function scopesOf(provider: OAuthProvider, requested: string | undefined): strin
   return scopes.length > 0 ? scopes : [...defaultScopes(provider)];
 }
 
-export const oauthStartInput = z.strictObject({
-  provider: z.enum(['google', 'github']),
-  credKey: z.string().min(1, 'credKey names the credential holding the OAuth client (e.g. "google")'),
-  scopes: z
-    .string()
-    .max(1000)
-    .regex(/^[\x21\x23-\x5B\x5D-\x7E ]*$/, 'scopes are space-separated scope names (RFC 6749 §3.3)')
-    .optional(),
-});
-
 /**
  * GET /api/auth/{provider}/redirect: a new flow (state of 256 random bits, PKCE S256 verifier) sealed into the cookie
  * the route sets, and the provider's authorization URL to send the browser to.
  */
-export async function startOAuth(ctx: Context, input: z.infer<typeof oauthStartInput>): Promise<{ location: string; cookie: string; maxAgeSeconds: number }> {
+export async function startOAuth(ctx: Context, input: OAuthStart): Promise<OAuthStarted> {
   const { provider, credKey } = input;
   const label = oauthLabel(provider);
   if (!credentialKeySchema.safeParse(credKey).success || serviceOf(credKey) !== provider) {
@@ -122,17 +122,6 @@ export async function startOAuth(ctx: Context, input: z.infer<typeof oauthStartI
   return { location, cookie: ctx.vault.seal(SEAL_NAME, flow), maxAgeSeconds: STATE_LIFETIME_MS / 1000 };
 }
 
-export const oauthFinishInput = z.strictObject({
-  provider: z.enum(['google', 'github']),
-  /** The callback's query parameters, as the provider sent them. */
-  query: z.record(z.string(), z.string()),
-  /** The flow cookie, when the browser sent one. */
-  cookie: z.string().optional(),
-});
-
-/** How a callback ended: the settings page turns a reason code into a sentence. */
-export type OAuthOutcome = { outcome: 'success'; account: string | null } | { outcome: 'error'; reason: string };
-
 /** A provider's error code as a reason: short, lower-case, nothing else. */
 const reasonCode = (code: string) => (/^[a-z_]{1,64}$/.test(code) ? code : 'provider_error');
 
@@ -141,7 +130,7 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /** The flow the cookie holds, when it is this provider's, this state's, unexpired and this requester's. */
-function flowOf(ctx: Context, input: z.infer<typeof oauthFinishInput>, now: number): Flow | undefined {
+function flowOf(ctx: Context, input: OAuthFinish, now: number): Flow | undefined {
   if (!input.cookie || !input.query.state) return undefined;
   let flow: Flow;
   try {
@@ -175,7 +164,7 @@ async function accountOf(provider: OAuthProvider, upstream: ConnectorContext, to
  * after the state, so a replay finds it taken), trades the code with the PKCE verifier, and stores the tokens in the
  * credential under the flow's credKey. Nothing is stored on any failure; no token reaches a log or the answer.
  */
-export async function finishOAuth(ctx: Context, input: z.infer<typeof oauthFinishInput>): Promise<OAuthOutcome> {
+export async function finishOAuth(ctx: Context, input: OAuthFinish): Promise<OAuthOutcome> {
   const { provider, query } = input;
   const label = oauthLabel(provider);
   const refuse = (reason: string, detail: string): OAuthOutcome => {

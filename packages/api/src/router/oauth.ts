@@ -1,7 +1,7 @@
-import { cliImportResultSchema, oauthConnectionsSchema } from '@dash/contracts';
+import { cliImportResultSchema, oauthConnectionsSchema, oauthFinishInput, oauthOutcomeSchema, oauthStartedSchema, oauthStartInput } from '@dash/contracts';
 import { z } from 'zod';
 import { importFromCli } from '../oauth/cli-import.ts';
-import { finishOAuth, oauthConnections, oauthFinishInput, oauthStartInput, startOAuth } from '../oauth/flow.ts';
+import { finishOAuth, oauthConnections, startOAuth } from '../oauth/flow.ts';
 import { publicProcedure, router } from '../trpc.ts';
 
 /** Connecting accounts without pasting tokens: OAuth's authorization-code flow, or Google's login from the command-line tools. */
@@ -9,13 +9,13 @@ export const oauthRouter = router({
   /** GET /api/auth/{provider}/redirect (the SvelteKit route sets the cookie and redirects). */
   start: publicProcedure
     .input(oauthStartInput)
-    .output(z.object({ location: z.string(), cookie: z.string(), maxAgeSeconds: z.number() }))
+    .output(oauthStartedSchema)
     .mutation(({ ctx, input }) => startOAuth(ctx, input)),
 
   /** GET /api/auth/{provider}/callback (the SvelteKit route clears the cookie and redirects to settings). */
   finish: publicProcedure
     .input(oauthFinishInput)
-    .output(z.discriminatedUnion('outcome', [z.object({ outcome: z.literal('success'), account: z.string().nullable() }), z.object({ outcome: z.literal('error'), reason: z.string() })]))
+    .output(oauthOutcomeSchema)
     .mutation(({ ctx, input }) => finishOAuth(ctx, input)),
 
   /** Settings → Connections: each Google and GitHub credential's state and the redirect URIs to register. */
