@@ -136,7 +136,7 @@ export type OAuthConnections = z.infer<typeof oauthConnectionsSchema>;
 /** GET /api/auth/{provider}/redirect's query (the provider from the path). */
 export const oauthStartInput = z.strictObject({
   provider: oauthProviderSchema,
-  credKey: z.string().min(1, 'credKey names the credential holding the OAuth client (e.g. "google")'),
+  credKey: z.string().min(1, 'credKey names the credential holding the OAuth client (e.g. "google")').max(64),
   scopes: z
     .string()
     .max(1000)
