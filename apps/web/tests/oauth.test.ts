@@ -90,6 +90,11 @@ describe('Settings → Connections → Connect with Google/GitHub in a real brow
     const { context, page } = await openSettings();
     const google = card(page, 'Google Search Console');
     await expect.poll(() => google.getByText(`${dashboard.url}/api/auth/google/callback`, { exact: true }).count()).toBe(1);
+    // The redirect URI to register is one click away from the clipboard.
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: dashboard.url });
+    await google.getByRole('button', { name: 'Copy the Google redirect URI' }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(`${dashboard.url}/api/auth/google/callback`);
+    await expect.poll(() => google.getByRole('button', { name: /^Copied/ }).count()).toBe(1);
     await saveClient(page, 'google', sandboxGoogle, sandbox.services.google.baseUrl);
     page.on('request', (request) => {
       if (request.url().includes('/api/auth/google/callback')) callback = request.url();
