@@ -80,7 +80,9 @@ async function saveClient(page: Page, service: 'google' | 'github', client: { cl
   await page.locator(`#${service}-clientSecret`).fill(client.clientSecret);
   await page.locator(`#${service}-baseUrl`).fill(baseUrl);
   await card(page, service === 'google' ? 'Google Search Console' : 'GitHub').getByRole('button', { name: /^(Save|Replace)$/ }).click();
-  await expect.poll(() => card(page, service === 'google' ? 'Google Search Console' : 'GitHub').getByText('Client saved, not connected yet.').count(), SERVER).toBe(1);
+  const saved = card(page, service === 'google' ? 'Google Search Console' : 'GitHub');
+  await expect.poll(() => saved.getByText('Client saved, not connected yet.').count(), SERVER).toBe(1);
+  expect(await saved.locator('summary .badge').textContent()).toBe('Client saved');
 }
 
 describe('Settings → Connections → Connect with Google/GitHub in a real browser', () => {
