@@ -14,6 +14,8 @@ export interface HttpRequest<T> {
   headers?: Record<string, string>;
   /** Sent as JSON. */
   body?: unknown;
+  /** Sent as `application/x-www-form-urlencoded` instead (an OAuth token endpoint, RFC 6749 §4.1.3). */
+  form?: Record<string, string>;
   /** The upstream's response, parsed, never cast. */
   schema: z.ZodType<T>;
 }
@@ -144,15 +146,17 @@ export function defineClient(spec: ClientSpec, retry: RetryPolicy = defaultRetry
       const url = urlOf(ctx.baseUrl, request.path, request.query);
       // Whatever fetch the context carries; the guarded fetch also checks what a hostname resolves to.
       if (isRefusedAddress(url.hostname)) throw new RefusedAddressError(url.hostname);
+      const body = request.form ? new URLSearchParams(request.form).toString() : request.body === undefined ? undefined : JSON.stringify(request.body);
+      const contentType = request.form ? 'application/x-www-form-urlencoded' : 'application/json';
       response = await ctx.fetch(url, {
         method: request.method ?? 'GET',
         headers: {
           accept: 'application/json',
-          ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(body === undefined ? {} : { 'content-type': contentType }),
           ...spec.headers(ctx.credentials),
           ...request.headers,
         },
-        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+        ...(body === undefined ? {} : { body }),
         signal,
       });
     } catch (error) {

@@ -131,22 +131,6 @@ function tokenClient(provider: OAuthProvider, grant: string) {
   return client;
 }
 
-/**
- * `defineClient` sends bodies as JSON; a token endpoint is specified (RFC 6749 §4.1.3) with a form body. The fetch
- * below re-encodes our own flat body as `application/x-www-form-urlencoded`, so the token request keeps the shared
- * address guard, limiter, timeout, retries and error rules.
- */
-function formFetch(inner: typeof fetch): typeof fetch {
-  return (input, init) => {
-    const fields: unknown = typeof init?.body === 'string' ? JSON.parse(init.body) : {};
-    const form = new URLSearchParams();
-    if (fields && typeof fields === 'object') for (const [name, value] of Object.entries(fields)) form.set(name, String(value));
-    const headers = new Headers(init?.headers);
-    headers.set('content-type', 'application/x-www-form-urlencoded');
-    return inner(input, { ...init, headers, body: form.toString() });
-  };
-}
-
 /** What a token endpoint handed out, with times made absolute (counted from before the request). */
 export interface TokenSet {
   accessToken: string;
@@ -162,10 +146,7 @@ export interface TokenSet {
 async function tokenRequest(ctx: ConnectorContext, provider: OAuthProvider, form: Record<string, string>): Promise<TokenSet> {
   const askedAt = ctx.clock.now();
   const grant = form.grant_type ?? '';
-  const { data } = await tokenClient(provider, grant).request(
-    { ...ctx, fetch: formFetch(ctx.fetch) },
-    { method: 'POST', path: oauthEndpoints(provider, ctx.baseUrl).token, body: form, schema: z.unknown() },
-  );
+  const { data } = await tokenClient(provider, grant).request(ctx, { method: 'POST', path: oauthEndpoints(provider, ctx.baseUrl).token, form, schema: z.unknown() });
   // GitHub answers a refusal with 200 and the error in the body.
   const refused = refusal(provider, data, grant);
   if (refused) throw refused;
