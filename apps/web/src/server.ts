@@ -22,10 +22,9 @@ try {
   process.exit(1);
 }
 
-const bracketed = env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST;
-// In local mode the canonical origin is the loopback address it listens on; adapter-node then builds
+// In local mode the canonical origin is the loopback address it listens on (env.ts); adapter-node then builds
 // request URLs (and SvelteKit its form check) from it instead of trusting the Host header.
-const origin = env.ORIGIN ?? `http://${bracketed}:${env.PORT}`;
+const origin = env.publicOrigin;
 process.env.ORIGIN = origin;
 process.env.HOST = env.HOST;
 process.env.PORT = String(env.PORT);
