@@ -66,17 +66,27 @@ export class Connections {
     return limiter;
   }
 
+  /** The values stored under `key`, opened; undefined when none are. */
+  async stored(key: string): Promise<Record<string, string> | undefined> {
+    const sealed = await this.store.credentials.getSealed(key);
+    return sealed === undefined ? undefined : this.vault.open(key, sealed);
+  }
+
+  /** Seals `values` and stores them under `key`, replacing what was there. */
+  async save(key: string, values: Record<string, string>): Promise<void> {
+    await this.store.credentials.putSealed(key, this.vault.seal(key, values));
+  }
+
   /**
    * Where an OAuth refresh on the stored credential `key` writes: new tokens merged in (a standing "needs reconnect"
    * cleared), or the mark that the provider refused the refresh token, unless another refresh replaced it meanwhile.
    */
   private keeper(key: string): TokenKeeper {
     const change = async (next: (current: Record<string, string>) => Record<string, string> | undefined) => {
-      const sealed = await this.store.credentials.getSealed(key);
+      const current = await this.stored(key);
       // Removed meanwhile: nothing to update.
-      if (sealed === undefined) return;
-      const values = next(this.vault.open(key, sealed));
-      if (values) await this.store.credentials.putSealed(key, this.vault.seal(key, values));
+      const values = current && next(current);
+      if (values) await this.save(key, values);
     };
     return {
       save: (values) =>
@@ -97,9 +107,8 @@ export class Connections {
     const connector = connectorFor(service);
     let values = options.values;
     if (!values) {
-      const sealed = await this.store.credentials.getSealed(key);
-      if (sealed === undefined) throw new MissingCredentialsError(service, key);
-      values = this.vault.open(key, sealed);
+      values = await this.stored(key);
+      if (!values) throw new MissingCredentialsError(service, key);
     }
     return {
       credentials: values,

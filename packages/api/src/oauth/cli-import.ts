@@ -92,9 +92,9 @@ export async function importFromCli(ctx: Context, at: CliLocations | undefined):
   }
   const values = { clientId: parsed.data.client_id, clientSecret: parsed.data.client_secret, refreshToken: parsed.data.refresh_token };
   // A base URL saved with the Google credential (a proxy, the sandbox) stays, and the proof goes there.
-  const sealed = await ctx.store.credentials.getSealed('google');
-  const baseUrl = sealed === undefined ? undefined : ctx.vault.open('google', sealed).baseUrl;
-  const upstream = await ctx.data.connections.context('google', 'google', { values: { ...values, ...(baseUrl ? { baseUrl } : {}) } });
+  const baseUrl = (await ctx.data.connections.stored('google'))?.baseUrl;
+  const imported = { ...values, ...(baseUrl ? { baseUrl } : {}) };
+  const upstream = await ctx.data.connections.context('google', 'google', { values: imported });
   let scopes: string[];
   try {
     scopes = await grantedScopes(upstream);
@@ -107,7 +107,7 @@ export async function importFromCli(ctx: Context, at: CliLocations | undefined):
       `The token in ${found.path} works but does not reach Search Console (it was granted ${scopes.join(', ') || 'no scope it names'}). Log in again with Search Console's scope: ${GCLOUD_COMMAND}`,
     );
   }
-  await ctx.store.credentials.putSealed('google', ctx.vault.seal('google', { ...values, ...(baseUrl ? { baseUrl } : {}) }));
+  await ctx.data.connections.save('google', imported);
   ctx.log.info(`credentials: Google imported from ${found.path}`);
   return { imported: true, source: found.path, account: parsed.data.account || null };
 }

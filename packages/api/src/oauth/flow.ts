@@ -75,9 +75,9 @@ function whoOf(ctx: Context): string {
   return identity.via === 'session' ? `session:${identity.sessionId}` : identity.via === 'token' ? `token:${identity.tokenId}` : 'open';
 }
 
-async function storedClient(ctx: Context, provider: OAuthProvider, credKey: string): Promise<Record<string, string> | undefined> {
-  const sealed = await ctx.store.credentials.getSealed(credKey);
-  const values = sealed === undefined ? undefined : ctx.vault.open(credKey, sealed);
+/** The credential under `credKey` when it holds an OAuth client (its id and secret). */
+async function storedClient(ctx: Context, credKey: string): Promise<Record<string, string> | undefined> {
+  const values = await ctx.data.connections.stored(credKey);
   return values?.clientId && values.clientSecret ? values : undefined;
 }
 
@@ -99,7 +99,7 @@ export async function startOAuth(ctx: Context, input: OAuthStart): Promise<OAuth
   }
   const who = whoOf(ctx);
   assertKeyMatches(ctx);
-  const client = await storedClient(ctx, provider, credKey);
+  const client = await storedClient(ctx, credKey);
   if (!client) {
     throw fail('BAD_REQUEST', `Save ${label}'s OAuth client ID and client secret under "${credKey}" first (Settings → Connections → ${label}), then connect.`);
   }
@@ -181,7 +181,7 @@ export async function finishOAuth(ctx: Context, input: OAuthFinish): Promise<OAu
   if (!query.code) return refuse('missing_code', `${label} sent neither a code nor an error`);
 
   assertKeyMatches(ctx);
-  const client = await storedClient(ctx, provider, flow.credKey);
+  const client = await storedClient(ctx, flow.credKey);
   if (!client) return refuse('client', `"${flow.credKey}" no longer holds an OAuth client`);
   const upstream = await ctx.data.connections.context(provider, flow.credKey, { values: client });
   let tokens: TokenSet;
@@ -206,7 +206,7 @@ export async function finishOAuth(ctx: Context, input: OAuthFinish): Promise<OAu
     ...(account ? { account } : {}),
     connectedAt: new Date(now).toISOString(),
   };
-  await ctx.store.credentials.putSealed(flow.credKey, ctx.vault.seal(flow.credKey, values));
+  await ctx.data.connections.save(flow.credKey, values);
   ctx.log.info(`oauth: ${label} connected for "${flow.credKey}"${account ? ` as ${account}` : ''}`);
   return { outcome: 'success', account: account ?? null };
 }
@@ -217,9 +217,8 @@ export async function oauthConnections(ctx: Context): Promise<OAuthConnections> 
   for (const key of await ctx.store.credentials.keys()) {
     const provider = serviceOf(key);
     if (provider !== 'google' && provider !== 'github') continue;
-    const sealed = await ctx.store.credentials.getSealed(key);
-    if (sealed === undefined) continue;
-    const values = ctx.vault.open(key, sealed);
+    const values = await ctx.data.connections.stored(key);
+    if (!values) continue;
     const signedIn = provider === 'google' ? Boolean(values.refreshToken) : Boolean(values.token);
     connections.push({
       key,

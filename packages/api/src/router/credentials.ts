@@ -24,10 +24,10 @@ export function assertKeyMatches(ctx: Context) {
 }
 
 async function storedValues(ctx: Context, key: string): Promise<Record<string, string>> {
-  const sealed = await ctx.store.credentials.getSealed(key);
-  if (sealed === undefined) throw fail('NOT_FOUND', `No credentials are stored under "${key}"`);
   try {
-    return ctx.vault.open(key, sealed);
+    const values = await ctx.data.connections.stored(key);
+    if (!values) throw fail('NOT_FOUND', `No credentials are stored under "${key}"`);
+    return values;
   } catch (error) {
     if (error instanceof CredentialsKeyMismatchError) throw fail('INTERNAL_SERVER_ERROR', error.message, error);
     throw error;
@@ -61,7 +61,7 @@ export const credentialsRouter = router({
       assertKeyMatches(ctx);
       const values = filledIn(input.values);
       assertBaseUrlAllowed(values);
-      await ctx.store.credentials.putSealed(input.key, ctx.vault.seal(input.key, values));
+      await ctx.data.connections.save(input.key, values);
       ctx.log.info(`credentials saved for ${input.key}`);
       return { ok: true as const, key: input.key };
     }),

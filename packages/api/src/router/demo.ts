@@ -21,7 +21,7 @@ async function recordOf(ctx: Context): Promise<DemoRecord | undefined> {
 async function saveCredentials(ctx: Context, credentials: readonly { key: string; values: Record<string, string> }[]) {
   for (const credential of credentials) {
     const { key, values } = credentialSaveSchema.parse(credential);
-    await ctx.store.credentials.putSealed(key, ctx.vault.seal(key, values));
+    await ctx.data.connections.save(key, values);
   }
 }
 
