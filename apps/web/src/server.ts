@@ -3,7 +3,7 @@
 // cross-site guards and the security headers cover static files too, which SvelteKit's hooks never see.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { MAX_DUMP_BYTES } from '@dash/contracts';
-import { readEnv, type Env } from './lib/server/env.ts';
+import { bindUrl, readEnv, type Env } from './lib/server/env.ts';
 import { guard, securityHeaders, type GuardConfig } from './lib/server/guard.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
@@ -72,7 +72,7 @@ const server = createServer((req, res) => {
 });
 
 server.listen({ host: env.HOST, port: env.PORT }, () => {
-  console.log(`Listening on http://${bracketed}:${env.PORT}`);
+  console.log(`Listening on ${bindUrl(env.HOST, env.PORT)}`);
   if (env.mode === 'remote') console.log(`[dashboard] remote mode: served as ${origin}; a password is required`);
 });
 

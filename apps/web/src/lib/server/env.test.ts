@@ -87,6 +87,7 @@ describe("the dashboard's environment", () => {
     expect(readEnv({ ORIGIN: 'https://dash.example.com', HOST: '0.0.0.0' }, '/').publicOrigin).toBe('https://dash.example.com');
     expect(readEnv({ HOST: 'localhost', PORT: '4100' }, '/').publicOrigin).toBe('http://localhost:4100');
     expect(readEnv({ HOST: '::1' }, '/').publicOrigin).toBe('http://[::1]:3000');
+    expect(readEnv({ HOST: '[::1]' }, '/').publicOrigin).toBe('http://[::1]:3000');
   });
 
   it('reads the extra allowed hosts as a lowercase list', () => {

@@ -119,6 +119,12 @@ export type Env = z.infer<typeof schema> & {
   publicOrigin: string;
 };
 
+/** The address the server listens on as a URL: `http://127.0.0.1:3000`, an IPv6 host in brackets. */
+export function bindUrl(host: string, port: number): string {
+  const bare = host.replace(/^\[|\]$/g, '');
+  return `http://${bare.includes(':') ? `[${bare}]` : bare}:${port}`;
+}
+
 /** A `file:` URL with a relative path, which libSQL would take from the working directory. */
 const relativeFileUrl = /^file:(?!\/)/;
 
@@ -142,7 +148,7 @@ export function readEnv(raw: RawEnv, base: string): Env {
     },
     mode: isLoopbackHost(env.HOST) ? 'local' : 'remote',
     // Without ORIGIN the bind is loopback (checked above): its own address, an IPv6 one in brackets.
-    publicOrigin: env.ORIGIN?.replace(/\/$/, '') ?? `http://${env.HOST.includes(':') ? `[${env.HOST.replace(/^\[|\]$/g, '')}]` : env.HOST}:${env.PORT}`,
+    publicOrigin: env.ORIGIN?.replace(/\/$/, '') ?? bindUrl(env.HOST, env.PORT),
     receive: receiveSettingsFrom(withoutBlanks(raw)),
     DATABASE_URL:
       env.DATABASE_URL !== undefined && relativeFileUrl.test(env.DATABASE_URL) ? `file:${resolve(base, env.DATABASE_URL.slice('file:'.length))}` : env.DATABASE_URL,
