@@ -39,7 +39,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cliArgs, freePort } from './support.mjs';
+import { cliArgs, freePort, startBuiltDashboard } from './support.mjs';
 
 const repoDir = fileURLToPath(new URL('..', import.meta.url));
 const args = cliArgs();
@@ -321,22 +321,10 @@ async function latencyPhase({ label, stripWait, n, redis, prNumberBase }) {
   await waitForHttp(relay, `${relayBase}/api/health`);
   const proxy = await startProxy(relayPort, stripWait);
 
-  const dataDir = mkdtempSync(join(tmpdir(), 'dash-bench-notify-'));
-  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const dashboard = startChild('dashboard', [join(repoDir, 'apps/web/build/server.js')], {
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    DATABASE_URL: `file:${join(dataDir, 'dashboard.db')}`,
-    MIGRATIONS_DIR: join(repoDir, 'drizzle'),
-    CREDENTIALS_KEY: randomBytes(32).toString('hex'),
-    WEBHOOK_RELAY_URL: `http://127.0.0.1:${proxy.port}/api`,
-    RELAY_POLL_SECRET: POLL_SECRET,
-  });
+  const dashboard = await startBuiltDashboard({ WEBHOOK_RELAY_URL: `http://127.0.0.1:${proxy.port}/api`, RELAY_POLL_SECRET: POLL_SECRET });
+  cleanups.push(dashboard.stop);
+  const base = dashboard.url;
   try {
-    await waitForHttp(dashboard, `${base}/healthz`);
     const stream = await connectStream(base);
 
     // Warm-up: proves relay -> dashboard -> SSE end to end; not counted.
@@ -346,7 +334,7 @@ async function latencyPhase({ label, stripWait, n, redis, prNumberBase }) {
     const warmArrived = await stream.until(() => stream.arrivals.has(warm.url), warmSent + 60_000);
     stream.check();
     if (!warmArrived) {
-      throw new Error(`${label}: the warm-up webhook did not reach the SSE stream within 60 s\n--- dashboard:\n${dashboard.output.join('\n')}`);
+      throw new Error(`${label}: the warm-up webhook did not reach the SSE stream within 60 s\n--- dashboard:\n${dashboard.output()}`);
     }
     const warmMs = stream.arrivals.get(warm.url)[0] - warmSent;
 
