@@ -27,6 +27,10 @@ export interface FakeOAuthOptions {
   account: string;
   /** The provider's error codes for a bad code and a dead refresh token (Google: invalid_grant for both), with its words for the latter. */
   refusals: { code: string; refresh: string; refreshDescription: string };
+  /** Its words for an unknown client and for a wrong secret. */
+  wrongClient: { unknown: string; secret: string };
+  /** Refresh tokens it knows from the start (the demo's, minted elsewhere), with the scope each was granted. */
+  seeded?: { clientId: string; refreshToken: string; scope: string }[];
 }
 
 /** A code lives ten minutes and is good once, as both providers' are. */
@@ -69,6 +73,10 @@ export function fakeOAuth(options: FakeOAuthOptions) {
   const access = new Map<string, Grant>();
   const refresh = new Map<string, Grant>();
   const clientOf = (id: string | null | undefined) => options.clients.find((client) => client.clientId === id);
+  for (const seed of options.seeded ?? []) {
+    const client = clientOf(seed.clientId);
+    if (client) refresh.set(seed.refreshToken, { client, scope: seed.scope, expiresAt: Number.POSITIVE_INFINITY, revoked: false });
+  }
 
   function authorizePage(request: SandboxRequest): SandboxReply {
     const q = request.query;
@@ -117,15 +125,15 @@ export function fakeOAuth(options: FakeOAuthOptions) {
     return { headers: { 'cache-control': 'no-store' }, body };
   }
 
-  /**
-   * The token endpoint for codes and for the refresh tokens this flow issued; undefined for anything else (another
-   * grant type, a refresh token the provider knows otherwise), which the caller answers.
-   */
-  function token(request: SandboxRequest): SandboxReply | undefined {
+  /** The token endpoint: codes and refresh tokens; another grant type is an error in the provider's words. */
+  function token(request: SandboxRequest): SandboxReply {
     const form = (request.body ?? {}) as Record<string, string | undefined>;
+    if (form.grant_type !== 'authorization_code' && form.grant_type !== 'refresh_token') {
+      return form.grant_type ? options.error(400, 'unsupported_grant_type', `Invalid grant_type: ${form.grant_type}`) : options.error(400, 'invalid_request', 'Missing required parameter: grant_type');
+    }
     const client = clientOf(form.client_id);
-    if (form.grant_type !== 'authorization_code' && !(form.grant_type === 'refresh_token' && refresh.has(form.refresh_token ?? ''))) return undefined;
-    if (!client || form.client_secret !== client.clientSecret) return options.error(401, 'invalid_client', 'The client_id and/or client_secret passed are incorrect.');
+    if (!client) return options.error(401, 'invalid_client', options.wrongClient.unknown);
+    if (form.client_secret !== client.clientSecret) return options.error(401, 'invalid_client', options.wrongClient.secret);
     if (form.grant_type === 'authorization_code') {
       const pending = codes.get(form.code ?? '');
       if (!pending || pending.used || pending.expiresAt <= request.now || pending.client !== client) {
@@ -137,7 +145,8 @@ export function fakeOAuth(options: FakeOAuthOptions) {
       if (createHash('sha256').update(verifier).digest('base64url') !== pending.challenge) return options.error(400, options.refusals.code, 'Invalid code verifier.');
       return issue(client, pending.scope, request.now, pending.offline);
     }
-    const grant = refresh.get(form.refresh_token ?? '');
+    if (!form.refresh_token) return options.error(400, 'invalid_request', 'Missing required parameter: refresh_token');
+    const grant = refresh.get(form.refresh_token);
     if (!grant || grant.revoked || grant.expiresAt <= request.now || grant.client !== client) {
       return options.error(400, options.refusals.refresh, options.refusals.refreshDescription);
     }
@@ -150,10 +159,10 @@ export function fakeOAuth(options: FakeOAuthOptions) {
   return {
     authorizePage,
     token,
-    /** Whether an access token this flow issued is live now. */
-    accepts: (value: string, now: number) => {
+    /** Whether an access token this flow issued is live now (and, when `scope` is given, was granted it). */
+    accepts: (value: string, now: number, scope?: (granted: string[]) => boolean) => {
       const grant = access.get(value);
-      return grant !== undefined && !grant.revoked && grant.expiresAt > now;
+      return grant !== undefined && !grant.revoked && grant.expiresAt > now && (scope?.(grant.scope.split(/[\s,]+/)) ?? true);
     },
     /** The user took the access back: every token issued so far stops working, refresh tokens answer invalid_grant. */
     revoke() {

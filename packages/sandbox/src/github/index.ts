@@ -223,6 +223,7 @@ export function githubService(now: number): SandboxService {
     refreshOnCode: (client) => client.expiring !== undefined,
     account: demoUser.login,
     refusals: { code: 'bad_verification_code', refresh: 'bad_refresh_token', refreshDescription: 'The refresh token passed is incorrect or expired.' },
+    wrongClient: { unknown: 'The client_id and/or client_secret passed are incorrect.', secret: 'The client_id and/or client_secret passed are incorrect.' },
   });
   const isOAuthPath = (path: string) => path.startsWith('/login/oauth/');
 
@@ -260,19 +261,7 @@ export function githubService(now: number): SandboxService {
     },
     routes: [
       { method: 'GET', path: '/login/oauth/authorize', handle: oauth.authorizePage },
-      {
-        method: 'POST',
-        path: '/login/oauth/access_token',
-        handle: (request) => {
-          const form = (request.body ?? {}) as Record<string, string | undefined>;
-          return (
-            oauth.token(request) ??
-            (form.grant_type === 'refresh_token'
-              ? { body: { error: 'bad_refresh_token', error_description: 'The refresh token passed is incorrect or expired.' } }
-              : { body: { error: 'unsupported_grant_type', error_description: `Invalid grant_type: ${form.grant_type ?? '(none)'}` } })
-          );
-        },
-      },
+      { method: 'POST', path: '/login/oauth/access_token', handle: oauth.token },
       { method: 'GET', path: '/user', handle: () => json({ body: { ...demoUser, name: 'Demo Founder', company: null, blog: '', location: null, email: null, bio: null, public_repos: 1, followers: 12, following: 3, created_at: iso(now - 900 * DAY_MS), updated_at: iso(now - 5 * DAY_MS) } }) },
       {
         method: 'GET',

@@ -156,8 +156,6 @@ const isDate = (value: unknown): value is string => typeof value === 'string' &&
  * Credentials: `sandboxGoogle` in demo.ts; see REVOKED_REFRESH_TOKEN_PREFIX for a revoked one.
  */
 export function googleService(now: number): SandboxService {
-  /** Access token -> expiry (sandbox clock). */
-  const issued = new Map<string, number>();
   const dataSince = pacificDayMs(now) - HISTORY_DAYS * DAY_MS;
   const sites = new Map(demoProducts.map((product) => [product.seo.siteUrl as string, profilesOf(product.seo.siteUrl)]));
   // Queries Google keeps private (anonymised): in the property's totals, never in the per-query rows.
@@ -195,31 +193,23 @@ export function googleService(now: number): SandboxService {
     }),
     account: sandboxGoogleAccount,
     refusals: { code: 'invalid_grant', refresh: 'invalid_grant', refreshDescription: 'Token has been expired or revoked.' },
+    wrongClient: { unknown: 'The OAuth client was not found.', secret: 'Unauthorized' },
+    // The demo's refresh token, and one gcloud minted without Search Console's scope (issued tokens the API refuses).
+    seeded: [
+      { clientId: sandboxGoogle.clientId, refreshToken: sandboxGoogle.refreshToken, scope: 'https://www.googleapis.com/auth/webmasters.readonly' },
+      { clientId: sandboxGoogle.clientId, refreshToken: NARROW_REFRESH_TOKEN, scope: NARROW_SCOPES },
+    ],
   });
 
   function token(request: SandboxRequest): SandboxReply {
     if (!/application\/x-www-form-urlencoded/.test(request.headers['content-type'] ?? '')) {
       return oauthError(400, 'invalid_request', 'Invalid request: body must be application/x-www-form-urlencoded');
     }
-    const flow = oauth.token(request);
-    if (flow) return flow;
     const form = (request.body ?? {}) as Record<string, string | undefined>;
-    if (form.grant_type !== 'refresh_token') {
-      return form.grant_type ? oauthError(400, 'unsupported_grant_type', `Invalid grant_type: ${form.grant_type}`) : oauthError(400, 'invalid_request', 'Missing required parameter: grant_type');
+    if (form.grant_type === 'refresh_token' && form.refresh_token?.startsWith(REVOKED_REFRESH_TOKEN_PREFIX)) {
+      return oauthError(400, 'invalid_grant', 'Token has been expired or revoked.');
     }
-    if (!form.client_id || form.client_id !== sandboxGoogle.clientId) return oauthError(401, 'invalid_client', 'The OAuth client was not found.');
-    if (form.client_secret !== sandboxGoogle.clientSecret) return oauthError(401, 'invalid_client', 'Unauthorized');
-    if (!form.refresh_token) return oauthError(400, 'invalid_request', 'Missing required parameter: refresh_token');
-    if (form.refresh_token.startsWith(REVOKED_REFRESH_TOKEN_PREFIX)) return oauthError(400, 'invalid_grant', 'Token has been expired or revoked.');
-    const narrow = form.refresh_token === NARROW_REFRESH_TOKEN;
-    if (form.refresh_token !== sandboxGoogle.refreshToken && !narrow) return oauthError(400, 'invalid_grant', 'Bad Request');
-    const accessToken = `ya29.a0${randomBytes(60).toString('base64url')}`;
-    // A token without Search Console's scope is issued, but the API refuses it (403, insufficient scopes).
-    if (!narrow) issued.set(accessToken, request.now + TOKEN_LIFETIME_MS);
-    return {
-      headers: { 'cache-control': 'no-cache, no-store, max-age=0, must-revalidate' },
-      body: { access_token: accessToken, expires_in: 3599, scope: narrow ? NARROW_SCOPES : 'https://www.googleapis.com/auth/webmasters.readonly', token_type: 'Bearer' },
-    };
+    return oauth.token(request);
   }
 
   function searchAnalytics(request: SandboxRequest): SandboxReply {
@@ -261,9 +251,8 @@ export function googleService(now: number): SandboxService {
     basePath: '',
     authorize(request) {
       if (request.path === '/token' || request.path === AUTHORIZE_PATH) return true;
-      const match = /^Bearer (.+)$/.exec(request.headers.authorization ?? '');
-      const expiresAt = match?.[1] ? issued.get(match[1]) : undefined;
-      return (expiresAt !== undefined && expiresAt > request.now) || (match?.[1] !== undefined && oauth.accepts(match[1], request.now));
+      const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+      return token !== undefined && oauth.accepts(token, request.now, (granted) => granted.some((scope) => scope.startsWith('https://www.googleapis.com/auth/webmasters')));
     },
     unauthorized: () => ({
       status: 401,
