@@ -37,6 +37,7 @@ export {
   idTokenEmail,
   OAuthError,
   oauthLabel,
+  reachesSearchConsole,
   tokenValues,
   type OAuthProvider,
   type TokenSet,

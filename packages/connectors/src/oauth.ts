@@ -52,6 +52,10 @@ const providers: Record<OAuthProvider, ProviderSpec> = {
 };
 
 export const oauthLabel = (provider: OAuthProvider) => providers[provider].label;
+
+/** Whether granted scopes let the dashboard read Search Console (`webmasters.readonly`, or the wider `webmasters`). */
+export const reachesSearchConsole = (scopes: readonly string[]) =>
+  scopes.some((scope) => scope === 'https://www.googleapis.com/auth/webmasters.readonly' || scope === 'https://www.googleapis.com/auth/webmasters');
 export const defaultScopes = (provider: OAuthProvider): readonly string[] => providers[provider].defaultScopes;
 export const oauthEndpoints = (provider: OAuthProvider, baseUrl: string) => providers[provider].endpoints(baseUrl.replace(/\/+$/, ''));
 

@@ -89,23 +89,29 @@ export function fakeOAuth(options: FakeOAuthOptions) {
     if (q.get('code_challenge_method') !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
       return page(400, 'Error 400: invalid_request', `<h1>Error 400: invalid_request</h1><p>This server requires PKCE with code_challenge_method=S256.</p>`);
     }
-    const code = randomBytes(24).toString('base64url');
     const scope = (q.get('scope') ?? '').trim();
-    codes.set(code, { client, redirectUri: redirect, challenge, scope, expiresAt: request.now + CODE_LIFETIME_MS, used: false, offline: options.refreshOnCode(client, q) });
+    const offline = options.refreshOnCode(client, q);
     const back = (params: Record<string, string>) => {
       const url = new URL(redirect);
       for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
       return escapeHtml(url.href);
     };
     const state = q.get('state') ?? '';
-    const allow = back({ code, ...(state ? { state } : {}), ...(scope ? { scope } : {}) });
+    /** A code for these granted scopes, and the link that brings it back. */
+    const grant = (granted: string) => {
+      const code = randomBytes(24).toString('base64url');
+      codes.set(code, { client, redirectUri: redirect, challenge, scope: granted, expiresAt: request.now + CODE_LIFETIME_MS, used: false, offline });
+      return back({ code, ...(state ? { state } : {}), ...(granted ? { scope: granted } : {}) });
+    };
+    const asked = scope.split(/[\s,]+/).filter(Boolean);
     const deny = back({ error: 'access_denied', ...(state ? { state } : {}) });
-    const scopes = scope.split(/[\s,]+/).filter(Boolean).map((s) => `<li>${escapeHtml(s)}</li>`).join('');
+    // Google's granular consent: the user may untick a scope; here, the first one asked for.
+    const partial = asked.length > 1 ? ` <a href="${grant(asked.slice(1).join(' '))}">Allow without ${escapeHtml(asked[0] ?? '')}</a>` : '';
     return page(
       200,
       `Sign in – ${options.label} (sandbox)`,
-      `<h1>Allow access to your ${escapeHtml(options.label)} account?</h1><p>Signed in as ${escapeHtml(options.account)}</p><ul>${scopes}</ul>` +
-        `<p><a href="${allow}">Allow</a> <a href="${deny}">Cancel</a></p>`,
+      `<h1>Allow access to your ${escapeHtml(options.label)} account?</h1><p>Signed in as ${escapeHtml(options.account)}</p><ul>${asked.map((s) => `<li>${escapeHtml(s)}</li>`).join('')}</ul>` +
+        `<p><a href="${grant(scope)}">Allow</a>${partial} <a href="${deny}">Cancel</a></p>`,
     );
   }
 

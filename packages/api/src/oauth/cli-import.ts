@@ -1,13 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { grantedScopes } from '@dash/connectors';
+import { grantedScopes, reachesSearchConsole } from '@dash/connectors';
 import { z } from 'zod';
 import type { Context } from '../context.ts';
 import { fail } from '../errors.ts';
 import { assertKeyMatches } from '../router/credentials.ts';
 
-/** Search Console's scopes: either lets the dashboard read it. */
-const SEARCH_CONSOLE_SCOPES = ['https://www.googleapis.com/auth/webmasters.readonly', 'https://www.googleapis.com/auth/webmasters'];
 
 /** The command that makes a file this import can use, with Search Console's scope (and your own OAuth client). */
 export const GCLOUD_COMMAND =
@@ -101,7 +99,7 @@ export async function importFromCli(ctx: Context, at: CliLocations | undefined):
   } catch (error) {
     throw fail('BAD_REQUEST', `Google refused the refresh token from ${found.path}: ${(error as Error).message}`);
   }
-  if (!scopes.some((scope) => SEARCH_CONSOLE_SCOPES.includes(scope))) {
+  if (!reachesSearchConsole(scopes)) {
     throw fail(
       'BAD_REQUEST',
       `The token in ${found.path} works but does not reach Search Console (it was granted ${scopes.join(', ') || 'no scope it names'}). Log in again with Search Console's scope: ${GCLOUD_COMMAND}`,

@@ -43,9 +43,9 @@ const googleClient = () => ({ clientId: sandboxGoogle.clientId, clientSecret: sa
 const githubClient = (app: keyof typeof sandboxGitHubOAuth = 'oauthApp') => ({ ...sandboxGitHubOAuth[app], baseUrl: sandbox.services.github.baseUrl });
 
 /** The user on the provider's consent page: its Allow or Cancel link, as the browser would follow it. */
-async function consent(location: string, choice: 'Allow' | 'Cancel' = 'Allow'): Promise<Record<string, string>> {
+async function consent(location: string, choice = 'Allow'): Promise<Record<string, string>> {
   const page = await (await fetch(location)).text();
-  const href = new RegExp(`<a href="([^"]+)">${choice}</a>`).exec(page)?.[1];
+  const href = new RegExp(`<a href="([^"]+)">${choice.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}</a>`).exec(page)?.[1];
   if (!href) throw new Error(`No ${choice} link on the consent page: ${page}`);
   const back = new URL(href.replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code))));
   expect(back.origin + back.pathname).toMatch(/^http:\/\/127\.0\.0\.1:3999\/api\/auth\/(google|github)\/callback$/);
@@ -53,7 +53,7 @@ async function consent(location: string, choice: 'Allow' | 'Cancel' = 'Allow'): 
 }
 
 /** "Connect": the flow's start, then the consent page's choice; the callback's query and the browser's cookie. */
-async function connect(d: Dashboard, provider: 'google' | 'github', credKey: string = provider, choice: 'Allow' | 'Cancel' = 'Allow') {
+async function connect(d: Dashboard, provider: 'google' | 'github', credKey: string = provider, choice = 'Allow') {
   const started = await d.as().oauth.start({ provider, credKey });
   return { started, query: await consent(started.location, choice), cookie: started.cookie };
 }
@@ -172,7 +172,7 @@ describe('OAuth: GET /api/auth/{provider}/callback', () => {
     expect(sandbox.requestsTo('google', '/token')).toHaveLength(1);
   });
 
-  it('says access_denied when the user declines, missing_code without a code, and the token endpoint’s own reason when it refuses', async () => {
+  it('says access_denied when the user declines, missing_code without a code, insufficient_scope without Search Console, and the token endpoint’s own reason', async () => {
     const d = await dashboard();
     await d.save('google', googleClient());
     const declined = await connect(d, 'google', 'google', 'Cancel');
@@ -182,6 +182,12 @@ describe('OAuth: GET /api/auth/{provider}/callback', () => {
     const codeless = await connect(d, 'google');
     const { code: _code, ...noCode } = codeless.query;
     expect(await d.as().oauth.finish({ provider: 'google', query: noCode, cookie: codeless.cookie })).toEqual({ outcome: 'error', reason: 'missing_code' });
+
+    // Search Console unticked on Google's consent screen: a token that cannot read it is not stored.
+    const unticked = await connect(d, 'google', 'google', 'Allow without https://www.googleapis.com/auth/webmasters.readonly');
+    expect(unticked.query.scope).toBe('openid email');
+    expect(await d.as().oauth.finish({ provider: 'google', query: unticked.query, cookie: unticked.cookie })).toEqual({ outcome: 'error', reason: 'insufficient_scope' });
+    expect(await d.stored('google')).toEqual(googleClient());
 
     // The secret changed between Connect and the callback: Google refuses the client.
     const refused = await connect(d, 'google');

@@ -19,6 +19,7 @@ import {
   idTokenEmail,
   OAuthError,
   oauthLabel,
+  reachesSearchConsole,
   tokenValues,
   type ConnectorContext,
   type OAuthProvider,
@@ -51,11 +52,9 @@ type Flow = z.infer<typeof flowSchema>;
 
 const SEAL_NAME = 'oauth-flow';
 
-/** Values the flow writes into a credential and a new connection replaces (the client's id, secret and base URL stay). */
-const TOKEN_FIELDS = ['accessToken', 'token', 'refreshToken', 'expiresAt', 'refreshTokenExpiresAt', 'scopes', 'account', 'connectedAt', 'reconnect'];
+/** What a credential keeps of itself when a connection is made: the OAuth client and where to reach the provider. */
+const CLIENT_FIELDS = ['clientId', 'clientSecret', 'baseUrl'];
 
-/** Search Console's scopes: a Google connection without either cannot read it. */
-const SEARCH_CONSOLE_SCOPES = ['https://www.googleapis.com/auth/webmasters.readonly', 'https://www.googleapis.com/auth/webmasters'];
 
 const randomToken = (bytes: number) => randomBytes(bytes).toString('base64url');
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
@@ -192,12 +191,12 @@ export async function finishOAuth(ctx: Context, input: OAuthFinish): Promise<OAu
     if (error instanceof ConnectorError) return refuse('token_endpoint', error.message);
     throw error;
   }
-  const asked = flow.scopes.split(' ');
-  if (provider === 'google' && asked.some((scope) => SEARCH_CONSOLE_SCOPES.includes(scope)) && !tokens.scopes.some((scope) => SEARCH_CONSOLE_SCOPES.includes(scope))) {
+  if (provider === 'google' && reachesSearchConsole(flow.scopes.split(' ')) && !reachesSearchConsole(tokens.scopes)) {
     return refuse('insufficient_scope', `${label} did not grant Search Console access (granted: ${tokens.scopes.join(' ') || 'nothing named'})`);
   }
   const account = await accountOf(provider, upstream, tokens);
-  const kept = Object.fromEntries(Object.entries(client).filter(([name]) => !TOKEN_FIELDS.includes(name)));
+  // The client stays; everything a previous connection wrote (tokens, account, a "needs reconnect") goes.
+  const kept = Object.fromEntries(Object.entries(client).filter(([name]) => CLIENT_FIELDS.includes(name)));
   // Google sends a refresh token only with consent asked again; without one, the stored one still works.
   const refreshToken = tokens.refreshToken ?? (provider === 'google' ? client.refreshToken : undefined);
   const values = {
