@@ -104,7 +104,7 @@ describe('Settings → Connections → Connect with Google/GitHub in a real brow
     await google.getByRole('link', { name: /Connect with Google/ }).click();
     await page.waitForURL(`${sandbox.services.google.url}/o/oauth2/v2/auth?**`);
     await expect.poll(() => page.getByText(`Signed in as ${sandboxGoogleAccount}`).count()).toBe(1);
-    await page.getByRole('link', { name: 'Allow' }).click();
+    await page.getByRole('link', { name: 'Allow', exact: true }).click();
     await page.waitForURL(`${dashboard.url}/settings?oauth=success`);
     await expect.poll(() => banner(page).textContent(), SERVER).toContain('Connected.');
     await expect.poll(() => google.getByText(`Connected as ${sandboxGoogleAccount} with Google sign-in.`, { exact: false }).count(), SERVER).toBe(1);
@@ -138,7 +138,7 @@ describe('Settings → Connections → Connect with Google/GitHub in a real brow
     expect((flow?.expires ?? 0) - Date.now() / 1000).toBeGreaterThan(590);
     expect((flow?.expires ?? 0) - Date.now() / 1000).toBeLessThanOrEqual(600);
     await context.clearCookies({ name: 'dash_oauth' });
-    await page.getByRole('link', { name: 'Allow' }).click();
+    await page.getByRole('link', { name: 'Allow', exact: true }).click();
     await page.waitForURL(`${dashboard.url}/settings?oauth=error&reason=state`);
     // Still the first connection's account: nothing was replaced.
     await expect.poll(() => card(page, 'Google Search Console').getByText(`Connected as ${sandboxGoogleAccount}`, { exact: false }).count(), SERVER).toBe(1);
@@ -164,7 +164,7 @@ describe('Settings → Connections → Connect with Google/GitHub in a real brow
     await expect.poll(() => google.locator('summary .badge').textContent(), SERVER).toBe('Needs reconnect');
     await expect.poll(() => google.getByText(/revoked the dashboard's access \(invalid_grant/).count()).toBe(1);
     await google.getByRole('link', { name: /Reconnect/ }).click();
-    await page.getByRole('link', { name: 'Allow' }).click();
+    await page.getByRole('link', { name: 'Allow', exact: true }).click();
     await page.waitForURL(`${dashboard.url}/settings?oauth=success`);
     await expect.poll(() => google.locator('summary .badge').textContent(), SERVER).toBe('Connected');
     await context.close();
@@ -202,7 +202,7 @@ describe('Settings → Connections → Connect with Google/GitHub in a real brow
     await saveClient(page, 'github', sandboxGitHubOAuth.oauthApp, sandbox.services.github.baseUrl);
     await github.getByRole('link', { name: /Connect with GitHub/ }).click();
     await page.waitForURL(`${sandbox.services.github.url}/login/oauth/authorize?**`);
-    await page.getByRole('link', { name: 'Allow' }).click();
+    await page.getByRole('link', { name: 'Allow', exact: true }).click();
     await page.waitForURL(`${dashboard.url}/settings?oauth=success`);
     await expect.poll(() => github.getByText('Connected as demo-founder with GitHub sign-in. The token does not expire.').count(), SERVER).toBe(1);
     await context.close();
