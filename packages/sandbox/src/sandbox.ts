@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listen, type RunningServer } from './listen.ts';
-import { ServiceHarness, type Fault, type LoggedRequest, type SandboxService } from './service.ts';
+import { ServiceHarness, type Exchange, type Fault, type LoggedRequest, type SandboxService } from './service.ts';
 import type { FakeSendGrid, ReceivedMail } from './sendgrid/index.ts';
 import { sandboxServices, type SandboxServiceName } from './services.ts';
 
@@ -33,6 +33,8 @@ export interface Sandbox {
 export interface SandboxOptions {
   /** The sandbox's clock; the demo data is generated relative to it. */
   now?: () => number;
+  /** Sees every request and answer (the contract tests hold them to the providers' descriptions). */
+  observe?: (exchange: Exchange) => void;
 }
 
 /**
@@ -45,7 +47,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const started: [SandboxServiceName, RunningService, RunningServer][] = [];
   try {
     for (const [name, create] of Object.entries(sandboxServices) as [SandboxServiceName, (now: number) => SandboxService][]) {
-      const harness = new ServiceHarness(create(now()), now, requests);
+      const harness = new ServiceHarness(create(now()), now, requests, options.observe);
       let origin = '';
       const server = await listen((req: IncomingMessage, res: ServerResponse) => {
         harness.handle(req, res, origin).catch((error: unknown) => {

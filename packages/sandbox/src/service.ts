@@ -74,9 +74,20 @@ export interface Fault {
 export interface LoggedRequest {
   service: string;
   method: string;
+  /** Path and query, as requested. */
   path: string;
   status: number;
   at: number;
+}
+
+/** A request a fake answered and its answer, as they crossed the wire: what the contract tests hold to the provider's description. */
+export interface Exchange extends LoggedRequest {
+  headers: IncomingHttpHeaders;
+  /** The request's body, parsed as the fake parsed it. */
+  body: unknown;
+  reply: { headers: Record<string, string>; body: unknown };
+  /** Answered by a fault a test injected: its shape is that test's claim, not the fake's. */
+  injected: boolean;
 }
 
 const json = (res: ServerResponse, reply: SandboxReply) => {
@@ -124,6 +135,7 @@ export class ServiceHarness {
     readonly service: SandboxService,
     private readonly clock: () => number,
     private readonly log: LoggedRequest[],
+    private readonly observe?: (exchange: Exchange) => void,
   ) {
     this.limit = { limit: service.rateLimit.limit, windowMs: service.rateLimit.windowMs };
   }
@@ -164,12 +176,24 @@ export class ServiceHarness {
       origin,
       now,
     };
-    const reply = await this.answer(request);
-    this.log.push({ service: this.service.name, method: request.method, path: url.pathname + url.search, status: reply.status ?? 200, at: now });
+    const { reply, injected } = await this.answer(request);
+    const exchange: Exchange = {
+      service: this.service.name,
+      method: request.method,
+      path: url.pathname + url.search,
+      status: reply.status ?? 200,
+      at: now,
+      headers: req.headers,
+      body: request.body,
+      reply: { headers: reply.headers ?? {}, body: reply.body },
+      injected,
+    };
+    this.log.push(exchange);
+    this.observe?.(exchange);
     json(res, reply);
   };
 
-  private async answer(request: SandboxRequest): Promise<SandboxReply> {
+  private async answer(request: SandboxRequest): Promise<{ reply: SandboxReply; injected: boolean }> {
     const { service } = this;
     const { rateLimit } = service;
     const now = request.now;
@@ -177,16 +201,20 @@ export class ServiceHarness {
     const resetAt = (this.sent[0] ?? now) + this.limit.windowMs;
     if (this.sent.length >= this.limit.limit) {
       const retry = this.service.rateLimit.tooMany(Math.max(0, resetAt - now));
-      return { ...retry, headers: { ...rateLimit.headers?.({ ...this.limit, used: this.sent.length, resetAt, now }), ...retry.headers } };
+      return { reply: { ...retry, headers: { ...rateLimit.headers?.({ ...this.limit, used: this.sent.length, resetAt, now }), ...retry.headers } }, injected: false };
     }
     this.sent.push(now);
     const rateHeaders = rateLimit.headers?.({ ...this.limit, used: this.sent.length, resetAt, now }) ?? {};
 
     const fault = this.takeFault();
     if (fault?.latencyMs) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
-    if (fault?.malformed) return { status: 200, headers: { 'content-type': 'application/json', ...rateHeaders }, body: '<html>Bad gateway</html>' };
-    if (fault?.status) return { status: fault.status, headers: { ...rateHeaders, ...fault.headers }, body: fault.body ?? { error: 'injected' } };
+    if (fault?.malformed) return { reply: { status: 200, headers: { 'content-type': 'application/json', ...rateHeaders }, body: '<html>Bad gateway</html>' }, injected: true };
+    if (fault?.status) return { reply: { status: fault.status, headers: { ...rateHeaders, ...fault.headers }, body: fault.body ?? { error: 'injected' } }, injected: true };
+    return { reply: this.route(request, rateHeaders), injected: false };
+  }
 
+  private route(request: SandboxRequest, rateHeaders: Record<string, string>): SandboxReply {
+    const { service } = this;
     if (!service.authorize(request)) return { status: 401, ...service.unauthorized(request) };
     const path = request.path.startsWith(service.basePath) ? request.path.slice(service.basePath.length) || '/' : undefined;
     for (const route of service.routes) {

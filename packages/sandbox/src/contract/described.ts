@@ -1,0 +1,55 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { listen } from '../listen.ts';
+import { sandboxServices, type SandboxServiceName } from '../services.ts';
+import { descriptionOf } from './descriptions.ts';
+import type { SampleMode } from './openapi.ts';
+
+export interface DescribedUpstream {
+  /** What a connector is given as its base URL: the origin plus the fake's root path. */
+  baseUrl: string;
+  /** Each request it answered: `GET /path?query` → status. */
+  requests: { request: string; status: number }[];
+  close(): Promise<void>;
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text === '' ? undefined : (JSON.parse(text) as unknown);
+}
+
+/**
+ * A stand-in for a provider that knows nothing but its description, as Prism's mock server does: every
+ * request is answered with an answer generated from the operation's success schema, with only the
+ * required fields (`minimal`), every field and nullable ones null (`maximal`), or every field filled
+ * (`full`). What a connector makes of these is what it makes of any answer the real API may give.
+ */
+export async function startDescribedUpstream(service: SandboxServiceName, mode: SampleMode): Promise<DescribedUpstream> {
+  const described = descriptionOf(service);
+  if (!described || described.kind === 'body-schema') throw new Error(`${service} has no description of its answers`);
+  const requests: DescribedUpstream['requests'] = [];
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
+    const method = req.method ?? 'GET';
+    const path = req.url ?? '/';
+    let status = 200;
+    let body: unknown;
+    try {
+      if (described.kind === 'openapi') ({ status, body } = described.description.sampleAnswer(method, path, mode));
+      else body = described.description.sampleAnswer(await readJson(req), mode);
+    } catch (error) {
+      status = 404;
+      body = { message: (error as Error).message };
+    }
+    requests.push({ request: `${method} ${path}`, status });
+    res.writeHead(status, body === undefined ? {} : { 'content-type': 'application/json' });
+    res.end(body === undefined ? '' : JSON.stringify(body));
+  };
+  const server = await listen((req, res) => {
+    answer(req, res).catch((error: unknown) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: (error as Error).message }));
+    });
+  });
+  return { baseUrl: server.url + sandboxServices[service](Date.now()).basePath, requests, close: () => server.close() };
+}

@@ -1,0 +1,39 @@
+import type { SandboxServiceName } from '../services.ts';
+
+/**
+ * Where a fake or a connector may differ from its provider's description, and why: the one list of
+ * them. Each excuses the problems that match it, for one service; `evidence` is the provider's own
+ * documentation showing the real API does what the description leaves out.
+ */
+export interface ContractException {
+  service: SandboxServiceName;
+  /** Matches the problem it excuses, as the checks word it (`request: GET /path: …`). */
+  problem: RegExp;
+  reason: string;
+  evidence: string;
+}
+
+export const contractExceptions: ContractException[] = [
+  {
+    service: 'google',
+    problem: /^request: (GET|POST) \/(token|o\/oauth2\/v2\/auth)\b.* is outside Search Console's API/,
+    reason: "Google's OAuth 2.0 endpoints (authorization and token) are not part of the Search Console API; they follow RFC 6749.",
+    evidence: 'https://developers.google.com/identity/protocols/oauth2/web-server',
+  },
+  {
+    service: 'github',
+    problem: /^request: (GET|POST) \/login\/oauth\/(authorize|access_token)\b/,
+    reason: "GitHub's OAuth web flow is served by github.com, not the REST API the description covers.",
+    evidence: 'https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps',
+  },
+  {
+    service: 'plausible',
+    problem: /^request: GET \/api\/v1\/stats\/realtime\/visitors is not described/,
+    reason: "Plausible's v1 realtime endpoint has no published schema (only the v2 query does).",
+    evidence: 'https://plausible.io/docs/stats-api-v1#get-apiv1statsrealtimevisitors',
+  },
+];
+
+export function isExcused(service: SandboxServiceName, problem: string): boolean {
+  return contractExceptions.some((exception) => exception.service === service && exception.problem.test(problem));
+}

@@ -1,0 +1,37 @@
+import { afterEach, expect } from 'vitest';
+import type { Exchange } from '../service.ts';
+import { contractProblems } from './check.ts';
+
+/**
+ * For a test file whose sandbox is started with `startSandbox({ observe })`: every request the file's
+ * tests send and every answer the fakes give is held to the provider's own description, and a test
+ * whose traffic breaks it fails, naming the operation and the field.
+ */
+export function holdToDescriptions(): (exchange: Exchange) => void {
+  const problems: string[] = [];
+  afterEach(() => {
+    const found = [...new Set(problems.splice(0))];
+    if (found.length > 0) expect.fail(`Traffic that breaks the provider's API description:\n- ${found.join('\n- ')}`);
+  });
+  return (exchange) => {
+    try {
+      problems.push(...contractProblems(exchange).map((problem) => `${exchange.service} ${problem}`));
+    } catch (error) {
+      problems.push(`${exchange.service}: could not check ${exchange.method} ${exchange.path}: ${(error as Error).message}`);
+    }
+  };
+}
+
+const suspicious = /\b(undefined|null|NaN)\b|\[object Object\]|Invalid Date/;
+
+/**
+ * What a user would see wrong in a connector's output: a number that is not finite, or a string
+ * that carries `undefined`, `null`, `NaN`, `Invalid Date` or `[object Object]`. Returns where.
+ */
+export function insaneValues(value: unknown, path = 'output'): string[] {
+  if (typeof value === 'number') return Number.isFinite(value) ? [] : [`${path} is ${value}`];
+  if (typeof value === 'string') return suspicious.test(value) ? [`${path} reads "${value}"`] : [];
+  if (Array.isArray(value)) return value.flatMap((item, i) => insaneValues(item, `${path}.${i}`));
+  if (typeof value === 'object' && value !== null) return Object.entries(value).flatMap(([key, item]) => insaneValues(item, `${path}.${key}`));
+  return [];
+}
