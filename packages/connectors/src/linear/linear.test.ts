@@ -1,14 +1,16 @@
 import { startSandbox, type Sandbox } from '@dash/sandbox';
+import { holdToDescriptions } from '@dash/sandbox/contract';
 import { ideaSchema, shippedItemSchema, type Idea } from '@dash/contracts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConnectorError } from '../errors.ts';
 import { sandboxContext, testClock } from '../testing.ts';
 import { linear } from './index.ts';
-import { categorise, defaultBugWords, defaultIdeaWords, labelHasWord } from './map.ts';
+import { categorise, defaultBugWords, defaultIdeaWords, labelHasWord, priorityLevel } from './map.ts';
 
 let sandbox: Sandbox;
+const observe = holdToDescriptions();
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ observe });
 });
 afterAll(() => sandbox.close());
 beforeEach(() => sandbox.reset());
@@ -33,6 +35,11 @@ describe('Linear label words', () => {
     expect(categorise(['Feature', 'Regression'], defaultIdeaWords, defaultBugWords)).toBe('bug');
     expect(categorise(['Feedback'], defaultIdeaWords, defaultBugWords)).toBe('idea');
     expect(categorise(['Design', 'Docs'], defaultIdeaWords, defaultBugWords)).toBeUndefined();
+  });
+
+  it('reads a priority outside Linear’s five levels (its schema types it Float) as no priority', () => {
+    expect([0, 1, 4].map(priorityLevel)).toEqual([0, 1, 4]);
+    expect([1.5, -1, 5].map(priorityLevel)).toEqual([0, 0, 0]);
   });
 });
 

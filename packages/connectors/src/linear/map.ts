@@ -22,12 +22,15 @@ export function categorise(labels: readonly string[], ideaWords: readonly string
   return undefined;
 }
 
+/** Linear's five priority levels; a value outside them (the schema only says Float) is no priority rather than a failed feed. */
+export const priorityLevel = (priority: number): Idea['priority'] => (Number.isInteger(priority) && priority >= 0 && priority <= 4 ? priority : 0);
+
 export function toIdea(issue: LinearIssue, type: Idea['type']): Idea {
   return {
     id: issue.identifier,
     title: issue.title,
     type,
-    priority: issue.priority,
+    priority: priorityLevel(issue.priority),
     status: issue.state.type === 'started' ? 'in_progress' : 'open',
     createdAt: new Date(issue.createdAt).toISOString(),
     labels: issue.labels.nodes.map((label) => label.name),

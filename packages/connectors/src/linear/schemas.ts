@@ -32,8 +32,8 @@ export const issue = z
     identifier: z.string(),
     title: z.string(),
     url: z.string(),
-    /** 0 none, 1 urgent, 2 high, 3 medium, 4 low. */
-    priority: z.number().int().min(0).max(4),
+    /** 0 none, 1 urgent, 2 high, 3 medium, 4 low, says Linear; typed Float, so map.ts reads any other value as none. */
+    priority: z.number(),
     createdAt: z.string(),
     completedAt: z.string().nullable(),
     state: z.object({ type: z.string() }).loose(),

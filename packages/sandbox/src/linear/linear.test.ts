@@ -1,15 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxTokens } from '../demo.ts';
 import { startSandbox, type Sandbox } from '../sandbox.ts';
+import { holdToDescriptions } from '../contract/index.ts';
 
 let sandbox: Sandbox;
+// Documents sent wrong on purpose (to see the fake refuse them as Linear does) go to a sandbox not held to the description.
+let unheld: Sandbox;
+const observe = holdToDescriptions();
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ observe });
+  unheld = await startSandbox();
 });
-afterAll(() => sandbox.close());
+afterAll(() => Promise.all([sandbox.close(), unheld.close()]));
 
-async function post(body: unknown, authorization: string = sandboxTokens.linear) {
-  const response = await fetch(`${sandbox.services.linear.baseUrl}/graphql`, {
+async function post(body: unknown, authorization: string = sandboxTokens.linear, to: Sandbox = sandbox) {
+  const response = await fetch(`${to.services.linear.baseUrl}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization },
     body: JSON.stringify(body),
@@ -44,12 +49,12 @@ describe('Linear fake', () => {
   });
 
   it('refuses a field the schema lacks, and an unknown operation, with a GraphQL error like Linear’s', async () => {
-    const unknownField = await post({ query: '{ issues { nodes { colour } } }' });
+    const unknownField = await post({ query: '{ issues { nodes { colour } } }' }, sandboxTokens.linear, unheld);
     expect(unknownField.status).toBe(400);
     expect(unknownField.json).toMatchObject({ errors: [{ message: 'Cannot query field "colour" on type "Issue".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
     const mutation = await post({ query: 'mutation Archive { issueArchive(id: "PKT-101") { success } }' });
     expect(mutation.json).toMatchObject({ errors: [{ message: 'Cannot query field "issueArchive" on type "Mutation".' }] });
-    const broken = await post({ query: '{ viewer { name }' });
+    const broken = await post({ query: '{ viewer { name }' }, sandboxTokens.linear, unheld);
     expect(broken.json).toMatchObject({ errors: [{ extensions: { code: 'GRAPHQL_PARSE_FAILED' } }] });
   });
 
