@@ -33,6 +33,7 @@ function listAll<T extends { id: string }>(
   item: z.ZodType<T>,
 ): Promise<T[]> {
   const schema = listOf(item);
+  const seen = new Set<string>();
   return collectPages<T, string>(
     undefined,
     async (after) => {
@@ -42,8 +43,11 @@ function listAll<T extends { id: string }>(
         headers: accountId ? { 'stripe-account': accountId } : {},
         schema,
       });
+      const fresh = page.data.filter((entry) => !seen.has(entry.id));
+      for (const entry of fresh) seen.add(entry.id);
       const last = page.data.at(-1);
-      return { items: page.data, next: page.has_more && last ? last.id : undefined };
+      // A page with nothing new would repeat forever: an item is counted once, and paging stops.
+      return { items: fresh, next: page.has_more && last && fresh.length > 0 ? last.id : undefined };
     },
     { maxPages: MAX_PAGES },
   );
@@ -77,6 +81,8 @@ export const stripe: RevenueConnector = {
       listAll(ctx, accountId, '/subscriptions', { status: 'past_due' }, subscription),
       client.request(ctx, { path: '/charges', query: { limit: 10 }, headers: accountId ? { 'stripe-account': accountId } : {}, schema: listOf(charge) }),
     ]);
-    return toRevenue({ range, now, transactions, subscriptions: [...active, ...pastDue], charges: recent.data.data });
+    // A subscription that fell past due between the two reads is in both lists: counted once.
+    const subscriptions = [...new Map([...active, ...pastDue].map((s) => [s.id, s])).values()];
+    return toRevenue({ range, now, transactions, subscriptions, charges: recent.data.data });
   },
 };

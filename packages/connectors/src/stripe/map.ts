@@ -28,21 +28,30 @@ const perMonth = { day: 365 / 12, week: 52 / 12, month: 1, year: 1 / 12 } as con
 
 /**
  * One subscription item's monthly value in major units: unit price × quantity, over the interval
- * count, normalised to a month. Metered and tiered prices (no unit amount) have no fixed value: 0.
+ * count, normalised to a month. A metered price bills usage afterwards and has no fixed value: 0.
+ * A tiered price (no unit amount) or one without a usable interval has a value we cannot know: null.
  */
-export function monthlyAmount(item: StripeSubscriptionItem): number {
+export function monthlyAmount(item: StripeSubscriptionItem): number | null {
   const { price } = item;
-  if (!price.recurring || price.unit_amount === null || price.recurring.usage_type === 'metered') return 0;
+  if (price.recurring?.usage_type === 'metered') return 0;
+  if (!price.recurring || price.unit_amount == null || price.recurring.interval_count < 1) return null;
   const { interval, interval_count } = price.recurring;
   return (toMajor(price.unit_amount, price.currency) * (item.quantity ?? 1) * perMonth[interval]) / interval_count;
 }
 
-/** MRR of the subscriptions in the report's currency (active and past due, as Stripe counts MRR). */
-export function mrrOf(subscriptions: StripeSubscription[], currency: string): number {
+/**
+ * MRR of the subscriptions in the report's currency (active and past due, as Stripe counts MRR);
+ * unknown when one item's value is, since a sum that left it out would be a wrong number.
+ */
+export function mrrOf(subscriptions: StripeSubscription[], currency: string): number | null {
   let mrr = 0;
   for (const subscription of subscriptions) {
     if (subscription.currency.toUpperCase() !== currency) continue;
-    for (const item of subscription.items.data) mrr += monthlyAmount(item);
+    for (const item of subscription.items.data) {
+      const monthly = monthlyAmount(item);
+      if (monthly === null) return null;
+      mrr += monthly;
+    }
   }
   return roundMoney(mrr);
 }

@@ -25,15 +25,16 @@ export type StripeBalanceTransaction = z.infer<typeof balanceTransaction>;
 export const price = z
   .object({
     currency: z.string(),
-    unit_amount: amount.nullable(),
+    /** Only set for per-unit prices; tiered ones have none. */
+    unit_amount: amount.nullish(),
     recurring: z
       .object({
         interval: z.enum(['day', 'week', 'month', 'year']),
-        interval_count: z.number().int().positive(),
+        interval_count: z.number().int(),
         usage_type: z.string().optional(),
       })
       .loose()
-      .nullable(),
+      .nullish(),
   })
   .loose();
 

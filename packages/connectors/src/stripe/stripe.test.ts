@@ -5,12 +5,14 @@ import { daysOf } from '../dates.ts';
 import { ConnectorError } from '../errors.ts';
 import { sandboxContext, testClock } from '../testing.ts';
 import { stripe } from './index.ts';
-import { monthlyAmount, toMajor } from './map.ts';
+import { monthlyAmount, mrrOf, toMajor } from './map.ts';
 import type { StripeSubscriptionItem } from './schemas.ts';
+import { holdToDescriptions } from '@dash/sandbox/contract';
 
 let sandbox: Sandbox;
+const observe = holdToDescriptions();
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ observe });
 });
 afterAll(() => sandbox.close());
 beforeEach(() => sandbox.reset());
@@ -101,9 +103,22 @@ describe('Stripe connector', () => {
     expect(monthlyAmount(item(5700, 'month', 3))).toBeCloseTo(19, 2);
     expect(monthlyAmount(item(1900, 'month', 1, 3))).toBeCloseTo(57, 2);
     expect(monthlyAmount(item(12000, 'year', 1, 1, 'jpy'))).toBe(1000);
-    expect(monthlyAmount(item(null, 'month'))).toBe(0);
     expect(toMajor(1999, 'usd')).toBe(19.99);
     expect(toMajor(1999, 'KRW')).toBe(1999);
+  });
+
+  it('counts a metered price as no fixed monthly amount, and leaves MRR unknown when a tiered price (no unit amount) is in it', () => {
+    const price = (unit_amount: number | null, usage_type: string) => ({ currency: 'usd', unit_amount, recurring: { interval: 'month' as const, interval_count: 1, usage_type } });
+    const metered: StripeSubscriptionItem = { quantity: 1, price: price(null, 'metered') };
+    // Stripe sets unit_amount only for per-unit prices: a tiered one's monthly value is not in the price.
+    const tiered: StripeSubscriptionItem = { quantity: 1, price: price(null, 'licensed') };
+    const seat: StripeSubscriptionItem = { quantity: 2, price: price(1900, 'licensed') };
+    const subscription = (...data: StripeSubscriptionItem[]) => ({ id: 'sub_1', status: 'active', currency: 'usd', items: { data } });
+    expect(monthlyAmount(metered)).toBe(0);
+    expect(monthlyAmount(tiered)).toBeNull();
+    expect(mrrOf([subscription(seat), subscription(metered)], 'USD')).toBe(38);
+    expect(mrrOf([subscription(seat), subscription(tiered)], 'USD')).toBeNull();
+    expect(mrrOf([], 'USD')).toBe(0);
   });
 
   it('says the key was rejected with Stripe’s masked key, never the key itself', async () => {

@@ -32,6 +32,13 @@ export const contractExceptions: ContractException[] = [
     reason: "Plausible's v1 realtime endpoint has no published schema (only the v2 query does).",
     evidence: 'https://plausible.io/docs/stats-api-v1#get-apiv1statsrealtimevisitors',
   },
+  {
+    service: 'stripe',
+    problem: /^response: GET \/v1\/subscriptions → 200\/data\/\d+ must have required property 'current_period_(start|end)'$/,
+    reason:
+      'The description predates API version 2025-03-31.basil, which the connector pins (Stripe-Version): basil removed current_period_start and current_period_end from the subscription (they are on its items now).',
+    evidence: 'https://docs.stripe.com/changelog/basil/2025-03-31/deprecate-subscription-current-period-start-and-end',
+  },
 ];
 
 export function isExcused(service: SandboxServiceName, problem: string): boolean {

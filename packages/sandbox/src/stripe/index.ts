@@ -47,24 +47,27 @@ function stripeError(status: number, error: Record<string, unknown>): SandboxRep
   return { status, body: { error } };
 }
 
-const invalid = (message: string, extra: Record<string, unknown> = {}) =>
-  stripeError(400, { ...extra, message, request_log_url: null, type: 'invalid_request_error' });
+/** Stripe's id for a request, sent back as Request-Id and named in an error's dashboard link. */
+const requestIdOf = (request: SandboxRequest) => `req_${hexId(`${request.path}${request.query.toString()}`, 14)}`;
+
+const invalid = (request: SandboxRequest, message: string, extra: Record<string, unknown> = {}) =>
+  stripeError(400, { ...extra, message, request_log_url: `https://dashboard.stripe.com/test/logs/${requestIdOf(request)}?t=${seconds(request.now)}`, type: 'invalid_request_error' });
 
 /** A page of a Stripe list: newest first, `limit` 1–100, `starting_after`/`ending_before` cursors, `created[gte]` filters. */
 function list<T extends Listed>(request: SandboxRequest, url: string, items: T[], noun: string): SandboxReply {
   const q = request.query;
   const rawLimit = q.get('limit');
   const limit = rawLimit === null ? 10 : Number(rawLimit);
-  if (!Number.isInteger(limit)) return invalid(`Invalid integer: ${rawLimit}`, { code: 'parameter_invalid_integer', param: 'limit' });
+  if (!Number.isInteger(limit)) return invalid(request, `Invalid integer: ${rawLimit}`, { code: 'parameter_invalid_integer', param: 'limit' });
   if (limit < 1 || limit > 100) {
-    return invalid(`This value must be ${limit < 1 ? 'greater than or equal to 1' : 'less than or equal to 100'}.`, { param: 'limit' });
+    return invalid(request, `This value must be ${limit < 1 ? 'greater than or equal to 1' : 'less than or equal to 100'}.`, { param: 'limit' });
   }
   let matching = items;
   for (const op of ['gt', 'gte', 'lt', 'lte'] as const) {
     const raw = q.get(`created[${op}]`);
     if (raw === null) continue;
     const bound = Number(raw);
-    if (!Number.isInteger(bound)) return invalid(`Invalid integer: ${raw}`, { code: 'parameter_invalid_integer', param: `created[${op}]` });
+    if (!Number.isInteger(bound)) return invalid(request, `Invalid integer: ${raw}`, { code: 'parameter_invalid_integer', param: `created[${op}]` });
     matching = matching.filter((item) =>
       op === 'gt' ? item.created > bound : op === 'gte' ? item.created >= bound : op === 'lt' ? item.created < bound : item.created <= bound,
     );
@@ -79,13 +82,13 @@ function list<T extends Listed>(request: SandboxRequest, url: string, items: T[]
   if (after !== null) {
     const index = matching.findIndex((item) => item.id === after);
     if (index === -1 && !items.some((item) => item.id === after)) {
-      return invalid(`No such ${noun}: '${after}'`, { code: 'resource_missing', param: 'starting_after' });
+      return invalid(request, `No such ${noun}: '${after}'`, { code: 'resource_missing', param: 'starting_after' });
     }
     page = matching.slice(index + 1, index + 1 + limit);
     hasMore = index + 1 + limit < matching.length;
   } else if (before !== null) {
     const index = matching.findIndex((item) => item.id === before);
-    if (index === -1) return invalid(`No such ${noun}: '${before}'`, { code: 'resource_missing', param: 'ending_before' });
+    if (index === -1) return invalid(request, `No such ${noun}: '${before}'`, { code: 'resource_missing', param: 'ending_before' });
     page = matching.slice(Math.max(0, index - limit), index);
     hasMore = index - limit > 0;
   } else {
@@ -286,6 +289,7 @@ function buildAccount(now: number) {
       id: subscriptionId,
       object: 'subscription',
       application: null,
+      automatic_tax: { disabled_reason: null, enabled: false, liability: null },
       billing_cycle_anchor: seconds(plan.created),
       cancel_at: null,
       cancel_at_period_end: plan.status === 'active' && random() < 0.04,
@@ -443,7 +447,7 @@ export function stripeService(now: number): SandboxService {
     (handle: (request: SandboxRequest) => SandboxReply) =>
     (request: SandboxRequest): SandboxReply => {
       const version = request.headers['stripe-version'];
-      const headers = { 'Request-Id': `req_${hexId(`${request.path}${request.query.toString()}`, 14)}`, 'Stripe-Version': typeof version === 'string' ? version : API_VERSION };
+      const headers = { 'Request-Id': requestIdOf(request), 'Stripe-Version': typeof version === 'string' ? version : API_VERSION };
       const onBehalf = request.headers['stripe-account'];
       if (typeof onBehalf === 'string' && onBehalf !== data.account) {
         return {
@@ -524,7 +528,7 @@ export function stripeService(now: number): SandboxService {
           const status = request.query.get('status');
           const known = ['active', 'past_due', 'unpaid', 'canceled', 'incomplete', 'incomplete_expired', 'trialing', 'paused', 'all', 'ended'];
           if (status !== null && !known.includes(status)) {
-            return invalid(`Invalid status: must be one of ${known.join(', ')}`, { param: 'status' });
+            return invalid(request, `Invalid status: must be one of ${known.join(', ')}`, { param: 'status' });
           }
           const items = data.subscriptions.filter((s) =>
             status === null ? s.status !== 'canceled' : status === 'all' ? true : status === 'ended' ? s.status === 'canceled' : s.status === status,

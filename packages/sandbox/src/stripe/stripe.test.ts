@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxTokens } from '../demo.ts';
 import { startSandbox, type Sandbox } from '../sandbox.ts';
+import { holdToDescriptions } from '../contract/index.ts';
 
 let sandbox: Sandbox;
+const observe = holdToDescriptions();
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ observe });
 });
 afterAll(() => sandbox.close());
 beforeEach(() => sandbox.reset());
