@@ -1,6 +1,7 @@
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { startSandbox, type Sandbox } from '@dash/sandbox';
-import { sandboxAppStoreKey } from '@dash/sandbox';
+import { holdToDescriptions } from '@dash/sandbox/contract';
+import { mendAppStoreDescription, sandboxAppStoreKey } from '@dash/sandbox';
 import { storefrontSchema } from '@dash/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // The lead exports this from @dash/sandbox; the file is the same module either way.
@@ -8,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ConnectorContext } from '../context.ts';
 import { ConnectorError } from '../errors.ts';
 import { sandboxContext, testClock } from '../testing.ts';
-import { appstoreconnect } from './index.ts';
+import { appstoreconnect, nextPageOf } from './index.ts';
 import { stateOf } from './map.ts';
 import type { AppStoreVersion } from './schemas.ts';
 
@@ -18,8 +19,10 @@ const MINUTE = 60_000;
 let sandbox: Sandbox;
 /** How far the sandbox's clock is ahead of real time, moved with a test's clock. */
 let skew = 0;
+mendAppStoreDescription();
+const observe = holdToDescriptions();
 beforeAll(async () => {
-  sandbox = await startSandbox({ now: () => Date.now() + skew });
+  sandbox = await startSandbox({ now: () => Date.now() + skew, observe });
 });
 afterAll(() => sandbox.close());
 beforeEach(() => {
@@ -254,6 +257,15 @@ describe('App Store Connect connector', () => {
     await expect(appstoreconnect.test(recording())).rejects.toMatchObject({ kind: 'bad_response', message: 'App Store Connect answered 200 with something that is not JSON' });
     sandbox.inject('appstoreconnect', { status: 200, body: { data: [{ type: 'apps', id: 1588431207 }], links: {} }, times: 1 });
     await expect(appstoreconnect.test(recording())).rejects.toMatchObject({ kind: 'bad_response', message: expect.stringContaining('(data.0.id:') });
+  });
+
+  it('follows links.next, relative or absolute, only while it is the same list', () => {
+    const list = new URL('https://api.appstoreconnect.apple.com/v1/apps/1/appStoreVersions?limit=10');
+    expect(nextPageOf('https://api.appstoreconnect.apple.com/v1/apps/1/appStoreVersions?cursor=Mg&limit=10', list)).toBe('https://api.appstoreconnect.apple.com/v1/apps/1/appStoreVersions?cursor=Mg&limit=10');
+    expect(nextPageOf('appStoreVersions?cursor=Mg', list)).toBe('https://api.appstoreconnect.apple.com/v1/apps/1/appStoreVersions?cursor=Mg');
+    expect(nextPageOf('../dictionary', list)).toBeUndefined();
+    expect(nextPageOf('https://elsewhere.example/v1/apps/1/appStoreVersions?cursor=Mg', list)).toBeUndefined();
+    expect(nextPageOf(undefined, list)).toBeUndefined();
   });
 
   it('reads the newer appVersionState first and falls back to the older appStoreState', () => {

@@ -3,7 +3,7 @@ import type { StorefrontConnector } from '../connector.ts';
 import type { ConnectorContext } from '../context.ts';
 import { ConnectorError } from '../errors.ts';
 import { collectPages, defineClient, parseRetryAfter, type QueryValue } from '../http.ts';
-import { hourRemaining, newestFirst, reasonOf, toReview, toVersion } from './map.ts';
+import { hourRemaining, kept, newestFirst, reasonOf, toReview, toVersion } from './map.ts';
 import { appDocument, appList, errorBody, reviewList, versionList, type AppStoreVersion } from './schemas.ts';
 import { appStoreToken } from './token.ts';
 
@@ -44,6 +44,17 @@ function get<T>(ctx: ConnectorContext, token: string, path: string, query: Recor
   return client.request(ctx, { path, query, headers: { authorization: `Bearer ${token}` }, schema }).then((response) => response.data);
 }
 
+/**
+ * The next page of a list: `links.next` resolved against the list's URL (the description allows a
+ * relative reference), followed only while it is the same list, as Apple's cursor links are; a link
+ * elsewhere ends the paging rather than reading another resource as this list.
+ */
+export function nextPageOf(next: string | undefined, list: URL): string | undefined {
+  if (next === undefined) return undefined;
+  const url = URL.canParse(next, list) ? new URL(next, list) : undefined;
+  return url && url.origin === list.origin && url.pathname === list.pathname ? url.toString() : undefined;
+}
+
 /** App Store Connect: an app's name and bundle id, its newest customer reviews and its versions. */
 export const appstoreconnect: StorefrontConnector = {
   service: 'appstoreconnect',
@@ -58,6 +69,7 @@ export const appstoreconnect: StorefrontConnector = {
   async storefront(ctx, { config }) {
     const token = appStoreToken(ctx.credentials, ctx.clock.now());
     const app = `/v1/apps/${encodeURIComponent(config.appId)}`;
+    const versionsUrl = new URL(`${ctx.baseUrl.replace(/\/+$/, '')}${app}/appStoreVersions`);
     const [about, reviews, versions] = await Promise.all([
       get(ctx, token, app, { 'fields[apps]': 'name,bundleId' }, appDocument),
       // One page: the newest twenty are what the widget shows, however many the app has.
@@ -67,15 +79,16 @@ export const appstoreconnect: StorefrontConnector = {
         undefined,
         async (next) => {
           const page = next ? await get(ctx, token, next, {}, versionList) : await get(ctx, token, `${app}/appStoreVersions`, { limit: VERSIONS }, versionList);
-          return { items: page.data, next: page.links.next };
+          return { items: page.data, next: nextPageOf(page.links.next, versionsUrl) };
         },
         { maxPages: 5 },
       ),
     ]);
     return {
-      app: { name: about.data.attributes.name, bundleId: about.data.attributes.bundleId },
-      reviews: newestFirst(reviews.data.map(toReview)).slice(0, REVIEWS),
-      versions: newestFirst(versions.map(toVersion)).slice(0, VERSIONS),
+      // Apple's description promises neither; the widget shows an empty name rather than a made-up one.
+      app: { name: about.data.attributes?.name ?? '', bundleId: about.data.attributes?.bundleId ?? '' },
+      reviews: newestFirst(kept(reviews.data.map(toReview))).slice(0, REVIEWS),
+      versions: newestFirst(kept(versions.map(toVersion))).slice(0, VERSIONS),
     };
   },
 };

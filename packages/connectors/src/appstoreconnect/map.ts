@@ -7,16 +7,14 @@ type Version = Storefront['versions'][number];
 /** Apple's dates carry a local offset; the dashboard's are UTC, so that they sort as strings. */
 const utc = (date: string) => new Date(date).toISOString();
 
-export function toReview(review: CustomerReview): Review {
-  const { attributes } = review;
-  return {
-    rating: attributes.rating,
-    title: attributes.title ?? '',
-    body: attributes.body ?? '',
-    reviewerNickname: attributes.reviewerNickname ?? '',
-    territory: attributes.territory,
-    createdAt: utc(attributes.createdDate),
-  };
+/**
+ * A review as the widget lists it; undefined without a rating or a date, which Apple's description
+ * does not promise: stars and "when" are what a review is, and neither is made up.
+ */
+export function toReview(review: CustomerReview): Review | undefined {
+  const { rating, createdDate, title, body, reviewerNickname, territory } = review.attributes ?? {};
+  if (rating === undefined || createdDate === undefined) return undefined;
+  return { rating, title: title ?? '', body: body ?? '', reviewerNickname: reviewerNickname ?? '', territory: territory ?? '', createdAt: utc(createdDate) };
 }
 
 /**
@@ -24,12 +22,18 @@ export function toReview(review: CustomerReview): Review {
  * `appStoreState` (`READY_FOR_SALE`) when that is all the answer has.
  */
 export function stateOf(version: AppStoreVersion): string {
-  return version.attributes.appVersionState ?? version.attributes.appStoreState ?? 'UNKNOWN';
+  return version.attributes?.appVersionState ?? version.attributes?.appStoreState ?? 'UNKNOWN';
 }
 
-export function toVersion(version: AppStoreVersion): Version {
-  return { version: version.attributes.versionString, state: stateOf(version), createdAt: utc(version.attributes.createdDate) };
+/** A version as the widget lists it; undefined without its version string or its date (the list is the newest ones). */
+export function toVersion(version: AppStoreVersion): Version | undefined {
+  const { versionString, createdDate } = version.attributes ?? {};
+  if (versionString === undefined || createdDate === undefined) return undefined;
+  return { version: versionString, state: stateOf(version), createdAt: utc(createdDate) };
 }
+
+/** What is not undefined: the records a mapper kept. */
+export const kept = <T>(items: readonly (T | undefined)[]): T[] => items.filter((item): item is T => item !== undefined);
 
 export const newestFirst = <T extends { createdAt: string }>(items: T[]): T[] => [...items].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 

@@ -3,15 +3,17 @@ import { z } from 'zod';
 /**
  * App Store Connect speaks JSON:API: `{ data, links, meta }`, fields under `attributes`, the next
  * page's full URL in `links.next`. Dates carry Cupertino's offset (`2026-04-30T09:28:28-07:00`).
+ * Apple's description requires only a resource's `type` and `id`: every attribute, and `attributes`
+ * itself, may be absent, and map.ts decides what a record without them is worth.
  */
 const links = z.object({ self: z.string().optional(), next: z.string().optional() }).loose();
-const meta = z.object({ paging: z.object({ total: z.number().int(), limit: z.number().int() }).loose().optional() }).loose();
+const meta = z.object({ paging: z.object({ total: z.number().int().optional(), limit: z.number().int() }).loose().optional() }).loose();
 const appleDate = z.iso.datetime({ offset: true });
 
 /** `GET /v1/apps/{id}?fields[apps]=name,bundleId`. */
 export const appDocument = z
   .object({
-    data: z.object({ type: z.literal('apps'), id: z.string(), attributes: z.object({ name: z.string(), bundleId: z.string() }).loose() }).loose(),
+    data: z.object({ type: z.literal('apps'), id: z.string(), attributes: z.object({ name: z.string().optional(), bundleId: z.string().optional() }).loose().optional() }).loose(),
   })
   .loose();
 
@@ -30,15 +32,16 @@ export const customerReview = z
     id: z.string(),
     attributes: z
       .object({
-        rating: z.number().int().min(1).max(5),
+        rating: z.number().int().min(1).max(5).optional(),
         // A review may have a rating alone; Apple leaves the words out then.
         title: z.string().nullish(),
         body: z.string().nullish(),
         reviewerNickname: z.string().nullish(),
-        createdDate: appleDate,
-        territory: z.string(),
+        createdDate: appleDate.optional(),
+        territory: z.string().optional(),
       })
-      .loose(),
+      .loose()
+      .optional(),
   })
   .loose();
 export type CustomerReview = z.infer<typeof customerReview>;
@@ -55,13 +58,14 @@ export const appStoreVersion = z
     id: z.string(),
     attributes: z
       .object({
-        versionString: z.string(),
+        versionString: z.string().optional(),
         appVersionState: z.string().nullish(),
         appStoreState: z.string().nullish(),
         platform: z.string().nullish(),
-        createdDate: appleDate,
+        createdDate: appleDate.optional(),
       })
-      .loose(),
+      .loose()
+      .optional(),
   })
   .loose();
 export type AppStoreVersion = z.infer<typeof appStoreVersion>;

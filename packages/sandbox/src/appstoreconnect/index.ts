@@ -215,17 +215,15 @@ function versionsOf(origin: string, appId: string, now: number, list: [string, V
     return {
       type: 'appStoreVersions',
       id,
+      // Unset attributes (earliestReleaseDate…) are left out: Apple's description types them as strings, never null.
       attributes: {
         platform: 'IOS',
         versionString,
         appStoreState: oldState[state],
         appVersionState: state,
-        storeIcon: null,
-        watchStoreIcon: null,
         copyright: `${new Date(now - daysAgo * DAY_MS).getUTCFullYear()} Demo Founder Ltd`,
         reviewType: 'APP_STORE',
         releaseType: state === 'PREPARE_FOR_SUBMISSION' ? 'MANUAL' : 'AFTER_APPROVAL',
-        earliestReleaseDate: null,
         usesIdfa: false,
         downloadable: state === 'READY_FOR_DISTRIBUTION' || state === 'REPLACED_WITH_NEW_VERSION',
         createdDate: appleDate(now - daysAgo * DAY_MS - ((daysAgo * 7919) % 36_000) * 1000),
@@ -257,16 +255,13 @@ export function appstoreconnectService(now: number): SandboxService {
       return {
         type: 'apps',
         id: appId,
+        // No subscription status URLs set: left out, as the description types them as URLs, never null.
         attributes: {
           name,
           bundleId,
           sku,
           primaryLocale: 'en-US',
           isOrEverWasMadeForKids: false,
-          subscriptionStatusUrl: null,
-          subscriptionStatusUrlVersion: null,
-          subscriptionStatusUrlForSandbox: null,
-          subscriptionStatusUrlVersionForSandbox: null,
           contentRightsDeclaration: 'DOES_NOT_USE_THIRD_PARTY_CONTENT',
           streamlinedPurchasingEnabled: true,
         },

@@ -39,6 +39,13 @@ export const contractExceptions: ContractException[] = [
       'The description predates API version 2025-03-31.basil, which the connector pins (Stripe-Version): basil removed current_period_start and current_period_end from the subscription (they are on its items now).',
     evidence: 'https://docs.stripe.com/changelog/basil/2025-03-31/deprecate-subscription-current-period-start-and-end',
   },
+  {
+    service: 'appstoreconnect',
+    problem: /^request: GET \/v1\/[\w/{}]+: the query parameter cursor is not described$/,
+    reason:
+      "Apple's list answers hand out the next page as a full URL in links.next, which carries an opaque `cursor` (the description's own PagingInformation.paging.nextCursor) that no operation lists as a parameter.",
+    evidence: 'https://developer.apple.com/documentation/appstoreconnectapi/pageddocumentlinks',
+  },
 ];
 
 export function isExcused(service: SandboxServiceName, problem: string): boolean {

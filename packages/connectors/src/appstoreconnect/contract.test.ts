@@ -1,0 +1,57 @@
+import { storefrontSchema } from '@dash/contracts';
+import { mendAppStoreDescription, sandboxAppStoreKey } from '@dash/sandbox';
+import { descriptionOf, insaneValues, startDescribedUpstream, type DescribedUpstream, type SampleMode } from '@dash/sandbox/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConnectorContext } from '../context.ts';
+import { unlimited } from '../limiter.ts';
+import { testClock } from '../testing.ts';
+import { appstoreconnect } from './index.ts';
+
+mendAppStoreDescription();
+
+const credentials = { issuerId: sandboxAppStoreKey.issuerId, keyId: sandboxAppStoreKey.keyId, privateKey: sandboxAppStoreKey.privateKey };
+
+function contextFor(upstream: DescribedUpstream): ConnectorContext {
+  const clock = testClock();
+  return { credentials, baseUrl: upstream.baseUrl, fetch: globalThis.fetch, clock, limiter: unlimited(clock) };
+}
+
+describe.skipIf(!descriptionOf('appstoreconnect'))('App Store Connect connector against answers generated from Apple’s description', () => {
+  describe.each<SampleMode>(['minimal', 'maximal', 'full'])('%s answers', (mode) => {
+    let upstream: DescribedUpstream;
+    beforeAll(async () => {
+      upstream = await startDescribedUpstream('appstoreconnect', mode);
+    });
+    afterAll(() => upstream.close());
+
+    it('reads the app, its reviews and its versions into a sane storefront', async () => {
+      upstream.requests.length = 0;
+      const out = await appstoreconnect.storefront(contextFor(upstream), { config: { appId: '1588431207' } });
+      expect(storefrontSchema.parse(out)).toEqual(out);
+      expect(insaneValues(out)).toEqual([]);
+      const asked = upstream.requests.map((r) => r.request);
+      expect(asked).toContain('GET /v1/apps/1588431207?fields%5Bapps%5D=name%2CbundleId');
+      expect(asked).toContain('GET /v1/apps/1588431207/customerReviews?sort=-createdDate&limit=20');
+      expect(asked).toContain('GET /v1/apps/1588431207/appStoreVersions?limit=10');
+      expect(upstream.requests.every((r) => r.status === 200)).toBe(true);
+      // Generated pages may link a next page forever: the versions stop at the connector's bound.
+      expect(upstream.requests.filter((r) => r.request.includes('appStoreVersions')).length).toBeLessThanOrEqual(5);
+      if (mode === 'minimal') {
+        // Apple promises only each resource's type and id: no name is made up, and a review without stars or date, a version without its number or date, is left out.
+        expect(out).toEqual({ app: { name: '', bundleId: '' }, reviews: [], versions: [] });
+      } else {
+        expect(out.app.name).not.toBe('');
+        expect(out.reviews.length).toBeGreaterThan(0);
+        expect(out.reviews[0]?.title).not.toBe('');
+        expect(out.versions.length).toBeGreaterThan(0);
+        expect(out.versions[0]?.version).not.toBe('');
+      }
+    });
+
+    it('checks the key with one call to /v1/apps', async () => {
+      upstream.requests.length = 0;
+      await appstoreconnect.test(contextFor(upstream));
+      expect(upstream.requests).toEqual([{ request: 'GET /v1/apps?limit=1&fields%5Bapps%5D=name', status: 200 }]);
+    });
+  });
+});
