@@ -71,8 +71,9 @@ export type RevenueQuery = z.infer<typeof revenueQuerySchema>;
 export const revenueSchema = z.object({
   grossRevenue: z.number(),
   netRevenue: z.number(),
-  mrr: z.number(),
-  activeSubscribers: count,
+  /** null when the source did not report it (RevenueCat's overview lists only the metrics it has). */
+  mrr: z.number().nullable(),
+  activeSubscribers: count.nullable(),
   chart: z.array(z.object({ date: z.iso.date(), revenue: z.number() })),
   lastPayment: z.object({ amount: z.number(), country: z.string().length(2), createdAt: timestamp }).nullable(),
 });

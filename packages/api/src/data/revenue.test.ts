@@ -47,6 +47,13 @@ describe('revenue arithmetic', () => {
     expect(total.lastPayment).toEqual({ amount: 9, country: 'US', createdAt: '2026-11-23T09:00:00.000Z' });
     expect(total.activeSubscribers).toBe(120);
   });
+
+  it('leaves a total unknown when one project could not report it, rather than show a smaller sum as the whole', () => {
+    const unknown = { ...history, mrr: null, activeSubscribers: null };
+    const total = sumRevenue([history, unknown]);
+    expect([total.mrr, total.activeSubscribers, total.grossRevenue]).toEqual([null, null, 200]);
+    expect(convertRevenue(unknown, 'CAD', { CAD: 1.38 }).revenue.mrr).toBeNull();
+  });
 });
 
 describe('cacheKey', () => {

@@ -31,13 +31,18 @@ export function convertRevenue(report: RevenueReport, to: Currency, rates: Recor
     revenue: {
       grossRevenue: convert(revenue.grossRevenue),
       netRevenue: convert(revenue.netRevenue),
-      mrr: convert(revenue.mrr),
+      mrr: revenue.mrr === null ? null : convert(revenue.mrr),
       activeSubscribers: revenue.activeSubscribers,
       chart: revenue.chart.map((point) => ({ date: point.date, revenue: convert(point.revenue) })),
       lastPayment: revenue.lastPayment && { ...revenue.lastPayment, amount: convert(revenue.lastPayment.amount) },
     },
     conversion: { from, to, rate: Math.round(rate * 1e6) / 1e6 },
   };
+}
+
+/** A total is known only when every part of it is: a sum that silently left one out would be a wrong number. */
+function sumKnown(values: readonly (number | null)[], round = (total: number) => total): number | null {
+  return values.includes(null) ? null : round(values.reduce<number>((sum, value) => sum + (value ?? 0), 0));
 }
 
 /** Several projects' revenue, all in one currency already, as one: sums, a summed chart, the newest payment. */
@@ -56,8 +61,8 @@ export function sumRevenue(parts: readonly Revenue[]): Revenue {
   return {
     grossRevenue: roundMoney(parts.reduce((sum, part) => sum + part.grossRevenue, 0)),
     netRevenue: roundMoney(parts.reduce((sum, part) => sum + part.netRevenue, 0)),
-    mrr: roundMoney(parts.reduce((sum, part) => sum + part.mrr, 0)),
-    activeSubscribers: parts.reduce((sum, part) => sum + part.activeSubscribers, 0),
+    mrr: sumKnown(parts.map((part) => part.mrr), roundMoney),
+    activeSubscribers: sumKnown(parts.map((part) => part.activeSubscribers)),
     chart,
     lastPayment: payments.sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0] ?? null,
   };

@@ -1,6 +1,5 @@
 import type { RevenueConnector } from '../connector.ts';
 import { daysOf } from '../dates.ts';
-import { ConnectorError } from '../errors.ts';
 import { defineClient } from '../http.ts';
 import { overviewValue, toRevenue } from './map.ts';
 import { chart, errorBody, overview, projectList } from './schemas.ts';
@@ -60,11 +59,9 @@ export const revenuecat: RevenueConnector = {
         chart,
       ),
     ]);
+    // The overview lists the cards RevenueCat has for the project; one it lacks is unknown, not 0.
     const mrr = overviewValue(cards, 'mrr');
     const activeSubscriptions = overviewValue(cards, 'active_subscriptions');
-    if (mrr === undefined || activeSubscriptions === undefined) {
-      throw new ConnectorError('bad_response', 'RevenueCat sent an overview without the mrr and active_subscriptions metrics');
-    }
     return toRevenue({ range, now, currency, mrr, activeSubscriptions, chart: revenueChart });
   },
 };

@@ -1,11 +1,11 @@
 import type { Range } from '@dash/contracts';
 import type { RevenueReport } from '../connector.ts';
 import { dailyChart, isoDay, roundMoney } from '../dates.ts';
-import type { RevenueCatChart, RevenueCatOverview } from './schemas.ts';
+import { chartPoint, type RevenueCatChart, type RevenueCatOverview } from './schemas.ts';
 
-/** An overview card by its id (`mrr`, `active_subscriptions`): names are for people and may change. */
-export function overviewValue(overview: RevenueCatOverview, id: string): number | undefined {
-  return overview.metrics.find((metric) => metric.id === id)?.value;
+/** An overview card by its id (`mrr`, `active_subscriptions`): names are for people and may change. null when the overview has no such card. */
+export function overviewValue(overview: RevenueCatOverview, id: string): number | null {
+  return overview.metrics.find((metric) => metric.id === id)?.value ?? null;
 }
 
 /**
@@ -13,19 +13,31 @@ export function overviewValue(overview: RevenueCatOverview, id: string): number 
  * the `Transactions` count that comes alongside it. The first measure when none is named so.
  */
 export function revenueMeasure(chart: RevenueCatChart): number {
-  const index = (chart.measures ?? []).findIndex((m) => /revenue|proceeds/i.test(m.display_name) && m.unit !== '#');
+  const index = (chart.measures ?? []).findIndex((m) => /revenue|proceeds/i.test(m.display_name ?? '') && m.unit !== '#');
   return index === -1 ? 0 : index;
 }
 
 /** Chart buckets start at Unix seconds; a value that can only be milliseconds is read as such. */
 const cohortMs = (cohort: number) => (cohort < 1e11 ? cohort * 1000 : cohort);
 
-/** The money measure per UTC day (`YYYY-MM-DD`), summed when a day appears more than once. */
+/** Each value of a chart as `{ cohort, measure, value }`, whichever of the two forms RevenueCat sent it in. */
+function chartPoints(chart: RevenueCatChart): { cohort: number; measure: number; value: number | null }[] {
+  return chart.values.flatMap((entry) => {
+    if (Array.isArray(entry)) {
+      const [cohort, ...values] = entry;
+      return typeof cohort === 'number' ? values.map((value, measure) => ({ cohort, measure, value })) : [];
+    }
+    const point = chartPoint.safeParse(entry);
+    return point.success ? [point.data] : [];
+  });
+}
+
+/** The money measure per UTC day (`YYYY-MM-DD`), summed when a day appears more than once; a null value is no data, not 0. */
 export function dailyAmounts(chart: RevenueCatChart): Map<string, number> {
   const measure = revenueMeasure(chart);
   const amounts = new Map<string, number>();
-  for (const point of chart.values) {
-    if (point.measure !== measure) continue;
+  for (const point of chartPoints(chart)) {
+    if (point.measure !== measure || point.value === null) continue;
     const day = isoDay(cohortMs(point.cohort));
     amounts.set(day, (amounts.get(day) ?? 0) + point.value);
   }
@@ -43,8 +55,8 @@ export function toRevenue(params: {
   range: Range;
   now: number;
   currency: string;
-  mrr: number;
-  activeSubscriptions: number;
+  mrr: number | null;
+  activeSubscriptions: number | null;
   chart: RevenueCatChart;
 }): RevenueReport {
   const chart = dailyChart(params.range, params.now, dailyAmounts(params.chart));
@@ -53,8 +65,8 @@ export function toRevenue(params: {
     currency: params.currency,
     grossRevenue: gross,
     netRevenue: gross,
-    mrr: roundMoney(params.mrr),
-    activeSubscribers: Math.max(0, Math.round(params.activeSubscriptions)),
+    mrr: params.mrr === null ? null : roundMoney(params.mrr),
+    activeSubscribers: params.activeSubscriptions === null ? null : Math.max(0, Math.round(params.activeSubscriptions)),
     chart,
     lastPayment: null,
   };

@@ -1,5 +1,6 @@
 import { revenueSchema } from '@dash/contracts';
 import { startSandbox, type Sandbox } from '@dash/sandbox';
+import { holdToDescriptions } from '@dash/sandbox/contract';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConnectorError } from '../errors.ts';
 import { slidingWindowLimiter } from '../limiter.ts';
@@ -7,8 +8,9 @@ import { sandboxContext, testClock } from '../testing.ts';
 import { revenuecat } from './index.ts';
 
 let sandbox: Sandbox;
+const observe = holdToDescriptions();
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ observe });
 });
 afterAll(() => sandbox.close());
 beforeEach(() => sandbox.reset());
@@ -53,7 +55,7 @@ describe('RevenueCat connector', () => {
     const cad = await revenuecat.revenue(sandboxContext(sandbox, 'revenuecat'), { config: tideline, range: '7d', currency: 'CAD', now });
     expect(cad.currency).toBe('CAD');
     expect(cad.activeSubscribers).toBe(640);
-    expect(cad.mrr / usd.mrr).toBeCloseTo(1.37, 2);
+    expect((cad.mrr ?? 0) / (usd.mrr ?? 1)).toBeCloseTo(1.37, 2);
     expect(cad.grossRevenue / usd.grossRevenue).toBeCloseTo(1.37, 2);
   });
 

@@ -213,7 +213,6 @@ function overview(project: Project, currency: string): SandboxReply {
   return {
     body: {
       object: 'overview_metrics',
-      currency,
       metrics: [
         metric('active_trials', 'Active Trials', 'In total', '#', 'P0D', today.actives * 0.045),
         metric('active_subscriptions', 'Active Subscriptions', 'In total', '#', 'P0D', today.actives),

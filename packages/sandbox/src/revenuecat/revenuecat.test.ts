@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { holdToDescriptions } from '../contract/testing.ts';
 import { sandboxTokens } from '../demo.ts';
 import { startSandbox, type Sandbox } from '../sandbox.ts';
 
 let sandbox: Sandbox;
+const observe = holdToDescriptions({ requests: false });
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ observe });
 });
 afterAll(() => sandbox.close());
 beforeEach(() => {

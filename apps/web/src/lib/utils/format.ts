@@ -1,5 +1,9 @@
 /** Money in major units, with the currency's symbol and no cents past 10,000. */
-export function money(amount: number, currency: string): string {
+/** What a figure the upstream did not report reads as: unknown, never a made-up 0. */
+export const UNKNOWN = '—';
+
+export function money(amount: number | null, currency: string): string {
+  if (amount === null) return UNKNOWN;
   const large = Math.abs(amount) >= 10_000;
   return new Intl.NumberFormat('en-US', {
     style: 'currency',
@@ -9,7 +13,7 @@ export function money(amount: number, currency: string): string {
   }).format(amount);
 }
 
-export const integer = (value: number): string => new Intl.NumberFormat('en-US').format(value);
+export const integer = (value: number | null): string => (value === null ? UNKNOWN : new Intl.NumberFormat('en-US').format(value));
 
 /** 1.2k, 3.4M: counts in small places. */
 export const compact = (value: number): string => new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 }).format(value);
