@@ -22,7 +22,7 @@ export const contractExceptions: ContractException[] = [
   },
   {
     service: 'github',
-    problem: /^request: (GET|POST) \/login\/oauth\/(authorize|access_token)\b/,
+    problem: /^request: GitHub describes no operation at \/login\/oauth\/(authorize|access_token)$/,
     reason: "GitHub's OAuth web flow is served by github.com, not the REST API the description covers.",
     evidence: 'https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps',
   },

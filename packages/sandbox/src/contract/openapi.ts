@@ -145,7 +145,9 @@ export class OpenApiDescription {
     this.routes = Object.keys((this.document.paths as Json | undefined) ?? {})
       .map((template) => {
         const names: string[] = [];
+        // Sentry's paths end in a slash, which its API (like most) also answers without.
         const source = template
+          .replace(/(.)\/$/, '$1')
           .split(/(\{[^}]+\})/)
           .map((part) => {
             const name = /^\{([^}]+)\}$/.exec(part)?.[1];
