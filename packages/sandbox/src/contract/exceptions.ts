@@ -46,6 +46,13 @@ export const contractExceptions: ContractException[] = [
       "Apple's list answers hand out the next page as a full URL in links.next, which carries an opaque `cursor` (the description's own PagingInformation.paging.nextCursor) that no operation lists as a parameter.",
     evidence: 'https://developer.apple.com/documentation/appstoreconnectapi/pageddocumentlinks',
   },
+  {
+    service: 'github',
+    problem: /^request: GitHub describes no operation at \/repositories\/\d+\/pulls$/,
+    reason:
+      "GitHub's Link header names later pages by the repository's id (`/repositories/{id}/pulls?page=2`), a path its description does not list; the pages are the same list as GET /repos/{owner}/{repo}/pulls.",
+    evidence: 'https://docs.github.com/en/rest/using-the-rest-api/using-pagination-in-the-rest-api',
+  },
 ];
 
 export function isExcused(service: SandboxServiceName, problem: string): boolean {

@@ -83,30 +83,139 @@ const pullSpecs: Record<string, [title: string, state: PullState, label?: string
 };
 
 const labelColors: Record<string, string> = { feature: 'a2eeef', bug: 'd73a4a', dependencies: '0366d6', performance: 'fbca04' };
-
-const demoUser = {
-  login: 'demo-founder',
-  id: 98213745,
-  node_id: 'U_kgDOBdqMcQ',
-  avatar_url: 'https://avatars.githubusercontent.com/u/98213745?v=4',
-  gravatar_id: '',
-  url: 'https://api.github.com/users/demo-founder',
-  html_url: 'https://github.com/demo-founder',
-  type: 'User',
-  site_admin: false,
+/** GitHub's default texts for bug, Dependabot's for dependencies; the description requires one (a string, not null). */
+const labelDescriptions: Record<string, string> = {
+  feature: 'New feature or request',
+  bug: "Something isn't working",
+  dependencies: 'Pull requests that update a dependency file',
+  performance: 'Faster or lighter',
 };
-const dependabot = { ...demoUser, login: 'dependabot[bot]', id: 49699333, node_id: 'MDM6Qm90NDk2OTkzMzM=', type: 'Bot', html_url: 'https://github.com/apps/dependabot', url: 'https://api.github.com/users/dependabot%5Bbot%5D', avatar_url: 'https://avatars.githubusercontent.com/in/29110?v=4' };
+
+const API = 'https://api.github.com';
+
+/** An account as GitHub embeds it (`simple-user`): every URL its description requires. */
+function account(login: string, id: number, nodeId: string, type: 'User' | 'Organization' | 'Bot', html = `https://github.com/${login}`, avatar = `https://avatars.githubusercontent.com/u/${id}?v=4`) {
+  const url = `${API}/users/${encodeURIComponent(login)}`;
+  return {
+    login,
+    id,
+    node_id: nodeId,
+    avatar_url: avatar,
+    gravatar_id: '',
+    url,
+    html_url: html,
+    followers_url: `${url}/followers`,
+    following_url: `${url}/following{/other_user}`,
+    gists_url: `${url}/gists{/gist_id}`,
+    starred_url: `${url}/starred{/owner}{/repo}`,
+    subscriptions_url: `${url}/subscriptions`,
+    organizations_url: `${url}/orgs`,
+    repos_url: `${url}/repos`,
+    events_url: `${url}/events{/privacy}`,
+    received_events_url: `${url}/received_events`,
+    type,
+    user_view_type: 'public',
+    site_admin: false,
+  };
+}
+
+const demoUser = account('demo-founder', 98213745, 'U_kgDOBdqMcQ', 'User');
+const dependabot = account('dependabot[bot]', 49699333, 'MDM6Qm90NDk2OTkzMzM=', 'Bot', 'https://github.com/apps/dependabot', 'https://avatars.githubusercontent.com/in/29110?v=4');
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** A repository as GitHub describes it (`repository`): the owner, the URL templates and the counters its description requires. */
+function repository(fullName: string, id: number, isPrivate: boolean, now: number) {
+  const [owner = '', name = ''] = fullName.split('/');
+  const url = `${API}/repos/${fullName}`;
+  const html = `https://github.com/${fullName}`;
+  return {
+    id,
+    node_id: `R_kgDOKp${hexId(fullName, 8)}`,
+    name,
+    full_name: fullName,
+    private: isPrivate,
+    owner: owner === demoUser.login ? demoUser : account(owner, 150_000_000 + id % 100_000, `O_kgDOC${hexId(owner, 6)}`, 'Organization'),
+    html_url: html,
+    description: null,
+    fork: false,
+    url,
+    archive_url: `${url}/{archive_format}{/ref}`,
+    assignees_url: `${url}/assignees{/user}`,
+    blobs_url: `${url}/git/blobs{/sha}`,
+    branches_url: `${url}/branches{/branch}`,
+    collaborators_url: `${url}/collaborators{/collaborator}`,
+    comments_url: `${url}/comments{/number}`,
+    commits_url: `${url}/commits{/sha}`,
+    compare_url: `${url}/compare/{base}...{head}`,
+    contents_url: `${url}/contents/{+path}`,
+    contributors_url: `${url}/contributors`,
+    deployments_url: `${url}/deployments`,
+    downloads_url: `${url}/downloads`,
+    events_url: `${url}/events`,
+    forks_url: `${url}/forks`,
+    git_commits_url: `${url}/git/commits{/sha}`,
+    git_refs_url: `${url}/git/refs{/sha}`,
+    git_tags_url: `${url}/git/tags{/sha}`,
+    git_url: `git://github.com/${fullName}.git`,
+    hooks_url: `${url}/hooks`,
+    issue_comment_url: `${url}/issues/comments{/number}`,
+    issue_events_url: `${url}/issues/events{/number}`,
+    issues_url: `${url}/issues{/number}`,
+    keys_url: `${url}/keys{/key_id}`,
+    labels_url: `${url}/labels{/name}`,
+    languages_url: `${url}/languages`,
+    merges_url: `${url}/merges`,
+    milestones_url: `${url}/milestones{/number}`,
+    notifications_url: `${url}/notifications{?since,all,participating}`,
+    pulls_url: `${url}/pulls{/number}`,
+    releases_url: `${url}/releases{/id}`,
+    ssh_url: `git@github.com:${fullName}.git`,
+    stargazers_url: `${url}/stargazers`,
+    statuses_url: `${url}/statuses/{sha}`,
+    subscribers_url: `${url}/subscribers`,
+    subscription_url: `${url}/subscription`,
+    tags_url: `${url}/tags`,
+    teams_url: `${url}/teams`,
+    trees_url: `${url}/git/trees{/sha}`,
+    clone_url: `${html}.git`,
+    mirror_url: null,
+    svn_url: html,
+    homepage: null,
+    language: null,
+    size: 2048 + (id % 4096),
+    forks: 0,
+    forks_count: 0,
+    stargazers_count: isPrivate ? 0 : 37,
+    watchers: isPrivate ? 0 : 37,
+    watchers_count: isPrivate ? 0 : 37,
+    open_issues: 3,
+    open_issues_count: 3,
+    has_issues: true,
+    has_projects: false,
+    has_downloads: true,
+    has_wiki: false,
+    has_pages: false,
+    archived: false,
+    disabled: false,
+    license: null,
+    default_branch: 'main',
+    visibility: isPrivate ? 'private' : 'public',
+    created_at: iso(now - 400 * DAY_MS),
+    updated_at: iso(now - 2 * DAY_MS),
+    pushed_at: iso(now - DAY_MS / 3),
+  };
+}
 
 function buildRepos(now: number) {
   const random = seededRandom('github');
   const between = (lo: number, hi: number) => lo + random() * (hi - lo);
   const repos = demoProducts.flatMap((product) => product.repos);
   return repos.map((fullName, repoIndex) => {
-    const [owner = '', name = ''] = fullName.split('/');
+    const [owner = ''] = fullName.split('/');
     const id = 712_340_000 + repoIndex * 7919;
     const specs = pullSpecs[fullName] ?? [];
+    const repo = repository(fullName, id, repoIndex !== 4, now);
     const drafted = specs.map(([title, state, label]) => {
       const closedAt = state === 'open' ? null : now - between(0.3, 42) * DAY_MS;
       const createdAt = (closedAt ?? now) - between(0.1, state === 'open' ? 20 : 6) * DAY_MS;
@@ -121,21 +230,29 @@ function buildRepos(now: number) {
         const number = 40 + index * 3 + repoIndex;
         const sha = hexId(`${fullName}#${number}`, 40);
         const html = `https://github.com/${fullName}/pull/${number}`;
+        const self = `${API}/repos/${fullName}/pulls/${number}`;
+        const issue = `${API}/repos/${fullName}/issues/${number}`;
+        const statuses = `${API}/repos/${fullName}/statuses/${sha}`;
         return {
-          url: `https://api.github.com/repos/${fullName}/pulls/${number}`,
+          url: self,
           id: 1_900_000_000 + id + number,
           node_id: `PR_kwDOKp${hexId(`${fullName}-${number}-node`, 10)}`,
           html_url: html,
           diff_url: `${html}.diff`,
           patch_url: `${html}.patch`,
-          issue_url: `https://api.github.com/repos/${fullName}/issues/${number}`,
+          issue_url: issue,
+          commits_url: `${self}/commits`,
+          review_comments_url: `${self}/comments`,
+          review_comment_url: `${API}/repos/${fullName}/pulls/comments{/number}`,
+          comments_url: `${issue}/comments`,
+          statuses_url: statuses,
           number,
           state: draft.state === 'open' ? 'open' : 'closed',
           locked: false,
           title: draft.title,
           user: draft.label === 'dependencies' ? dependabot : demoUser,
           body: null,
-          labels: draft.label ? [{ id: 5_000_000_000 + number, node_id: `LA_kwDO${number}`, url: `https://api.github.com/repos/${fullName}/labels/${draft.label}`, name: draft.label, color: labelColors[draft.label] ?? 'ededed', default: draft.label === 'bug', description: null }] : [],
+          labels: draft.label ? [{ id: 5_000_000_000 + number, node_id: `LA_kwDO${number}`, url: `${API}/repos/${fullName}/labels/${draft.label}`, name: draft.label, color: labelColors[draft.label] ?? 'ededed', default: draft.label === 'bug', description: labelDescriptions[draft.label] ?? '' }] : [],
           milestone: null,
           active_lock_reason: null,
           created_at: iso(draft.createdAt),
@@ -147,26 +264,23 @@ function buildRepos(now: number) {
           assignees: [],
           requested_reviewers: [],
           requested_teams: [],
-          head: { label: `${owner}:change-${number}`, ref: `change-${number}`, sha, user: demoUser },
-          base: { label: `${owner}:main`, ref: 'main', sha: hexId(`${fullName}-main-${number}`, 40), user: demoUser },
+          head: { label: `${owner}:change-${number}`, ref: `change-${number}`, sha, user: repo.owner, repo },
+          base: { label: `${owner}:main`, ref: 'main', sha: hexId(`${fullName}-main-${number}`, 40), user: repo.owner, repo },
+          _links: {
+            self: { href: self },
+            html: { href: html },
+            issue: { href: issue },
+            comments: { href: `${issue}/comments` },
+            review_comments: { href: `${self}/comments` },
+            review_comment: { href: `${API}/repos/${fullName}/pulls/comments{/number}` },
+            commits: { href: `${self}/commits` },
+            statuses: { href: statuses },
+          },
           author_association: draft.label === 'dependencies' ? 'CONTRIBUTOR' : 'OWNER',
           auto_merge: null,
           draft: false,
         };
       });
-    const repo = {
-      id,
-      node_id: `R_kgDOKp${hexId(fullName, 8)}`,
-      name,
-      full_name: fullName,
-      private: repoIndex !== 4,
-      owner: { ...demoUser, login: owner, type: owner === 'demo-founder' ? 'User' : 'Organization' },
-      html_url: `https://github.com/${fullName}`,
-      url: `https://api.github.com/repos/${fullName}`,
-      default_branch: 'main',
-      created_at: iso(now - 400 * DAY_MS),
-      pushed_at: iso(now - DAY_MS / 3),
-    };
     return { repo, pulls };
   });
 }
@@ -226,6 +340,33 @@ export function githubService(now: number): SandboxService {
     wrongClient: { unknown: 'The client_id and/or client_secret passed are incorrect.', secret: 'The client_id and/or client_secret passed are incorrect.' },
   });
   const isOAuthPath = (path: string) => path.startsWith('/login/oauth/');
+  // The token's own account, as GitHub's `private-user`: the public profile plus what only its owner sees.
+  const signedInUser = {
+    ...demoUser,
+    user_view_type: 'private',
+    name: 'Demo Founder',
+    company: null,
+    blog: '',
+    location: null,
+    email: null,
+    notification_email: null,
+    hireable: null,
+    bio: null,
+    twitter_username: null,
+    public_repos: 1,
+    public_gists: 0,
+    followers: 12,
+    following: 3,
+    created_at: iso(now - 900 * DAY_MS),
+    updated_at: iso(now - 5 * DAY_MS),
+    private_gists: 2,
+    total_private_repos: 4,
+    owned_private_repos: 1,
+    disk_usage: 18_544,
+    collaborators: 0,
+    two_factor_authentication: true,
+    plan: { name: 'pro', space: 976_562_499, collaborators: 0, private_repos: 9999 },
+  };
 
   return {
     name: 'github',
@@ -262,7 +403,7 @@ export function githubService(now: number): SandboxService {
     routes: [
       { method: 'GET', path: '/login/oauth/authorize', handle: oauth.authorizePage },
       { method: 'POST', path: '/login/oauth/access_token', handle: oauth.token },
-      { method: 'GET', path: '/user', handle: () => json({ body: { ...demoUser, name: 'Demo Founder', company: null, blog: '', location: null, email: null, bio: null, public_repos: 1, followers: 12, following: 3, created_at: iso(now - 900 * DAY_MS), updated_at: iso(now - 5 * DAY_MS) } }) },
+      { method: 'GET', path: '/user', handle: () => json({ body: signedInUser }) },
       {
         method: 'GET',
         path: '/repos/:owner/:repo',
