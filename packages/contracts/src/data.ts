@@ -247,12 +247,13 @@ export const fundingQuerySchema = z.object({ slug: optionalText, ...refresh });
 export type FundingQuery = z.infer<typeof fundingQuerySchema>;
 
 export const fundingSchema = z.object({
-  stats: z.object({ balance: z.number(), totalRaised: z.number(), yearlyBudget: z.number(), backerCount: count }),
+  /** Null where Open Collective did not say (its amounts and counts are nullable): unknown, not 0. */
+  stats: z.object({ balance: z.number().nullable(), totalRaised: z.number().nullable(), yearlyBudget: z.number().nullable(), backerCount: count.nullable() }),
   transactions: z.array(
     z.object({ id: z.string(), type: z.string(), amount: z.number(), currency: z.string(), description: z.string(), createdAt: timestamp }),
   ),
   members: z.array(
-    z.object({ name: z.string(), role: z.string(), tier: z.string(), totalDonated: z.number(), imageUrl: z.string() }),
+    z.object({ name: z.string(), role: z.string(), tier: z.string(), totalDonated: z.number().nullable(), imageUrl: z.string() }),
   ),
   /** The collective's currency, for the amounts above. */
   currency: z.string().optional(),

@@ -44,4 +44,12 @@ describe('combining several sources', () => {
     expect(both.transactions.map((t) => t.id)).toEqual(['b', 'a']);
     expect(both.members.map((m) => m.name)).toEqual(['Bo', 'Ann']);
   });
+
+  it('leaves a collective total unknown when one collective’s figure is unknown, and its backer of unknown total last', () => {
+    const known: Funding = { currency: 'USD', stats: { balance: 10, totalRaised: 100, yearlyBudget: 50, backerCount: 3 }, transactions: [], members: [{ name: 'Ann', role: 'BACKER', tier: '', totalDonated: 5, imageUrl: '' }] };
+    const unknown: Funding = { currency: 'USD', stats: { balance: null, totalRaised: 1, yearlyBudget: null, backerCount: null }, transactions: [], members: [{ name: 'Cy', role: 'BACKER', tier: '', totalDonated: null, imageUrl: '' }] };
+    const both = sumFunding([unknown, known]);
+    expect(both.stats).toEqual({ balance: null, totalRaised: 101, yearlyBudget: null, backerCount: null });
+    expect(both.members.map((m) => m.name)).toEqual(['Ann', 'Cy']);
+  });
 });

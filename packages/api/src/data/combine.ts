@@ -85,16 +85,23 @@ export function sumSeo(parts: readonly Seo[]): Seo {
   };
 }
 
+/** A total over parts, unknown (null) when any part's figure is unknown rather than a sum that leaves it out. */
+const sumKnown = (values: readonly (number | null)[]): number | null =>
+  values.some((value) => value === null) ? null : values.reduce<number>((total, value) => total + (value ?? 0), 0);
+
 /** Several collectives as one, when they share a currency: stats summed, lists merged newest or biggest first. */
 export function sumFunding(parts: readonly Funding[]): Funding {
   if (parts.length === 1 && parts[0]) return parts[0];
-  const sum = (pick: (part: Funding) => number) => roundMoney(parts.reduce((total, part) => total + pick(part), 0));
+  const sum = (pick: (part: Funding) => number | null) => {
+    const total = sumKnown(parts.map(pick));
+    return total === null ? null : roundMoney(total);
+  };
   return {
     stats: {
       balance: sum((part) => part.stats.balance),
       totalRaised: sum((part) => part.stats.totalRaised),
       yearlyBudget: sum((part) => part.stats.yearlyBudget),
-      backerCount: parts.reduce((total, part) => total + part.stats.backerCount, 0),
+      backerCount: sumKnown(parts.map((part) => part.stats.backerCount)),
     },
     transactions: parts
       .flatMap((part) => part.transactions)
@@ -102,7 +109,8 @@ export function sumFunding(parts: readonly Funding[]): Funding {
       .slice(0, 20),
     members: parts
       .flatMap((part) => part.members)
-      .sort((a, b) => b.totalDonated - a.totalDonated)
+      // An unknown total sorts last.
+      .sort((a, b) => (b.totalDonated ?? -Infinity) - (a.totalDonated ?? -Infinity) || 0)
       .slice(0, 50),
     ...(parts[0]?.currency ? { currency: parts[0].currency } : {}),
   };

@@ -81,9 +81,10 @@ async function graphql<T>(ctx: ConnectorContext, query: string, variables: Recor
 }
 
 const AMOUNT = '{ valueInCents currency }';
+// Account and Transaction are interfaces: `__typename` names each one's type, as Apollo's own client asks.
 const FUNDING_QUERY = `query Funding($slug: String!, $transactionsLimit: Int!, $membersLimit: Int!) {
   account(slug: $slug) {
-    id slug name currency
+    __typename id slug name currency
     stats {
       balance ${AMOUNT}
       totalAmountReceived ${AMOUNT}
@@ -91,7 +92,7 @@ const FUNDING_QUERY = `query Funding($slug: String!, $transactionsLimit: Int!, $
     }
     transactions(limit: $transactionsLimit, offset: 0, orderBy: { field: CREATED_AT, direction: DESC }) {
       totalCount
-      nodes { id type kind createdAt description amount ${AMOUNT} }
+      nodes { __typename id type kind createdAt description amount ${AMOUNT} }
     }
     members(role: [BACKER], limit: $membersLimit, offset: 0) {
       totalCount
@@ -99,7 +100,7 @@ const FUNDING_QUERY = `query Funding($slug: String!, $transactionsLimit: Int!, $
         role
         tier { name }
         totalDonations ${AMOUNT}
-        account { name imageUrl }
+        account { __typename name imageUrl }
       }
     }
   }

@@ -4,15 +4,21 @@ import type { OcAccount, OcMember, OcTransaction } from './schemas.ts';
 
 type Amount = { valueInCents: number | null; currency?: string | null | undefined };
 
-/** Open Collective's integer cents in major units: 500 is 5. */
-export const majorUnits = (value: Amount | null | undefined): number => roundMoney((value?.valueInCents ?? 0) / 100);
+/** Open Collective's cents in major units (500 is 5); null when it did not say (its amounts are nullable), never a made-up 0. */
+export const majorUnits = (value: Amount | null | undefined): number | null =>
+  value === null || value === undefined || value.valueInCents === null ? null : roundMoney(value.valueInCents / 100);
 
-/** A transaction as Open Collective gives it: CREDIT or DEBIT, the amount signed (debits negative). */
-export function toTransaction(transaction: OcTransaction, fallbackCurrency: string): Funding['transactions'][number] {
+/**
+ * A transaction as Open Collective gives it: CREDIT or DEBIT, the amount signed (debits negative). One
+ * without a date or an amount says nothing worth a line, and is left out.
+ */
+export function toTransaction(transaction: OcTransaction, fallbackCurrency: string): Funding['transactions'][number] | undefined {
+  const amount = majorUnits(transaction.amount);
+  if (transaction.createdAt === null || amount === null) return undefined;
   return {
     id: transaction.id,
     type: transaction.type,
-    amount: majorUnits(transaction.amount),
+    amount,
     currency: transaction.amount.currency ?? fallbackCurrency,
     description: transaction.description ?? '',
     createdAt: new Date(transaction.createdAt).toISOString(),
@@ -33,24 +39,31 @@ export function toMember(member: OcMember): Funding['members'][number] {
   };
 }
 
+/** Biggest givers first; a member whose total is unknown comes last. */
+export const byTotalDonated = (a: Funding['members'][number], b: Funding['members'][number]): number =>
+  (b.totalDonated ?? -Infinity) - (a.totalDonated ?? -Infinity) || 0;
+
 /**
- * The collective's funding: stats in the collective's currency, the latest transactions newest first,
- * and the page of backers read, biggest givers first. `backerCount` is Open Collective's total of
- * BACKER members, not the length of the page.
+ * The collective's funding: stats in the collective's currency (unknown, null, where Open Collective
+ * gives none), the latest transactions newest first, and the page of backers read, biggest givers
+ * first. `backerCount` is Open Collective's total of BACKER members, not the length of the page.
  */
 export function toFunding(account: OcAccount): Funding {
-  const currency = account.currency ?? account.stats.balance?.currency ?? 'USD';
+  const currency = account.currency ?? account.stats?.balance?.currency ?? 'USD';
   return {
     stats: {
-      balance: majorUnits(account.stats.balance),
-      totalRaised: majorUnits(account.stats.totalAmountReceived),
-      yearlyBudget: majorUnits(account.stats.yearlyBudget),
+      balance: majorUnits(account.stats?.balance),
+      totalRaised: majorUnits(account.stats?.totalAmountReceived),
+      yearlyBudget: majorUnits(account.stats?.yearlyBudget),
       backerCount: account.members.totalCount,
     },
-    transactions: account.transactions.nodes
-      .map((t) => toTransaction(t, currency))
+    transactions: (account.transactions.nodes ?? [])
+      .flatMap((t) => {
+        const mapped = t === null ? undefined : toTransaction(t, currency);
+        return mapped ? [mapped] : [];
+      })
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt)),
-    members: account.members.nodes.map(toMember).sort((a, b) => b.totalDonated - a.totalDonated),
+    members: (account.members.nodes ?? []).flatMap((m) => (m === null ? [] : [toMember(m)])).sort(byTotalDonated),
     currency,
   };
 }

@@ -26,15 +26,16 @@ export const restErrorBody = z.object({ error: z.object({ message: z.string(), t
 /** The envelope only; `data` is parsed against the operation's own schema once `errors` is ruled out. */
 export const envelope = z.object({ data: z.unknown().optional(), errors: z.array(graphqlError).optional() }).loose();
 
-/** `Amount`: use the integer cents, never the float `value`. */
-export const amount = z.object({ valueInCents: z.number().int().nullable(), currency: z.string().nullable().optional() }).loose();
+/** `Amount`: cents rather than the float `value`; both are nullable Floats in the schema, so an amount may be unknown. */
+export const amount = z.object({ valueInCents: z.number().nullable(), currency: z.string().nullable().optional() }).loose();
 
 export const transaction = z
   .object({
     id: z.string(),
     type: z.string(),
     kind: z.string().nullable().optional(),
-    createdAt: z.string(),
+    // Nullable in the schema: a transaction without a date is left out of the list.
+    createdAt: z.string().nullable(),
     description: z.string().nullable(),
     amount,
   })
@@ -44,7 +45,7 @@ export type OcTransaction = z.infer<typeof transaction>;
 export const member = z
   .object({
     role: z.string(),
-    tier: z.object({ name: z.string() }).loose().nullable(),
+    tier: z.object({ name: z.string().nullable() }).loose().nullable(),
     totalDonations: amount,
     account: z.object({ name: z.string().nullable(), imageUrl: z.string().nullable() }).loose().nullable(),
   })
@@ -53,7 +54,7 @@ export type OcMember = z.infer<typeof member>;
 
 export const account = z
   .object({
-    name: z.string(),
+    name: z.string().nullable(),
     currency: z.string().nullable(),
     stats: z
       .object({
@@ -61,9 +62,11 @@ export const account = z
         totalAmountReceived: amount.nullable(),
         yearlyBudget: amount.nullable(),
       })
-      .loose(),
-    transactions: z.object({ totalCount: z.number().int(), nodes: z.array(transaction) }).loose(),
-    members: z.object({ totalCount: z.number().int().nonnegative(), nodes: z.array(member) }).loose(),
+      .loose()
+      .nullable(),
+    // Collections' counts and lists, and their items, are all nullable in the schema.
+    transactions: z.object({ totalCount: z.number().int().nullable(), nodes: z.array(transaction.nullable()).nullable() }).loose(),
+    members: z.object({ totalCount: z.number().int().nonnegative().nullable(), nodes: z.array(member.nullable()).nullable() }).loose(),
   })
   .loose();
 export type OcAccount = z.infer<typeof account>;

@@ -53,6 +53,13 @@ export const contractExceptions: ContractException[] = [
       "GitHub's Link header names later pages by the repository's id (`/repositories/{id}/pulls?page=2`), a path its description does not list; the pages are the same list as GET /repos/{owner}/{repo}/pulls.",
     evidence: 'https://docs.github.com/en/rest/using-the-rest-api/using-pagination-in-the-rest-api',
   },
+  {
+    service: 'opencollective',
+    problem: /^response: Open Collective GraphQL: the answer has neither `data` nor `errors`$/,
+    reason:
+      "An unknown personal token (401) and the rate limiter (429) are answered by Open Collective's Express layer before GraphQL runs, as `{\"error\": {...}}`; the GraphQL schema cannot describe them.",
+    evidence: 'https://github.com/opencollective/opencollective-api/blob/main/server/middleware/authentication.js',
+  },
 ];
 
 export function isExcused(service: SandboxServiceName, problem: string): boolean {

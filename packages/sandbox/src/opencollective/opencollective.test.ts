@@ -1,16 +1,21 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxTokens } from '../demo.ts';
 import { startSandbox, type Sandbox } from '../sandbox.ts';
+import { holdToDescriptions } from '../contract/index.ts';
 
 let sandbox: Sandbox;
+// A document sent wrong on purpose (to see the fake refuse it as Open Collective does) goes to a sandbox not held to the schema.
+let unheld: Sandbox;
+const observe = holdToDescriptions();
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ observe });
+  unheld = await startSandbox();
 });
-afterAll(() => sandbox.close());
+afterAll(() => Promise.all([sandbox.close(), unheld.close()]));
 beforeEach(() => sandbox.reset());
 
-async function post(query: string, variables: Record<string, unknown> = {}, token: string | null = sandboxTokens.opencollective) {
-  const response = await fetch(`${sandbox.services.opencollective.baseUrl}/graphql/v2`, {
+async function post(query: string, variables: Record<string, unknown> = {}, token: string | null = sandboxTokens.opencollective, to: Sandbox = sandbox) {
+  const response = await fetch(`${to.services.opencollective.baseUrl}/graphql/v2`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token === null ? {} : { 'personal-token': token }) },
     body: JSON.stringify({ query, variables }),
@@ -30,14 +35,14 @@ describe('Open Collective fake', () => {
   });
 
   it('filters members by role, pages them by limit and offset, and counts them all', async () => {
-    const query = 'query($o: Int) { account(slug: "tideline-oss") { members(role: [BACKER], limit: 10, offset: $o) { totalCount nodes { role tier { name } totalDonations { valueInCents currency } } } } }';
+    const query = 'query($o: Int) { account(slug: "tideline-oss") { __typename members(role: [BACKER], limit: 10, offset: $o) { totalCount nodes { role tier { name } totalDonations { valueInCents currency } } } } }';
     const first = (await post(query, { o: 0 })).body as { data: { account: { members: { totalCount: number; nodes: { role: string }[] } } } };
     const { totalCount, nodes } = first.data.account.members;
     expect(nodes).toHaveLength(10);
     expect(totalCount).toBeGreaterThanOrEqual(60);
     expect(totalCount).toBeLessThanOrEqual(120);
     expect(new Set(nodes.map((n) => n.role))).toEqual(new Set(['BACKER']));
-    const all = (await post('{ account(slug: "tideline-oss") { members(limit: 500) { totalCount } } }')).body as { data: { account: { members: { totalCount: number } } } };
+    const all = (await post('{ account(slug: "tideline-oss") { __typename members(limit: 500) { totalCount } } }')).body as { data: { account: { members: { totalCount: number } } } };
     expect(all.data.account.members.totalCount).toBeGreaterThan(totalCount);
   });
 
@@ -51,7 +56,7 @@ describe('Open Collective fake', () => {
   });
 
   it('rejects a field the schema lacks with a 400 validation error', async () => {
-    const { status, body } = await post('{ account(slug: "tideline-oss") { stats { totalAmountSpentNope { valueInCents } } } }');
+    const { status, body } = await post('{ account(slug: "tideline-oss") { stats { totalAmountSpentNope { valueInCents } } } }', {}, sandboxTokens.opencollective, unheld);
     expect(status).toBe(400);
     expect(body).toEqual({ errors: [{ message: 'Cannot query field "totalAmountSpentNope" on type "AccountStats".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
   });
