@@ -1,5 +1,6 @@
 import { analyticsSchema } from '@dash/contracts';
 import { startSandbox, type Sandbox } from '@dash/sandbox';
+import { holdToDescriptions } from '@dash/sandbox/contract';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ConnectorContext } from '../context.ts';
 import { ConnectorError } from '../errors.ts';
@@ -13,8 +14,9 @@ const NOW = Date.UTC(2026, 4, 14, 15, 30);
 const day = (ago: number) => new Date(NOW - ago * DAY).toISOString().slice(0, 10);
 
 let sandbox: Sandbox;
+const observe = holdToDescriptions();
 beforeAll(async () => {
-  sandbox = await startSandbox({ now: () => NOW });
+  sandbox = await startSandbox({ now: () => NOW, observe });
 });
 afterAll(() => sandbox.close());
 beforeEach(() => sandbox.reset());
@@ -176,7 +178,7 @@ describe('Plausible connector', () => {
 
 describe('Plausible live visitors', () => {
   it('asks the realtime endpoint alone, for the short-lived live count', async () => {
-    const own = await startSandbox();
+    const own = await startSandbox({ observe });
     try {
       const live = await plausible.live?.(sandboxContext(own, 'plausible'), { siteId: 'formfox.io' });
       expect(live).toBeGreaterThanOrEqual(0);
