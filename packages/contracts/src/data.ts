@@ -126,7 +126,8 @@ export const trackedIssueSchema = z.object({
   id: z.string(),
   title: z.string(),
   culprit: z.string(),
-  count: count,
+  /** Events; null when the tracker's count could not be read (Sentry's is a string its description does not bind to digits). */
+  count: count.nullable(),
   userCount: count,
   level: z.string(),
   firstSeen: timestamp,

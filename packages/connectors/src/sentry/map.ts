@@ -1,8 +1,11 @@
 import type { TrackedIssue } from '@dash/contracts';
 import type { SentryIssue } from './schemas.ts';
 
-/** Sentry's `count` is a string of digits; the dashboard counts in integers. */
-export const countOf = (count: string | number): number => (typeof count === 'number' ? count : Number.parseInt(count, 10));
+/** Sentry's `count` is a string of digits; the dashboard counts in integers, and a count it cannot read is unknown. */
+export function countOf(count: string | number): number | null {
+  if (typeof count === 'number') return count;
+  return /^\d+$/.test(count.trim()) ? Number.parseInt(count, 10) : null;
+}
 
 const iso = (value: string): string => new Date(value).toISOString();
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Sentry's issue (a "group") as the issue lists return it. `count` is a STRING (it can exceed 2^53 in
- * theory); `userCount` is a number; timestamps are ISO 8601, with microseconds, in UTC. `firstSeen` and
+ * theory; the description promises no digits); `userCount` is a number; timestamps are ISO 8601, with microseconds, in UTC. `firstSeen` and
  * `lastSeen` are null when no event falls in the asked environment.
  */
 export const issue = z
@@ -14,7 +14,7 @@ export const issue = z
     permalink: z.string().nullable().optional(),
     level: z.string(),
     status: z.string(),
-    count: z.union([z.string().regex(/^\d+$/, 'a whole number'), z.number().int().nonnegative()]),
+    count: z.union([z.string(), z.number().int().nonnegative()]),
     userCount: z.number().int().nonnegative(),
     firstSeen: z.string().nullable(),
     lastSeen: z.string().nullable(),

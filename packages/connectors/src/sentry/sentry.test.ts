@@ -1,5 +1,6 @@
 import { demoOrg, sandboxTokens, startSandbox, type Sandbox } from '@dash/sandbox';
 import { errorTrackerSchema } from '@dash/contracts';
+import { holdToDescriptions } from '@dash/sandbox/contract';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ConnectorContext } from '../context.ts';
 import { ConnectorError } from '../errors.ts';
@@ -7,8 +8,9 @@ import { sandboxContext, testClock } from '../testing.ts';
 import { sentry } from './index.ts';
 
 let sandbox: Sandbox;
+const observe = holdToDescriptions();
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ observe });
 });
 afterAll(() => sandbox.close());
 beforeEach(() => sandbox.reset());

@@ -1,4 +1,4 @@
-import { DAY_MS, demoOrg, demoProducts, sandboxTokens, seededRandom, type DemoProduct } from '../demo.ts';
+import { DAY_MS, demoOrg, demoProducts, hexId, sandboxTokens, seededRandom, type DemoProduct } from '../demo.ts';
 import type { SandboxReply, SandboxRequest, SandboxService } from '../service.ts';
 
 const HOUR_MS = 3_600_000;
@@ -127,6 +127,119 @@ interface Issue {
   body: Record<string, unknown> & { id: string; status: string; level: string; title: string; userCount: number };
 }
 
+/** The demo's latest release per project, as Sentry's release tracking names it (`package@version`). */
+const latestReleases: Record<DemoProduct['slug'], string> = {
+  'pocket-ledger': 'app.pocketledger.ios@3.8.2+412',
+  formfox: 'formfox-web@2026.11.3',
+  tideline: 'app.tideline.android@2.14.0+2140',
+};
+
+/** The demo organization as Sentry lists it, and embeds it in a project's details. */
+function organizationBody(now: number) {
+  return {
+    id: '4507284100000001',
+    slug: demoOrg.sentryOrg,
+    name: 'Demo Founder',
+    dateCreated: sentryTime(now - 430 * DAY_MS),
+    status: { id: 'active', name: 'active' },
+    avatar: { avatarType: 'letter_avatar', avatarUuid: null },
+    isEarlyAdopter: false,
+    require2FA: false,
+    hasAuthProvider: false,
+    features: [],
+    links: { organizationUrl: `https://${demoOrg.sentryOrg}.sentry.io`, regionUrl: 'https://us.sentry.io' },
+    allowMemberInvite: true,
+    allowMemberProjectCreation: true,
+    allowSuperuserAccess: false,
+  };
+}
+
+/** The flags Sentry's project serializer sets from what the project has ever received. */
+function projectCapabilities(product: DemoProduct) {
+  const web = product.sentry.platform.startsWith('javascript');
+  return {
+    hasFeedbacks: false,
+    hasFlags: false,
+    hasMinifiedStackTrace: web,
+    hasNewFeedbacks: false,
+    hasInsightsHttp: true,
+    hasInsightsDb: web,
+    hasInsightsAssets: web,
+    hasInsightsAppStart: !web,
+    hasInsightsScreenLoad: !web,
+    hasInsightsVitals: web,
+    hasInsightsCaches: false,
+    hasInsightsQueues: false,
+    hasInsightsAgentMonitoring: false,
+    hasInsightsMCP: false,
+    hasLogs: false,
+    hasTraceMetrics: false,
+    latestRelease: { version: latestReleases[product.slug] },
+    platforms: [product.sentry.platform.split('-')[0] ?? product.sentry.platform],
+  };
+}
+
+/** A project as the organization's project list gives it. */
+function projectSummary(product: DemoProduct, now: number) {
+  return { ...projectBody(product, now), ...projectCapabilities(product), hasUserReports: false, environments: ['production', 'staging'] };
+}
+
+/** A project as its own endpoint gives it: the summary's flags and the project's settings. */
+function projectDetail(product: DemoProduct, now: number) {
+  const body = projectBody(product, now);
+  const web = product.sentry.platform.startsWith('javascript');
+  const securityToken = hexId(`sentry:${product.slug}:security-token`, 32);
+  return {
+    ...body,
+    ...projectCapabilities(product),
+    organization: organizationBody(now),
+    options: { 'sentry:resolve_age': 0, 'sentry:scrub_data': true, 'sentry:scrub_defaults': true, 'sentry:token': securityToken, 'sentry:default_environment': 'production' },
+    digestsMinDelay: 300,
+    digestsMaxDelay: 1800,
+    subjectPrefix: '',
+    allowedDomains: ['*'],
+    resolveAge: 0,
+    dataScrubber: true,
+    dataScrubberDefaults: true,
+    safeFields: [],
+    storeCrashReports: null,
+    sensitiveFields: [],
+    subjectTemplate: '$shortID - $title',
+    securityToken,
+    securityTokenHeader: null,
+    verifySSL: false,
+    scrubIPAddresses: false,
+    scrapeJavaScript: true,
+    enableAutoReleaseCreation: true,
+    highlightTags: web ? ['handled', 'level', 'browser', 'url'] : ['handled', 'level', 'device', 'os'],
+    highlightContext: {},
+    highlightPreset: { tags: web ? ['handled', 'level', 'browser', 'url'] : ['handled', 'level', 'device', 'os'], context: {} },
+    groupingConfig: 'newstyle:2023-01-11',
+    derivedGroupingEnhancements: '',
+    groupingEnhancements: '',
+    secondaryGroupingExpiry: 0,
+    secondaryGroupingConfig: null,
+    fingerprintingRules: '',
+    processingIssues: 0,
+    defaultEnvironment: 'production',
+    relayPiiConfig: null,
+    builtinSymbolSources: web ? [] : ['ios', 'android'],
+    dynamicSamplingBiases: [
+      { id: 'boostEnvironments', active: true },
+      { id: 'boostLatestRelease', active: true },
+      { id: 'ignoreHealthChecks', active: true },
+    ],
+    symbolSources: '[]',
+    isDynamicallySampled: false,
+    tempestFetchScreenshots: false,
+    autofixAutomationTuning: 'off',
+    seerScannerAutomation: false,
+    seerNightshiftTweaks: null,
+    scmSourceContextEnabled: false,
+    debugFilesRole: null,
+  };
+}
+
 function projectBody(product: DemoProduct, now: number) {
   return {
     id: projectIds[product.slug],
@@ -192,6 +305,10 @@ function issuesOf(product: DemoProduct, now: number): Issue[] {
     const title = `${template.type}: ${template.value}`;
     const stats = Array.from({ length: 24 }, (_, h) => [Math.floor((now - (23 - h) * HOUR_MS) / HOUR_MS) * 3600, Math.floor(random() ** 4 * 12)]);
     const func = culprit.includes(' in ') ? culprit.split(' in ')[1] : (culprit.split('.').pop() ?? culprit);
+    // Drawn in the order the issue's fields always were, so every seeded value stays put.
+    const substatus = status === 'unresolved' ? (isNew ? 'new' : random() < 0.12 ? 'regressed' : 'ongoing') : status === 'ignored' ? 'archived_forever' : null;
+    const numComments = random() < 0.1 ? 1 : 0;
+    const hasSeen = random() < 0.6;
     return {
       projectId,
       lastSeenMs,
@@ -207,18 +324,18 @@ function issuesOf(product: DemoProduct, now: number): Issue[] {
         level,
         status,
         statusDetails: status === 'resolved' ? { inRelease: 'latest' } : {},
-        substatus: status === 'unresolved' ? (isNew ? 'new' : random() < 0.12 ? 'regressed' : 'ongoing') : status === 'ignored' ? 'archived_forever' : null,
+        substatus,
         isPublic: false,
         platform: product.sentry.platform.split('-')[0],
         project: { id: projectId, name: projectSlug, slug: projectSlug, platform: product.sentry.platform },
         type: 'error',
         metadata: { type: template.type, value: template.value, filename: story.filename(culprit), function: func, in_app_frame_mix: 'in-app-only' },
-        numComments: random() < 0.1 ? 1 : 0,
+        numComments,
         assignedTo: null,
         isBookmarked: false,
         isSubscribed: false,
         subscriptionDetails: null,
-        hasSeen: random() < 0.6,
+        hasSeen,
         annotations: [],
         issueType: 'error',
         issueCategory: 'error',
@@ -230,6 +347,32 @@ function issuesOf(product: DemoProduct, now: number): Issue[] {
         firstSeen: sentryTime(firstSeenMs),
         lastSeen: sentryTime(lastSeenMs),
         stats: { '24h': stats },
+        shareId: null,
+        lifetime: { count: String(countN), userCount, firstSeen: sentryTime(firstSeenMs), lastSeen: sentryTime(lastSeenMs), stats: null },
+        filtered: null,
+        // Sessions and views follow from the counts, drawing nothing new from the seeded generator.
+        sessionCount: userCount * 3 + (countN % 97),
+        inbox: { reason: substatus === 'new' ? 0 : substatus === 'regressed' ? 2 : 6, reason_details: null, date_added: sentryTime(substatus === 'regressed' ? lastSeenMs : firstSeenMs) },
+        owners: { type: 'ownershipRule', owner: 'team:4508100', date_added: sentryTime(firstSeenMs) },
+        integrationIssues: [],
+        sentryAppIssues: [],
+        latestEventHasAttachments: false,
+        matchingEventId: null,
+        matchingEventEnvironment: null,
+        seerFixabilityScore: null,
+        seerAutofixLastTriggered: null,
+        seerExplorerAutofixLastTriggered: null,
+        derivedData: {
+          blocker: 'none',
+          progress: 'identified',
+          status: 'open',
+          viewCount: hasSeen ? 1 + (countN % 5) : 0,
+          hasOpenFixPr: false,
+          isAssigned: false,
+          hasRootCause: false,
+          lastCompletedAutofixStep: 'none',
+          lastProgressedAt: null,
+        },
       },
     };
   });
@@ -312,21 +455,9 @@ function issuePage(request: SandboxRequest, matching: Issue[]): SandboxReply {
 
 /** Sentry's REST API (`/api/0`) for the demo organization and its three projects. */
 export function sentryService(now: number): SandboxService {
-  const projects = demoProducts.map((product) => ({ product, body: projectBody(product, now) }));
+  const projects = demoProducts.map((product) => ({ product, body: projectBody(product, now), summary: projectSummary(product, now), detail: projectDetail(product, now) }));
   const issues = demoProducts.flatMap((product) => issuesOf(product, now));
-  const organization = {
-    id: '4507284100000001',
-    slug: demoOrg.sentryOrg,
-    name: 'Demo Founder',
-    dateCreated: sentryTime(now - 430 * DAY_MS),
-    status: { id: 'active', name: 'active' },
-    avatar: { avatarType: 'letter_avatar', avatarUuid: null },
-    isEarlyAdopter: false,
-    require2FA: false,
-    hasAuthProvider: false,
-    features: [],
-    links: { organizationUrl: `https://${demoOrg.sentryOrg}.sentry.io`, regionUrl: 'https://us.sentry.io' },
-  };
+  const organization = organizationBody(now);
   const projectBySlug = (slug: string | undefined) => projects.find((p) => p.body.slug === slug);
 
   /** The org endpoint's default window is 14 days; `statsPeriod` (`24h`, `14d`, `2w`…) replaces it. */
@@ -385,7 +516,7 @@ export function sentryService(now: number): SandboxService {
           // An offset cursor (`per_page:page:is_prev`), as Sentry's plain lists use.
           const perPage = Math.min(100, Math.max(1, Number(query.get('per_page') ?? 100) || 100));
           const pageIndex = Number(/^\d+:(\d+):0$/.exec(query.get('cursor') ?? '')?.[1] ?? 0);
-          const all = projects.map((p) => p.body);
+          const all = projects.map((p) => p.summary);
           const page = all.slice(pageIndex * perPage, (pageIndex + 1) * perPage);
           const url = new URL(path, origin);
           url.searchParams.set('per_page', String(perPage));
@@ -403,7 +534,7 @@ export function sentryService(now: number): SandboxService {
         path: '/projects/:org/:project',
         handle: ({ params }) => {
           const project = params.org === demoOrg.sentryOrg ? projectBySlug(params.project) : undefined;
-          return project ? { body: project.body } : notFound;
+          return project ? { body: project.detail } : notFound;
         },
       },
       {
