@@ -82,11 +82,12 @@ export function linearService(now: number): SandboxService {
     const variables = typeof request.variables === 'object' && request.variables !== null ? (request.variables as Record<string, unknown>) : {};
     try {
       const operation = parseOperation(request.query, variables);
-      const root = operation.type === 'query' ? 'Query' : 'Mutation';
+      // The demo key is read-only, as the dashboard needs: Linear refuses any mutation with it.
+      if (operation.type === 'mutation') return graphqlErrors(400, 'Invalid scope: `write` required', { type: 'forbidden', code: 'FORBIDDEN', statusCode: 403 });
       const data: Record<string, unknown> = {};
       for (const field of operation.selections) {
-        const resolve = operation.type === 'query' ? queryFields[field.name] : undefined;
-        if (!resolve) throw new GraphQLFailure(`Cannot query field "${field.name}" on type "${root}".`, 'GRAPHQL_VALIDATION_FAILED', 'graphql error');
+        const resolve = queryFields[field.name];
+        if (!resolve) throw new GraphQLFailure(`Cannot query field "${field.name}" on type "Query".`, 'GRAPHQL_VALIDATION_FAILED', 'graphql error');
         data[field.key] = project(resolve(field), field.selections, field.name);
       }
       return { body: { data } };
