@@ -31,6 +31,7 @@ export function betterstackService(now: number): SandboxService {
     { id: '1990', name: 'Old landing page', url: 'https://old.example.com', status: 'paused', product: '' },
     ...Array.from({ length: 6 }, (_, i) => ({ id: String(1900 + i), name: `Side project ${i + 1}`, url: `https://side${i + 1}.example.com`, status: 'up', product: '' })),
   ];
+  // Every attribute Better Stack's monitor pages print (betterstack/documented.ts), in their order.
   const monitors = [...extra, ...demo].map((m) => ({
     id: m.id,
     type: 'monitor',
@@ -43,15 +44,33 @@ export function betterstackService(now: number): SandboxService {
       status: m.status,
       policy_id: null,
       team_name: 'Demo founder',
+      required_keyword: null,
       verify_ssl: true,
       check_frequency: 180,
+      call: false,
+      sms: false,
+      email: true,
+      push: true,
+      team_wait: null,
       http_method: 'get',
       request_timeout: 30,
       recovery_period: 180,
-      regions: ['us', 'eu'],
+      request_headers: [],
+      request_body: '',
       paused_at: m.status === 'paused' ? new Date(now - 40 * 24 * 60 * MINUTE).toISOString() : null,
       created_at: new Date(now - 300 * 24 * 60 * MINUTE).toISOString(),
       updated_at: new Date(now - 2 * 24 * 60 * MINUTE).toISOString(),
+      ssl_expiration: 14,
+      domain_expiration: null,
+      regions: ['us', 'eu'],
+      // A monitor in maintenance is inside its window; the others have none set.
+      maintenance_from: m.status === 'maintenance' ? '02:00:00' : null,
+      maintenance_to: m.status === 'maintenance' ? '04:00:00' : null,
+      maintenance_timezone: 'UTC',
+      maintenance_days: m.status === 'maintenance' ? ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] : [],
+      port: null,
+      confirmation_period: 60,
+      expected_status_codes: [],
     },
   }));
   const responseTimes = new Map(
@@ -71,8 +90,10 @@ export function betterstackService(now: number): SandboxService {
       return [m.id, { data: { id: m.id, type: 'monitor_response_times', attributes: { regions: [series('us'), series('eu')] } } }];
     }),
   );
-  const incident = (id: string, monitorId: string, cause: string, startedAgo: number, resolvedAgo: number | null) => {
+  // v3's incident as its list page prints it: attributes, metadata as typed values, and the monitor it belongs to.
+  const incident = (id: string, monitorId: string, cause: string, requestSeconds: string, startedAgo: number, resolvedAgo: number | null) => {
     const m = monitors.find((candidate) => candidate.id === monitorId);
+    const responseCode = /^Status (\d+)$/.exec(cause)?.[1];
     return {
       id,
       monitorId,
@@ -91,15 +112,28 @@ export function betterstackService(now: number): SandboxService {
         status: resolvedAgo === null ? 'Started' : 'Resolved',
         team_name: 'Demo founder',
         response_content: null,
-        screenshot_url: null,
+        response_options: '{}',
         regions: ['us', 'eu'],
+        response_url: null,
+        screenshot_url: null,
+        origin_url: null,
+        escalation_policy_id: null,
+        call: false,
+        sms: false,
+        email: true,
+        push: true,
+        metadata: {
+          'Request duration': [{ type: 'String', value: requestSeconds }],
+          ...(responseCode ? { 'Response code': [{ type: 'String', value: responseCode }] } : {}),
+        },
       },
+      relationships: { monitor: { data: { id: monitorId, type: 'monitor' } } },
     };
   };
   const incidents = [
-    incident('789201', '2004', 'Status 503', 37 * MINUTE, null),
-    incident('789188', '2004', 'Timeout (no response in 30 seconds)', 3 * 24 * 60 * MINUTE, 3 * 24 * 60 * MINUTE - 12 * MINUTE),
-    incident('789140', '2001', 'Status 502', 9 * 24 * 60 * MINUTE, 9 * 24 * 60 * MINUTE - 4 * MINUTE),
+    incident('789201', '2004', 'Status 503', '0.041236', 37 * MINUTE, null),
+    incident('789188', '2004', 'Timeout (no response in 30 seconds)', '30.000000', 3 * 24 * 60 * MINUTE, 3 * 24 * 60 * MINUTE - 12 * MINUTE),
+    incident('789140', '2001', 'Status 502', '0.512904', 9 * 24 * 60 * MINUTE, 9 * 24 * 60 * MINUTE - 4 * MINUTE),
   ];
 
   return {
@@ -120,7 +154,7 @@ export function betterstackService(now: number): SandboxService {
         path: '/v2/monitors/:id',
         handle: ({ params }) => {
           const m = monitors.find((candidate) => candidate.id === params.id);
-          return m ? { body: { data: m } } : { status: 404, body: { errors: 'Resource not found' } };
+          return m ? { body: { data: m } } : { status: 404, body: { errors: 'Resource with provided ID was not found' } };
         },
       },
       {
@@ -128,7 +162,7 @@ export function betterstackService(now: number): SandboxService {
         path: '/v2/monitors/:id/response-times',
         handle: ({ params }) => {
           const times = responseTimes.get(params.id ?? '');
-          return times ? { body: times } : { status: 404, body: { errors: 'Resource not found' } };
+          return times ? { body: times } : { status: 404, body: { errors: 'Resource with provided ID was not found' } };
         },
       },
       {
