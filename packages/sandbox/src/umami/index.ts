@@ -178,6 +178,8 @@ export function umamiService(now: number): SandboxService {
             createdAt: w.createdAt,
             updatedAt: w.createdAt,
             deletedAt: null,
+            // The docs' list answer names each website's owner.
+            user: { username: 'founder@example.com', id: '41e2b680-648e-4b09-bcd7-3e2b10c06264' },
           }));
           return { body: { data: all.slice((page - 1) * pageSize, page * pageSize), count: all.length, page, pageSize } };
         },
