@@ -1,0 +1,71 @@
+import { healthSchema } from '@dash/contracts';
+import { betterstackDocumented as documented } from '@dash/sandbox';
+import { afterEach, describe, expect, it } from 'vitest';
+import { brokenValues, documentedContext, serveDocumented, type DocumentedAnswer } from '../documented-testing.ts';
+import { betterstack } from './index.ts';
+
+/** Every list answer ends with the `pagination` object the Pagination page prints (there: the last page). */
+const withPagination = (list: DocumentedAnswer): DocumentedAnswer => ({
+  status: list.status,
+  body: { ...(list.body as object), ...(documented.pagination.body as object) },
+});
+
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+/** Better Stack answering as its documentation prints, for the documented monitor "2". */
+async function documentedBetterStack(answers: Record<string, DocumentedAnswer> = {}) {
+  const server = await serveDocumented({
+    '/api/v2/monitors': withPagination(documented.listMonitors),
+    '/api/v2/monitors/2/response-times': documented.responseTimes,
+    '/api/v3/incidents': withPagination(documented.listIncidents),
+    ...answers,
+  });
+  close = () => server.close();
+  return { ctx: documentedContext(`${server.url}/api`), server };
+}
+
+describe('Better Stack connector, on the examples of Better Stack’s documentation', () => {
+  it('shows the documented monitor by its name, up, with its newest response time in ms and its last check', async () => {
+    const { ctx } = await documentedBetterStack();
+    const health = await betterstack.health(ctx, { config: { monitorIds: ['2'] } });
+    expect(healthSchema.parse(health)).toEqual(health);
+    // The newest of the documented samples is eu's 11:17:27 check, 0.34252 s.
+    expect(health.monitors).toEqual([
+      { name: 'Uptime homepage', url: 'https://uptime.betterstack.com', status: 'up', responseTime: 343, lastCheckedAt: '2020-09-01T14:17:46.000Z' },
+    ]);
+    expect(brokenValues(health)).toEqual([]);
+  });
+
+  it('lists the documented unresolved incident as ongoing, named by its monitor and cause', async () => {
+    const { ctx } = await documentedBetterStack();
+    const health = await betterstack.health(ctx, { config: { monitorIds: ['2'] } });
+    expect(health.incidents).toEqual([
+      { name: 'uptime homepage: Status 404', status: 'ongoing', startedAt: '2020-03-09T17:37:56.662Z', url: 'https://uptime.betterstack.com/' },
+    ]);
+  });
+
+  it('reads the credential test’s listing from the documented list', async () => {
+    const { ctx, server } = await documentedBetterStack();
+    await expect(betterstack.test(ctx)).resolves.toBeUndefined();
+    expect(server.paths).toEqual(['/api/v2/monitors']);
+  });
+
+  it('says what Better Stack’s documented 404 says when a monitor is gone', async () => {
+    const { ctx } = await documentedBetterStack({ '/api/v2/monitors/2/response-times': documented.monitorNotFound });
+    await expect(betterstack.health(ctx, { config: { monitorIds: ['2'] } })).rejects.toMatchObject({
+      kind: 'not_found',
+      message: 'Better Stack found nothing there (404): Resource with provided ID was not found',
+    });
+  });
+
+  it('leaves out a monitor the project does not name, and asks nothing more about it', async () => {
+    const { ctx, server } = await documentedBetterStack();
+    const health = await betterstack.health(ctx, { config: { monitorIds: ['3'] } });
+    expect(health).toEqual({ monitors: [], incidents: [] });
+    expect(server.paths).toEqual(['/api/v2/monitors']);
+  });
+});
