@@ -6,7 +6,8 @@ const COMMIT_MESSAGE_KEYS = ['githubCommitMessage', 'gitlabCommitMessage', 'bitb
 /** The headline of the commit a deployment was built from; the deployment's name when it came from no Git push. */
 export function deploymentTitle(deployment: VercelDeployment): string {
   for (const key of COMMIT_MESSAGE_KEYS) {
-    const headline = deployment.meta?.[key]?.split(/\r?\n/)[0]?.trim();
+    const message = deployment.meta?.[key];
+    const headline = typeof message === 'string' ? message.split(/\r?\n/)[0]?.trim() : undefined;
     if (headline) return headline;
   }
   return deployment.name;

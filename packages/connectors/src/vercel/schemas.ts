@@ -16,8 +16,11 @@ export const deployment = z
     state: z.string().optional(),
     readyState: z.string().optional(),
     target: z.string().nullable().optional(),
-    /** A string map; the commit keys are present only for Git deployments (`github…`, `gitlab…`, `bitbucket…`). */
-    meta: z.record(z.string(), z.string()).optional(),
+    /**
+     * A string map; the commit keys are present only for Git deployments (`github…`, `gitlab…`, `bitbucket…`).
+     * Only its string values are read, so one odd entry does not cost the whole list.
+     */
+    meta: z.record(z.string(), z.unknown()).optional(),
   })
   .loose();
 export type VercelDeployment = z.infer<typeof deployment>;

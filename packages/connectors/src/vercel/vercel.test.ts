@@ -1,4 +1,5 @@
 import { demoOrg, sandboxTokens, startSandbox, type Sandbox } from '@dash/sandbox';
+import { holdToDescriptions } from '@dash/sandbox/contract';
 import { shippedItemSchema } from '@dash/contracts';
 import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -7,8 +8,9 @@ import { sandboxContext, testClock } from '../testing.ts';
 import { vercel } from './index.ts';
 
 let sandbox: Sandbox;
+const observe = holdToDescriptions();
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ observe });
 });
 afterAll(() => sandbox.close());
 beforeEach(() => sandbox.reset());

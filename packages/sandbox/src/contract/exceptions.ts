@@ -60,6 +60,20 @@ export const contractExceptions: ContractException[] = [
       "An unknown personal token (401) and the rate limiter (429) are answered by Open Collective's Express layer before GraphQL runs, as `{\"error\": {...}}`; the GraphQL schema cannot describe them.",
     evidence: 'https://github.com/opencollective/opencollective-api/blob/main/server/middleware/authentication.js',
   },
+  {
+    service: 'vercel',
+    problem: /^response: GET \/v6\/deployments → 200\/deployments\/\d+\/aliasAssigned must (be null|be number|be boolean|match exactly one schema in oneOf)$/,
+    reason:
+      "The description's aliasAssigned is `type: null` beside `oneOf: [number, boolean]`, which no value satisfies: a slip converting Vercel's `nullable: true` + oneOf. Vercel's own reference gives it as a timestamp (number), a boolean or null.",
+    evidence: 'https://vercel.com/docs/rest-api/deployments/list-deployments',
+  },
+  {
+    service: 'vercel',
+    problem: /^response: GET \/v6\/deployments → 200\/deployments\/\d+\/target must be equal to one of the allowed values/,
+    reason:
+      "The description types a deployment's target as string or null but its enum (production, staging) leaves null out, a slip converting Vercel's `nullable: true`; a preview deployment's target is null.",
+    evidence: 'https://vercel.com/docs/rest-api/deployments/list-deployments',
+  },
 ];
 
 export function isExcused(service: SandboxServiceName, problem: string): boolean {

@@ -226,6 +226,7 @@ export function vercelService(now: number): SandboxService {
                 billing: null,
                 resourceConfig: {},
                 stagingPrefix: 'demo-founder',
+                hasTrialAvailable: false,
               },
             },
           },
