@@ -228,13 +228,14 @@ export type Analytics = z.infer<typeof analyticsSchema>;
 export const seoQuerySchema = z.object({ siteUrl: optionalText, ...project, ...refresh });
 export type SeoQuery = z.infer<typeof seoQuerySchema>;
 
+/** Each figure null when unknown: Google's rows promise none of them, and without impressions there is no ctr or position. */
 const searchRow = {
-  clicks: count,
-  impressions: count,
+  clicks: count.nullable(),
+  impressions: count.nullable(),
   /** A fraction, as Google gives it (0.05 = 5%). */
-  ctr: z.number().min(0).max(1),
+  ctr: z.number().min(0).max(1).nullable(),
   /** Average position, 1 = top. */
-  position: z.number().nonnegative(),
+  position: z.number().nonnegative().nullable(),
 };
 export const seoSchema = z.object({
   queries: z.array(z.object({ query: z.string(), ...searchRow })),

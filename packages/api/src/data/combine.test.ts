@@ -36,6 +36,15 @@ describe('combining several sources', () => {
     expect(both.queries).toEqual([{ query: 'budget app', clicks: 40, impressions: 1000, ctr: 0.04, position: 11 }]);
   });
 
+  it('leaves a combined search figure unknown when a property’s is unknown, and ctr and position unknown without impressions', () => {
+    const known: Seo = { queries: [{ query: 'budget app', clicks: 10, impressions: 100, ctr: 0.1, position: 2 }], totals: { clicks: 10, impressions: 100, ctr: 0.1, position: 2 } };
+    const partial: Seo = { queries: [{ query: 'budget app', clicks: null, impressions: 900, ctr: null, position: 12 }], totals: { clicks: 0, impressions: 0, ctr: null, position: null } };
+    const both = sumSeo([known, partial]);
+    expect(both.queries).toEqual([{ query: 'budget app', clicks: null, impressions: 1000, ctr: null, position: 11 }]);
+    expect(both.totals).toEqual({ clicks: 10, impressions: 100, ctr: 0.1, position: 2 });
+    expect(sumSeo([partial, partial]).totals).toEqual({ clicks: 0, impressions: 0, ctr: null, position: null });
+  });
+
   it('adds collectives up: stats summed to the cent, newest transactions first, biggest backers first', () => {
     const one: Funding = { currency: 'USD', stats: { balance: 10.1, totalRaised: 100, yearlyBudget: 50, backerCount: 3 }, transactions: [{ id: 'a', type: 'CREDIT', amount: 5, currency: 'USD', description: 'x', createdAt: '2026-11-01T00:00:00.000Z' }], members: [{ name: 'Ann', role: 'BACKER', tier: 'Backer', totalDonated: 5, imageUrl: '' }] };
     const two: Funding = { currency: 'USD', stats: { balance: 0.2, totalRaised: 1, yearlyBudget: 2, backerCount: 1 }, transactions: [{ id: 'b', type: 'DEBIT', amount: -3, currency: 'USD', description: 'y', createdAt: '2026-11-02T00:00:00.000Z' }], members: [{ name: 'Bo', role: 'BACKER', tier: 'Sponsor', totalDonated: 50, imageUrl: '' }] };

@@ -49,40 +49,34 @@ export function sumAnalytics(parts: readonly Analytics[]): Analytics {
   };
 }
 
+type SearchFigures = Seo['totals'];
+
 /**
- * Several properties' search analytics as one: queries merged by text, totals summed with ctr as
- * clicks over impressions and position averaged by impressions, as Search Console itself does.
+ * Search figures of several rows as one, as Search Console itself adds them up: clicks and impressions
+ * summed, ctr as clicks over impressions, position averaged by impressions. A figure that needs one
+ * unknown (null) is unknown, and without impressions there is no ctr or position.
  */
+function combineFigures(rows: readonly SearchFigures[]): SearchFigures {
+  const sum = (values: readonly (number | null)[]) => (values.includes(null) ? null : values.reduce<number>((total, value) => total + (value ?? 0), 0));
+  const clicks = sum(rows.map((row) => row.clicks));
+  const impressions = sum(rows.map((row) => row.impressions));
+  // A row without impressions weighs nothing, whatever its position.
+  const weighted = sum(rows.map((row) => (row.impressions === 0 ? 0 : row.position === null || row.impressions === null ? null : row.position * row.impressions)));
+  if (impressions === null || impressions === 0) return { clicks, impressions, ctr: null, position: null };
+  return { clicks, impressions, ctr: clicks === null ? null : clicks / impressions, position: weighted === null ? null : weighted / impressions };
+}
+
+/** Several properties' search analytics as one: queries merged by text, totals combined (an unknown click count sorts last). */
 export function sumSeo(parts: readonly Seo[]): Seo {
   if (parts.length === 1 && parts[0]) return parts[0];
-  const rows = parts.flatMap((part) => part.queries);
   const queries = mergeBy(
-    rows,
+    parts.flatMap((part) => part.queries),
     (row) => row.query,
-    (a, b) => {
-      const impressions = a.impressions + b.impressions;
-      return {
-        query: a.query,
-        clicks: a.clicks + b.clicks,
-        impressions,
-        ctr: impressions === 0 ? 0 : (a.clicks + b.clicks) / impressions,
-        position: impressions === 0 ? 0 : (a.position * a.impressions + b.position * b.impressions) / impressions,
-      };
-    },
-    (row) => row.clicks,
+    (a, b) => ({ query: a.query, ...combineFigures([a, b]) }),
+    (row) => row.clicks ?? -1,
     50,
   );
-  const clicks = parts.reduce((sum, part) => sum + part.totals.clicks, 0);
-  const impressions = parts.reduce((sum, part) => sum + part.totals.impressions, 0);
-  return {
-    queries,
-    totals: {
-      clicks,
-      impressions,
-      ctr: impressions === 0 ? 0 : clicks / impressions,
-      position: impressions === 0 ? 0 : parts.reduce((sum, part) => sum + part.totals.position * part.totals.impressions, 0) / impressions,
-    },
-  };
+  return { queries, totals: combineFigures(parts.map((part) => part.totals)) };
 }
 
 /** A total over parts, unknown (null) when any part's figure is unknown rather than a sum that leaves it out. */

@@ -1,4 +1,5 @@
 import { sandboxGoogle, startSandbox, type Sandbox } from '@dash/sandbox';
+import { holdToDescriptions } from '@dash/sandbox/contract';
 import { seoSchema } from '@dash/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ConnectorContext } from '../context.ts';
@@ -20,8 +21,9 @@ const google401 = {
 };
 
 let sandbox: Sandbox;
+const observe = holdToDescriptions();
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ observe });
 });
 afterAll(() => sandbox.close());
 beforeEach(() => {
@@ -62,16 +64,16 @@ describe('Google Search Console connector: mapping', () => {
     expect(seo.queries[0]?.query).toBe('pocket ledger');
     expect(seo.queries.map((q) => q.query)).toEqual(expect.arrayContaining(['bill reminder app', 'budget app iphone']));
     for (const [i, q] of seo.queries.entries()) {
-      expect(q.ctr).toBeCloseTo(q.clicks / q.impressions, 10);
+      expect(q.ctr).toBeCloseTo((q.clicks ?? NaN) / (q.impressions ?? NaN), 10);
       if (i > 0) expect(q.clicks).toBeLessThanOrEqual(seo.queries[i - 1]?.clicks ?? 0);
     }
     // The brand query ranks near the top and is clicked far more often than the generic ones.
     expect(seo.queries[0]?.position).toBeLessThan(2);
     expect(seo.queries[0]?.ctr).toBeGreaterThan(0.3);
     // Google's totals count queries beyond the top 25 and the anonymised ones.
-    const listed = seo.queries.reduce((sum, q) => sum + q.clicks, 0);
+    const listed = seo.queries.reduce((sum, q) => sum + (q.clicks ?? NaN), 0);
     expect(seo.totals.clicks).toBeGreaterThan(listed);
-    expect(seo.totals.ctr).toBeCloseTo(seo.totals.clicks / seo.totals.impressions, 10);
+    expect(seo.totals.ctr).toBeCloseTo((seo.totals.clicks ?? NaN) / (seo.totals.impressions ?? NaN), 10);
     expect(seo.totals.ctr).toBeLessThan(1);
   });
 
@@ -118,14 +120,32 @@ describe('Google Search Console connector: mapping', () => {
     expect(seo.totals).toEqual({ clicks: 320, impressions: 4600, ctr: 320 / 4600, position: (1.2 * 600 + 21.5 * 4000) / 4600 });
   });
 
-  it('shows zeros, not an error, for a property without data (Google leaves `rows` out)', async () => {
+  it('shows no clicks and no impressions, and ctr and position as unknown, for a property without data (Google leaves `rows` out)', async () => {
     const ctx = contextFor();
     await warm(ctx);
     sandbox.inject('google', { status: 200, body: { responseAggregationType: 'auto' }, times: 2 });
     expect(await google.seo(ctx, { siteUrl: pocketLedger, now: Date.now() })).toEqual({
       queries: [],
-      totals: { clicks: 0, impressions: 0, ctr: 0, position: 0 },
+      totals: { clicks: 0, impressions: 0, ctr: null, position: null },
     });
+  });
+
+  it('shows a figure Google leaves out of a row as unknown, never 0, and a total that needs it as unknown too', async () => {
+    const ctx = contextFor();
+    await warm(ctx);
+    // ApiDataRow promises none of its fields: here one query comes without clicks, the other without a position.
+    const rows = [
+      { keys: ['tideline'], impressions: 600, ctr: 0.5, position: 1.2 },
+      { keys: ['tide times'], clicks: 20, impressions: 4000, ctr: 0.005 },
+    ];
+    sandbox.inject('google', { status: 200, body: { rows }, times: 2 });
+    const seo = await google.seo(ctx, { siteUrl: 'https://tideline.app/', now: Date.now() });
+    expect(seoSchema.parse(seo)).toEqual(seo);
+    expect(seo.queries).toEqual([
+      { query: 'tideline', clicks: null, impressions: 600, ctr: 0.5, position: 1.2 },
+      { query: 'tide times', clicks: 20, impressions: 4000, ctr: 0.005, position: null },
+    ]);
+    expect(seo.totals).toEqual({ clicks: null, impressions: 4600, ctr: null, position: null });
   });
 
   it('says which site the account may not read (403 PERMISSION_DENIED)', async () => {
@@ -163,7 +183,7 @@ describe('Google Search Console connector: OAuth access tokens', () => {
   it('drops a cached token the API rejects (401), refreshes once and retries', async () => {
     // A sandbox whose own clock passes the token's hour while ours does not: Google expired it first.
     let now = Date.now();
-    const other = await startSandbox({ now: () => now });
+    const other = await startSandbox({ now: () => now, observe });
     try {
       const ctx = contextFor({}, other);
       await google.test(ctx);

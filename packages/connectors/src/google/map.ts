@@ -28,25 +28,34 @@ export function searchWindow(now: number): { startDate: string; endDate: string 
 }
 
 type Totals = Seo['totals'];
-const noTotals: Totals = { clicks: 0, impressions: 0, ctr: 0, position: 0 };
+/**
+ * Google's answer without rows: no search data in the window (the method "returns zero or more rows").
+ * No clicks and no impressions, then, but no click-through rate or position either: there is nothing to divide.
+ */
+const noData: Totals = { clicks: 0, impressions: 0, ctr: null, position: null };
 
-const numbersOf = (row: SearchRow): Totals => ({ clicks: row.clicks, impressions: row.impressions, ctr: row.ctr, position: row.position });
+/** A count as the dashboard shows it: whole (Google's description types it as a double); unknown (null) when left out. */
+const countOf = (value: number | null | undefined): number | null => (value === null || value === undefined ? null : Math.round(value));
+
+/** A row's figures; one Google left out is unknown (null), not 0. */
+const numbersOf = (row: SearchRow): Totals => ({ clicks: countOf(row.clicks), impressions: countOf(row.impressions), ctr: row.ctr ?? null, position: row.position ?? null });
+
+/** The sum of figures, unknown when any of them is. */
+const sumKnown = (values: readonly (number | undefined)[]): number | null =>
+  values.some((value) => value === undefined) ? null : values.reduce<number>((sum, value) => sum + (value ?? 0), 0);
 
 /**
  * Totals of some rows: clicks and impressions summed, ctr = clicks / impressions, and the position
  * averaged by impressions: a query seen 10,000 times at rank 3 weighs more than one seen 10 times at 40.
+ * A total that needs a figure some row left out is unknown, and so are ctr and position without impressions.
  */
 export function totalsOf(rows: readonly SearchRow[]): Totals {
-  let clicks = 0;
-  let impressions = 0;
-  let weighted = 0;
-  for (const row of rows) {
-    clicks += row.clicks;
-    impressions += row.impressions;
-    weighted += row.position * row.impressions;
-  }
-  if (impressions === 0) return { ...noTotals, clicks };
-  return { clicks, impressions, ctr: Math.min(1, clicks / impressions), position: weighted / impressions };
+  const clicks = sumKnown(rows.map((row) => row.clicks));
+  const impressions = sumKnown(rows.map((row) => row.impressions));
+  // A row without impressions weighs nothing, whatever its position.
+  const weighted = sumKnown(rows.map((row) => (row.impressions === 0 ? 0 : row.position === undefined || row.impressions === undefined ? undefined : row.position * row.impressions)));
+  if (impressions === null || impressions === 0) return { clicks: countOf(clicks), impressions: countOf(impressions), ctr: null, position: null };
+  return { clicks: countOf(clicks), impressions: countOf(impressions), ctr: clicks === null ? null : Math.min(1, clicks / impressions), position: weighted === null ? null : weighted / impressions };
 }
 
 /**
@@ -55,9 +64,7 @@ export function totalsOf(rows: readonly SearchRow[]): Totals {
  * (Google filling in data between the two requests) are they computed from the query rows.
  */
 export function toSeo(queryRows: readonly SearchRow[], totalRows: readonly SearchRow[]): Seo {
-  const queries = queryRows
-    .filter((row) => row.keys?.[0] !== undefined)
-    .map((row) => ({ query: row.keys?.[0] ?? '', ...numbersOf(row) }));
+  const queries = queryRows.flatMap((row) => (row.keys?.[0] === undefined ? [] : [{ query: row.keys[0], ...numbersOf(row) }]));
   const total = totalRows.find((row) => !row.keys || row.keys.length === 0);
-  return { queries, totals: total ? numbersOf(total) : queryRows.length > 0 ? totalsOf(queryRows) : noTotals };
+  return { queries, totals: total ? numbersOf(total) : queryRows.length > 0 ? totalsOf(queryRows) : noData };
 }

@@ -22,16 +22,20 @@ export const siteList = z
   })
   .loose();
 
-/** One row of searchAnalytics.query: `keys` in the order of the request's dimensions, absent without dimensions. */
+/**
+ * One row of searchAnalytics.query: `keys` in the order of the request's dimensions, absent without
+ * dimensions. Google's description (ApiDataRow) requires none of its fields, the metrics included.
+ */
 export const searchRow = z
   .object({
     keys: z.array(z.string()).optional(),
-    clicks: z.number().int().nonnegative(),
-    impressions: z.number().int().nonnegative(),
+    /** Counts, though the description types every metric as a double. */
+    clicks: z.number().nonnegative().optional(),
+    impressions: z.number().nonnegative().optional(),
     /** A 0–1 fraction. */
-    ctr: z.number().min(0).max(1),
+    ctr: z.number().min(0).max(1).optional(),
     /** Average rank, 1-based. */
-    position: z.number().nonnegative(),
+    position: z.number().nonnegative().optional(),
   })
   .loose();
 export type SearchRow = z.infer<typeof searchRow>;
