@@ -304,6 +304,14 @@ describe('Google Search Console connector: failures and test()', () => {
     });
   });
 
+  it('accepts a site list whose entries lack siteUrl or permissionLevel (WmxSite promises neither) as working credentials', async () => {
+    const ctx = contextFor();
+    await warm(ctx);
+    sandbox.inject('google', { status: 200, body: { siteEntry: [{ permissionLevel: 'siteOwner' }, {}] }, times: 1 });
+    await google.test(ctx);
+    expect(sandbox.requestsTo('google').map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['GET /webmasters/v3/sites 200']);
+  });
+
   it('rejects rows of the wrong shape (ctr as a percentage) as bad_response', async () => {
     const ctx = contextFor();
     await warm(ctx);

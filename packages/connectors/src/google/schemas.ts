@@ -15,10 +15,10 @@ export const apiError = z
   .loose();
 export type GoogleApiError = z.infer<typeof apiError>['error'];
 
-/** `GET /webmasters/v3/sites`; an account with no properties gets `{}`, without `siteEntry`. */
+/** `GET /webmasters/v3/sites`; an account with no properties gets `{}`, without `siteEntry`; WmxSite promises neither of its fields. */
 export const siteList = z
   .object({
-    siteEntry: z.array(z.object({ siteUrl: z.string(), permissionLevel: z.string() }).loose()).optional(),
+    siteEntry: z.array(z.object({ siteUrl: z.string().optional(), permissionLevel: z.string().optional() }).loose()).optional(),
   })
   .loose();
 
