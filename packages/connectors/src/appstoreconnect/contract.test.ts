@@ -40,11 +40,14 @@ describe.skipIf(!descriptionOf('appstoreconnect'))('App Store Connect connector 
         // Apple promises only each resource's type and id: no name is made up, and a review without stars or date, a version without its number or date, is left out.
         expect(out).toEqual({ app: { name: '', bundleId: '' }, reviews: [], versions: [] });
       } else {
-        expect(out.app.name).not.toBe('');
-        expect(out.reviews.length).toBeGreaterThan(0);
-        expect(out.reviews[0]?.title).not.toBe('');
-        expect(out.versions.length).toBeGreaterThan(0);
-        expect(out.versions[0]?.version).not.toBe('');
+        // The generated app, review and version come through as Apple's answer gave them.
+        const answer = async <T,>(path: string) => (await (await fetch(`${upstream.baseUrl}${path}`)).json()) as T;
+        const about = await answer<{ data: { attributes: { name: string; bundleId: string } } }>('/v1/apps/1588431207');
+        const review = (await answer<{ data: { attributes: { rating: number; title: string } }[] }>('/v1/apps/1588431207/customerReviews')).data[0]?.attributes;
+        const version = (await answer<{ data: { attributes: { versionString: string } }[] }>('/v1/apps/1588431207/appStoreVersions')).data[0]?.attributes;
+        expect(out.app).toEqual({ name: about.data.attributes.name, bundleId: about.data.attributes.bundleId });
+        expect(out.reviews[0]).toMatchObject({ rating: review?.rating, title: review?.title });
+        expect(out.versions[0]?.version).toBe(version?.versionString);
       }
     });
 
