@@ -21,9 +21,9 @@ describe.skipIf(!descriptionOf('revenuecat')).each(modes)('RevenueCat connector 
 
   it('reports revenue a user can read, with the overview’s missing cards as unknown rather than 0', async () => {
     const now = Date.parse('2026-03-10T12:00:00Z');
-    const out = await revenuecat.revenue(ctx(), { config: { provider: 'revenuecat', projectId: 'proj1' }, range: '7d', currency: 'EUR', now });
+    const out = await revenuecat.revenue(ctx(), { config: { provider: 'revenuecat', projectId: 'proj1' }, range: '7d', currency: 'CAD', now });
     const { currency, ...revenue } = out;
-    expect(currency).toBe('EUR');
+    expect(currency).toBe('CAD');
     expect(revenueSchema.parse(revenue)).toEqual(revenue);
     expect(insaneValues(out)).toEqual([]);
     expect(out.chart.map((point) => point.date)).toEqual(['2026-03-04', '2026-03-05', '2026-03-06', '2026-03-07', '2026-03-08', '2026-03-09', '2026-03-10']);
