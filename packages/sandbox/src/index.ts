@@ -2,7 +2,6 @@ export { listen, type RunningServer } from './listen.ts';
 export { startSandbox, type Sandbox, type SandboxOptions, type RunningService } from './sandbox.ts';
 export type { Exchange, Fault, LoggedRequest, SandboxReply, SandboxRequest, SandboxRoute, SandboxService } from './service.ts';
 export { sandboxAppStoreKey } from './appstoreconnect/keys.ts';
-export { mendAppStoreDescription } from './appstoreconnect/description.ts';
 export { demoOrg, demoProducts, sandboxEmail, sandboxGitHubOAuth, sandboxGoogle, sandboxGoogleAccount, sandboxTokens, seededRandom, hexId, DAY_MS, type DemoProduct } from './demo.ts';
 export type { SandboxServiceName } from './services.ts';
 export { demoSetup, type DemoSetup, type DemoUpstreams } from './setup.ts';

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { startSandbox, type Sandbox } from '@dash/sandbox';
 import { holdToDescriptions } from '@dash/sandbox/contract';
-import { mendAppStoreDescription, sandboxAppStoreKey } from '@dash/sandbox';
+import { sandboxAppStoreKey } from '@dash/sandbox';
 import { storefrontSchema } from '@dash/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // The lead exports this from @dash/sandbox; the file is the same module either way.
@@ -19,7 +19,6 @@ const MINUTE = 60_000;
 let sandbox: Sandbox;
 /** How far the sandbox's clock is ahead of real time, moved with a test's clock. */
 let skew = 0;
-mendAppStoreDescription();
 const observe = holdToDescriptions();
 beforeAll(async () => {
   sandbox = await startSandbox({ now: () => Date.now() + skew, observe });

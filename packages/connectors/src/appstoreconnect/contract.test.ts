@@ -1,5 +1,5 @@
 import { storefrontSchema } from '@dash/contracts';
-import { mendAppStoreDescription, sandboxAppStoreKey } from '@dash/sandbox';
+import { sandboxAppStoreKey } from '@dash/sandbox';
 import { descriptionOf, insaneValues, startDescribedUpstream, type DescribedUpstream, type SampleMode } from '@dash/sandbox/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorContext } from '../context.ts';
@@ -7,7 +7,6 @@ import { unlimited } from '../limiter.ts';
 import { testClock } from '../testing.ts';
 import { appstoreconnect } from './index.ts';
 
-mendAppStoreDescription();
 
 const credentials = { issuerId: sandboxAppStoreKey.issuerId, keyId: sandboxAppStoreKey.keyId, privateKey: sandboxAppStoreKey.privateKey };
 

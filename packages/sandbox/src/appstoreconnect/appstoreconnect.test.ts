@@ -3,11 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdToDescriptions } from '../contract/index.ts';
 import { startSandbox, type Sandbox } from '../sandbox.ts';
 import { verifyAppStoreToken, appleDate } from './index.ts';
-import { mendAppStoreDescription } from './description.ts';
 import { sandboxAppStoreKey } from './keys.ts';
 
 let sandbox: Sandbox;
-mendAppStoreDescription();
 const observe = holdToDescriptions();
 beforeAll(async () => {
   sandbox = await startSandbox({ observe });

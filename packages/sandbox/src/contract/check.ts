@@ -39,10 +39,15 @@ export function contractProblems(exchange: Exchange): string[] {
         break;
       }
       if (!validate(exchange.body)) {
-        request.push(...(validate.errors ?? []).slice(0, 4).map((e) => `${operation}: the body${e.instancePath} ${e.message ?? e.keyword}`));
+        request.push(...(validate.errors ?? []).map((e) => `${operation}: the body${e.instancePath} ${e.message ?? e.keyword}`));
       }
       break;
     }
   }
-  return [...request.map((p) => `request: ${p}`), ...response.map((p) => `response: ${p}`)].filter((problem) => !isExcused(service, problem));
+  // Excused problems go first, so that a listed exception never crowds out one that is not.
+  const problems = [...new Set([...request.map((p) => `request: ${p}`), ...response.map((p) => `response: ${p}`)])].filter((problem) => !isExcused(service, problem));
+  return problems.length > MAX_PROBLEMS ? [...problems.slice(0, MAX_PROBLEMS), `… and ${problems.length - MAX_PROBLEMS} more`] : problems;
 }
+
+/** Enough to find each field; a wholly wrong answer would otherwise list hundreds. */
+const MAX_PROBLEMS = 8;

@@ -103,6 +103,28 @@ describe.skipIf(!descriptionOf('plausible'))('holding a Plausible query to its J
   });
 });
 
+describe('answers generated from a description', () => {
+  // What startDescribedUpstream sends must itself pass the check it stands in for.
+  const services = describedServices.filter((service) => descriptionOf(service)?.kind === 'openapi');
+  it.each(services)('%s: are valid for the operations its fake serves, in every mode', (service) => {
+    const described = descriptionOf(service);
+    if (described?.kind !== 'openapi') return;
+    const fake = sandboxServices[service](Date.parse('2026-03-01T00:00:00Z'));
+    const problems = fake.routes.flatMap((route) => {
+      const path = fake.basePath + route.path.replace(/:[A-Za-z]+/g, '1');
+      if (typeof described.description.find(route.method, path) === 'string') return [];
+      return (['minimal', 'maximal', 'full'] as const).flatMap((mode) =>
+        described.description
+          .sampleAnswer(route.method, path, mode)
+          .problems.map((problem) => `response: ${problem}`)
+          .filter((problem) => !isExcused(service, problem))
+          .map((problem) => `${mode}: ${problem}`),
+      );
+    });
+    expect(problems).toEqual([]);
+  });
+});
+
 describe('every route a fake serves', () => {
   // The fakes answer only operations their provider describes (or one listed, with its reason, in exceptions.ts).
   const services = describedServices.filter((service) => descriptionOf(service)?.kind === 'openapi');

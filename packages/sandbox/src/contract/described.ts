@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listen } from '../listen.ts';
 import { sandboxServices, type SandboxServiceName } from '../services.ts';
 import { descriptionOf } from './descriptions.ts';
+import { isExcused } from './exceptions.ts';
 import type { SampleMode } from './openapi.ts';
 
 export interface DescribedUpstream {
@@ -10,6 +11,12 @@ export interface DescribedUpstream {
   /** Each request it answered: `GET /path?query` → status. */
   requests: { request: string; status: number }[];
   close(): Promise<void>;
+}
+
+class DescriptionContradiction extends Error {
+  constructor(problems: string[]) {
+    super(`the answer generated from the description breaks it: ${problems.join('; ')}`);
+  }
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -35,10 +42,15 @@ export async function startDescribedUpstream(service: SandboxServiceName, mode: 
     let status = 200;
     let body: unknown;
     try {
-      if (described.kind === 'openapi') ({ status, body } = described.description.sampleAnswer(method, path, mode));
-      else body = described.description.sampleAnswer(await readJson(req), mode);
+      if (described.kind === 'openapi') {
+        const answer = described.description.sampleAnswer(method, path, mode);
+        const problems = answer.problems.map((problem) => `response: ${problem}`).filter((problem) => !isExcused(service, problem));
+        // A stand-in that broke the description would prove nothing: say so instead of answering.
+        if (problems.length > 0) throw new DescriptionContradiction(problems);
+        ({ status, body } = answer);
+      } else body = described.description.sampleAnswer(await readJson(req), mode);
     } catch (error) {
-      status = 404;
+      status = error instanceof DescriptionContradiction ? 500 : 404;
       body = { message: (error as Error).message };
     }
     requests.push({ request: `${method} ${path}`, status });

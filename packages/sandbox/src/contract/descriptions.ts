@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { SandboxServiceName } from '../services.ts';
+import { repairsOf } from './exceptions.ts';
 import { GraphQLDescription } from './graphql.ts';
 import { OpenApiDescription } from './openapi.ts';
 import { descriptionFileExists, loadDescription, readText } from './specs.ts';
@@ -32,21 +33,24 @@ type Json = Record<string, unknown>;
  * where each came from). Better Stack, Umami and SendGrid publish none: their fakes are held to the
  * examples their documentation prints (`<service>/documented.ts`).
  */
-const openapi = (name: string, file: string) => ({ file, build: (): Description => ({ kind: 'openapi', description: new OpenApiDescription(name, loadDescription(file) as Json) }) });
+const openapi = (service: SandboxServiceName, name: string, file: string) => ({
+  file,
+  build: (): Description => ({ kind: 'openapi', description: new OpenApiDescription(name, loadDescription(file) as Json, repairsOf(service)) }),
+});
 const graphql = (name: string, file: string, paths: string[]) => ({
   file,
   build: (): Description => ({ kind: 'graphql', paths, description: new GraphQLDescription(name, readText(file)) }),
 });
 
 const sources: Partial<Record<SandboxServiceName, { file: string; build(): Description }>> = {
-  revenuecat: openapi('RevenueCat', 'revenuecat.api-v2.yaml'),
-  stripe: openapi('Stripe', 'stripe.spec3.json'),
-  sentry: openapi('Sentry', 'sentry.openapi-derefed.json'),
-  vercel: openapi('Vercel', 'vercel.openapi.json'),
-  appstoreconnect: openapi('App Store Connect', 'appstoreconnect.app_store_connect_api.json'),
-  google: openapi('Search Console', 'google.webmasters-v3.json'),
+  revenuecat: openapi('revenuecat', 'RevenueCat', 'revenuecat.api-v2.yaml'),
+  stripe: openapi('stripe', 'Stripe', 'stripe.spec3.json'),
+  sentry: openapi('sentry', 'Sentry', 'sentry.openapi-derefed.json'),
+  vercel: openapi('vercel', 'Vercel', 'vercel.openapi.json'),
+  appstoreconnect: openapi('appstoreconnect', 'App Store Connect', 'appstoreconnect.app_store_connect_api.json'),
+  google: openapi('google', 'Search Console', 'google.webmasters-v3.json'),
   // GitHub's (13 MB) comes from its npm package rather than the shared folder.
-  github: openapi('GitHub', '@octokit/openapi/generated/api.github.com.json'),
+  github: openapi('github', 'GitHub', '@octokit/openapi/generated/api.github.com.json'),
   linear: graphql('Linear', 'linear.schema.graphql', ['/graphql']),
   opencollective: graphql('Open Collective', 'opencollective.schemaV2.graphql', ['/graphql/v2', '/graphql']),
   plausible: {

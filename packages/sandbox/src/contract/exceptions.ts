@@ -1,4 +1,5 @@
 import type { SandboxServiceName } from '../services.ts';
+import type { Repair } from './openapi.ts';
 
 /**
  * Where a fake or a connector may differ from its provider's description, and why: the one list of
@@ -60,22 +61,47 @@ export const contractExceptions: ContractException[] = [
       "An unknown personal token (401) and the rate limiter (429) are answered by Open Collective's Express layer before GraphQL runs, as `{\"error\": {...}}`; the GraphQL schema cannot describe them.",
     evidence: 'https://github.com/opencollective/opencollective-api/blob/main/server/middleware/authentication.js',
   },
-  {
-    service: 'vercel',
-    problem: /^response: GET \/v6\/deployments → 200\/deployments\/\d+\/aliasAssigned must (be null|be number|be boolean|match exactly one schema in oneOf)$/,
-    reason:
-      "The description's aliasAssigned is `type: null` beside `oneOf: [number, boolean]`, which no value satisfies: a slip converting Vercel's `nullable: true` + oneOf. Vercel's own reference gives it as a timestamp (number), a boolean or null.",
-    evidence: 'https://vercel.com/docs/rest-api/deployments/list-deployments',
-  },
-  {
-    service: 'vercel',
-    problem: /^response: GET \/v6\/deployments → 200\/deployments\/\d+\/target must be equal to one of the allowed values/,
-    reason:
-      "The description types a deployment's target as string or null but its enum (production, staging) leaves null out, a slip converting Vercel's `nullable: true`; a preview deployment's target is null.",
-    evidence: 'https://vercel.com/docs/rest-api/deployments/list-deployments',
-  },
 ];
 
 export function isExcused(service: SandboxServiceName, problem: string): boolean {
   return contractExceptions.some((exception) => exception.service === service && exception.problem.test(problem));
+}
+
+/**
+ * Where a description contradicts itself so that no real answer could pass it, the schema is mended
+ * before anything is checked against it: each repair with its reason and the provider's own evidence.
+ */
+export interface DescriptionRepair {
+  service: SandboxServiceName;
+  reason: string;
+  evidence: string;
+  repair: Repair;
+}
+
+export const descriptionRepairs: DescriptionRepair[] = [
+  {
+    service: 'vercel',
+    reason:
+      "Vercel's description turns a nullable `oneOf` into `type: null` beside the `oneOf` (deployments' aliasAssigned, the user's importFlowGitNamespace and gitNamespaceId), which no value satisfies, not even null; read as the `oneOf` or null, as Vercel's reference gives aliasAssigned: a timestamp, a boolean or null.",
+    evidence: 'https://vercel.com/docs/rest-api/deployments/list-deployments',
+    repair: (schema) => {
+      if (schema.type !== 'null' || !Array.isArray(schema.oneOf)) return schema;
+      const { type: _null, oneOf, ...rest } = schema;
+      return { ...rest, anyOf: [{ oneOf }, { type: 'null' }] };
+    },
+  },
+  {
+    service: 'vercel',
+    reason:
+      "Vercel's description types some enums as string or null but leaves null out of the enum (a deployment's target: production, staging; projectSettings.framework), which refuses the null the type allows; a preview deployment's target is null.",
+    evidence: 'https://vercel.com/docs/rest-api/deployments/list-deployments',
+    repair: (schema) =>
+      Array.isArray(schema.type) && schema.type.includes('null') && Array.isArray(schema.enum) && !schema.enum.includes(null) ? { ...schema, enum: [...(schema.enum as unknown[]), null] } : schema,
+  },
+];
+
+/** The repairs of one service's description, as one. */
+export function repairsOf(service: SandboxServiceName): Repair | undefined {
+  const repairs = descriptionRepairs.filter((entry) => entry.service === service).map((entry) => entry.repair);
+  return repairs.length === 0 ? undefined : (schema) => repairs.reduce((mended, repair) => repair(mended), schema);
 }

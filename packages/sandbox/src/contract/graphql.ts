@@ -43,8 +43,17 @@ interface GraphQLBody {
 /** Reads each field of the answer by the key the answer uses (the alias when there is one). */
 const readAnswer: GraphQLFieldResolver<unknown, unknown> = (source, _args, _context, info) => (isObject(source) ? source[info.path.key as string] : undefined);
 
-/** An abstract type's member is told by the answer's `__typename`; without it the answer is ambiguous. */
-const typeOfAnswer: GraphQLTypeResolver<unknown, unknown> = (value) => (isObject(value) && typeof value.__typename === 'string' ? value.__typename : undefined);
+/**
+ * An abstract type's member is told by the answer's `__typename`. A real answer carries it only when the
+ * document asks for it; without it, the first member that has every field the answer holds stands in.
+ */
+const typeOfAnswer: GraphQLTypeResolver<unknown, unknown> = (value, _context, info, abstractType) => {
+  if (!isObject(value)) return undefined;
+  if (typeof value.__typename === 'string') return value.__typename;
+  const members = info.schema.getPossibleTypes(abstractType);
+  const keys = Object.keys(value);
+  return (members.find((member) => keys.every((key) => key in member.getFields())) ?? members[0])?.name;
+};
 
 /** Values for custom scalars by their usual names; any other scalar gets a string. */
 const scalarSamples: Record<string, unknown> = {

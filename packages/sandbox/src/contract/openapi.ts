@@ -38,11 +38,29 @@ export interface Found {
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => void;
 
 /** One pass over a whole description, turning OpenAPI 3.0's schema dialect into JSON Schema that ajv and the sampler read alike. */
-function normalise(node: unknown, nulls: 'union' | 'null', dropObjectExamples: boolean): unknown {
-  if (Array.isArray(node)) return node.map((item) => normalise(item, nulls, dropObjectExamples));
+/** Which of a schema's own examples a sample may use: all, only those of single values, or none. */
+type Examples = 'all' | 'values' | 'none';
+
+const jsonType = (value: unknown): string =>
+  value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value === 'number' ? 'number' : typeof value;
+
+/** Whether a value is of the schema's own type and in its enum, when it has them. */
+function fits(value: unknown, schema: Json): boolean {
+  const types = (Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type]) as string[];
+  const type = jsonType(value);
+  if (types.length > 0 && !types.includes(type) && !(type === 'integer' && types.includes('number'))) return false;
+  return !Array.isArray(schema.enum) || schema.enum.includes(value);
+}
+
+/** A correction of one schema object where its description contradicts itself (exceptions.ts lists each, with its reason). */
+export type Repair = (schema: Json) => Json;
+
+function normalise(node: unknown, nulls: 'union' | 'null', examples: Examples, repair: Repair = (schema) => schema): unknown {
+  if (Array.isArray(node)) return node.map((item) => normalise(item, nulls, examples, repair));
   if (!isObject(node)) return node;
-  const out: Json = {};
-  for (const [key, value] of Object.entries(node)) out[key] = normalise(value, nulls, dropObjectExamples);
+  let out: Json = {};
+  for (const [key, value] of Object.entries(node)) out[key] = normalise(value, nulls, examples, repair);
+  out = repair(out);
   // OpenAPI 3.0's `nullable` (often beside a `$ref` or an `anyOf`, which ajv's own support refuses) as JSON Schema's null type.
   if (out.nullable === true) {
     delete out.nullable;
@@ -53,6 +71,8 @@ function normalise(node: unknown, nulls: 'union' | 'null', dropObjectExamples: b
       return nulls === 'null' ? { type: 'null' } : { anyOf: [out, { type: 'null' }] };
     }
   }
+  // App Store Connect's description has a `format: null`, which ajv refuses to compile: no format is what it means.
+  if ('format' in out && typeof out.format !== 'string') delete out.format;
   // OpenAPI 3.0's boolean exclusive bounds are JSON Schema draft 4's; ajv reads the numeric form.
   for (const [exclusive, bound] of [
     ['exclusiveMinimum', 'minimum'],
@@ -70,10 +90,15 @@ function normalise(node: unknown, nulls: 'union' | 'null', dropObjectExamples: b
     if (nullable) return { type: 'null' };
   }
   // A whole-object example would stand in for the sample (and bring fields a minimal answer has not).
-  if (dropObjectExamples && (out.type === 'object' || out.type === 'array' || isObject(out.properties))) {
+  if (examples === 'none' || (examples === 'values' && (out.type === 'object' || out.type === 'array' || isObject(out.properties)))) {
     delete out.example;
     delete out.examples;
     delete out.default;
+  } else if (examples === 'values') {
+    // An example of another type than its own field's (Vercel gives a string's example as a whole map) is no value for it.
+    if ('example' in out && !fits(out.example, out)) delete out.example;
+    if (Array.isArray(out.examples)) out.examples = out.examples.filter((example) => fits(example, out));
+    if ('default' in out && !fits(out.default, out)) delete out.default;
   }
   return out;
 }
@@ -103,7 +128,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 function describeErrors(errors: ErrorObject[] | null | undefined, what: string): string[] {
   // The deepest, most specific complaints first; anyOf's summary line adds nothing to them.
   const specific = (errors ?? []).filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && e.keyword !== 'if');
-  return (specific.length > 0 ? specific : (errors ?? [])).slice(0, 4).map((e) => {
+  return (specific.length > 0 ? specific : (errors ?? [])).map((e) => {
     const where = `${what}${e.instancePath}`;
     const detail =
       e.keyword === 'additionalProperties'
@@ -122,15 +147,16 @@ export class OpenApiDescription {
   private readonly paramsAjv: Ajv;
   private readonly routes: Route[];
   private readonly validators = new Map<string, ValidateFunction>();
-  private readonly samplingDocuments = new Map<SampleMode, Json>();
+  private readonly samplingDocuments = new Map<string, Json>();
   /** The path part of the description's server URL (`/v2` for RevenueCat), which its paths leave out. */
   readonly serverPath: string;
 
   constructor(
     readonly name: string,
     private readonly source: Json,
+    private readonly repair?: Repair,
   ) {
-    this.document = normalise(source, 'union', false) as Json;
+    this.document = normalise(source, 'union', 'all', repair) as Json;
     const version = typeof source.openapi === 'string' ? source.openapi : '';
     const AjvClass = version.startsWith('3.1') ? Ajv2020 : Ajv;
     const options = { strict: false, allErrors: true, validateSchema: false, logger: false, validateFormats: true } as const;
@@ -319,27 +345,39 @@ export class OpenApiDescription {
     );
   }
 
-  /** A generated answer for a request: the operation's first success, filled as `mode` says. */
-  sampleAnswer(method: string, requestPath: string, mode: SampleMode): { status: number; body: unknown } {
+  /**
+   * A generated answer for a request: the operation's first success, filled as `mode` says. The
+   * schema's own examples give the values where they fit; when one does not (an example of another
+   * type than its field), the answer is generated again without examples. `problems` is what is
+   * still wrong with it, when the description contradicts itself.
+   */
+  sampleAnswer(method: string, requestPath: string, mode: SampleMode): { status: number; body: unknown; problems: string[] } {
     const found = this.find(method, requestPath);
     if (typeof found === 'string') throw new Error(found);
     const responses = (this.operationObject(found).responses ?? {}) as Json;
     const code = Object.keys(responses).find((key) => /^2\d\d$/.test(key));
     if (code === undefined) throw new Error(`${found.operation} describes no success`);
-    const described = this.responseFor(found, Number(code));
+    const status = Number(code);
+    const described = this.responseFor(found, status);
     const mediaType = described && this.jsonMediaType(described.response);
-    if (!described || mediaType === undefined) return { status: Number(code), body: undefined };
-    const document = this.samplingDocument(mode);
-    const schema = resolvePointer(document, `#${described.at}/content/${escapePointer(mediaType)}/schema`) as Json;
-    const body = sample(schema, { skipNonRequired: mode === 'minimal', skipWriteOnly: true, quiet: true }, document);
-    return { status: Number(code), body };
+    if (!described || mediaType === undefined) return { status, body: undefined, problems: [] };
+    const at = `${described.at}/content/${escapePointer(mediaType)}/schema`;
+    const generate = (examples: Examples) => {
+      const document = this.samplingDocument(mode, examples);
+      const body = sample(resolvePointer(document, `#${at}`) as Json, { skipNonRequired: mode === 'minimal', skipWriteOnly: true, quiet: true, enablePatterns: true }, document);
+      const validate = this.validator(at);
+      return { status, body, problems: validate(body) ? [] : describeErrors(validate.errors, `${found.operation} → ${status}`) };
+    };
+    const withExamples = generate('values');
+    return withExamples.problems.length === 0 ? withExamples : generate('none');
   }
 
-  private samplingDocument(mode: SampleMode): Json {
-    let document = this.samplingDocuments.get(mode);
+  private samplingDocument(mode: SampleMode, examples: Examples): Json {
+    const key = `${mode}:${examples}`;
+    let document = this.samplingDocuments.get(key);
     if (!document) {
-      document = normalise(this.source, mode === 'maximal' ? 'null' : 'union', true) as Json;
-      this.samplingDocuments.set(mode, document);
+      document = normalise(this.source, mode === 'maximal' ? 'null' : 'union', examples, this.repair) as Json;
+      this.samplingDocuments.set(key, document);
     }
     return document;
   }
