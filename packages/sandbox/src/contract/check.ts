@@ -30,7 +30,9 @@ export function contractProblems(exchange: Exchange): string[] {
         break;
       }
       request.push(...described.description.checkRequest(exchange.body).map((p) => `${described.description.name} GraphQL: ${p}`));
-      if (!exchange.injected) response.push(...described.description.checkResponse(exchange.body, exchange.reply.body).map((p) => `${described.description.name} GraphQL: ${p}`));
+      if (!exchange.injected) {
+        response.push(...described.description.checkResponse(exchange.body, exchange.reply.body).map((p) => `${described.description.name} GraphQL → ${exchange.status}: ${p}`));
+      }
       break;
     case 'body-schema': {
       const { operation, validate } = described.description;

@@ -86,7 +86,7 @@ describe.skipIf(!descriptionOf('linear'))('holding a GraphQL exchange to its SDL
   it('names a non-null field the answer leaves null, and a field the document did not ask for', () => {
     const missing = { data: { teams: { nodes: [{ id: null, name: 'Ledger' }], pageInfo: { hasNextPage: false, endCursor: null } } } };
     expect(contractProblems(exchange('linear', { method: 'POST', path: '/graphql', body: { query }, reply: { headers: {}, body: missing } }))).toEqual([
-      'response: Linear GraphQL: teams.nodes.0.id: Cannot return null for non-nullable field Team.id.',
+      'response: Linear GraphQL → 200: teams.nodes.0.id: Cannot return null for non-nullable field Team.id.',
     ]);
     const extra = { data: { teams: { nodes: [{ id: 't1', name: 'Ledger', colour: 'red' }], pageInfo: { hasNextPage: false, endCursor: null } } } };
     expect(contractProblems(exchange('linear', { method: 'POST', path: '/graphql', body: { query }, reply: { headers: {}, body: extra } }))[0]).toMatch(

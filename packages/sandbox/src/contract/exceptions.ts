@@ -56,7 +56,7 @@ export const contractExceptions: ContractException[] = [
   },
   {
     service: 'opencollective',
-    problem: /^response: Open Collective GraphQL: the answer has neither `data` nor `errors`$/,
+    problem: /^response: Open Collective GraphQL → (401|429): the answer has neither `data` nor `errors`$/,
     reason:
       "An unknown personal token (401) and the rate limiter (429) are answered by Open Collective's Express layer before GraphQL runs, as `{\"error\": {...}}`; the GraphQL schema cannot describe them.",
     evidence: 'https://github.com/opencollective/opencollective-api/blob/main/server/middleware/authentication.js',
