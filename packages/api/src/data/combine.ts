@@ -49,6 +49,11 @@ export function sumAnalytics(parts: readonly Analytics[]): Analytics {
   };
 }
 
+/** A total over parts, unknown (null) when any part's figure is unknown, rather than a sum that silently leaves it out. */
+export function sumKnown(values: readonly (number | null)[]): number | null {
+  return values.includes(null) ? null : values.reduce<number>((total, value) => total + (value ?? 0), 0);
+}
+
 type SearchFigures = Seo['totals'];
 
 /**
@@ -57,11 +62,10 @@ type SearchFigures = Seo['totals'];
  * unknown (null) is unknown, and without impressions there is no ctr or position.
  */
 function combineFigures(rows: readonly SearchFigures[]): SearchFigures {
-  const sum = (values: readonly (number | null)[]) => (values.includes(null) ? null : values.reduce<number>((total, value) => total + (value ?? 0), 0));
-  const clicks = sum(rows.map((row) => row.clicks));
-  const impressions = sum(rows.map((row) => row.impressions));
+  const clicks = sumKnown(rows.map((row) => row.clicks));
+  const impressions = sumKnown(rows.map((row) => row.impressions));
   // A row without impressions weighs nothing, whatever its position.
-  const weighted = sum(rows.map((row) => (row.impressions === 0 ? 0 : row.position === null || row.impressions === null ? null : row.position * row.impressions)));
+  const weighted = sumKnown(rows.map((row) => (row.impressions === 0 ? 0 : row.position === null || row.impressions === null ? null : row.position * row.impressions)));
   if (impressions === null || impressions === 0) return { clicks, impressions, ctr: null, position: null };
   return { clicks, impressions, ctr: clicks === null ? null : clicks / impressions, position: weighted === null ? null : weighted / impressions };
 }
@@ -78,10 +82,6 @@ export function sumSeo(parts: readonly Seo[]): Seo {
   );
   return { queries, totals: combineFigures(parts.map((part) => part.totals)) };
 }
-
-/** A total over parts, unknown (null) when any part's figure is unknown rather than a sum that leaves it out. */
-const sumKnown = (values: readonly (number | null)[]): number | null =>
-  values.some((value) => value === null) ? null : values.reduce<number>((total, value) => total + (value ?? 0), 0);
 
 /** Several collectives as one, when they share a currency: stats summed, lists merged newest or biggest first. */
 export function sumFunding(parts: readonly Funding[]): Funding {

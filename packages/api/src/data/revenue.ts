@@ -1,6 +1,7 @@
 import type { Currency, DataMeta, Range, Revenue } from '@dash/contracts';
 import { daysOf, roundMoney, type RevenueReport } from '@dash/connectors';
 import { fail } from '../errors.ts';
+import { sumKnown } from './combine.ts';
 
 export interface RevenuePart {
   revenue: Revenue;
@@ -40,11 +41,6 @@ export function convertRevenue(report: RevenueReport, to: Currency, rates: Recor
   };
 }
 
-/** A total is known only when every part of it is: a sum that silently left one out would be a wrong number. */
-function sumKnown(values: readonly (number | null)[], round = (total: number) => total): number | null {
-  return values.includes(null) ? null : round(values.reduce<number>((sum, value) => sum + (value ?? 0), 0));
-}
-
 /** Several projects' revenue, all in one currency already, as one: sums, a summed chart, the newest payment. */
 export function sumRevenue(parts: readonly Revenue[]): Revenue {
   const byDay = new Map<string, number>();
@@ -58,10 +54,11 @@ export function sumRevenue(parts: readonly Revenue[]): Revenue {
     .slice(-days)
     .map(([date, revenue]) => ({ date, revenue: roundMoney(revenue) }));
   const payments = parts.flatMap((part) => (part.lastPayment ? [part.lastPayment] : []));
+  const mrr = sumKnown(parts.map((part) => part.mrr));
   return {
     grossRevenue: roundMoney(parts.reduce((sum, part) => sum + part.grossRevenue, 0)),
     netRevenue: roundMoney(parts.reduce((sum, part) => sum + part.netRevenue, 0)),
-    mrr: sumKnown(parts.map((part) => part.mrr), roundMoney),
+    mrr: mrr === null ? null : roundMoney(mrr),
     activeSubscribers: sumKnown(parts.map((part) => part.activeSubscribers)),
     chart,
     lastPayment: payments.sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0] ?? null,
