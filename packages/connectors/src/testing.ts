@@ -43,3 +43,9 @@ export function sandboxContext(
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
   };
 }
+
+/** A context whose calls go to a server that answers only from the provider's description (`useDescribedUpstream`). */
+export function describedContext(upstream: { baseUrl: string }, credentials: Record<string, string>, now?: number): ConnectorContext {
+  const clock = testClock(now);
+  return { credentials, baseUrl: upstream.baseUrl, fetch: globalThis.fetch, clock, limiter: unlimited(clock) };
+}

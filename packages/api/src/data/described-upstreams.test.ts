@@ -1,19 +1,15 @@
 import { revenueSchema } from '@dash/contracts';
 import { testClock } from '@dash/connectors/testing';
-import { descriptionOf, startDescribedUpstream, type DescribedUpstream } from '@dash/sandbox/contract';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { descriptionOf, useDescribedUpstream } from '@dash/sandbox/contract';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handleRest } from '../rest/index.ts';
 import { createTestApi } from '../testing.ts';
 
 type Api = Awaited<ReturnType<typeof createTestApi>>;
 
 describe.skipIf(!descriptionOf('revenuecat'))('GET /api/revenue against a RevenueCat that answers only what its description allows', () => {
-  let upstream: DescribedUpstream;
+  const upstream = useDescribedUpstream('revenuecat', 'minimal');
   let api: Api;
-  beforeAll(async () => {
-    upstream = await startDescribedUpstream('revenuecat', 'minimal');
-  });
-  afterAll(() => upstream.close());
   beforeEach(async () => {
     api = await createTestApi({ clock: testClock() });
   });

@@ -1,30 +1,20 @@
 import { storefrontSchema } from '@dash/contracts';
 import { sandboxAppStoreKey } from '@dash/sandbox';
-import { descriptionOf, insaneValues, startDescribedUpstream, type DescribedUpstream, type SampleMode } from '@dash/sandbox/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { descriptionOf, insaneValues, type SampleMode, useDescribedUpstream } from '@dash/sandbox/contract';
+import { describe, expect, it } from 'vitest';
 import type { ConnectorContext } from '../context.ts';
-import { unlimited } from '../limiter.ts';
-import { testClock } from '../testing.ts';
+import { describedContext } from '../testing.ts';
 import { appstoreconnect } from './index.ts';
-
 
 const credentials = { issuerId: sandboxAppStoreKey.issuerId, keyId: sandboxAppStoreKey.keyId, privateKey: sandboxAppStoreKey.privateKey };
 
-function contextFor(upstream: DescribedUpstream): ConnectorContext {
-  const clock = testClock();
-  return { credentials, baseUrl: upstream.baseUrl, fetch: globalThis.fetch, clock, limiter: unlimited(clock) };
-}
+const contextFor = (upstream: { baseUrl: string }): ConnectorContext => describedContext(upstream, credentials);
 
 describe.skipIf(!descriptionOf('appstoreconnect'))('App Store Connect connector against answers generated from Apple’s description', () => {
   describe.each<SampleMode>(['minimal', 'maximal', 'full'])('%s answers', (mode) => {
-    let upstream: DescribedUpstream;
-    beforeAll(async () => {
-      upstream = await startDescribedUpstream('appstoreconnect', mode);
-    });
-    afterAll(() => upstream.close());
+    const upstream = useDescribedUpstream('appstoreconnect', mode);
 
     it('reads the app, its reviews and its versions into a sane storefront', async () => {
-      upstream.requests.length = 0;
       const out = await appstoreconnect.storefront(contextFor(upstream), { config: { appId: '1588431207' } });
       expect(storefrontSchema.parse(out)).toEqual(out);
       expect(insaneValues(out)).toEqual([]);
@@ -51,7 +41,6 @@ describe.skipIf(!descriptionOf('appstoreconnect'))('App Store Connect connector 
     });
 
     it('checks the key with one call to /v1/apps', async () => {
-      upstream.requests.length = 0;
       await appstoreconnect.test(contextFor(upstream));
       expect(upstream.requests).toEqual([{ request: 'GET /v1/apps?limit=1&fields%5Bapps%5D=name', status: 200 }]);
     });

@@ -1,28 +1,19 @@
 import { shippedItemSchema } from '@dash/contracts';
-import { descriptionOf, insaneValues, startDescribedUpstream, type DescribedUpstream, type SampleMode } from '@dash/sandbox/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { descriptionOf, insaneValues, type SampleMode, useDescribedUpstream } from '@dash/sandbox/contract';
+import { describe, expect, it } from 'vitest';
 import type { ConnectorContext } from '../context.ts';
-import { unlimited } from '../limiter.ts';
-import { testClock } from '../testing.ts';
+import { describedContext } from '../testing.ts';
 import { github, githubLogin } from './index.ts';
 
 const shippedSchema = shippedItemSchema.omit({ project: true });
 
-function contextFor(upstream: DescribedUpstream): ConnectorContext {
-  const clock = testClock();
-  return { credentials: { token: 'ghp_contract0000000000000000000000000000' }, baseUrl: upstream.baseUrl, fetch: globalThis.fetch, clock, limiter: unlimited(clock) };
-}
+const contextFor = (upstream: { baseUrl: string }): ConnectorContext => describedContext(upstream, { token: 'ghp_contract0000000000000000000000000000' });
 
 describe.skipIf(!descriptionOf('github'))('GitHub connector against answers generated from GitHub’s description', () => {
   describe.each<SampleMode>(['minimal', 'maximal', 'full'])('%s answers', (mode) => {
-    let upstream: DescribedUpstream;
-    beforeAll(async () => {
-      upstream = await startDescribedUpstream('github', mode);
-    });
-    afterAll(() => upstream.close());
+    const upstream = useDescribedUpstream('github', mode);
 
     it('lists the merged pull requests of each repository as sane shipped items', async () => {
-      upstream.requests.length = 0;
       const shipped = await github.shipped(contextFor(upstream), { config: { repos: ['formfox/web', 'formfox/worker'] }, limit: 20, now: Date.now() });
       for (const item of shipped) expect(shippedSchema.parse(item)).toEqual(item);
       expect(insaneValues(shipped)).toEqual([]);
@@ -43,7 +34,6 @@ describe.skipIf(!descriptionOf('github'))('GitHub connector against answers gene
     });
 
     it('checks the token with GET /user and reads the account’s login', async () => {
-      upstream.requests.length = 0;
       await github.test(contextFor(upstream));
       const login = await githubLogin(contextFor(upstream));
       expect(upstream.requests).toEqual([

@@ -1,36 +1,24 @@
 import { seoSchema } from '@dash/contracts';
-import { descriptionOf, insaneValues, startDescribedUpstream, type DescribedUpstream, type SampleMode } from '@dash/sandbox/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { descriptionOf, insaneValues, type SampleMode, useDescribedUpstream } from '@dash/sandbox/contract';
+import { describe, expect, it } from 'vitest';
 import type { ConnectorContext } from '../context.ts';
-import { unlimited } from '../limiter.ts';
-import { testClock } from '../testing.ts';
+import { describedContext } from '../testing.ts';
 import { google } from './index.ts';
 
 const siteUrl = 'https://pocketledger.app/';
 const queryPath = `/webmasters/v3/sites/${encodeURIComponent(siteUrl)}/searchAnalytics/query`;
 
 /** A stored access token still good for an hour: Google's token endpoint is not part of the Search Console description. */
-function contextFor(upstream: DescribedUpstream): ConnectorContext {
-  const clock = testClock();
-  return {
-    credentials: { accessToken: 'ya29.contract-access-token', expiresAt: new Date(clock.now() + 3_600_000).toISOString() },
-    baseUrl: upstream.baseUrl,
-    fetch: globalThis.fetch,
-    clock,
-    limiter: unlimited(clock),
-  };
+function contextFor(upstream: { baseUrl: string }): ConnectorContext {
+  const now = Date.now();
+  return describedContext(upstream, { accessToken: 'ya29.contract-access-token', expiresAt: new Date(now + 3_600_000).toISOString() }, now);
 }
 
 describe.skipIf(!descriptionOf('google'))('Search Console connector against answers generated from Google’s description', () => {
   describe.each<SampleMode>(['minimal', 'maximal', 'full'])('%s answers', (mode) => {
-    let upstream: DescribedUpstream;
-    beforeAll(async () => {
-      upstream = await startDescribedUpstream('google', mode);
-    });
-    afterAll(() => upstream.close());
+    const upstream = useDescribedUpstream('google', mode);
 
     it('reads the top queries and the totals into sane search figures, unknown ones null', async () => {
-      upstream.requests.length = 0;
       const seo = await google.seo(contextFor(upstream), { siteUrl, now: Date.now() });
       expect(seoSchema.parse(seo)).toEqual(seo);
       expect(insaneValues(seo)).toEqual([]);
@@ -53,7 +41,6 @@ describe.skipIf(!descriptionOf('google'))('Search Console connector against answ
     });
 
     it('checks the account with one call to the site list', async () => {
-      upstream.requests.length = 0;
       await google.test(contextFor(upstream));
       expect(upstream.requests).toEqual([{ request: 'GET /webmasters/v3/sites', status: 200 }]);
     });

@@ -1,9 +1,8 @@
 import { ideaSchema, shippedItemSchema } from '@dash/contracts';
-import { descriptionOf, insaneValues, startDescribedUpstream, type DescribedUpstream, type SampleMode } from '@dash/sandbox/contract';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { descriptionOf, insaneValues, type SampleMode, useDescribedUpstream } from '@dash/sandbox/contract';
+import { describe, expect, it } from 'vitest';
 import type { ConnectorContext } from '../context.ts';
-import { unlimited } from '../limiter.ts';
-import { testClock } from '../testing.ts';
+import { describedContext } from '../testing.ts';
 import { linear } from './index.ts';
 
 /** What the described upstream puts in every String field, labels' names included. */
@@ -12,21 +11,11 @@ const NOW = Date.UTC(2026, 0, 15);
 const config = { teamIds: ['6b0f3a52-1c7e-4d0a-9f1b-2d8e5c4a7b10'] };
 const shippedSchema = shippedItemSchema.omit({ project: true });
 
-function contextFor(upstream: DescribedUpstream): ConnectorContext {
-  const clock = testClock(NOW);
-  return { credentials: { apiKey: 'lin_api_contract' }, baseUrl: upstream.baseUrl, fetch: globalThis.fetch, clock, limiter: unlimited(clock) };
-}
+const contextFor = (upstream: { baseUrl: string }): ConnectorContext => describedContext(upstream, { apiKey: 'lin_api_contract' }, NOW);
 
 describe.skipIf(!descriptionOf('linear'))('Linear connector against answers made from Linear’s own schema', () => {
   describe.each(['minimal', 'maximal', 'full'] as const satisfies readonly SampleMode[])('%s answers', (mode) => {
-    let upstream: DescribedUpstream;
-    beforeAll(async () => {
-      upstream = await startDescribedUpstream('linear', mode);
-    });
-    afterAll(() => upstream.close());
-    beforeEach(() => {
-      upstream.requests.length = 0;
-    });
+    const upstream = useDescribedUpstream('linear', mode);
 
     it('accepts the credentials with one viewer query', async () => {
       await expect(linear.test(contextFor(upstream))).resolves.toBeUndefined();

@@ -1,17 +1,15 @@
 import { fundingSchema } from '@dash/contracts';
-import { descriptionOf, GraphQLDescription, insaneValues, startDescribedUpstream, type DescribedUpstream, type SampleMode } from '@dash/sandbox/contract';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { descriptionOf, GraphQLDescription, insaneValues, type SampleMode, useDescribedUpstream } from '@dash/sandbox/contract';
+import { describe, expect, it } from 'vitest';
 import type { ConnectorContext } from '../context.ts';
-import { unlimited } from '../limiter.ts';
-import { testClock } from '../testing.ts';
+import { describedContext } from '../testing.ts';
 import { opencollective } from './index.ts';
 
 /** What the described upstream puts in every String field. */
 const GENERATED_TEXT = 'string';
 
 function context(baseUrl: string, fetch: typeof globalThis.fetch = globalThis.fetch): ConnectorContext {
-  const clock = testClock();
-  return { credentials: { personalToken: 'oc_contract_token' }, baseUrl, fetch, clock, limiter: unlimited(clock) };
+  return { ...describedContext({ baseUrl }, { personalToken: 'oc_contract_token' }), fetch };
 }
 
 type Json = Record<string, unknown>;
@@ -19,14 +17,7 @@ const record = (value: unknown): Json => value as Json;
 
 describe.skipIf(!descriptionOf('opencollective'))('Open Collective connector against answers made from its own schema', () => {
   describe.each(['minimal', 'maximal', 'full'] as const satisfies readonly SampleMode[])('%s answers', (mode) => {
-    let upstream: DescribedUpstream;
-    beforeAll(async () => {
-      upstream = await startDescribedUpstream('opencollective', mode);
-    });
-    afterAll(() => upstream.close());
-    beforeEach(() => {
-      upstream.requests.length = 0;
-    });
+    const upstream = useDescribedUpstream('opencollective', mode);
 
     it('accepts the token when `me` is an account, and says to add one when `me` is null (nullable in the schema)', async () => {
       const checked = opencollective.test(context(upstream.baseUrl));

@@ -1,23 +1,15 @@
 import { revenueSchema } from '@dash/contracts';
-import { descriptionOf, insaneValues, startDescribedUpstream, type DescribedUpstream, type SampleMode } from '@dash/sandbox/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unlimited } from '../limiter.ts';
-import { testClock } from '../testing.ts';
+import { descriptionOf, insaneValues, type SampleMode, useDescribedUpstream } from '@dash/sandbox/contract';
+import { describe, expect, it } from 'vitest';
+import { describedContext } from '../testing.ts';
 import { revenuecat } from './index.ts';
 
 const modes: SampleMode[] = ['minimal', 'maximal', 'full'];
 
 describe.skipIf(!descriptionOf('revenuecat')).each(modes)('RevenueCat connector against answers generated from RevenueCat’s description (%s)', (mode) => {
-  let upstream: DescribedUpstream;
-  beforeAll(async () => {
-    upstream = await startDescribedUpstream('revenuecat', mode);
-  });
-  afterAll(() => upstream.close());
+  const upstream = useDescribedUpstream('revenuecat', mode);
 
-  const ctx = () => {
-    const clock = testClock();
-    return { credentials: { apiKey: 'sk_contract' }, baseUrl: upstream.baseUrl, fetch: globalThis.fetch, clock, limiter: unlimited(clock) };
-  };
+  const ctx = () => describedContext(upstream, { apiKey: 'sk_contract' });
 
   it('reports revenue a user can read, with the overview’s missing cards as unknown rather than 0', async () => {
     const now = Date.parse('2026-03-10T12:00:00Z');

@@ -1,9 +1,8 @@
 import { errorTrackerSchema } from '@dash/contracts';
-import { descriptionOf, insaneValues, startDescribedUpstream, type DescribedUpstream, type SampleMode } from '@dash/sandbox/contract';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { descriptionOf, insaneValues, type SampleMode, useDescribedUpstream } from '@dash/sandbox/contract';
+import { describe, expect, it } from 'vitest';
 import type { ConnectorContext } from '../context.ts';
-import { unlimited } from '../limiter.ts';
-import { testClock } from '../testing.ts';
+import { describedContext } from '../testing.ts';
 import { sentry } from './index.ts';
 
 /** What the described upstream puts in every string field: ids, titles, and `count` too. */
@@ -12,21 +11,12 @@ const GENERATED_TEXT = 'string';
 const GENERATED_TIME = '2019-08-24T14:15:22.000Z';
 const config = { org: 'acme', project: 'web' };
 
-function contextFor(upstream: DescribedUpstream, credentials: Record<string, string> = { authToken: 'sntrys_contract' }): ConnectorContext {
-  const clock = testClock(Date.UTC(2026, 0, 15));
-  return { credentials, baseUrl: upstream.baseUrl, fetch: globalThis.fetch, clock, limiter: unlimited(clock) };
-}
+const contextFor = (upstream: { baseUrl: string }, credentials: Record<string, string> = { authToken: 'sntrys_contract' }): ConnectorContext =>
+  describedContext(upstream, credentials, Date.UTC(2026, 0, 15));
 
 describe.skipIf(!descriptionOf('sentry'))('Sentry connector against answers made from Sentry’s own description', () => {
   describe.each(['minimal', 'maximal', 'full'] as const satisfies readonly SampleMode[])('%s answers', (mode) => {
-    let upstream: DescribedUpstream;
-    beforeAll(async () => {
-      upstream = await startDescribedUpstream('sentry', mode);
-    });
-    afterAll(() => upstream.close());
-    beforeEach(() => {
-      upstream.requests.length = 0;
-    });
+    const upstream = useDescribedUpstream('sentry', mode);
 
     it('accepts a token with its organization by listing one project, and a token alone by listing one organization', async () => {
       await expect(sentry.test(contextFor(upstream, { authToken: 'sntrys_contract', orgSlug: 'acme' }))).resolves.toBeUndefined();

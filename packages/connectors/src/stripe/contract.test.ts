@@ -1,9 +1,8 @@
 import { revenueSchema } from '@dash/contracts';
-import { descriptionOf, insaneValues, startDescribedUpstream, type DescribedUpstream, type SampleMode } from '@dash/sandbox/contract';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { descriptionOf, insaneValues, type SampleMode, useDescribedUpstream } from '@dash/sandbox/contract';
+import { describe, expect, it } from 'vitest';
 import type { ConnectorContext } from '../context.ts';
-import { unlimited } from '../limiter.ts';
-import { testClock } from '../testing.ts';
+import { describedContext } from '../testing.ts';
 import { stripe } from './index.ts';
 
 /** What the described upstream puts in every string field, ids and currencies included. */
@@ -13,21 +12,11 @@ const NOW = Date.UTC(2026, 0, 15, 12);
 const FROM = Date.UTC(2026, 0, 9) / 1000;
 const TO = Date.UTC(2026, 0, 16) / 1000;
 
-function contextFor(upstream: DescribedUpstream): ConnectorContext {
-  const clock = testClock(NOW);
-  return { credentials: { secretKey: 'sk_test_contract' }, baseUrl: upstream.baseUrl, fetch: globalThis.fetch, clock, limiter: unlimited(clock) };
-}
+const contextFor = (upstream: { baseUrl: string }): ConnectorContext => describedContext(upstream, { secretKey: 'sk_test_contract' }, NOW);
 
 describe.skipIf(!descriptionOf('stripe'))('Stripe connector against answers made from Stripe’s own description', () => {
   describe.each(['minimal', 'maximal', 'full'] as const satisfies readonly SampleMode[])('%s answers', (mode) => {
-    let upstream: DescribedUpstream;
-    beforeAll(async () => {
-      upstream = await startDescribedUpstream('stripe', mode);
-    });
-    afterAll(() => upstream.close());
-    beforeEach(() => {
-      upstream.requests.length = 0;
-    });
+    const upstream = useDescribedUpstream('stripe', mode);
 
     it('accepts the key by reading the balance once', async () => {
       await expect(stripe.test(contextFor(upstream))).resolves.toBeUndefined();

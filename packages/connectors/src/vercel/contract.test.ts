@@ -1,9 +1,8 @@
 import { shippedItemSchema } from '@dash/contracts';
-import { descriptionOf, insaneValues, startDescribedUpstream, type DescribedUpstream, type SampleMode } from '@dash/sandbox/contract';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { descriptionOf, insaneValues, type SampleMode, useDescribedUpstream } from '@dash/sandbox/contract';
+import { describe, expect, it } from 'vitest';
 import type { ConnectorContext } from '../context.ts';
-import { unlimited } from '../limiter.ts';
-import { testClock } from '../testing.ts';
+import { describedContext } from '../testing.ts';
 import { vercel } from './index.ts';
 
 const NOW = Date.UTC(2026, 0, 15);
@@ -13,21 +12,11 @@ const firstPage = 'GET /v6/deployments?projectId=prj_contract&target=production&
 /** The description's own example for `pagination.next`, which every generated page that has one repeats. */
 const olderPage = firstPage.replace('&teamId=', '&until=1540095775951&teamId=');
 
-function contextFor(upstream: DescribedUpstream): ConnectorContext {
-  const clock = testClock(NOW);
-  return { credentials: { token: 'vercel_contract' }, baseUrl: upstream.baseUrl, fetch: globalThis.fetch, clock, limiter: unlimited(clock) };
-}
+const contextFor = (upstream: { baseUrl: string }): ConnectorContext => describedContext(upstream, { token: 'vercel_contract' }, NOW);
 
 describe.skipIf(!descriptionOf('vercel'))('Vercel connector against answers made from Vercel’s own description', () => {
   describe.each(['minimal', 'maximal', 'full'] as const satisfies readonly SampleMode[])('%s answers', (mode) => {
-    let upstream: DescribedUpstream;
-    beforeAll(async () => {
-      upstream = await startDescribedUpstream('vercel', mode);
-    });
-    afterAll(() => upstream.close());
-    beforeEach(() => {
-      upstream.requests.length = 0;
-    });
+    const upstream = useDescribedUpstream('vercel', mode);
 
     it('accepts the token by reading its user once', async () => {
       await expect(vercel.test(contextFor(upstream))).resolves.toBeUndefined();

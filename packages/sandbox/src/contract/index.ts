@@ -5,4 +5,4 @@ export { contractExceptions, type ContractException } from './exceptions.ts';
 export { GraphQLDescription } from './graphql.ts';
 export { OpenApiDescription, type SampleMode } from './openapi.ts';
 export { specsAvailable, specsDir, specsMissing } from './specs.ts';
-export { holdToDescriptions, insaneValues } from './testing.ts';
+export { holdToDescriptions, insaneValues, useDescribedUpstream } from './testing.ts';

@@ -1,6 +1,9 @@
-import { afterEach, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import type { Exchange } from '../service.ts';
+import type { SandboxServiceName } from '../services.ts';
 import { contractProblems } from './check.ts';
+import { startDescribedUpstream, type DescribedUpstream } from './described.ts';
+import type { SampleMode } from './openapi.ts';
 
 /**
  * For a test file whose sandbox is started with `startSandbox({ observe })`: every request the file's
@@ -36,4 +39,20 @@ export function insaneValues(value: unknown, path = 'output'): string[] {
   if (Array.isArray(value)) return value.flatMap((item, i) => insaneValues(item, `${path}.${i}`));
   if (typeof value === 'object' && value !== null) return Object.entries(value).flatMap(([key, item]) => insaneValues(item, `${path}.${key}`));
   return [];
+}
+
+/**
+ * A described upstream for the tests of the enclosing block: started before them, its request log
+ * emptied before each, closed after. The handle is filled in when it starts.
+ */
+export function useDescribedUpstream(service: SandboxServiceName, mode: SampleMode): DescribedUpstream {
+  const upstream: DescribedUpstream = { baseUrl: '', requests: [], close: () => Promise.resolve() };
+  beforeAll(async () => {
+    Object.assign(upstream, await startDescribedUpstream(service, mode));
+  });
+  beforeEach(() => {
+    upstream.requests.length = 0;
+  });
+  afterAll(() => upstream.close());
+  return upstream;
 }
