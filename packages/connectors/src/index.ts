@@ -14,6 +14,8 @@ export { systemClock, type Clock, type ConnectorContext, type TokenKeeper } from
 export { LimiterBusyError, MAX_LIMITER_WAIT_MS, slidingWindowLimiter, unlimited, type RateLimit, type RateLimiter, type Turn } from './limiter.ts';
 export { collectPages, defineClient, nextLink, parseRetryAfter, type Client, type ClientSpec } from './http.ts';
 export { dailyChart, dailySeries, daysOf, isoDay, rangeDays, roundMoney } from './dates.ts';
+export { sumKnown } from './figures.ts';
+export { combineSearchFigures } from './google/map.ts';
 export type * from './connector.ts';
 export { analyticsConnectors, connectorFor, revenueConnectors, serviceConnectors } from './registry.ts';
 export { appstoreconnect } from './appstoreconnect/index.ts';

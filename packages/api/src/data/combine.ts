@@ -1,5 +1,5 @@
 import type { Analytics, Funding, Seo } from '@dash/contracts';
-import { roundMoney } from '@dash/connectors';
+import { combineSearchFigures, roundMoney, sumKnown } from '@dash/connectors';
 
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 
@@ -49,38 +49,17 @@ export function sumAnalytics(parts: readonly Analytics[]): Analytics {
   };
 }
 
-/** A total over parts, unknown (null) when any part's figure is unknown, rather than a sum that silently leaves it out. */
-export function sumKnown(values: readonly (number | null)[]): number | null {
-  return values.includes(null) ? null : values.reduce<number>((total, value) => total + (value ?? 0), 0);
-}
-
-type SearchFigures = Seo['totals'];
-
-/**
- * Search figures of several rows as one, as Search Console itself adds them up: clicks and impressions
- * summed, ctr as clicks over impressions, position averaged by impressions. A figure that needs one
- * unknown (null) is unknown, and without impressions there is no ctr or position.
- */
-function combineFigures(rows: readonly SearchFigures[]): SearchFigures {
-  const clicks = sumKnown(rows.map((row) => row.clicks));
-  const impressions = sumKnown(rows.map((row) => row.impressions));
-  // A row without impressions weighs nothing, whatever its position.
-  const weighted = sumKnown(rows.map((row) => (row.impressions === 0 ? 0 : row.position === null || row.impressions === null ? null : row.position * row.impressions)));
-  if (impressions === null || impressions === 0) return { clicks, impressions, ctr: null, position: null };
-  return { clicks, impressions, ctr: clicks === null ? null : clicks / impressions, position: weighted === null ? null : weighted / impressions };
-}
-
 /** Several properties' search analytics as one: queries merged by text, totals combined (an unknown click count sorts last). */
 export function sumSeo(parts: readonly Seo[]): Seo {
   if (parts.length === 1 && parts[0]) return parts[0];
   const queries = mergeBy(
     parts.flatMap((part) => part.queries),
     (row) => row.query,
-    (a, b) => ({ query: a.query, ...combineFigures([a, b]) }),
+    (a, b) => ({ query: a.query, ...combineSearchFigures([a, b]) }),
     (row) => row.clicks ?? -1,
     50,
   );
-  return { queries, totals: combineFigures(parts.map((part) => part.totals)) };
+  return { queries, totals: combineSearchFigures(parts.map((part) => part.totals)) };
 }
 
 /** Several collectives as one, when they share a currency: stats summed, lists merged newest or biggest first. */

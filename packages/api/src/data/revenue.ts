@@ -1,7 +1,6 @@
 import type { Currency, DataMeta, Range, Revenue } from '@dash/contracts';
-import { daysOf, roundMoney, type RevenueReport } from '@dash/connectors';
+import { daysOf, roundMoney, sumKnown, type RevenueReport } from '@dash/connectors';
 import { fail } from '../errors.ts';
-import { sumKnown } from './combine.ts';
 
 export interface RevenuePart {
   revenue: Revenue;

@@ -1,5 +1,6 @@
 import type { Seo } from '@dash/contracts';
 import { isoDay } from '../dates.ts';
+import { sumKnown } from '../figures.ts';
 import type { SearchRow } from './schemas.ts';
 
 const DAY_MS = 86_400_000;
@@ -40,23 +41,23 @@ const countOf = (value: number | null | undefined): number | null => (value === 
 /** A row's figures; one Google left out is unknown (null), not 0. */
 const numbersOf = (row: SearchRow): Totals => ({ clicks: countOf(row.clicks), impressions: countOf(row.impressions), ctr: row.ctr ?? null, position: row.position ?? null });
 
-/** The sum of figures, unknown when any of them is. */
-const sumKnown = (values: readonly (number | undefined)[]): number | null =>
-  values.some((value) => value === undefined) ? null : values.reduce<number>((sum, value) => sum + (value ?? 0), 0);
-
 /**
- * Totals of some rows: clicks and impressions summed, ctr = clicks / impressions, and the position
- * averaged by impressions: a query seen 10,000 times at rank 3 weighs more than one seen 10 times at 40.
- * A total that needs a figure some row left out is unknown, and so are ctr and position without impressions.
+ * Search figures of several rows (or properties) as one, as Search Console adds them up: clicks and
+ * impressions summed, ctr = clicks / impressions, and the position averaged by impressions: a query seen
+ * 10,000 times at rank 3 weighs more than one seen 10 times at 40. A total that needs a figure some row
+ * left out is unknown, and so are ctr and position without impressions.
  */
-export function totalsOf(rows: readonly SearchRow[]): Totals {
+export function combineSearchFigures(rows: readonly Totals[]): Totals {
   const clicks = sumKnown(rows.map((row) => row.clicks));
   const impressions = sumKnown(rows.map((row) => row.impressions));
   // A row without impressions weighs nothing, whatever its position.
-  const weighted = sumKnown(rows.map((row) => (row.impressions === 0 ? 0 : row.position === undefined || row.impressions === undefined ? undefined : row.position * row.impressions)));
-  if (impressions === null || impressions === 0) return { clicks: countOf(clicks), impressions: countOf(impressions), ctr: null, position: null };
-  return { clicks: countOf(clicks), impressions: countOf(impressions), ctr: clicks === null ? null : Math.min(1, clicks / impressions), position: weighted === null ? null : weighted / impressions };
+  const weighted = sumKnown(rows.map((row) => (row.impressions === 0 ? 0 : row.position === null || row.impressions === null ? null : row.position * row.impressions)));
+  if (impressions === null || impressions === 0) return { clicks, impressions, ctr: null, position: null };
+  return { clicks, impressions, ctr: clicks === null ? null : Math.min(1, clicks / impressions), position: weighted === null ? null : weighted / impressions };
 }
+
+/** Totals of Google's rows, when its answer has no dimensionless row of its own. */
+export const totalsOf = (rows: readonly SearchRow[]): Totals => combineSearchFigures(rows.map(numbersOf));
 
 /**
  * The widget's numbers. Totals are Google's own (the query without dimensions), which also count the
