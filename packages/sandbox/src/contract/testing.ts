@@ -5,26 +5,46 @@ import { contractProblems } from './check.ts';
 import { startDescribedUpstream, type DescribedUpstream } from './described.ts';
 import type { SampleMode } from './openapi.ts';
 
+/** The observer `holdToDescriptions` hands to `startSandbox({ observe })`. */
+export interface DescriptionGuard {
+  (exchange: Exchange): void;
+  /**
+   * Sends requests that break the description on purpose (a fake's test of the provider's 400): their
+   * requests are not held to it while `send` runs; the answers still are.
+   */
+  offDescription<T>(send: () => Promise<T>): Promise<T>;
+}
+
 /**
  * For a test file whose sandbox is started with `startSandbox({ observe })`: every request the file's
  * tests send and every answer the fakes give is held to the provider's own description, and a test
- * whose traffic breaks it fails, naming the operation and the field. A fake's own tests send wrong
- * requests on purpose (to see the provider's 400), so they hold only the answers: `{ requests: false }`.
+ * whose traffic breaks it fails, naming the operation and the field.
  */
-export function holdToDescriptions({ requests = true }: { requests?: boolean } = {}): (exchange: Exchange) => void {
+export function holdToDescriptions(): DescriptionGuard {
   const problems: string[] = [];
+  let wrongOnPurpose = 0;
   afterEach(() => {
     const found = [...new Set(problems.splice(0))];
     if (found.length > 0) expect.fail(`Traffic that breaks the provider's API description:\n- ${found.join('\n- ')}`);
   });
-  return (exchange) => {
+  const observe = (exchange: Exchange) => {
     try {
-      const found = contractProblems(exchange).filter((problem) => requests || !problem.startsWith('request: '));
+      const found = contractProblems(exchange).filter((problem) => wrongOnPurpose === 0 || !problem.startsWith('request: '));
       problems.push(...found.map((problem) => `${exchange.service} ${problem}`));
     } catch (error) {
       problems.push(`${exchange.service}: could not check ${exchange.method} ${exchange.path}: ${(error as Error).message}`);
     }
   };
+  return Object.assign(observe, {
+    async offDescription<T>(send: () => Promise<T>): Promise<T> {
+      wrongOnPurpose++;
+      try {
+        return await send();
+      } finally {
+        wrongOnPurpose--;
+      }
+    },
+  });
 }
 
 const suspicious = /\b(undefined|null|NaN)\b|\[object Object\]|Invalid Date/;

@@ -4,17 +4,14 @@ import { startSandbox, type Sandbox } from '../sandbox.ts';
 import { holdToDescriptions } from '../contract/index.ts';
 
 let sandbox: Sandbox;
-// Documents sent wrong on purpose (to see the fake refuse them as Linear does) go to a sandbox not held to the description.
-let unheld: Sandbox;
 const observe = holdToDescriptions();
 beforeAll(async () => {
   sandbox = await startSandbox({ observe });
-  unheld = await startSandbox();
 });
-afterAll(() => Promise.all([sandbox.close(), unheld.close()]));
+afterAll(() => sandbox.close());
 
-async function post(body: unknown, authorization: string = sandboxTokens.linear, to: Sandbox = sandbox) {
-  const response = await fetch(`${to.services.linear.baseUrl}/graphql`, {
+async function post(body: unknown, authorization: string = sandboxTokens.linear) {
+  const response = await fetch(`${sandbox.services.linear.baseUrl}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization },
     body: JSON.stringify(body),
@@ -49,13 +46,13 @@ describe('Linear fake', () => {
   });
 
   it('refuses a field the schema lacks, and any mutation from the read-only demo key, with GraphQL errors like Linear’s', async () => {
-    const unknownField = await post({ query: '{ issues { nodes { colour } } }' }, sandboxTokens.linear, unheld);
+    const unknownField = await observe.offDescription(() => post({ query: '{ issues { nodes { colour } } }' }));
     expect(unknownField.status).toBe(400);
     expect(unknownField.json).toMatchObject({ errors: [{ message: 'Cannot query field "colour" on type "Issue".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
     const mutation = await post({ query: 'mutation Archive { issueArchive(id: "PKT-101") { success } }' });
     expect(mutation.status).toBe(400);
     expect(mutation.json).toMatchObject({ errors: [{ message: 'Invalid scope: `write` required', extensions: { code: 'FORBIDDEN', type: 'forbidden', statusCode: 403 } }] });
-    const broken = await post({ query: '{ viewer { name }' }, sandboxTokens.linear, unheld);
+    const broken = await observe.offDescription(() => post({ query: '{ viewer { name }' }));
     expect(broken.json).toMatchObject({ errors: [{ extensions: { code: 'GRAPHQL_PARSE_FAILED' } }] });
   });
 

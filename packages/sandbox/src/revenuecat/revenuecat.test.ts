@@ -4,7 +4,7 @@ import { sandboxTokens } from '../demo.ts';
 import { startSandbox, type Sandbox } from '../sandbox.ts';
 
 let sandbox: Sandbox;
-const observe = holdToDescriptions({ requests: false });
+const observe = holdToDescriptions();
 beforeAll(async () => {
   sandbox = await startSandbox({ observe });
 });
@@ -40,7 +40,7 @@ describe('RevenueCat fake', () => {
   });
 
   it('refuses dates that are not YYYY-MM-DD with a parameter_error, and an unknown project with a 404', async () => {
-    const bad = await get('/projects/proj4f2a9c1e/charts/revenue?resolution=0&start_date=1774224000&end_date=2026-04-22');
+    const bad = await observe.offDescription(() => get('/projects/proj4f2a9c1e/charts/revenue?resolution=0&start_date=1774224000&end_date=2026-04-22'));
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ object: 'error', type: 'parameter_error', param: 'start_date', retryable: false });
     const missing = await get('/projects/proj00000000/metrics/overview');
