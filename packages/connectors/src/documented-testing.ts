@@ -1,7 +1,6 @@
 import { listen, type DocumentedExample, type RunningServer } from '@dash/sandbox';
 import type { ConnectorContext } from './context.ts';
-import { unlimited } from './limiter.ts';
-import { testClock } from './testing.ts';
+import { describedContext } from './testing.ts';
 
 /** What a documented-example server answers for one path: a documented example, or another status and body. */
 export type DocumentedAnswer = Pick<DocumentedExample, 'status' | 'body'>;
@@ -22,26 +21,5 @@ export async function serveDocumented(answers: Record<string, DocumentedAnswer>)
   return { ...server, paths };
 }
 
-/** A context for a connector aimed at `baseUrl`, with any token (the documentation server checks none). */
-export function documentedContext(baseUrl: string): ConnectorContext {
-  const clock = testClock();
-  return {
-    credentials: { apiToken: 'documented-token', apiKey: 'documented-token' },
-    baseUrl,
-    fetch: globalThis.fetch,
-    clock,
-    limiter: unlimited(clock),
-  };
-}
-
-/**
- * Values in a connector's output a user would see as broken, with where they are: a number that is not
- * finite, or text that reads "undefined", "null" or "NaN".
- */
-export function brokenValues(value: unknown, at = '$'): string[] {
-  if (typeof value === 'number') return Number.isFinite(value) ? [] : [`${at}: ${value}`];
-  if (typeof value === 'string') return /\b(undefined|null|NaN)\b/.test(value) ? [`${at}: "${value}"`] : [];
-  if (Array.isArray(value)) return value.flatMap((item, i) => brokenValues(item, `${at}[${i}]`));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => brokenValues(item, `${at}.${key}`));
-  return [];
-}
+/** A context for a connector aimed at a documentation server, with any token (it checks none). */
+export const documentedContext = (baseUrl: string): ConnectorContext => describedContext({ baseUrl }, { apiToken: 'documented-token', apiKey: 'documented-token' });
