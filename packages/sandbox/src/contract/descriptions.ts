@@ -1,9 +1,8 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import type { SandboxServiceName } from '../services.ts';
 import { repairsOf } from './exceptions.ts';
 import { GraphQLDescription } from './graphql.ts';
-import { OpenApiDescription } from './openapi.ts';
+import { addFormats, OpenApiDescription } from './openapi.ts';
 import { descriptionFileExists, loadDescription, readText } from './specs.ts';
 
 /** A JSON Schema for one request body (Plausible publishes only its query's schema). */
@@ -17,8 +16,6 @@ export type Description =
   | { kind: 'openapi'; description: OpenApiDescription }
   | { kind: 'graphql'; description: GraphQLDescription; paths: string[] }
   | { kind: 'body-schema'; description: BodySchema };
-
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => void;
 
 function bodySchema(operation: string, file: string): BodySchema {
   const ajv = new Ajv({ strict: false, allErrors: true, logger: false });

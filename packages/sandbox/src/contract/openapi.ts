@@ -35,7 +35,7 @@ export interface Found {
 }
 
 // ajv-formats is CommonJS with a default export; under NodeNext interop it arrives as the module.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => void;
+export const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => void;
 
 /** One pass over a whole description, turning OpenAPI 3.0's schema dialect into JSON Schema that ajv and the sampler read alike. */
 /** Which of a schema's own examples a sample may use: all, only those of single values, or none. */
@@ -122,8 +122,6 @@ interface Route {
   names: string[];
   params: number;
 }
-
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 function describeErrors(errors: ErrorObject[] | null | undefined, what: string): string[] {
   // The deepest, most specific complaints first; anyOf's summary line adds nothing to them.
@@ -336,13 +334,6 @@ export class OpenApiDescription {
     if (typeof body === 'string') return [`${found.operation}: the ${exchange.status} answer is not JSON`];
     const validate = this.validator(`${described.at}/content/${escapePointer(mediaType)}/schema`);
     return validate(body) ? [] : describeErrors(validate.errors, `${found.operation} → ${exchange.status}`);
-  }
-
-  /** The operations of the description, as `GET /path` (for a test that every fake route is described). */
-  operations(): string[] {
-    return this.routes.flatMap(({ template }) =>
-      METHODS.filter((method) => isObject(this.pathItem(template)[method])).map((method) => `${method.toUpperCase()} ${template}`),
-    );
   }
 
   /**
