@@ -103,42 +103,41 @@ describe.skipIf(!descriptionOf('plausible'))('holding a Plausible query to its J
   });
 });
 
-describe('answers generated from a description', () => {
-  // What startDescribedUpstream sends must itself pass the check it stands in for.
-  const services = describedServices.filter((service) => descriptionOf(service)?.kind === 'openapi');
-  it.each(services)('%s: are valid for the operations its fake serves, in every mode', (service) => {
-    const described = descriptionOf(service);
-    if (described?.kind !== 'openapi') return;
-    const fake = sandboxServices[service](Date.parse('2026-03-01T00:00:00Z'));
-    const problems = fake.routes.flatMap((route) => {
-      const path = fake.basePath + route.path.replace(/:[A-Za-z]+/g, '1');
-      if (typeof described.description.find(route.method, path) === 'string') return [];
-      return (['minimal', 'maximal', 'full'] as const).flatMap((mode) =>
-        described.description
-          .sampleAnswer(route.method, path, mode)
-          .problems.map((problem) => `response: ${problem}`)
-          .filter((problem) => !isExcused(service, problem))
-          .map((problem) => `${mode}: ${problem}`),
-      );
-    });
-    expect(problems).toEqual([]);
-  });
-});
+const openApiServices = describedServices.filter((service) => descriptionOf(service)?.kind === 'openapi');
 
-describe('every route a fake serves', () => {
-  // The fakes answer only operations their provider describes (or one listed, with its reason, in exceptions.ts).
-  const services = describedServices.filter((service) => descriptionOf(service)?.kind === 'openapi');
-  it.each(services)('%s: is an operation of the provider’s description', (service) => {
-    const described = descriptionOf(service);
-    if (described?.kind !== 'openapi') return;
-    const fake = sandboxServices[service](Date.parse('2026-03-01T00:00:00Z'));
-    const strays = fake.routes
-      .map((route) => ({ method: route.method, path: fake.basePath + route.path.replace(/:[A-Za-z]+/g, '1') }))
-      .filter(({ method, path }) => {
-        const found = described.description.find(method, path);
-        return typeof found === 'string' && !isExcused(service, `request: ${found}`);
-      })
+/** Each route of a service's fake as a request path, with what its provider's description says of it. */
+function fakeRoutes(service: SandboxServiceName) {
+  const described = descriptionOf(service);
+  if (described?.kind !== 'openapi') throw new Error(`${service} has no OpenAPI description`);
+  const fake = sandboxServices[service](Date.parse('2026-03-01T00:00:00Z'));
+  const routes = fake.routes.map((route) => {
+    const path = fake.basePath + route.path.replace(/:[A-Za-z]+/g, '1');
+    return { method: route.method, path, found: described.description.find(route.method, path) };
+  });
+  return { description: described.description, routes };
+}
+
+describe.each(openApiServices)('the %s fake', (service) => {
+  it('serves only operations of the provider’s description (or one listed, with its reason, in exceptions.ts)', () => {
+    const strays = fakeRoutes(service)
+      .routes.filter(({ found }) => typeof found === 'string' && !isExcused(service, `request: ${found}`))
       .map(({ method, path }) => `${method} ${path}`);
     expect(strays).toEqual([]);
+  });
+
+  it('has answers generated for its operations that pass the check they stand in for, in every mode', () => {
+    const { description, routes } = fakeRoutes(service);
+    const problems = routes
+      .filter(({ found }) => typeof found !== 'string')
+      .flatMap(({ method, path }) =>
+        (['minimal', 'maximal', 'full'] as const).flatMap((mode) =>
+          description
+            .sampleAnswer(method, path, mode)
+            .problems.map((problem) => `response: ${problem}`)
+            .filter((problem) => !isExcused(service, problem))
+            .map((problem) => `${mode}: ${problem}`),
+        ),
+      );
+    expect(problems).toEqual([]);
   });
 });
