@@ -223,18 +223,27 @@ export function nextLink(header: string | null): string | undefined {
   return undefined;
 }
 
-/** Follows pages until there are none or `maxPages` were read; a bound keeps one route from running away. */
-export async function collectPages<T, C>(
+/**
+ * Follows pages until there are none or `maxPages` were read; a bound keeps one route from running away.
+ * An upstream may hand back a cursor already followed, or (with `key`) a page of items already read:
+ * both would only repeat, so paging ends there, and with `key` each item is kept once.
+ */
+export async function collectPages<T, C extends string | number>(
   firstCursor: C | undefined,
   fetchPage: (cursor: C | undefined) => Promise<{ items: T[]; next: C | undefined }>,
-  { maxPages = 20, maxItems = Number.POSITIVE_INFINITY }: { maxPages?: number; maxItems?: number } = {},
+  { maxPages = 20, maxItems = Number.POSITIVE_INFINITY, key }: { maxPages?: number; maxItems?: number; key?: (item: T) => string } = {},
 ): Promise<T[]> {
   const items: T[] = [];
+  const seen = new Set<string>();
+  const followed = new Set<C | undefined>();
   let cursor = firstCursor;
   for (let page = 0; page < maxPages && items.length < maxItems; page++) {
+    followed.add(cursor);
     const result = await fetchPage(cursor);
-    items.push(...result.items);
-    if (result.next === undefined) break;
+    const fresh = key ? result.items.filter((item) => !seen.has(key(item)) && Boolean(seen.add(key(item)))) : result.items;
+    items.push(...fresh);
+    const repeated = result.items.length > 0 && fresh.length === 0;
+    if (result.next === undefined || followed.has(result.next) || repeated) break;
     cursor = result.next;
   }
   return items.slice(0, maxItems);

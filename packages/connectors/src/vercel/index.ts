@@ -40,7 +40,6 @@ export const vercel: ShippingConnector<'deploy_host'> = {
     const client = clientFor(ctx);
     const wanted = Math.max(1, limit);
     // Older pages are asked for with `until` = the previous page's `pagination.next`.
-    const seen = new Set<string>();
     const deployments = await collectPages<VercelDeployment, number>(
       undefined,
       async (until) => {
@@ -50,14 +49,10 @@ export const vercel: ShippingConnector<'deploy_host'> = {
           { projectId: config.projectId, target: 'production', state: 'READY', limit: Math.min(wanted, MAX_PAGE), until, teamId: config.teamId },
           deploymentList,
         );
-        // The filters are asked for; checked again so a preview or a failed build never shows as shipped, and each deployment once.
-        const fresh = page.deployments.filter((deployment) => isShippedToProduction(deployment) && !seen.has(deployment.uid));
-        for (const deployment of fresh) seen.add(deployment.uid);
-        // `next` is the page's oldest `created`, so it moves back in time; one that does not would ask for the same page forever.
-        const { next } = page.pagination;
-        return { items: fresh, next: next !== null && (until === undefined || next < until) ? next : undefined };
+        // The filters are asked for; checked again so a preview or a failed build never shows as shipped.
+        return { items: page.deployments.filter(isShippedToProduction), next: page.pagination.next ?? undefined };
       },
-      { maxItems: wanted },
+      { maxItems: wanted, key: (deployment) => deployment.uid },
     );
     return deployments.map(toShipped).sort((a, b) => b.shippedAt.localeCompare(a.shippedAt));
   },
