@@ -118,15 +118,17 @@ function fakeRoutes(service: SandboxServiceName) {
 }
 
 describe.each(openApiServices)('the %s fake', (service) => {
+  // Read once for both checks: making a fake makes its demo data (Stripe's takes a fifth of a second).
+  const { description, routes } = fakeRoutes(service);
+
   it('serves only operations of the provider’s description (or one listed, with its reason, in exceptions.ts)', () => {
-    const strays = fakeRoutes(service)
-      .routes.filter(({ found }) => typeof found === 'string' && !isExcused(service, `request: ${found}`))
+    const strays = routes
+      .filter(({ found }) => typeof found === 'string' && !isExcused(service, `request: ${found}`))
       .map(({ method, path }) => `${method} ${path}`);
     expect(strays).toEqual([]);
   });
 
   it('has answers generated for its operations that pass the check they stand in for, in every mode', () => {
-    const { description, routes } = fakeRoutes(service);
     const problems = routes
       .filter(({ found }) => typeof found !== 'string')
       .flatMap(({ method, path }) =>

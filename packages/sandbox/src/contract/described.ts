@@ -63,5 +63,16 @@ export async function startDescribedUpstream(service: SandboxServiceName, mode: 
       res.end(JSON.stringify({ message: (error as Error).message }));
     });
   });
-  return { baseUrl: server.url + sandboxServices[service](Date.now()).basePath, requests, close: () => server.close() };
+  return { baseUrl: server.url + basePathOf(service), requests, close: () => server.close() };
+}
+
+/** The fake's root path, where connectors point their base URL; read off the fake once, since building one makes its demo data. */
+const basePaths = new Map<SandboxServiceName, string>();
+function basePathOf(service: SandboxServiceName): string {
+  let basePath = basePaths.get(service);
+  if (basePath === undefined) {
+    basePath = sandboxServices[service](Date.now()).basePath;
+    basePaths.set(service, basePath);
+  }
+  return basePath;
 }
