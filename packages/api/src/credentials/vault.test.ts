@@ -37,6 +37,20 @@ describe('CredentialVault', () => {
     expect(() => vault.open('github', sealed)).toThrow(/CREDENTIALS_KEY/);
   });
 
+  it('refuses a stored value whose authentication tag was cut short, as it refuses any altered value', () => {
+    const sealed = vault.seal('github', { token: 'x' });
+    const [format, iv, tag, body] = sealed.split('.') as [string, string, string, string];
+    const full = Buffer.from(tag, 'base64url');
+    expect(full).toHaveLength(16);
+    for (const bytes of [4, 8, 12, 15]) {
+      const cut = [format, iv, full.subarray(0, bytes).toString('base64url'), body].join('.');
+      expect(() => vault.open('github', cut), `a ${bytes}-byte tag`).toThrow(CredentialsKeyMismatchError);
+    }
+    // Nor a longer one, and not an empty one.
+    expect(() => vault.open('github', [format, iv, Buffer.concat([full, Buffer.alloc(1)]).toString('base64url'), body].join('.'))).toThrow(CredentialsKeyMismatchError);
+    expect(vault.open('github', sealed)).toEqual({ token: 'x' });
+  });
+
   it('refuses a sealed value moved to another credential key', () => {
     const sealed = vault.seal('github', { token: 'x' });
     expect(() => vault.open('vercel', sealed)).toThrow(CredentialsKeyMismatchError);

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
+/** GCM's full 128-bit tag; a shorter one would make forging a sealed value far easier. */
+const TAG_BYTES = 16;
 const FORMAT = 'v1';
 
 /** The stored credentials were sealed with another key than the one configured now. */
@@ -67,7 +69,7 @@ export class CredentialVault {
 
   seal(name: string, values: Record<string, string>): string {
     const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(name));
     const body = Buffer.concat([cipher.update(JSON.stringify(values), 'utf8'), cipher.final()]);
     return [FORMAT, iv, cipher.getAuthTag(), body].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
@@ -77,11 +79,14 @@ export class CredentialVault {
   open(name: string, sealed: string): Record<string, string> {
     const [format, iv, tag, body] = sealed.split('.');
     if (format !== FORMAT || !iv || !tag || body === undefined) throw new Error(`Unrecognised sealed credential format for "${name}"`);
-    const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64url'));
-    decipher.setAAD(Buffer.from(name));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    // Only a full-length tag is checked: Node would otherwise accept a tag cut to as little as 4 bytes.
+    const tagBytes = Buffer.from(tag, 'base64url');
+    if (tagBytes.length !== TAG_BYTES) throw new CredentialsKeyMismatchError();
     let plain: string;
     try {
+      const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
+      decipher.setAAD(Buffer.from(name));
+      decipher.setAuthTag(tagBytes);
       plain = Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
     } catch {
       throw new CredentialsKeyMismatchError();
