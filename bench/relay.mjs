@@ -25,6 +25,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARMUP_SECONDS = 3;
 const CONNECTIONS = 32;
 const SECRET = 'bench-secret';
+/** 32+ characters, as the relay requires of RELAY_POLL_SECRET. */
+const POLL_SECRET = 'bench-poll-secret-0123456789abcdef';
 const relayEntry = fileURLToPath(new URL('../apps/relay/dist/relay.mjs', import.meta.url));
 
 async function startProcess(args, env, port) {
@@ -118,7 +120,7 @@ const bare = spawn(process.execPath, ['-e', `require('node:http').createServer((
 await new Promise((r) => setTimeout(r, 300));
 
 const relayPort = await freePort();
-const relay = await startProcess([relayEntry], { REDIS_URL, WEBHOOK_SECRET_GITHUB: SECRET, RELAY_POLL_SECRET: 'bench', TRUST_PROXY: 'true' }, relayPort);
+const relay = await startProcess([relayEntry], { REDIS_URL, WEBHOOK_SECRET_GITHUB: SECRET, RELAY_POLL_SECRET: POLL_SECRET, TRUST_PROXY: 'true' }, relayPort);
 
 try {
   const rounds = [];
@@ -151,7 +153,7 @@ try {
   for (let i = 0; i < 60; i++) {
     const since = base - 100_000 + Math.floor(Math.random() * 99_000);
     const started = performance.now();
-    const res = await fetch(`http://127.0.0.1:${relayPort}/api/events?since=${since}&limit=500`, { headers: { authorization: 'Bearer bench', 'x-forwarded-for': `172.16.0.${Math.floor(i / 15)}` } });
+    const res = await fetch(`http://127.0.0.1:${relayPort}/api/events?since=${since}&limit=500`, { headers: { authorization: `Bearer ${POLL_SECRET}`, 'x-forwarded-for': `172.16.0.${Math.floor(i / 15)}` } });
     const events = await res.json();
     pollTimes.push(performance.now() - started);
     if (res.status !== 200 || events.length !== 500) throw new Error(`poll returned ${res.status} with ${events.length} events`);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
@@ -15,7 +16,7 @@ import {
 } from '@dash/webhooks';
 import { bearerOf } from './auth.ts';
 import { keysOf, SINGLE_TENANT, TENANT_ID } from './keys.ts';
-import { tenantAdmin } from './tenants.ts';
+import { ADMIN_FAILURES_PER_MINUTE, tenantAdmin } from './tenants.ts';
 import type { RelayConfig } from './config.ts';
 import type { ErrorReporter } from './report.ts';
 import { StoreUnavailableError, type EventNotices, type PollPage, type RelayStore } from './store/types.ts';
@@ -23,6 +24,8 @@ import { StoreUnavailableError, type EventNotices, type PollPage, type RelayStor
 export const LIMITS = {
   ...RECEIVE_LIMITS,
   pollsPerMinute: 20,
+  /** Failed admin sign-ins (a missing or wrong RELAY_ADMIN_SECRET) per client address. */
+  adminFailuresPerMinute: ADMIN_FAILURES_PER_MINUTE,
   retentionMs: 24 * 60 * 60_000,
   pollDefault: 100,
   pollMax: 1000,
@@ -170,11 +173,31 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
     pollAllowed: (token) => tokensMatch(token, config.pollSecrets),
   };
 
-  /** A tenant's scope, or undefined (answered 404) when tenants are off or the id is unknown. */
+  // What an unknown tenant is checked against: secrets made up at start that nothing can know, so its
+  // requests take the same steps (rate limit, hashing, comparisons) as a real tenant's and get the same
+  // answer as a wrong secret would. Whether a tenant exists is not told to anyone without its secret.
+  const dummyPollHash = sha256Hex(randomBytes(32));
+  const dummyWebhookSecrets = [randomBytes(32).toString('hex')];
+
+  /**
+   * A tenant's scope, or undefined (answered 404) when tenants are off. An unknown id gets a scope
+   * that no secret opens, under its own rate keys (a malformed id, which no tenant can have, under one
+   * shared key instead of a key made from it).
+   */
   async function tenantScope(id: string): Promise<Scope | undefined> {
-    if (config.adminSecrets.length === 0 || !TENANT_ID.test(id)) return undefined;
-    const record = await store.tenants.get(id);
-    if (!record) return undefined;
+    if (config.adminSecrets.length === 0) return undefined;
+    const record = TENANT_ID.test(id) ? await store.tenants.get(id) : undefined;
+    if (!record) {
+      return {
+        keys: keysOf(TENANT_ID.test(id) ? id : '_unknown'),
+        secrets: () => dummyWebhookSecrets,
+        pollAllowed: (token) => {
+          // The same comparison a tenant's poll makes, whose result cannot matter.
+          if (token !== '') tokensMatch(sha256Hex(token), [dummyPollHash]);
+          return false;
+        },
+      };
+    }
     return {
       keys: keysOf(id),
       secrets: (integration) => record.secrets[integration] ?? [],
@@ -250,7 +273,7 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
     return c.json(page.events);
   }
 
-  const noTenant = (c: Context) => fail(c, 404, 'NOT_FOUND', `No tenant "${c.req.param('tenant')}"`);
+  const noTenant = (c: Context) => fail(c, 404, 'NOT_FOUND', 'Tenants are off: this relay has no RELAY_ADMIN_SECRET');
 
   app.post('/api/webhooks/:integration', (c) => ingest(c, singleTenant));
   app.post('/api/t/:tenant/webhooks/:integration', async (c) => {
@@ -269,7 +292,7 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
     return scope ? pollEvents(c, scope) : noTenant(c);
   });
 
-  app.route('/api/tenants', tenantAdmin({ config, store }));
+  app.route('/api/tenants', tenantAdmin({ config, store, clientIp: (c) => clientIp(c) }));
 
   return app;
 }

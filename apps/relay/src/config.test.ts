@@ -26,6 +26,27 @@ describe("the relay's environment", () => {
     expect(() => readConfig({ RELAY_STORE: 'redis' })).toThrow('RELAY_STORE=redis needs REDIS_URL');
   });
 
+  it('refuses a RELAY_POLL_SECRET or RELAY_ADMIN_SECRET (any entry of a new,old list) under 32 characters, saying how to make one', () => {
+    const long = 'a'.repeat(32);
+    for (const name of ['RELAY_POLL_SECRET', 'RELAY_ADMIN_SECRET']) {
+      for (const value of ['x7q-k2', 'b'.repeat(31), `${long},old-z9`, `new-z8,${long}`]) {
+        expect(() => readConfig({ [name]: value }), `${name}=${value}`).toThrow(/at least 32.*openssl rand -hex 32/);
+        try {
+          readConfig({ [name]: value });
+        } catch (error) {
+          // It names the variable, never the value.
+          expect((error as Error).message).toContain(name);
+          for (const secret of value.split(',')) expect((error as Error).message).not.toContain(secret);
+        }
+      }
+    }
+    expect(() => readConfig({ RELAY_POLL_SECRET: `${long},old-z9` })).toThrow(/^entry 2 of RELAY_POLL_SECRET's list is shorter than 32/);
+    expect(readConfig({ RELAY_POLL_SECRET: ` ${long} , ${'c'.repeat(64)} `, RELAY_ADMIN_SECRET: long })).toMatchObject({
+      pollSecrets: [long, 'c'.repeat(64)],
+      adminSecrets: [long],
+    });
+  });
+
   it('listens on RELAY_HOST/RELAY_PORT, else the HOST/PORT a hosting platform sets, else 0.0.0.0:8787', () => {
     expect(readConfig({})).toMatchObject({ host: '0.0.0.0', port: 8787 });
     expect(readConfig({ PORT: '10000' })).toMatchObject({ port: 10_000 });

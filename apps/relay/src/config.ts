@@ -18,6 +18,23 @@ export interface RelayConfig extends ReceiveSettings {
 
 const port = z.coerce.number().int().min(0).max(65_535);
 
+/** The shortest poll or admin secret the relay starts with: 32 characters, such as `openssl rand -hex 32` prints. */
+export const MIN_SECRET_LENGTH = 32;
+
+/** A rotation list `new,old` whose every entry is at least MIN_SECRET_LENGTH characters; the error names the variable, never the value. */
+function secretList(name: string, value: string | undefined): string[] {
+  const secrets = commaList(value);
+  const short = secrets.findIndex((secret) => secret.length < MIN_SECRET_LENGTH);
+  if (short >= 0) {
+    const which = secrets.length > 1 ? `entry ${short + 1} of ${name}'s list` : name;
+    throw new Error(
+      `${which} is shorter than ${MIN_SECRET_LENGTH} characters: every ${name} (each entry of a new,old list) must be at least ${MIN_SECRET_LENGTH}. ` +
+        'Make one with `openssl rand -hex 32`.',
+    );
+  }
+  return secrets;
+}
+
 const envSchema = z.object({
   // RELAY_HOST/RELAY_PORT first, so one env file can hold the dashboard's HOST/PORT beside them;
   // then HOST/PORT, which hosting platforms set for the process.
@@ -64,8 +81,8 @@ export function readConfig(raw: RawEnv): RelayConfig {
     store,
     // The secrets and switches, read as the dashboard's local webhook route reads them.
     ...receiveSettingsFrom(env),
-    pollSecrets: commaList(e.RELAY_POLL_SECRET),
-    adminSecrets: commaList(e.RELAY_ADMIN_SECRET),
+    pollSecrets: secretList('RELAY_POLL_SECRET', e.RELAY_POLL_SECRET),
+    adminSecrets: secretList('RELAY_ADMIN_SECRET', e.RELAY_ADMIN_SECRET),
     allowedOrigin: e.ALLOWED_ORIGIN?.trim(),
     trustProxy: isTrue(e.TRUST_PROXY),
     errorTrackerDsn: e.ERROR_TRACKER_DSN,

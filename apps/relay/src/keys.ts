@@ -2,6 +2,11 @@
 export const SINGLE_TENANT = 'default';
 export const TENANT_ID = /^[a-z0-9][a-z0-9-]{2,39}$/;
 
+/**
+ * Failed admin sign-ins per client address. `_` cannot begin a tenant id, so no tenant's key is ever this one.
+ */
+export const adminRateKey = (ip: string) => `relay:_admin:hits:${ip}`;
+
 /** Every key of one tenant's data in the store; tenants never share one. */
 export const keysOf = (tenant: string) => ({
   events: `relay:${tenant}:events`,

@@ -12,7 +12,7 @@ import { freePort, hasRedisServer, startRedis } from './store/redis-server.ts';
 import { storedChannel } from './store/scripts.ts';
 import type { RelayStore } from './store/types.ts';
 import { startUpstashRestServer } from './store/upstash-rest-server.ts';
-import { githubDelivery, pollHeaders, quietLogger, relay, testConfig } from './testing.ts';
+import { ADMIN_SECRET, githubDelivery, pollHeaders, quietLogger, relay, testConfig } from './testing.ts';
 
 // Long polls over real sockets: a private redis-server (flushed before each test) and the memory store.
 
@@ -281,8 +281,8 @@ for (const { name, open, available } of stores) {
 
     it("wakes a tenant's held poll with that tenant's events only", async () => {
       store = await opened();
-      const base = await listen(store, { RELAY_ADMIN_SECRET: 'admin-secret' });
-      const adminHeaders = { authorization: 'Bearer admin-secret', 'content-type': 'application/json' };
+      const base = await listen(store, { RELAY_ADMIN_SECRET: ADMIN_SECRET });
+      const adminHeaders = { authorization: `Bearer ${ADMIN_SECRET}`, 'content-type': 'application/json' };
       const created = await fetch(`${base}/api/tenants`, { method: 'POST', headers: adminHeaders, body: JSON.stringify({ id: 'acme' }) });
       const { pollSecret } = (await created.json()) as { pollSecret: string };
       await fetch(`${base}/api/tenants/acme/secrets`, { method: 'PUT', headers: adminHeaders, body: JSON.stringify({ webhookSecrets: { github: 'acme-secret' } }) });

@@ -3,21 +3,26 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { freePort } from './store/redis-server.ts';
-import { pollHeaders, POLL_SECRET } from './testing.ts';
+import { ADMIN_SECRET, pollHeaders, POLL_SECRET } from './testing.ts';
 
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
+/** This process's environment without anything the relay reads, so only what a test sets counts. */
+function cleanEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !/^(REDIS_URL|KV_REST_API_|RELAY_|WEBHOOK_SECRET_|ERROR_TRACKER_DSN|ALLOWED_ORIGIN|TRUST_PROXY)/.test(name)) env[name] = value;
+  }
+  return env;
+}
+
 describe('the relay process', () => {
   it('answers its held long polls and exits within moments of SIGTERM, not after their wait', async () => {
     const port = await freePort();
-    const env: Record<string, string> = {};
-    for (const [name, value] of Object.entries(process.env)) {
-      if (value !== undefined && !/^(REDIS_URL|KV_REST_API_|RELAY_|WEBHOOK_SECRET_|ERROR_TRACKER_DSN|ALLOWED_ORIGIN|TRUST_PROXY)/.test(name)) env[name] = value;
-    }
     const relay = spawn(process.execPath, ['--import', 'tsx', main], {
       cwd: root,
-      env: { ...env, RELAY_STORE: 'memory', RELAY_HOST: '127.0.0.1', RELAY_PORT: String(port), RELAY_POLL_SECRET: POLL_SECRET },
+      env: { ...cleanEnv(), RELAY_STORE: 'memory', RELAY_HOST: '127.0.0.1', RELAY_PORT: String(port), RELAY_POLL_SECRET: POLL_SECRET },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -54,5 +59,27 @@ describe('the relay process', () => {
     } finally {
       relay.kill('SIGKILL');
     }
+  });
+
+  it('refuses to start with a poll or admin secret under 32 characters, saying how to make one and never echoing it', async () => {
+    const refused = [{ RELAY_POLL_SECRET: 'hunter2-poll' }, { RELAY_POLL_SECRET: POLL_SECRET, RELAY_ADMIN_SECRET: `${ADMIN_SECRET},hunter2-adm` }];
+    await Promise.all(refused.map(async (secrets) => {
+      const port = await freePort();
+      const relay = spawn(process.execPath, ['--import', 'tsx', main], {
+        cwd: root,
+        env: { ...cleanEnv(), RELAY_STORE: 'memory', RELAY_HOST: '127.0.0.1', RELAY_PORT: String(port), ...secrets },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      relay.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      relay.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const [code] = (await once(relay, 'exit')) as [number | null];
+      expect(code).toBe(1);
+      expect(output).toMatch(/not starting: .*(RELAY_POLL_SECRET|RELAY_ADMIN_SECRET).* at least 32\. Make one with `openssl rand -hex 32`/);
+      expect(output).not.toContain('hunter2');
+      expect(output).not.toContain('listening on');
+      // Nothing listens on its port.
+      await expect(fetch(`http://127.0.0.1:${port}/api/health`)).rejects.toThrow();
+    }));
   });
 });

@@ -1,7 +1,7 @@
 import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { createRelayApp, type Logger } from './app.ts';
-import { readConfig } from './config.ts';
+import { readConfig, type RelayConfig } from './config.ts';
 import { sentryReporter } from './report.ts';
 import { memoryStore } from './store/memory.ts';
 import { redisStore, upstashStore } from './store/redis.ts';
@@ -13,8 +13,14 @@ const log: Logger = {
   error: (m) => console.error(`[relay] ${m}`),
 };
 
-// The one place the relay reads its environment.
-const config = readConfig(process.env);
+// The one place the relay reads its environment. A wrong value stops it with one line that says why.
+let config: RelayConfig;
+try {
+  config = readConfig(process.env);
+} catch (error) {
+  log.error(`not starting: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
 
 async function openStore(): Promise<RelayStore> {
   switch (config.store.kind) {

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { Hono } from 'hono';
-import { relayIntegrations, resolveIntegration, sha256Hex, tokensMatch } from '@dash/webhooks';
+import { Hono, type Context } from 'hono';
+import { RECEIVE_LIMITS, relayIntegrations, resolveIntegration, sha256Hex, tokensMatch } from '@dash/webhooks';
 import { z } from 'zod';
 import { bearerOf } from './auth.ts';
 import type { RelayConfig } from './config.ts';
-import { keysOf, SINGLE_TENANT, TENANT_ID } from './keys.ts';
+import { adminRateKey, keysOf, SINGLE_TENANT, TENANT_ID } from './keys.ts';
 import type { RelayStore, TenantRecord } from './store/types.ts';
 
 const createSchema = z.strictObject({
@@ -26,16 +26,30 @@ const view = ({ id, label, createdAt, secrets }: TenantRecord) => ({
   integrationsWithSecrets: relayIntegrations.filter((i) => (secrets[i] ?? []).length > 0),
 });
 
+/** 43 characters: above the 32 the relay asks of its own poll and admin secrets. */
 const newPollSecret = () => randomBytes(32).toString('base64url');
 
+/** Failed admin sign-ins a client address may make in a minute before every admin call from it is 429. */
+export const ADMIN_FAILURES_PER_MINUTE = 10;
+
 /** `/api/tenants`: the managed relay's tenant administration, behind RELAY_ADMIN_SECRET. */
-export function tenantAdmin({ config, store }: { config: RelayConfig; store: RelayStore }) {
+export function tenantAdmin({ config, store, clientIp }: { config: RelayConfig; store: RelayStore; clientIp: (c: Context) => string }) {
   const admin = new Hono();
   const error = (code: string, message: string) => ({ error: { code, message } });
 
   admin.use('*', async (c, next) => {
     if (config.adminSecrets.length === 0) return c.json(error('NOT_FOUND', 'Tenants are off: set RELAY_ADMIN_SECRET'), 404);
+    // Every call takes a place in its address's window before the secret is compared, so the answer to a
+    // guess over the limit says nothing of the guess; a correct secret gives its place back. Only failures
+    // count, and only against the address they came from (the proxy's hop with TRUST_PROXY, as for polls).
+    const rateKey = adminRateKey(clientIp(c as Context));
+    const admission = await store.limit({ rateKey, limit: ADMIN_FAILURES_PER_MINUTE, windowMs: RECEIVE_LIMITS.windowMs });
+    if (!admission.allowed) {
+      c.header('retry-after', String(Math.max(1, Math.ceil(admission.retryAfterMs / 1000))));
+      return c.json(error('TOO_MANY_REQUESTS', 'Too many failed admin sign-ins from this address; retry later'), 429);
+    }
     if (!tokensMatch(bearerOf(c.req.header('authorization')), config.adminSecrets)) return c.json(error('UNAUTHORIZED', 'A valid bearer admin secret is required'), 401);
+    if (admission.ticket !== undefined) await store.refund({ rateKey, ticket: admission.ticket });
     await next();
   });
 

@@ -10,7 +10,9 @@ import { memoryStore } from './store/memory.ts';
 import type { RelayStore } from './store/types.ts';
 
 export const GITHUB_SECRET = 'It\'s a Secret to Everybody';
-export const POLL_SECRET = 'poll-secret-for-tests';
+/** 32+ characters, as the relay requires of RELAY_POLL_SECRET and RELAY_ADMIN_SECRET. */
+export const POLL_SECRET = 'poll-secret-for-tests-0123456789abcdef';
+export const ADMIN_SECRET = 'admin-secret-for-tests-0123456789abcdef';
 
 export function testConfig(env: Record<string, string> = {}): RelayConfig {
   return readConfig({ WEBHOOK_SECRET_GITHUB: GITHUB_SECRET, RELAY_POLL_SECRET: POLL_SECRET, TRUST_PROXY: 'true', ...env });
