@@ -166,8 +166,10 @@ export const relayStatusSchema = z.object({
   url: z.string().nullable(),
   /** Where the URL comes from: settings (`relayUrl`), the environment (`WEBHOOK_RELAY_URL`), or nowhere. */
   urlSource: z.enum(['settings', 'env']).nullable(),
-  /** Whether a poll secret is set, and where; the secret itself is never shown. */
+  /** Whether a poll secret for the URL's host is set, and where; the secret itself is never shown. */
   secretSource: z.enum(['settings', 'env']).nullable(),
+  /** A poll secret is stored, but for another host than the URL's (it is only ever sent to its own): what to do. */
+  secretNote: z.string().nullable(),
   poller: z.object({
     state: z.enum(['stopped', 'polling', 'standby', 'backing_off']),
     longPoll: z.boolean(),
@@ -185,6 +187,15 @@ export type RelayStatus = z.infer<typeof relayStatusSchema>;
 export const relaySecretSchema = z.object({
   /** The relay's RELAY_POLL_SECRET; null removes the one saved in settings (the environment's applies again). */
   secret: z.string().trim().min(16, 'A poll secret is at least 16 characters (openssl rand -hex 32)').max(512).nullable(),
+  /**
+   * The relay URL this secret is for, saved as `relayUrl` with it; absent, the relay URL in effect. A secret is only
+   * ever sent to the host it was saved for, so moving to another host means entering it again here.
+   */
+  url: z
+    .url({ protocol: /^https?$/, error: 'url is an http(s) URL such as https://relay.example.com/api' })
+    .max(2000)
+    .refine((url) => !/[?#]/.test(url), 'url is a base address, without a query or a fragment')
+    .optional(),
 });
 
 export const webhookSecretSchema = z.object({
@@ -194,7 +205,10 @@ export const webhookSecretSchema = z.object({
 });
 
 export const relayTestSchema = z.object({
-  /** Test these instead of the saved ones (the settings form before saving). */
+  /**
+   * Test these instead of the saved ones (the settings form before saving). A `url` on another host than the stored
+   * secret's is tested only with the `secret` given with it (without one: 400).
+   */
   url: z.url({ protocol: /^https?$/, error: 'The relay URL is an http(s) URL' }).optional(),
   secret: z.string().trim().min(1).max(512).optional(),
 });

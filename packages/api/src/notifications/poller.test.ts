@@ -461,15 +461,18 @@ describe('the relay URL and poll secret in settings', () => {
     await post(fromSettings, [signed.unmatched(2)]);
     const dash = await dashboard({ relay: relayEnv(fromEnv.url(), POLL_SECRET) });
 
-    expect((await dash.call('POST', '/api/settings', { relayUrl: fromSettings.url() })).status).toBe(200);
+    // Another host gets RELAY_POLL_SECRET only when it is entered again with the URL.
+    expect((await dash.call('POST', '/api/settings', { relayUrl: fromSettings.url() })).status).toBe(400);
+    await dash.caller.relay.saveSecret({ secret: POLL_SECRET, url: fromSettings.url() });
     expect((await dash.call('GET', '/api/settings')).json).toMatchObject({ relayUrl: fromSettings.url() });
-    expect((await dash.call('GET', '/api/relay/status')).json).toMatchObject({ configured: true, url: fromSettings.url(), urlSource: 'settings', secretSource: 'env' });
+    expect((await dash.call('GET', '/api/relay/status')).json).toMatchObject({ configured: true, url: fromSettings.url(), urlSource: 'settings', secretSource: 'settings' });
     expect((await dash.call('POST', '/api/relay/poll')).json).toMatchObject({ configured: true, eventCount: 1 });
     expect((await dash.inbox()).map((n) => n.url)).toEqual(['https://github.com/acme/app/pull/2']);
     expect(fromEnv.polls()).toEqual([]);
 
     expect((await dash.call('POST', '/api/settings', { relayUrl: null })).status).toBe(200);
-    expect((await dash.call('GET', '/api/relay/status')).json).toMatchObject({ url: fromEnv.url(), urlSource: 'env' });
+    // The environment's URL with the environment's secret: the saved one is for the other host.
+    expect((await dash.call('GET', '/api/relay/status')).json).toMatchObject({ url: fromEnv.url(), urlSource: 'env', secretSource: 'env' });
     expect((await dash.call('POST', '/api/relay/poll')).json).toMatchObject({ configured: true, eventCount: 1 });
     expect((await dash.inbox()).map((n) => n.url)).toEqual(['https://github.com/acme/app/pull/1', 'https://github.com/acme/app/pull/2']);
   });
