@@ -27,7 +27,7 @@ export { umami } from './umami/index.ts';
 export { github } from './github/index.ts';
 export { linear } from './linear/index.ts';
 export { revenuecat } from './revenuecat/index.ts';
-export { sentry } from './sentry/index.ts';
+export { sentry, sentryHostRefusal } from './sentry/index.ts';
 export { stripe } from './stripe/index.ts';
 export { vercel } from './vercel/index.ts';
 export {

@@ -116,3 +116,49 @@ describe('a GitHub credential', () => {
     expect((await call('POST', '/api/credentials', { key: 'google', values: { clientId: 'x.apps.googleusercontent.com', clientSecret: 'GOCSPX-x' } })).status).toBe(200);
   });
 });
+
+describe('a stored credential and another base URL', () => {
+  let server: Server;
+  let attacker: string;
+  const seen: (string | undefined)[] = [];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"no"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    attacker = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('cannot move the stored secret: a save or test naming another base URL needs the secret itself, and the old one is never sent there', async () => {
+    seen.length = 0;
+    expect((await call('POST', '/api/credentials', { key: 'plausible', values: { apiKey: secret } })).status).toBe(200);
+
+    const moved = await call('POST', '/api/credentials', { key: 'plausible', values: { baseUrl: attacker } });
+    expect(moved.status).toBe(400);
+    expect(moved.json).toMatchObject({ error: { code: 'BAD_REQUEST', issues: [{ path: ['values', 'apiKey'], message: 'Stats API key is required' }] } });
+    expect(await api.ctx.data.connections.stored('plausible')).toEqual({ apiKey: secret });
+
+    const tested = await call('POST', '/api/credentials/test', { key: 'plausible', values: { baseUrl: attacker } });
+    expect(tested.status).toBe(400);
+    // With a secret typed in, the test sends that one only.
+    const typed = await call('POST', '/api/credentials/test', { key: 'plausible', values: { apiKey: 'typed-for-the-test', baseUrl: attacker } });
+    expect(typed.json).toMatchObject({ ok: false });
+    expect(seen.length).toBeGreaterThan(0);
+    expect(new Set(seen)).toEqual(new Set(['Bearer typed-for-the-test']));
+  });
+
+  it('saved again for another host with its secret, keeps nothing of the old one (OAuth tokens included)', async () => {
+    seen.length = 0;
+    const stored = { clientId: 'Ov23li123', clientSecret: 'the-old-client-secret', token: 'gho_the-old-oauth-token', refreshToken: 'ghr_the-old-refresh' };
+    await api.store.credentials.putSealed('github', api.ctx.vault.seal('github', stored));
+    expect((await call('POST', '/api/credentials', { key: 'github', values: { clientId: 'Ov23li999', clientSecret: 'a-new-secret', baseUrl: attacker } })).status).toBe(200);
+    expect(await api.ctx.data.connections.stored('github')).toEqual({ clientId: 'Ov23li999', clientSecret: 'a-new-secret', baseUrl: attacker });
+    await call('POST', '/api/credentials/test', { key: 'github' });
+    expect(seen.join(' ')).not.toMatch(/the-old/);
+  });
+});

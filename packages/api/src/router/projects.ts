@@ -7,9 +7,11 @@ import {
   projectSlugInput,
   type Project,
 } from '@dash/contracts';
-import { refusedBaseUrl } from '@dash/connectors';
+import { refusedBaseUrl, sentry, sentryHostRefusal } from '@dash/connectors';
 import { ProjectExistsError } from '@dash/db';
 import { z } from 'zod';
+import type { Context } from '../context.ts';
+import { CredentialsKeyMismatchError } from '../credentials/vault.ts';
 import { fail } from '../errors.ts';
 import { publicProcedure, router } from '../trpc.ts';
 
@@ -21,10 +23,22 @@ function found(slug: string, project: Project | undefined): Project {
 }
 
 /** A self-hosted Sentry `host` may not be a literal link-local or cloud-metadata address; hostnames are checked at connect time. */
-function assertHostAllowed(integrations: { error_tracker?: { host?: string | undefined } | null | undefined } | undefined) {
-  const host = integrations?.error_tracker?.host;
-  const refused = host === undefined ? undefined : refusedBaseUrl(host);
+async function assertHostAllowed(ctx: Context, integrations: { error_tracker?: { host?: string | undefined; credentialKey?: string | undefined } | null | undefined } | undefined) {
+  const tracker = integrations?.error_tracker;
+  const host = tracker?.host;
+  if (host === undefined) return;
+  const refused = refusedBaseUrl(host);
   if (refused) throw fail('BAD_REQUEST', `Sentry host: ${refused}`);
+  // The stored token goes only to the host it was saved for (its base URL, or sentry.io); the connector checks again at each call.
+  const key = tracker?.credentialKey ?? 'sentry';
+  let values: Record<string, string> | undefined;
+  try {
+    values = await ctx.data.connections.stored(key);
+  } catch (error) {
+    if (!(error instanceof CredentialsKeyMismatchError)) throw error;
+  }
+  const moved = values === undefined ? undefined : sentryHostRefusal(host, values.baseUrl ?? sentry.defaultBaseUrl, key);
+  if (moved) throw fail('BAD_REQUEST', `Sentry host: ${moved}`);
 }
 
 export const projectsRouter = router({
@@ -42,7 +56,7 @@ export const projectsRouter = router({
     .input(projectCreateSchema)
     .output(projectSchema)
     .mutation(async ({ ctx, input }) => {
-      assertHostAllowed(input.integrations);
+      await assertHostAllowed(ctx, input.integrations);
       try {
         return await ctx.store.projects.create(input);
       } catch (error) {
@@ -55,7 +69,7 @@ export const projectsRouter = router({
     .input(projectSlugInput.extend({ patch: projectPatchSchema }))
     .output(projectSchema)
     .mutation(async ({ ctx, input }) => {
-      assertHostAllowed(input.patch.integrations);
+      await assertHostAllowed(ctx, input.patch.integrations);
       return found(input.slug, await ctx.store.projects.update(input.slug, input.patch));
     }),
 

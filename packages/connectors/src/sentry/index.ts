@@ -1,6 +1,7 @@
 import type { TrackedIssue } from '@dash/contracts';
 import type { ConnectorContext } from '../context.ts';
 import type { ErrorTrackerConnector } from '../connector.ts';
+import { ConnectorError } from '../errors.ts';
 import { collectPages, defineClient, nextLink, type Client } from '../http.ts';
 import { hitsOf, toTrackedIssue } from './map.ts';
 import { errorBody, issueList, organizationList, project, projectList, type SentryIssue } from './schemas.ts';
@@ -32,10 +33,32 @@ function clientFor(ctx: ConnectorContext): Client {
   });
 }
 
-/** A self-hosted `host` in the project's config replaces sentry.io; a credential's own base URL wins over both. */
+const originOf = (url: string) => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+};
+
+/**
+ * Why a project's self-hosted `host` may not be used with a token saved for `baseUrl` (its credential's base URL, or
+ * sentry.io's without one): the token is only ever sent to the host it was saved with, so another host needs the
+ * token entered again for it. Undefined when the host is the token's.
+ */
+export function sentryHostRefusal(host: string, baseUrl: string, credentialKey?: string): string | undefined {
+  const wanted = originOf(host);
+  const saved = originOf(baseUrl);
+  if (wanted === saved) return undefined;
+  const under = credentialKey === undefined ? '' : ` under "${credentialKey}"`;
+  return `Enter the Sentry token again for the new host ${wanted}: the token${under} is only sent to ${saved}, where it was saved. Save it with the Base URL ${host.replace(/\/+$/, '')}/api/0 in Settings → Connections → Sentry (the same key, or another one named in credentialKey).`;
+}
+
+/** A project's `host` (self-hosted) is checked against the token's; the calls go to the credential's base URL. */
 function onHost(ctx: ConnectorContext, host: string | undefined): ConnectorContext {
-  if (!host || ctx.baseUrl.replace(/\/+$/, '') !== DEFAULT_BASE_URL) return ctx;
-  return { ...ctx, baseUrl: `${host.replace(/\/+$/, '')}/api/0` };
+  const refused = host === undefined ? undefined : sentryHostRefusal(host, ctx.baseUrl);
+  if (refused) throw new ConnectorError('auth', refused, { retryable: false });
+  return ctx;
 }
 
 const slug = (value: string) => encodeURIComponent(value.trim());
