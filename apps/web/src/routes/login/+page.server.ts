@@ -5,7 +5,7 @@ import { field, formFailure, safeNext } from '$lib/server/forms';
 import { sessionCookie } from '$lib/server/session';
 
 export const load: PageServerLoad = ({ locals, url }) => {
-  const next = safeNext(url.searchParams.get('next'));
+  const next = safeNext(url.searchParams.get('next'), url.origin);
   // Already signed in, or a local dashboard without a password: nothing to sign in to.
   if (locals.request.identity) redirect(303, next);
   return { next };
@@ -14,7 +14,7 @@ export const load: PageServerLoad = ({ locals, url }) => {
 export const actions: Actions = {
   default: async ({ request, locals, cookies, url, setHeaders }) => {
     const form = await request.formData();
-    const next = safeNext(field(form, 'next') || url.searchParams.get('next'));
+    const next = safeNext(field(form, 'next') || url.searchParams.get('next'), url.origin);
     const api = await callerFor(locals.request);
     try {
       const session = await api.auth.login({ password: field(form, 'password') });
