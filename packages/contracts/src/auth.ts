@@ -60,11 +60,16 @@ export const sessionIdInput = z.object({ id: z.string().min(1).max(64) });
 
 export const signedOutSchema = z.object({ ok: z.literal(true), ended: z.number().int() });
 
+/** An owner action's confirmation: the dashboard password again, needed once one is set. */
+export const ownerPasswordSchema = z.string().max(1024).optional();
+
 export const tokenCreateSchema = z.object({
   name: z.string().trim().min(1, 'Name the token after what will use it').max(80),
   scope: z.enum(tokenScopes),
   /** Omitted: the token does not expire. */
   expiresInDays: z.number().int().min(1).max(3650).optional(),
+  /** The dashboard password, once one is set: making a token is the owner's. */
+  password: ownerPasswordSchema,
 });
 export type TokenCreate = z.infer<typeof tokenCreateSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ownerPasswordSchema } from './auth.ts';
 import { credentialKeySchema } from './credentials.ts';
 import { notificationSeverities } from './notifications.ts';
 import { integrationsSchema, slugSchema } from './projects.ts';
@@ -101,6 +102,8 @@ export const databaseConfigInputSchema = z.strictObject({
   config: z.record(z.string(), z.unknown()).optional(),
   data: switchDataSchema.optional(),
   replace: z.boolean().optional(),
+  /** The dashboard password, once one is set: a switch is the owner's (a test ignores it). */
+  password: ownerPasswordSchema,
 });
 export type DatabaseConfigInput = z.infer<typeof databaseConfigInputSchema>;
 
@@ -336,6 +339,19 @@ export const dumpTablesSchema = z.strictObject({
 export type DumpTables = z.infer<typeof dumpTablesSchema>;
 export type DumpTableName = keyof DumpTables;
 export const dumpTableNames = Object.keys(dumpTablesSchema.shape) as DumpTableName[];
+
+/**
+ * Who may sign in: the owner's password, the browsers' sessions, the API tokens. An export never carries them and an
+ * import never writes them; a database switch carries this dashboard's across, whatever the target held.
+ */
+export const authTableNames = ['auth_owner', 'auth_session', 'api_token'] as const satisfies readonly DumpTableName[];
+export type AuthTableName = (typeof authTableNames)[number];
+
+/**
+ * A `user_settings` row of sign-in state (the hash of the environment's password, `meta:authEnvPassword`, and any
+ * other `meta:auth…` value): auth material like the tables above.
+ */
+export const isAuthSettingKey = (key: string) => key.startsWith('meta:auth');
 
 /** SPEC.md's export dump: `{ version: 1, provider, settings }`, and every stored row under `tables`. */
 export const dumpSchema = z.strictObject({

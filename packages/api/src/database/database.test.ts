@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DUMP_VERSION, type DatabaseConfigResult, type Dump, type ImportResult } from '@dash/contracts';
+import { authTableNames, DUMP_VERSION, isAuthSettingKey, type DatabaseConfigResult, type Dump, type ImportResult } from '@dash/contracts';
+import type { Store } from '@dash/db';
 import { MYSQL_SERVER, mysqlProblem, PG_SERVER, postgresProblem, scratchMysql, scratchPostgres, withMysql, withPostgres } from '@dash/db/testing';
 import { startTurso } from '@dash/sandbox/turso';
+import type { Identity } from '../auth/access.ts';
+import { createCaller } from '../root.ts';
 import { createTestApi, restClient } from '../testing.ts';
 
 type Api = Awaited<ReturnType<typeof createTestApi>>;
@@ -72,6 +75,12 @@ describe('GET /api/database/config', () => {
   });
 });
 
+/** Another dashboard whose SQLite file lies in `api`'s data directory (where a switch over HTTP may go). */
+async function neighbour(api: Api, name = 'other.db') {
+  const file = join(api.dir, 'data', name);
+  return { ...(await dashboard({ databaseUrl: `file:${file}` })), file };
+}
+
 /** A directory of its own, removed after the test. */
 function tmp() {
   const dir = mkdtempSync(join(tmpdir(), 'dash-db-'));
@@ -86,16 +95,16 @@ describe('switching between SQLite files', () => {
     const before = await seen(call);
 
     // The same body as a choice (SPEC.md): what the switch would do is ignored by a test.
-    const tested = await call('POST', '/api/database/test', { provider: 'sqlite', config: { path: 'moved/dashboard.db' }, data: 'copy' });
+    const tested = await call('POST', '/api/database/test', { provider: 'sqlite', config: { path: 'data/moved/dashboard.db' }, data: 'copy' });
     expect(tested.json).toEqual({ success: true, tables: 'missing', rows: 0 });
-    expect(existsSync(join(api.dir, 'moved', 'dashboard.db'))).toBe(false);
+    expect(existsSync(join(api.dir, 'data', 'moved', 'dashboard.db'))).toBe(false);
 
-    const res = await call('POST', '/api/database/config', { provider: 'sqlite', config: { path: 'moved/dashboard.db' }, data: 'copy' });
+    const res = await call('POST', '/api/database/config', { provider: 'sqlite', config: { path: 'data/moved/dashboard.db' }, data: 'copy' });
     expect(res.status).toBe(200);
     const result = res.json as DatabaseConfigResult;
     expect(result).toMatchObject({ provider: 'sqlite', configured: true, source: 'dashboard', switched: true, problem: null });
     expect(result.copied).toMatchObject({ projects: 2, credentials: 1 });
-    expect(result.serving.description).toBe(join('moved', 'dashboard.db'));
+    expect(result.serving.description).toBe(join('data', 'moved', 'dashboard.db'));
     expect(await seen(call)).toEqual(before);
 
     // A change lands in the new file, not the old one.
@@ -111,16 +120,16 @@ describe('switching between SQLite files', () => {
     await api.dispose({ keepFiles: true });
     apis.splice(apis.indexOf(api), 1);
     const again = await dashboard({ dir, credentialsKey });
-    expect((await again.call('GET', '/api/database/config')).json).toMatchObject({ source: 'dashboard', serving: { description: join('moved', 'dashboard.db') } });
+    expect((await again.call('GET', '/api/database/config')).json).toMatchObject({ source: 'dashboard', serving: { description: join('data', 'moved', 'dashboard.db') } });
     expect((await seen(again.call)).projects.length).toBe(3);
   });
 
   it('waits for copy-or-use, refuses to overwrite data without a confirmation, and uses the data there when told', async () => {
-    const other = await dashboard();
+    const { api, call } = await dashboard();
+    const other = await neighbour(api);
     await other.call('POST', '/api/projects', { slug: 'elsewhere', name: 'Elsewhere' });
-    const { call } = await dashboard();
     await fill(call);
-    const config = { path: other.api.dbFile };
+    const config = { path: other.file };
 
     const undecided = (await call('POST', '/api/database/config', { provider: 'sqlite', config })).json as DatabaseConfigResult;
     expect(undecided).toMatchObject({ switched: false, configured: false, problem: expect.stringContaining('copy this dashboard’s data there, or use the data already there') });
@@ -139,12 +148,12 @@ describe('switching between SQLite files', () => {
   });
 
   it('replaces the data there when confirmed', async () => {
-    const other = await dashboard();
+    const { api, call } = await dashboard();
+    const other = await neighbour(api);
     await other.call('POST', '/api/projects', { slug: 'elsewhere', name: 'Elsewhere' });
-    const { call } = await dashboard();
     await fill(call);
     const before = await seen(call);
-    const res = await call('POST', '/api/database/config', { provider: 'sqlite', config: { path: other.api.dbFile }, data: 'copy', replace: true });
+    const res = await call('POST', '/api/database/config', { provider: 'sqlite', config: { path: other.file }, data: 'copy', replace: true });
     expect(res.json).toMatchObject({ switched: true });
     expect(await seen(call)).toEqual(before);
   });
@@ -486,22 +495,14 @@ describe('export and import', () => {
     expect(await fresh.api.store.credentials.keys()).toEqual(['github']);
   });
 
-  it('skips and names credentials sealed with another key, and keeps this dashboard’s password', async () => {
+  it('skips and names credentials sealed with another key', async () => {
     const source = await dashboard();
     await fill(source.call);
-    await source.api.store.auth.createOwner('$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaGhhc2g');
     const dump = (await source.call('GET', '/api/database/export')).json;
     const other = await dashboard();
-    await other.api.store.auth.createOwner('$argon2id$v=19$m=19456,t=2,p=1$b3RoZXJzYWx0$b3RoZXJoYXNo');
     const result = (await other.call('POST', '/api/database/import', dump)).json as ImportResult;
-    expect(result.skipped).toEqual(
-      expect.arrayContaining([
-        { table: 'credentials', key: 'github', reason: expect.stringContaining('another credentials key') },
-        { table: 'auth_owner', key: 'password', reason: expect.stringContaining('password already') },
-      ]),
-    );
+    expect(result.skipped).toEqual([{ table: 'credentials', key: 'github', reason: expect.stringContaining('another credentials key') }]);
     expect(await other.api.store.credentials.keys()).toEqual([]);
-    expect((await other.api.store.auth.owner())?.passwordHash).toContain('b3RoZXJzYWx0');
     expect((await seen(other.call)).projects.length).toBe(2);
   });
 
@@ -566,5 +567,275 @@ describe('export and import', () => {
       expect(res.json).toMatchObject({ error: { message: expect.stringContaining('not valid JSON') } });
       expect(await api.store.transfer.dump()).toEqual(before);
     });
+  });
+});
+
+const PASSWORD = 'correct horse battery staple';
+const OTHER_PASSWORD = 'the attacker’s own password';
+const client = { ip: '203.0.113.9', userAgent: 'test' };
+
+/**
+ * Sets PASSWORD as the owner's (as Settings → Security does on a local dashboard) and plants the rest of the sign-in
+ * material a store can hold: a session, an API token, and the hash of an environment password.
+ */
+async function signIns(api: Api) {
+  await api.caller.auth.changePassword({ newPassword: PASSWORD });
+  const at = new Date().toISOString();
+  const sessionId = `sess${randomBytes(8).toString('hex')}`;
+  await api.store.auth.sessions.create({ id: sessionId, secretHash: randomBytes(32).toString('hex'), createdAt: at, lastSeenAt: at, userAgent: 'test', ip: client.ip });
+  const token = await api.ctx.access.createToken({ name: 'ci', scope: 'write' }, { via: 'open', scope: 'write' });
+  await api.store.meta.put('authEnvPassword', await api.ctx.access.hasher.hash(`${PASSWORD}-env`));
+  return { sessionId, token };
+}
+
+/** The sign-in material a store holds, row for row. */
+async function authOf(store: Store) {
+  const dump = await store.transfer.dump();
+  return { owner: dump.auth_owner, sessions: dump.auth_session, tokens: dump.api_token, meta: dump.user_settings.filter((row) => isAuthSettingKey(row.key)) };
+}
+
+/** A dump that brings sign-ins of its own: an older export, or one made to take a dashboard over. */
+async function withForeignSignIns(api: Api, dump: Dump): Promise<Dump> {
+  const hash = await api.ctx.access.hasher.hash(OTHER_PASSWORD);
+  const at = new Date().toISOString();
+  return {
+    ...dump,
+    tables: {
+      ...dump.tables,
+      auth_owner: [{ id: 1, passwordHash: hash, createdAt: at, updatedAt: at }],
+      auth_session: [{ id: 'attacker', secretHash: 'b'.repeat(64), createdAt: at, lastSeenAt: at, userAgent: null, ip: null }],
+      api_token: [{ id: 'attacker', name: 'mine now', secretHash: 'c'.repeat(64), scope: 'write', createdAt: at, lastUsedAt: null, expiresAt: null }],
+      user_settings: [...(dump.tables.user_settings ?? []), { key: 'meta:authEnvPassword', value: hash, updatedAt: at }],
+    },
+  };
+}
+
+describe('sign-in material never leaves in an export nor comes in with an import', () => {
+  const TURSO_TOKEN = `turso-${randomBytes(16).toString('hex')}`;
+  const providers: [string, (() => Promise<string>) | undefined, boolean][] = [
+    ['Embedded SQLite', undefined, true],
+    [
+      'Turso (libSQL)',
+      async () => {
+        const turso = await startTurso({ file: join(tmp(), 'turso.db'), authToken: TURSO_TOKEN });
+        cleanups.push(() => turso.close());
+        return `${turso.url}?authToken=${TURSO_TOKEN}`;
+      },
+      true,
+    ],
+    [
+      'Supabase (Postgres)',
+      async () => {
+        const db = await scratchPostgres();
+        cleanups.push(db.drop);
+        return db.url;
+      },
+      pgProblem === undefined || inCI,
+    ],
+    [
+      'PlanetScale (MariaDB)',
+      async () => {
+        const db = await scratchMysql();
+        cleanups.push(db.drop);
+        return db.url;
+      },
+      myProblem === undefined || inCI,
+    ],
+  ];
+
+  for (const [name, url, runs] of providers) {
+    it.runIf(runs)(`${name}: the export holds no password hash, session, token or auth setting, and an import writes none`, async () => {
+      const { api, call } = await dashboard(url ? { databaseUrl: await url() } : {});
+      await fill(call);
+      const { sessionId, token } = await signIns(api);
+      const before = await authOf(api.store);
+      expect(before.owner).toHaveLength(1);
+      expect(before.sessions.length).toBeGreaterThanOrEqual(1);
+      expect(before.tokens).toHaveLength(1);
+      expect(before.meta).toHaveLength(1);
+
+      const res = await call('GET', '/api/database/export');
+      expect(res.status).toBe(200);
+      const dump = res.json as unknown as Dump;
+      for (const table of authTableNames) expect(dump.tables).not.toHaveProperty(table);
+      expect((dump.tables.user_settings ?? []).filter((row) => isAuthSettingKey(row.key))).toEqual([]);
+      for (const secret of [before.owner[0]?.passwordHash ?? '?', String(before.meta[0]?.value), token.token, token.id, sessionId, '$argon2id$']) {
+        expect(res.text).not.toContain(secret);
+      }
+      expect(dump.tables.projects).toHaveLength(2);
+
+      const hostile = await withForeignSignIns(api, dump);
+      const dry = await call('POST', '/api/database/import?dryRun=1', { password: PASSWORD, dump: hostile });
+      expect(dry.status).toBe(200);
+      const done = await call('POST', '/api/database/import', { password: PASSWORD, dump: hostile });
+      expect(done.status).toBe(200);
+      const result = done.json as unknown as ImportResult;
+      expect(result.skipped).toEqual(
+        expect.arrayContaining([
+          { table: 'auth_owner', key: 'password', reason: expect.stringContaining('sign-in data never comes in') },
+          { table: 'auth_session', key: 'sessions', reason: expect.any(String) },
+          { table: 'api_token', key: 'API tokens', reason: expect.any(String) },
+          { table: 'user_settings', key: 'authEnvPassword', reason: expect.any(String) },
+        ]),
+      );
+      for (const table of authTableNames) expect(result.imported).not.toHaveProperty(table);
+      expect(await authOf(api.store)).toEqual(before);
+      expect((await seen(call)).projects).toHaveLength(2);
+      // The owner's password still signs in; the dump's does not.
+      await expect(api.ctx.access.login(PASSWORD, client)).resolves.toMatchObject({ token: expect.any(String) });
+      await expect(api.ctx.access.login(OTHER_PASSWORD, { ...client, ip: '203.0.113.10' })).rejects.toMatchObject({ message: 'That password is not right.' });
+    });
+  }
+});
+
+describe('moving and importing the database are the owner’s', () => {
+  /** A caller as the request guards would hand one over. */
+  const as = (api: Api, identity: Identity) => restClient(() => createCaller({ ...api.ctx, request: { ...client, identity } }));
+  const writeToken: Identity = { via: 'token', scope: 'write', tokenId: 'tok1' };
+  const session: Identity = { via: 'session', scope: 'write', sessionId: 'sess1' };
+
+  it('refuses an API token, even write, on a switch, a test, a migration, an import and a new token: 403, nothing changes', async () => {
+    const { api, call } = await dashboard();
+    await fill(call);
+    const other = await neighbour(api);
+    const token = as(api, writeToken);
+    const before = await api.store.transfer.dump();
+    const dump = (await token('GET', '/api/database/export')).json;
+    for (const [method, path, body] of [
+      ['POST', '/api/database/config', { provider: 'sqlite', config: { path: other.file }, data: 'copy', replace: true }],
+      ['POST', '/api/database/config', { provider: 'sqlite', config: { path: other.file }, data: 'use', password: PASSWORD }],
+      ['POST', '/api/database/test', { provider: 'sqlite', config: { path: other.file } }],
+      ['POST', '/api/database/migrate', undefined],
+      ['POST', '/api/database/import', dump],
+      ['POST', '/api/database/import?dryRun=1', dump],
+      ['POST', '/api/tokens', { name: 'mine', scope: 'write' }],
+      ['GET', '/api/tokens', undefined],
+    ] as const) {
+      const res = await token(method, path, body);
+      expect({ path, status: res.status, code: (res.json.error as { code?: string } | undefined)?.code }).toEqual({ path, status: 403, code: 'FORBIDDEN' });
+    }
+    expect(existsSync(join(api.dir, 'data', 'database.json'))).toBe(false);
+    expect(await api.store.transfer.dump()).toEqual(before);
+    // Reading the status stays a read.
+    expect((await token('GET', '/api/database/config')).status).toBe(200);
+  });
+
+  it('asks a signed-in session for the password once one is set: none or a wrong one is 403, the right one goes through', async () => {
+    const { api, call } = await dashboard();
+    await fill(call);
+    await api.caller.auth.changePassword({ newPassword: PASSWORD });
+    const owner = as(api, session);
+    const dump = (await owner('GET', '/api/database/export')).json;
+    const before = await api.store.transfer.dump();
+
+    const none = await owner('POST', '/api/database/import', dump);
+    expect(none.status).toBe(403);
+    expect(none.json).toMatchObject({ error: { code: 'FORBIDDEN', message: expect.stringContaining('Confirm this with the dashboard password') } });
+    const wrong = await owner('POST', '/api/database/import', { password: 'not the password at all', dump });
+    expect(wrong.json).toMatchObject({ error: { code: 'FORBIDDEN', message: 'That password is not right.' } });
+    expect((await owner('POST', '/api/database/config', { provider: 'sqlite', config: { path: 'data/next.db' }, data: 'copy' })).status).toBe(403);
+    expect((await owner('POST', '/api/tokens', { name: 'ci', scope: 'read' })).status).toBe(403);
+    expect(existsSync(join(api.dir, 'data', 'database.json'))).toBe(false);
+    expect(await api.store.transfer.dump()).toEqual(before);
+
+    expect((await owner('POST', '/api/database/import', { password: PASSWORD, dump })).status).toBe(200);
+    expect((await owner('POST', '/api/tokens', { name: 'ci', scope: 'read', password: PASSWORD })).status).toBe(201);
+    const switched = await owner('POST', '/api/database/config', { provider: 'sqlite', config: { path: 'data/next.db' }, data: 'copy', password: PASSWORD });
+    expect(switched.json).toMatchObject({ switched: true });
+  });
+
+  it('throttles wrong passwords as sign-ins: the sixth try from one address is 429, even with the right one', async () => {
+    const { api } = await dashboard();
+    await api.caller.auth.changePassword({ newPassword: PASSWORD });
+    const owner = as(api, session);
+    for (let i = 0; i < 5; i++) expect((await owner('POST', '/api/tokens', { name: 'x', scope: 'read', password: `wrong-${i}` })).status).toBe(403);
+    expect((await owner('POST', '/api/tokens', { name: 'x', scope: 'read', password: PASSWORD })).status).toBe(429);
+    expect(await api.store.auth.tokens.list()).toEqual([]);
+  });
+
+  it('carries the owner, sessions and tokens across a switch: a prepared database brings none of its own, an empty one drops no password', async () => {
+    const { api, call } = await dashboard();
+    await fill(call);
+    const { token } = await signIns(api);
+    const mine = await authOf(api.store);
+
+    // The target was prepared with another owner, a token and a project.
+    const prepared = await neighbour(api, 'prepared.db');
+    await prepared.call('POST', '/api/projects', { slug: 'bait', name: 'Bait' });
+    await prepared.api.caller.auth.changePassword({ newPassword: OTHER_PASSWORD });
+    await prepared.api.ctx.access.createToken({ name: 'theirs', scope: 'write' }, { via: 'open', scope: 'write' });
+
+    const owner = as(api, session);
+    const used = await owner('POST', '/api/database/config', { provider: 'sqlite', config: { path: prepared.file }, data: 'use', password: PASSWORD });
+    expect(used.json).toMatchObject({ switched: true, copied: null });
+    expect((await seen(call)).projects.map((p) => p.slug)).toEqual(['bait']);
+    expect(await authOf(api.store)).toEqual(mine);
+    await expect(api.ctx.access.login(OTHER_PASSWORD, client)).rejects.toMatchObject({ message: 'That password is not right.' });
+
+    // Onto an empty file, using "its data": still this owner, so a local dashboard keeps asking for the password.
+    const empty = await owner('POST', '/api/database/config', { provider: 'sqlite', config: { path: 'data/empty.db' }, data: 'use', password: PASSWORD });
+    expect(empty.json).toMatchObject({ switched: true });
+    expect(await authOf(api.store)).toEqual(mine);
+    expect(await api.ctx.access.required()).toBe(true);
+
+    // And with a copy, back onto the default file.
+    const copied = await owner('POST', '/api/database/config', { provider: 'sqlite', config: {}, data: 'copy', replace: true, password: PASSWORD });
+    expect(copied.json).toMatchObject({ switched: true });
+    expect(await authOf(api.store)).toEqual(mine);
+    // This dashboard's token still works there.
+    await expect(api.ctx.access.token(token.token, client.ip)).resolves.toMatchObject({ id: token.id });
+  });
+});
+
+describe('where a database given over HTTP may be', () => {
+  it('refuses a SQLite file outside the data directory, through .. or a link, with 400 naming config.path; nothing is saved', async () => {
+    const { api, call } = await dashboard();
+    const outside = tmp();
+    symlinkSync(outside, join(api.dir, 'data', 'link'));
+    mkdirSync(join(api.dir, 'data', 'sub'));
+    symlinkSync(join(outside, 'x.db'), join(api.dir, 'data', 'sub', 'file.db'));
+    for (const path of [join(outside, 'x.db'), '../x.db', 'x.db', 'data/../x.db', 'data/link/x.db', 'data/sub/file.db', '/etc/dashboard.db', 'data']) {
+      for (const route of ['/api/database/config', '/api/database/test']) {
+        const res = await call('POST', route, { provider: 'sqlite', config: { path }, data: 'copy' });
+        expect({ path, route, status: res.status }).toEqual({ path, route, status: 400 });
+        expect(res.json).toMatchObject({
+          error: { code: 'BAD_REQUEST', message: expect.stringContaining('must be inside the data directory (data)'), issues: [{ path: ['config', 'path'] }] },
+        });
+      }
+    }
+    expect(existsSync(join(api.dir, 'data', 'database.json'))).toBe(false);
+    expect(existsSync(join(outside, 'x.db'))).toBe(false);
+    // Inside it, the switch goes.
+    expect((await call('POST', '/api/database/config', { provider: 'sqlite', config: { path: 'data/sub/ok.db' }, data: 'copy' })).json).toMatchObject({ switched: true });
+  });
+
+  it('refuses link-local and cloud-metadata hosts, literal or after DNS, for every hosted provider', async () => {
+    const { api, call } = await dashboard();
+    const cases = [
+      { provider: 'hosted_db_1', config: { url: 'postgresql://postgres:pw@169.254.169.254:5432/postgres' }, field: 'config.url' },
+      // A number the resolver reads as 169.254.169.254: refused after resolution, not by its spelling.
+      { provider: 'hosted_db_1', config: { url: 'postgres://postgres:pw@2852039166:5432/postgres' }, field: 'config.url' },
+      { provider: 'hosted_db_2', config: { url: 'libsql://[fe80::1]', authToken: 't' }, field: 'config.url' },
+      { provider: 'hosted_db_2', config: { url: 'https://100.100.100.200', authToken: 't' }, field: 'config.url' },
+      { provider: 'hosted_db_3', config: { host: '169.254.169.254:3306', username: 'u', password: 'p' }, field: 'config.host' },
+      { provider: 'hosted_db_3', config: { host: '[::ffff:a9fe:a9fe]:3306', username: 'u', password: 'p' }, field: 'config.host' },
+    ];
+    for (const { provider, config, field } of cases) {
+      for (const route of ['/api/database/config', '/api/database/test']) {
+        const res = await call('POST', route, { provider, config, data: 'copy' });
+        expect({ config, route, status: res.status }).toEqual({ config, route, status: 400 });
+        expect(res.json).toMatchObject({ error: { message: expect.stringContaining('(link-local or cloud metadata) is not allowed for a database') } });
+        expect((res.json.error as { issues: { path: string[] }[] }).issues[0]?.path.join('.')).toBe(field);
+        expect(res.text).not.toContain(':pw@');
+      }
+    }
+    expect(existsSync(join(api.dir, 'data', 'database.json'))).toBe(false);
+  });
+
+  it('leaves DATABASE_URL alone: the operator may point it anywhere', async () => {
+    const outside = join(tmp(), 'operator.db');
+    const { call } = await dashboard({ databaseUrl: `file:${outside}` });
+    expect((await call('GET', '/api/database/config')).json).toMatchObject({ source: 'env', description: outside });
+    expect(existsSync(outside)).toBe(true);
   });
 });

@@ -1,7 +1,9 @@
 import {
+  authTableNames,
   DUMP_VERSION,
   dumpSchema,
   dumpTableNames,
+  isAuthSettingKey,
   jsonDepth,
   type Dump,
   type DumpTableName,
@@ -35,16 +37,26 @@ class InvalidDumpError extends Error {
 const invalid = (message: string, issues: InvalidDumpError['issues'] = []) =>
   new TRPCError({ code: 'BAD_REQUEST', message, ...(issues.length > 0 ? { cause: new InvalidDumpError(issues.slice(0, MAX_ISSUES)) } : {}) });
 
-/** Everything needed to rebuild the dashboard, credentials still sealed; the cache and the browsers' sign-ins stay out. */
+/** The tables of a dump without any sign-in material: no password hash, session, API token or `meta:auth…` row. */
+function withoutAuth(tables: DumpTables): DumpTables {
+  const kept: DumpTables = { ...tables };
+  for (const name of authTableNames) delete kept[name];
+  if (kept.user_settings) kept.user_settings = kept.user_settings.filter((row) => !isAuthSettingKey(row.key));
+  return kept;
+}
+
+/**
+ * Everything needed to rebuild the dashboard's data, credentials still sealed; the cache and every sign-in material
+ * (the password's hash, sessions, API tokens) stay out: an export is data, and a read token may download it.
+ */
 export async function exportDump(ctx: Context): Promise<Dump> {
   const [settings, tables] = await Promise.all([ctx.store.settings.get(), ctx.store.transfer.dump()]);
-  const { auth_session: _sessions, ...kept } = tables;
   return {
     version: DUMP_VERSION,
     provider: ctx.database?.manager.servingProvider ?? 'sqlite',
     exportedAt: new Date().toISOString(),
     settings,
-    tables: kept,
+    tables: withoutAuth(tables),
   };
 }
 
@@ -81,8 +93,9 @@ export function parseDump(raw: unknown): Dump {
 /**
  * Imports a dump: what it holds replaces each of its tables, in one transaction, except what cannot or should not
  * come along, which is skipped and named: credentials (and sealed settings such as the relay's secret) sealed with
- * another credentials key, this dashboard's own key marker, and the password and API tokens when this dashboard
- * already has a password (an import never changes who can sign in). `dryRun` answers the same without writing.
+ * another credentials key, this dashboard's own key marker, and every sign-in material (the password, sessions,
+ * API tokens, `meta:auth…` rows; an older export carries some): an import never changes who can sign in, and this
+ * dashboard's own stay as they are. `dryRun` answers the same without writing.
  */
 export async function importDump(ctx: Context, dump: Dump, { dryRun }: { dryRun: boolean }): Promise<ImportResult> {
   const skipped: ImportResult['skipped'] = [];
@@ -98,6 +111,13 @@ export async function importDump(ctx: Context, dump: Dump, { dryRun }: { dryRun:
   const otherKey = 'sealed with another credentials key: save it again in Settings';
 
   const tables: DumpTables = { ...dump.tables };
+  // Sign-in material is never written by an import, whatever the dump holds.
+  const signIns = { auth_owner: 'password', auth_session: 'sessions', api_token: 'API tokens' } as const;
+  for (const table of authTableNames) {
+    if (tables[table] === undefined) continue;
+    if (tables[table].length > 0) skipped.push({ table, key: signIns[table], reason: 'sign-in data never comes in with an import: this dashboard’s stays' });
+    delete tables[table];
+  }
   if (tables.credentials) {
     tables.credentials = tables.credentials.filter((row) => {
       const ok = opens(row.key, row.sealed);
@@ -105,30 +125,25 @@ export async function importDump(ctx: Context, dump: Dump, { dryRun }: { dryRun:
       return ok;
     });
   }
-  // This dashboard's key marker stays as it is: it is no setting of the user's, and is not counted as one.
-  const marker = await ctx.store.meta.get(KEY_CHECK.slice(META.length));
+  // This dashboard's key marker and sign-in state stay as they are: no settings of the user's, not counted as ones.
+  const own = tables.user_settings ? (await ctx.store.transfer.dump()).user_settings.filter((row) => row.key === KEY_CHECK || isAuthSettingKey(row.key)) : [];
   if (tables.user_settings) {
     tables.user_settings = tables.user_settings.filter((row) => {
       if (row.key === KEY_CHECK) return false;
+      if (isAuthSettingKey(row.key)) {
+        skipped.push({ table: 'user_settings', key: row.key.slice(META.length), reason: 'sign-in data never comes in with an import: this dashboard’s stays' });
+        return false;
+      }
       if (!row.key.startsWith(META) || typeof row.value !== 'string' || !SEALED.test(row.value)) return true;
       const ok = opens(row.key.slice(META.length), row.value);
       if (!ok) skipped.push({ table: 'user_settings', key: row.key.slice(META.length), reason: otherKey });
       return ok;
     });
   }
-  if ((await ctx.store.auth.owner()) !== undefined) {
-    for (const table of ['auth_owner', 'api_token'] as const) {
-      if (tables[table] === undefined) continue;
-      delete tables[table];
-      skipped.push({ table, key: table === 'auth_owner' ? 'password' : 'API tokens', reason: 'this dashboard has a password already: its password and tokens are kept' });
-    }
-  }
-  // Sign-ins stay with the browsers that made them.
-  delete tables.auth_session;
 
   const names = dumpTableNames.filter((name) => tables[name] !== undefined);
   const before = await ctx.store.transfer.counts();
-  const markerHere = (name: DumpTableName) => (name === 'user_settings' && marker !== undefined ? 1 : 0);
+  const markerHere = (name: DumpTableName) => (name === 'user_settings' ? own.length : 0);
   const result: ImportResult = {
     dryRun,
     imported: Object.fromEntries(names.map((name) => [name, (tables[name] as unknown[]).length])),
@@ -136,8 +151,8 @@ export async function importDump(ctx: Context, dump: Dump, { dryRun }: { dryRun:
     skipped,
   };
   if (dryRun) return result;
-  // The rows of user_settings are replaced: the marker goes back in with them.
-  if (tables.user_settings && marker !== undefined) tables.user_settings.push({ key: KEY_CHECK, value: marker, updatedAt: new Date().toISOString() });
+  // The rows of user_settings are replaced: the marker and the sign-in state go back in with them, as they were.
+  if (tables.user_settings) tables.user_settings = [...tables.user_settings, ...own];
   await ctx.store.transfer.restore(tables);
   // What was fetched for the old projects is not theirs; every process-wide copy goes with the context.
   await ctx.store.cache.clear();

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import {
+  authTableNames,
   databaseChoiceSchema,
   databaseProviderNames,
   type DatabaseChoice,
@@ -9,6 +10,7 @@ import {
   type DatabaseProvider,
   type DatabaseStatus,
   type DatabaseTestResult,
+  isAuthSettingKey,
   type TableCounts,
   type TablesState,
 } from '@dash/contracts';
@@ -18,7 +20,7 @@ import type { Logger } from '../context.ts';
 import type { CredentialVault } from '../credentials/vault.ts';
 import { fail } from '../errors.ts';
 import { ChoiceFile, type Choices } from './choice-file.ts';
-import { describeChoice, describeUrl, providerOfUrl, sqliteFile, storeOptionsOf, withoutSecrets, type ProviderPaths } from './providers.ts';
+import { describeChoice, describeUrl, providerOfUrl, refusedTarget, sqliteFile, storeOptionsOf, withoutSecrets, type ProviderPaths } from './providers.ts';
 
 /** How long a test or a switch waits for a database to answer. */
 const CONNECT_TIMEOUT_MS = 15_000;
@@ -144,7 +146,7 @@ export class DatabaseManager {
 
   /** Connects to a provider (the config given, or the one saved for it) and says what it found; never throws for the engine's reasons. */
   async test(input: Pick<DatabaseConfigInput, 'provider' | 'config'>): Promise<DatabaseTestResult> {
-    const choice = this.resolve(input);
+    const choice = await this.resolveGuarded(input);
     try {
       const { tables, rows } = await this.inspect(choice);
       return { success: true, tables, rows };
@@ -208,7 +210,7 @@ export class DatabaseManager {
         'DATABASE_URL is set, and it chooses the database at every start: remove it from the environment (and restart) to choose the database here',
       );
     }
-    const choice = this.resolve(input);
+    const choice = await this.resolveGuarded(input);
     const serving = this.choices.serving ?? DEFAULT_CHOICE;
     if (sameChoice(choice, serving, this.options)) {
       // Back to what serves: nothing to switch, and whatever waited is dropped.
@@ -232,6 +234,9 @@ export class DatabaseManager {
         return this.waiting('Choose what the switch does with the data: copy this dashboard’s data there, or use the data already there');
       }
       const copied = data === 'copy' ? await this.copy(current, target, input.replace === true, choice) : null;
+      // Who may sign in comes along, whatever the target held: a switch never drops the password, nor lets a prepared
+      // database bring an owner, sessions or tokens of its own.
+      if (data === 'use') await carrySignIns(current, target);
       // Served first, then written down: a context that cannot be built over the target leaves the choice waiting.
       await this.adopt(target);
       adopted = true;
@@ -276,6 +281,19 @@ export class DatabaseManager {
     return provider === 'hosted_db_2'
       ? `${what}: create them with Migrate, then check again`
       : `${what}: run the SQL that Migrate shows in ${provider === 'hosted_db_1' ? 'Supabase’s SQL editor' : 'PlanetScale’s console'}, then check again`;
+  }
+
+  /**
+   * The choice an input names, as `resolve`; a config given in the request must also point where the dashboard may
+   * go: a SQLite file inside the data directory, a host that is not link-local or cloud metadata (as upstreams).
+   */
+  private async resolveGuarded(input: Pick<DatabaseConfigInput, 'provider' | 'config'>): Promise<DatabaseChoice> {
+    const choice = this.resolve(input);
+    if (input.config !== undefined) {
+      const refused = await refusedTarget(choice, this.options);
+      if (refused) throw new TRPCError({ code: 'BAD_REQUEST', message: `${refused.path.join('.')}: ${refused.message}`, cause: { issues: [refused] } });
+    }
+    return choice;
   }
 
   /** The choice an input names: its config validated, or the one saved for that provider when it has none. */
@@ -341,6 +359,19 @@ export class DatabaseManager {
     this.file.write(choices);
     this.choices = choices;
   }
+}
+
+/**
+ * Makes `to`'s sign-in material `from`'s, in one transaction on `to`: the owner's password, the sessions, the API
+ * tokens and the `meta:auth…` rows; the rest of what `to` holds stays.
+ */
+async function carrySignIns(from: Store, to: Store): Promise<void> {
+  const [mine, theirs] = await Promise.all([from.transfer.dump(), to.transfer.dump()]);
+  const tables = Object.fromEntries(authTableNames.map((name) => [name, mine[name]]));
+  await to.transfer.restore({
+    ...tables,
+    user_settings: [...theirs.user_settings.filter((row) => !isAuthSettingKey(row.key)), ...mine.user_settings.filter((row) => isAuthSettingKey(row.key))],
+  });
 }
 
 /** Two choices name the same database (for SQLite: the same file, however its path is written). */

@@ -1,4 +1,8 @@
-import { isAbsolute, relative, resolve } from 'node:path';
+import { lookup } from 'node:dns/promises';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { isRefusedAddress } from '@dash/connectors';
 import { isLoopbackHost, type DatabaseChoice, type DatabaseProvider } from '@dash/contracts';
 import type { StoreOptions } from '@dash/db';
 
@@ -47,6 +51,62 @@ export function storeOptionsOf(choice: DatabaseChoice, paths: ProviderPaths, mig
 /** The absolute path of the embedded database's file. */
 export function sqliteFile(path: string | undefined, { baseDir, dataDir }: Pick<ProviderPaths, 'baseDir' | 'dataDir'>): string {
   return path === undefined ? resolve(dataDir, DEFAULT_SQLITE_FILE) : resolve(baseDir, path);
+}
+
+/** `path` with every symbolic link and `..` resolved, as far as it exists (the file itself may not yet). */
+function realPath(path: string, depth = 0): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    // A link to nothing yet is followed to where it points (the engine would create the file there).
+    const link = depth < 40 && lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink();
+    if (link) return realPath(resolve(dirname(path), readlinkSync(path)), depth + 1);
+    const parent = dirname(path);
+    return parent === path ? path : join(realPath(parent, depth), basename(path));
+  }
+}
+
+/** The host a hosted choice connects to (without brackets or port). */
+function hostOf(choice: Exclude<DatabaseChoice, { provider: 'sqlite' }>): string {
+  if (choice.provider === 'hosted_db_3') {
+    const { host } = choice.config;
+    return host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '');
+  }
+  return new URL(choice.config.url).hostname.replace(/^\[|\]$/g, '');
+}
+
+/**
+ * Why a database given over HTTP may not be used, with the field it names, or undefined when it may: a SQLite file
+ * must lie inside the data directory (links and `..` resolved), and a host must not be, nor resolve to, a
+ * link-local or cloud-metadata address (the upstreams' guard). A name that does not resolve is left to the engine,
+ * which says so. `DATABASE_URL` is the operator's and is not checked.
+ */
+export async function refusedTarget(choice: DatabaseChoice, paths: Pick<ProviderPaths, 'baseDir' | 'dataDir'>): Promise<{ path: string[]; message: string } | undefined> {
+  if (choice.provider === 'sqlite') {
+    const file = realPath(sqliteFile(choice.config.path, paths));
+    const inside = relative(realPath(resolve(paths.dataDir)), file);
+    if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
+      const dataDir = relative(paths.baseDir, resolve(paths.dataDir));
+      const shown = dataDir === '' || dataDir.startsWith('..') || isAbsolute(dataDir) ? resolve(paths.dataDir) : dataDir;
+      return { path: ['config', 'path'], message: `The database file must be inside the data directory (${shown}); ${file} is not` };
+    }
+    return undefined;
+  }
+  const host = hostOf(choice);
+  const field = choice.provider === 'hosted_db_3' ? ['config', 'host'] : ['config', 'url'];
+  let addresses: string[];
+  if (isIP(host) !== 0) addresses = [host];
+  else {
+    try {
+      addresses = (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+    } catch {
+      return undefined;
+    }
+  }
+  const refused = addresses.find((address) => isRefusedAddress(address));
+  if (refused === undefined) return undefined;
+  const via = refused === host ? '' : ` (${host} resolves to it)`;
+  return { path: field, message: `The address ${refused} (link-local or cloud metadata) is not allowed for a database${via}` };
 }
 
 /** What the page shows of a choice: where it points, never a password, token or whole connection string. */

@@ -33,6 +33,26 @@ function assertBrowser(ctx: Context) {
   if (identityOf(ctx).via === 'token') throw fail('FORBIDDEN', 'Manage sessions from a signed-in browser, not with an API token.');
 }
 
+/**
+ * An owner action that only a signed-in browser (or the open local dashboard) may take, never an API token:
+ * what takes access away (ending sessions, revoking tokens) or reads how it stands.
+ */
+export function assertOwnerBrowser(ctx: Context): UserIdentity {
+  const identity = identityOf(ctx);
+  if (identity.via === 'token') throw fail('FORBIDDEN', 'Only the owner can do this, from a signed-in browser: an API token cannot.');
+  return identity;
+}
+
+/**
+ * An owner action that grants or moves access (a new API token, a database switch, an import): a signed-in browser
+ * (or the open local dashboard), never an API token, and the password again once one is set (throttled as a sign-in).
+ */
+export async function confirmOwner(ctx: Context, password: string | undefined): Promise<UserIdentity> {
+  const request = requestOf(ctx);
+  await ctx.access.confirmOwner(request.identity, password, request);
+  return identityOf(ctx);
+}
+
 /** The cookie a new session goes in; only the web layer's form actions see it. */
 const newSessionSchema = z.object({ token: z.string(), maxAgeSeconds: z.number().int() });
 
@@ -129,7 +149,7 @@ export const tokensRouter = router({
   create: publicProcedure
     .input(tokenCreateSchema)
     .output(tokenCreatedSchema)
-    .mutation(({ ctx, input }) => ctx.access.createToken(input, identityOf(ctx))),
+    .mutation(async ({ ctx, input: { password, ...input } }) => ctx.access.createToken(input, await confirmOwner(ctx, password))),
 
   remove: publicProcedure
     .input(tokenIdInput)
