@@ -1,10 +1,12 @@
-// The dashboard's server (`npm start`, the Docker image, the browser tests), bundled to build/server.js.
-// It serves adapter-node's handler (static files, then SvelteKit) behind the guards, so the Host and
-// cross-site guards and the security headers cover static files too, which SvelteKit's hooks never see.
+// The dashboard's server, bundled to build/server.js; build/index.js (what `node build` runs, adapter-node's
+// entry until svelte.config.js replaces it) only loads this, so `npm start`, `node build`, `node build/index.js`,
+// the Docker image and the browser tests all serve the same way. It serves adapter-node's handler (static files,
+// then SvelteKit) behind the guards, so the Host and cross-site guards, the body limits and the security headers
+// cover static files too, which SvelteKit's hooks never see.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { MAX_DUMP_BYTES } from '@dash/contracts';
-import { bindUrl, readEnv, type Env } from './lib/server/env.ts';
-import { guard, securityHeaders, type GuardConfig } from './lib/server/guard.ts';
+import { isLoopbackHost, MAX_DUMP_BYTES } from '@dash/contracts';
+import { bindUrl, readEnv, unsupportedListener, type Env } from './lib/server/env.ts';
+import { bodyLimit, guard, securityHeaders, tooLargeVerdict, type GuardConfig } from './lib/server/guard.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
@@ -16,6 +18,8 @@ for (const [name, value] of Object.entries(process.env)) {
 
 let env: Env;
 try {
+  const unsupported = unsupportedListener(process.env);
+  if (unsupported) throw new Error(unsupported);
   env = readEnv(process.env, process.cwd());
 } catch (error) {
   console.error(`[dashboard] ${error instanceof Error ? error.message : String(error)}`);
@@ -28,22 +32,68 @@ const origin = env.publicOrigin;
 process.env.ORIGIN = origin;
 process.env.HOST = env.HOST;
 process.env.PORT = String(env.PORT);
+// The client address is the socket's, or with TRUST_PROXY the right-most X-Forwarded-For hop (hooks.server.ts).
+// adapter-node's own ADDRESS_HEADER would have the client choose it, or throw where the header is missing.
+delete process.env.ADDRESS_HEADER;
+delete process.env.XFF_DEPTH;
 
 const config: GuardConfig = { mode: env.mode, origin, allowedHosts: env.DASHBOARD_ALLOWED_HOSTS };
 const headers = Object.entries(securityHeaders(origin));
 
-// adapter-node reads a body up to BODY_SIZE_LIMIT: the import route takes a dump of up to 50 MB. Every other
-// request keeps the limit it had (its declared size is checked below; the REST adapter counts what it reads).
-const IMPORT_PATH = '/api/database/import';
-const BODY_LIMIT = 512 * 1024;
+// Each route's body limit is enforced below on the bytes read; adapter-node's own BODY_SIZE_LIMIT stays above the
+// largest of them (the import's) so it never answers first, in its own words.
 process.env.BODY_SIZE_LIMIT = String(MAX_DUMP_BYTES + 1024 * 1024);
 
 const { handler } = (await import(new URL('./handler.js', import.meta.url).href)) as { handler: Handler };
 
-/** A request that says its body is larger than its route takes (only the import route takes more than 512 KB). */
-function tooLarge(req: IncomingMessage): boolean {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  return declared > BODY_LIMIT && (req.url ?? '/').split('?')[0] !== IMPORT_PATH;
+function answer(res: ServerResponse, verdict: { status: number; headers: Record<string, string>; body: string }) {
+  res.writeHead(verdict.status, verdict.headers).end(verdict.body);
+}
+
+/**
+ * After the edge answered, whatever the handler still does with `res` goes nowhere: the handler reading the body
+ * sees it cut and answers too, and adapter-node's setResponse would throw (uncaught) on a response already sent.
+ */
+function seal(res: ServerResponse) {
+  const ignore = () => res;
+  Object.assign(res, { setHeader: ignore, appendHeader: ignore, removeHeader: () => undefined, getHeaderNames: () => [], writeHead: ignore, flushHeaders: () => undefined, write: () => true, end: ignore });
+}
+
+/**
+ * Holds a request's body to `limit` bytes, counted as the HTTP parser hands them to the request stream (chunked or
+ * not, whatever Content-Length says), before adapter-node's handler or anyone else reads them; every chunk within
+ * the limit goes on unchanged, in order. Over it: 413 (unless an answer has started), and the connection closes,
+ * so the rest of the body is never read, let alone buffered.
+ */
+function limitBody(req: IncomingMessage, res: ServerResponse, limit: number): boolean {
+  const refuse = () => {
+    if (res.headersSent) {
+      req.socket.destroy();
+      return;
+    }
+    answer(res, tooLargeVerdict(limit));
+    seal(res);
+    // `connection: close` ends the socket once the answer is out; a client that never reads it loses it anyway.
+    setTimeout(() => req.socket.destroy(), 5000).unref();
+  };
+  if (Number(req.headers['content-length'] ?? 0) > limit) {
+    refuse();
+    return false;
+  }
+  let received = 0;
+  const push = req.push.bind(req);
+  req.push = (chunk: unknown, encoding?: BufferEncoding) => {
+    if (received > limit) return false;
+    if (chunk !== null) {
+      received += (chunk as Uint8Array).length;
+      if (received > limit) {
+        refuse();
+        return false;
+      }
+    }
+    return push(chunk, encoding);
+  };
+  return true;
 }
 
 const server = createServer((req, res) => {
@@ -60,18 +110,35 @@ const server = createServer((req, res) => {
     config,
   );
   if (verdict) {
-    res.writeHead(verdict.status, verdict.headers).end(verdict.body);
+    answer(res, verdict);
     return;
   }
-  if (tooLarge(req)) {
-    const body = JSON.stringify({ error: { code: 'PAYLOAD_TOO_LARGE', message: `The request body is larger than ${BODY_LIMIT / 1024} KB` } });
-    res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' }).end(body);
-    return;
-  }
+  if (!limitBody(req, res, bodyLimit(req.method ?? 'GET', req.url ?? '/'))) return;
   handler(req, res, () => res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found'));
 });
 
+// adapter-node's timeouts, in seconds, as its own entry takes them.
+for (const [name, set] of [
+  ['KEEP_ALIVE_TIMEOUT', (ms: number) => (server.keepAliveTimeout = ms)],
+  ['HEADERS_TIMEOUT', (ms: number) => (server.headersTimeout = ms)],
+] as const) {
+  const value = process.env[name];
+  if (value === undefined) continue;
+  if (!/^\d+$/.test(value.trim())) {
+    console.error(`[dashboard] ${name} is a whole number of seconds, not "${value}"`);
+    process.exit(1);
+  }
+  set(Number(value) * 1000);
+}
+
 server.listen({ host: env.HOST, port: env.PORT }, () => {
+  // The mode came from HOST; it must describe the address actually bound (a `localhost` that resolves elsewhere).
+  const bound = server.address();
+  const address = typeof bound === 'object' && bound ? bound.address : String(bound);
+  if (env.mode === 'local' && !isLoopbackHost(address)) {
+    console.error(`[dashboard] HOST=${env.HOST} resolved to ${address}, which is not this machine's loopback: set HOST=127.0.0.1, or ORIGIN for a remote dashboard`);
+    process.exit(1);
+  }
   console.log(`Listening on ${bindUrl(env.HOST, env.PORT)}`);
   if (env.mode === 'remote') console.log(`[dashboard] remote mode: served as ${origin}; a password is required`);
 });

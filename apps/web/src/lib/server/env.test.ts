@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { parseEnv as parseDotEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { readEnv } from './env.ts';
+import { readEnv, unsupportedListener } from './env.ts';
 
 /** `.env.example` exactly as a user copies it to `.env` or hands it to `docker run --env-file`. */
 const example = parseDotEnv(readFileSync(new URL('../../../../../.env.example', import.meta.url), 'utf8'));
@@ -29,6 +29,7 @@ describe("the dashboard's environment", () => {
     ALERT_EMAIL_FROM: undefined,
     ALERT_EMAIL_TO: undefined,
     SENDGRID_API_URL: undefined,
+    TRUST_PROXY: false,
     receive: { enabled: true, disabled: new Set(), secrets: { code_host: [], deploy_host: [], error_tracker: [], issue_tracker: [], uptime_monitor: [] } },
     cli: {
       home: homedir(),
@@ -91,7 +92,32 @@ describe("the dashboard's environment", () => {
   });
 
   it('reads the extra allowed hosts as a lowercase list', () => {
-    expect(readEnv({ DASHBOARD_ALLOWED_HOSTS: ' Dash.Internal, .example.com ,' }, '/').DASHBOARD_ALLOWED_HOSTS).toEqual(['dash.internal', '.example.com']);
+    const env = readEnv({ DASHBOARD_ALLOWED_HOSTS: ' Dash.Internal, .example.com ,', ORIGIN: 'https://dash.example.com' }, '/');
+    expect(env.DASHBOARD_ALLOWED_HOSTS).toEqual(['dash.internal', '.example.com']);
+  });
+
+  it('is remote on a loopback HOST when ORIGIN or an allowed host is beyond this machine (a reverse proxy in front)', () => {
+    for (const HOST of ['127.0.0.1', '::1', 'localhost']) {
+      expect(readEnv({ HOST, ORIGIN: 'https://dash.example.com' }, '/').mode).toBe('remote');
+      expect(readEnv({ HOST, ORIGIN: 'http://192.168.1.10:3000' }, '/').mode).toBe('remote');
+      expect(readEnv({ HOST, ORIGIN: 'https://dash.example.com', DASHBOARD_ALLOWED_HOSTS: 'localhost' }, '/').mode).toBe('remote');
+      expect(readEnv({ HOST, ORIGIN: 'http://localhost:3000', DASHBOARD_ALLOWED_HOSTS: 'dash.example.com' }, '/').mode).toBe('remote');
+      expect(readEnv({ HOST, ORIGIN: 'http://localhost:3000', DASHBOARD_ALLOWED_HOSTS: '.example.com' }, '/').mode).toBe('remote');
+    }
+    // Loopback all the way stays local: the address, ORIGIN and every allowed name.
+    expect(readEnv({ HOST: '127.0.0.1', ORIGIN: 'http://localhost:3000', DASHBOARD_ALLOWED_HOSTS: 'dash.localhost,.localhost,127.0.0.2,[::1]' }, '/').mode).toBe('local');
+    expect(readEnv({ HOST: '127.0.0.1', ORIGIN: 'http://[::1]:3000' }, '/').mode).toBe('local');
+    // An allowed host beyond this machine without ORIGIN: remote, so the address people open is needed.
+    expect(() => readEnv({ HOST: '127.0.0.1', DASHBOARD_ALLOWED_HOSTS: 'dash.example.com' }, '/')).toThrow(
+      /ORIGIN: DASHBOARD_ALLOWED_HOSTS serves dash\.example\.com, beyond this machine .*set ORIGIN/,
+    );
+  });
+
+  it("refuses adapter-node's other listeners (a Unix socket, socket activation), saying to use HOST and PORT", () => {
+    expect(unsupportedListener({})).toBeUndefined();
+    expect(unsupportedListener({ SOCKET_PATH: '', LISTEN_FDS: ' ' })).toBeUndefined();
+    expect(unsupportedListener({ SOCKET_PATH: '/run/dash.sock' })).toMatch(/^SOCKET_PATH is adapter-node's, which this dashboard does not use: it listens on HOST and PORT/);
+    expect(unsupportedListener({ LISTEN_PID: '1', LISTEN_FDS: '1' })).toMatch(/^LISTEN_PID and LISTEN_FDS are adapter-node's/);
   });
 
   it('turns the demo on with 1 or true and refuses anything else, naming the variable', () => {

@@ -14,7 +14,7 @@ const list = (value: string | undefined) =>
 
 const schema = z
   .object({
-    /** The address the server listens on; loopback makes it a local dashboard, anything else a remote one. */
+    /** The address the server listens on; loopback (with a loopback ORIGIN, if any) makes it a local dashboard. */
     HOST: z.string().default('127.0.0.1'),
     PORT: z.coerce.number().int().min(1).max(65_535).default(3000),
     /** The public origin people open (adapter-node's own variable); required for a remote dashboard. */
@@ -78,6 +78,15 @@ const schema = z
       .refine((value) => value === undefined || commaList(value).every((address) => z.email().safeParse(address).success), 'ALERT_EMAIL_TO must be email addresses, comma-separated'),
     /** SendGrid's API root: its own unless a proxy (or a test server) stands in. */
     SENDGRID_API_URL: z.url({ protocol: /^https?$/, error: 'SENDGRID_API_URL must be an http(s) URL such as https://api.sendgrid.com' }).optional(),
+    /**
+     * `true` behind a reverse proxy: a client's address (for the sign-in throttle and the sessions list) is the
+     * right-most X-Forwarded-For hop, else the socket's. The relay's own variable, read the same way.
+     */
+    TRUST_PROXY: z
+      .string()
+      .optional()
+      .refine((value) => value === undefined || /^(true|false)$/i.test(value.trim()), 'TRUST_PROXY is true or false')
+      .transform((value) => value?.trim().toLowerCase() === 'true'),
     /** `1`: on an empty store, start straight into the demo (three made-up products on the local sandbox). */
     DEMO: z
       .enum(['0', '1', 'true', 'false'])
@@ -97,7 +106,28 @@ const schema = z
           'set ORIGIN, e.g. ORIGIN=https://dash.example.com or ORIGIN=http://192.168.1.10:3000 (or HOST=127.0.0.1 to keep it local)',
       });
     }
+    const foreign = env.DASHBOARD_ALLOWED_HOSTS.find((host) => !isLoopbackHost(host));
+    if (foreign !== undefined && !env.ORIGIN) {
+      check.addIssue({
+        code: 'custom',
+        path: ['ORIGIN'],
+        message:
+          `DASHBOARD_ALLOWED_HOSTS serves ${foreign}, beyond this machine (a proxy in front), so the dashboard is a remote one ` +
+          'and needs the address people open: set ORIGIN, e.g. ORIGIN=https://dash.example.com',
+      });
+    }
   });
+
+/**
+ * Remote unless everything says "this machine only": a HOST that is not loopback listens beyond it, and an ORIGIN or
+ * a DASHBOARD_ALLOWED_HOSTS name that is not loopback means people reach it from elsewhere (a reverse proxy on the
+ * same host, say), whatever HOST is. A remote dashboard always needs a password.
+ */
+function modeOf(env: { HOST: string; ORIGIN?: string; DASHBOARD_ALLOWED_HOSTS: string[] }): 'local' | 'remote' {
+  if (!isLoopbackHost(env.HOST)) return 'remote';
+  if (env.ORIGIN !== undefined && !isLoopbackHost(new URL(env.ORIGIN).hostname)) return 'remote';
+  return env.DASHBOARD_ALLOWED_HOSTS.every(isLoopbackHost) ? 'local' : 'remote';
+}
 
 /** Where gcloud and the Google Workspace CLI keep their files: their own variables, or their defaults under the home directory. */
 const cliSchema = z.object({
@@ -109,7 +139,7 @@ const cliSchema = z.object({
 });
 
 export type Env = z.infer<typeof schema> & {
-  /** Local: bound to loopback, open until a password is set. Remote: any other bind, a password always. */
+  /** Local: bound to loopback and served only as loopback names, open until a password is set. Remote: a password always. */
   mode: 'local' | 'remote';
   /** The local webhook route's secrets (WEBHOOK_SECRET_<INTEGRATION>) and switches (RELAY_ENABLED, RELAY_DISABLE_<INTEGRATION>). */
   receive: ReceiveSettings;
@@ -146,7 +176,7 @@ export function readEnv(raw: RawEnv, base: string): Env {
       GOOGLE_WORKSPACE_CLI_CREDENTIALS_FILE: cli.GOOGLE_WORKSPACE_CLI_CREDENTIALS_FILE,
       GOOGLE_WORKSPACE_CLI_CONFIG_DIR: cli.GOOGLE_WORKSPACE_CLI_CONFIG_DIR,
     },
-    mode: isLoopbackHost(env.HOST) ? 'local' : 'remote',
+    mode: modeOf(env),
     // Without ORIGIN the bind is loopback (checked above): its own address, an IPv6 one in brackets.
     publicOrigin: env.ORIGIN?.replace(/\/$/, '') ?? bindUrl(env.HOST, env.PORT),
     receive: receiveSettingsFrom(withoutBlanks(raw)),
@@ -156,4 +186,17 @@ export function readEnv(raw: RawEnv, base: string): Env {
     MIGRATIONS_DIR: resolve(base, env.MIGRATIONS_DIR),
     DASHBOARD_PASSWORD_FILE: env.DASHBOARD_PASSWORD_FILE && resolve(base, env.DASHBOARD_PASSWORD_FILE),
   };
+}
+
+/**
+ * adapter-node's other ways to listen (a Unix socket, systemd's socket activation), which the dashboard does not
+ * take: it listens on HOST and PORT, and its mode and guards come from that address. A message when one is set.
+ */
+export function unsupportedListener(raw: RawEnv): string | undefined {
+  const set = ['SOCKET_PATH', 'LISTEN_PID', 'LISTEN_FDS'].filter((name) => withoutBlanks(raw)[name] !== undefined);
+  if (set.length === 0) return undefined;
+  return (
+    `${set.join(' and ')} ${set.length === 1 ? 'is' : 'are'} adapter-node's, which this dashboard does not use: it listens on HOST and PORT ` +
+    '(its access mode comes from that address). Unset it and set HOST (and PORT), e.g. HOST=127.0.0.1 behind a reverse proxy on this machine, with ORIGIN set.'
+  );
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { guard, securityHeaders, type GuardConfig } from './guard.ts';
+import { MAX_DUMP_BYTES } from '@dash/contracts';
+import { RECEIVE_LIMITS } from '@dash/webhooks';
+import { bodyLimit, BODY_LIMITS, guard, proxiedRefusal, proxyHeaderOf, securityHeaders, tooLargeVerdict, type GuardConfig } from './guard.ts';
 
 const local: GuardConfig = { mode: 'local', origin: 'http://127.0.0.1:3000', allowedHosts: [] };
 const remote: GuardConfig = { mode: 'remote', origin: 'https://dash.example.com', allowedHosts: ['dash.internal', '.corp.example'] };
@@ -89,5 +91,53 @@ describe('the security headers', () => {
     });
     expect(plain).not.toHaveProperty('strict-transport-security');
     expect(securityHeaders('https://dash.example.com')['strict-transport-security']).toBe('max-age=15552000');
+  });
+});
+
+describe('a request through a proxy', () => {
+  it('is told by any of the headers a proxy adds, and by none a browser sends on its own', () => {
+    const headers = (extra: Record<string, string>) => (name: string) => ({ host: '127.0.0.1:3000', origin: 'http://127.0.0.1:3000', ...extra })[name];
+    expect(proxyHeaderOf(headers({}))).toBeUndefined();
+    expect(proxyHeaderOf(headers({ 'sec-fetch-site': 'same-origin', referer: 'http://127.0.0.1:3000/' }))).toBeUndefined();
+    expect(proxyHeaderOf(headers({ forwarded: 'for=203.0.113.7;proto=https' }))).toBe('forwarded');
+    expect(proxyHeaderOf(headers({ 'x-forwarded-for': '203.0.113.7' }))).toBe('x-forwarded-for');
+    expect(proxyHeaderOf(headers({ 'x-forwarded-host': 'dash.example.com' }))).toBe('x-forwarded-host');
+    expect(proxyHeaderOf(headers({ 'x-real-ip': '203.0.113.7' }))).toBe('x-real-ip');
+    expect(proxyHeaderOf(headers({ via: '1.1 caddy' }))).toBe('via');
+    // Present but empty still says a proxy passed it on.
+    expect(proxyHeaderOf(headers({ 'x-forwarded-for': '' }))).toBe('x-forwarded-for');
+  });
+
+  it('is refused with what to set: JSON on the API, text on pages', () => {
+    const api = proxiedRefusal('/api/projects', 'x-forwarded-for');
+    expect(api.status).toBe(403);
+    expect(JSON.parse(api.body)).toEqual({ error: { code: 'PROXIED_WITHOUT_PASSWORD', message: expect.stringMatching(/set ORIGIN .*password/) } });
+    const page = proxiedRefusal('/', 'via');
+    expect(page).toMatchObject({ status: 403, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    expect(page.body).toMatch(/through a proxy \(via header\).*set ORIGIN to the address people open.*password/);
+  });
+});
+
+describe('body limits', () => {
+  it('keep sign-in and setup to a few KB, the import to a whole export, webhooks to the relay\'s, the rest to 1 MB', () => {
+    expect(BODY_LIMITS).toEqual({ signIn: 16 * 1024, webhook: RECEIVE_LIMITS.bodyBytes, import: MAX_DUMP_BYTES, other: 1024 * 1024 });
+    for (const url of ['/login', '/login?/default', '/setup?token=x', '/logout', '/api/tokens', '/api/tokens/abc', '/api/auth/cli-import']) {
+      expect(bodyLimit('POST', url)).toBe(BODY_LIMITS.signIn);
+    }
+    for (const url of ['/api/trpc/auth.login', '/api/trpc/auth.setup?batch=1', '/api/trpc/settings.get,auth.login?batch=1', '/api/trpc/settings.get%2Cauth.login?batch=1', '/api/trpc/tokens.create', '/api/trpc/sessions.removeAll', '/api/trpc/%E0%A4%A']) {
+      expect(bodyLimit('POST', url)).toBe(BODY_LIMITS.signIn);
+    }
+    expect(bodyLimit('POST', '/api/webhooks/code_host')).toBe(BODY_LIMITS.webhook);
+    expect(bodyLimit('POST', '/api/database/import?dryRun=1')).toBe(BODY_LIMITS.import);
+    for (const [method, url] of [['POST', '/api/trpc/settings.update?batch=1'], ['POST', '/api/trpc/database.import'], ['POST', '/api/projects'], ['PUT', '/api/database/import'], ['POST', '/settings?/password'], ['GET', '/']]) {
+      expect(bodyLimit(method as string, url as string)).toBe(BODY_LIMITS.other);
+    }
+  });
+
+  it('answer 413 JSON that closes the connection', () => {
+    const verdict = tooLargeVerdict(BODY_LIMITS.signIn);
+    expect(verdict).toMatchObject({ status: 413, headers: { 'content-type': 'application/json; charset=utf-8', connection: 'close' } });
+    expect(JSON.parse(verdict.body)).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than 16 KB, the most this route takes' } });
+    expect(tooLargeVerdict(MAX_DUMP_BYTES).body).toContain('larger than 50 MB');
   });
 });

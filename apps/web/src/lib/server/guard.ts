@@ -1,4 +1,4 @@
-import { isLoopbackHost } from '@dash/contracts';
+import { isLoopbackHost, MAX_DUMP_BYTES } from '@dash/contracts';
 import { isJsonType, RECEIVE_LIMITS } from '@dash/webhooks';
 
 /**
@@ -33,7 +33,7 @@ export const isSignedWebhook = (method: string, path: string) => method === 'POS
 /** POST /api/backup: authenticated by BACKUP_SECRET as its bearer and by nothing a browser sends on its own. */
 export const isBackupTrigger = (method: string, path: string) => method === 'POST' && path === '/api/backup';
 
-function json(status: number, code: string, message: string): Verdict {
+function json(status: number, code: string, message: string): NonNullable<Verdict> {
   return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ error: { code, message } }) };
 }
 
@@ -115,6 +115,66 @@ export function guard(request: GuardedRequest, config: GuardConfig): Verdict {
     'CROSS_SITE',
     `Cross-site request refused: changes are accepted from the dashboard's own pages (${canonical?.origin ?? `${scheme}//${parsed.host}`}) or with an API token (Authorization: Bearer).`,
   );
+}
+
+/** The headers a reverse proxy adds; a request straight from this machine's browser carries none of them. */
+export const PROXY_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip', 'via'] as const;
+
+/** The first proxy header a request carries, or undefined when it came straight to the socket. */
+export function proxyHeaderOf(header: GuardedRequest['header']): string | undefined {
+  return PROXY_HEADERS.find((name) => header(name) !== undefined);
+}
+
+/**
+ * The answer to a proxied request on a local dashboard without a password (hooks.server.ts asks the store whether
+ * one is set): whoever reaches the proxy would otherwise have it open, as if on this machine.
+ */
+export function proxiedRefusal(path: string, via: string): NonNullable<Verdict> {
+  const message =
+    `Refused: this dashboard is local and has no password, and this request came through a proxy (${via} header). ` +
+    'Behind a reverse proxy, set ORIGIN to the address people open (e.g. ORIGIN=https://dash.example.com), which makes it ' +
+    'require a password (first-run setup, or DASHBOARD_PASSWORD_FILE), then restart it.';
+  return isApi(path) ? json(403, 'PROXIED_WITHOUT_PASSWORD', message) : { status: 403, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: message };
+}
+
+/** Request body limits, counted on the bytes read (server.ts), whatever Content-Length says. */
+export const BODY_LIMITS = {
+  /** Signing in, first-run setup, signing out, passwords, sessions and tokens: a password and a few fields. */
+  signIn: 16 * 1024,
+  /** The providers' webhooks, as the relay takes them. */
+  webhook: RECEIVE_LIMITS.bodyBytes,
+  /** POST /api/database/import: a whole export. */
+  import: MAX_DUMP_BYTES,
+  /** Everything else (JSON to /api and /api/trpc, form actions). */
+  other: 1024 * 1024,
+} as const;
+
+const SIGN_IN_PATHS = new Set(['/login', '/setup', '/logout']);
+const SIGN_IN_PROCEDURES = /^(auth|sessions|tokens)\./;
+
+/** The most a request's body may hold: by path, and for /api/trpc by the procedures it names (a batch takes its smallest). */
+export function bodyLimit(method: string, url: string): number {
+  const path = url.split('?')[0] ?? '/';
+  if (SIGN_IN_PATHS.has(path) || path === '/api/tokens' || path.startsWith('/api/tokens/') || path.startsWith('/api/auth/')) return BODY_LIMITS.signIn;
+  if (path.startsWith('/api/trpc/')) {
+    let procedures: string[];
+    try {
+      procedures = decodeURIComponent(path.slice('/api/trpc/'.length)).split(',');
+    } catch {
+      return BODY_LIMITS.signIn;
+    }
+    return procedures.some((name) => SIGN_IN_PROCEDURES.test(name)) ? BODY_LIMITS.signIn : BODY_LIMITS.other;
+  }
+  if (isSignedWebhook(method, path)) return BODY_LIMITS.webhook;
+  if (method === 'POST' && path === '/api/database/import') return BODY_LIMITS.import;
+  return BODY_LIMITS.other;
+}
+
+/** The 413 for a body over its route's limit; the connection closes with it, so the rest is never read. */
+export function tooLargeVerdict(limit: number): NonNullable<Verdict> {
+  const size = limit >= 1024 * 1024 ? `${limit / 1024 / 1024} MB` : `${limit / 1024} KB`;
+  const verdict = json(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${size}, the most this route takes`);
+  return { ...verdict, headers: { ...verdict.headers, connection: 'close' } };
 }
 
 /**
