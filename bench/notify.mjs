@@ -46,7 +46,7 @@ const args = cliArgs();
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14';
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const GITHUB_SECRET = 'bench-github-secret';
-const POLL_SECRET = 'bench-poll-secret';
+const POLL_SECRET = 'bench-poll-secret-0123456789abcdef';
 const PAGE = 500;
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
