@@ -98,8 +98,8 @@ describe('Settings → Database in a real browser', () => {
     const target = await dashboard(randomBytes(32).toString('hex'));
     await fill(target);
     const before = await seen(target);
-    const dir = mkdtempSync(join(tmpdir(), 'dash-moved-'));
-    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    // A file given here must lie in the data directory.
+    const dir = target.dataDir;
     const page = section(await settingsPage(target));
     await page.getByLabel('File').fill(join(dir, 'moved.db'));
     await page.getByRole('button', { name: 'Test', exact: true }).click();
@@ -131,5 +131,44 @@ describe('Settings → Database in a real browser', () => {
     );
     expect(await page.locator('.summary').count()).toBe(0);
     expect(await seen(target)).toEqual(before);
+  });
+});
+
+describe('Settings → Database once a password is set', () => {
+  it('asks for the password to import: none or a wrong one says so, the right one imports', async () => {
+    const PASSWORD = 'correct horse battery staple';
+    const target = await dashboard(randomBytes(32).toString('hex'));
+    await fill(target);
+    const dump = (await (await target.fetch('/api/database/export')).json()) as Record<string, unknown>;
+    const dir = mkdtempSync(join(tmpdir(), 'dash-owner-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'export.json'), JSON.stringify(dump));
+    const set = await target.fetch('/settings?/password', {
+      method: 'POST',
+      headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ newPassword: PASSWORD, confirm: PASSWORD }),
+    });
+    expect(set.status).toBe(200);
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    cleanup.push(() => context.close());
+    const tab = await context.newPage();
+    await tab.goto(`${target.url}/login?next=/settings`);
+    await tab.getByLabel('Password').fill(PASSWORD);
+    await tab.getByRole('button', { name: /sign in/i }).click();
+    await tab.waitForURL(`${target.url}/settings`);
+    const page = section(tab);
+
+    await page.getByLabel('Choose an export to import').setInputFiles(join(dir, 'export.json'));
+    await expect.poll(() => page.getByRole('alert').allTextContents(), SERVER).toContain('Confirm this with the dashboard password (the password field).');
+    await page.getByLabel('Your password').fill('not the password at all');
+    await page.getByLabel('Choose an export to import').setInputFiles(join(dir, 'export.json'));
+    await expect.poll(() => page.getByRole('alert').allTextContents(), SERVER).toContain('That password is not right.');
+    await page.getByLabel('Your password').fill(PASSWORD);
+    await page.getByLabel('Choose an export to import').setInputFiles(join(dir, 'export.json'));
+    await expect.poll(() => page.locator('.summary').textContent(), SERVER).toMatch(/would replace/);
+    await page.getByRole('button', { name: 'Import and replace' }).click();
+    await expect.poll(() => page.getByText(/^Imported \d+ rows\.$/).count(), SERVER).toBe(1);
+    await section(tab).screenshot({ path: `${screenshotDir}settings-database-owner.png` });
   });
 });
