@@ -285,11 +285,12 @@ export class DatabaseManager {
 
   /**
    * The choice an input names, as `resolve`; a config given in the request must also point where the dashboard may
-   * go: a SQLite file inside the data directory, a host that is not link-local or cloud metadata (as upstreams).
+   * go: a SQLite file inside the data directory, a host that is not link-local or cloud metadata (as upstreams). A
+   * saved host is checked again (its name may resolve elsewhere by now); a saved file is where it was allowed to be.
    */
   private async resolveGuarded(input: Pick<DatabaseConfigInput, 'provider' | 'config'>): Promise<DatabaseChoice> {
     const choice = this.resolve(input);
-    if (input.config !== undefined) {
+    if (input.config !== undefined || choice.provider !== 'sqlite') {
       const refused = await refusedTarget(choice, this.options);
       if (refused) throw new TRPCError({ code: 'BAD_REQUEST', message: `${refused.path.join('.')}: ${refused.message}`, cause: { issues: [refused] } });
     }
