@@ -59,40 +59,56 @@ function seal(res: ServerResponse) {
   Object.assign(res, { setHeader: ignore, appendHeader: ignore, removeHeader: () => undefined, getHeaderNames: () => [], writeHead: ignore, flushHeaders: () => undefined, write: () => true, end: ignore });
 }
 
+/** After a 413, how long and how much more of the body is thrown away before the connection goes (see limitBody). */
+const LINGER_MS = 2000;
+const LINGER_BYTES = 4 * 1024 * 1024;
+
 /**
  * Holds a request's body to `limit` bytes, counted as the HTTP parser hands them to the request stream (chunked or
  * not, whatever Content-Length says), before adapter-node's handler or anyone else reads them; every chunk within
- * the limit goes on unchanged, in order. Over it: 413 (unless an answer has started), and the connection closes,
- * so the rest of the body is never read, let alone buffered.
+ * the limit goes on unchanged, in order. Over it: 413 with `Connection: close` (unless an answer has started), and
+ * nothing more reaches the handler. The connection does not go at once: closing a socket with unread bytes resets
+ * it, and a client still sending meets the reset on its next write before it has read the 413. So the answer goes
+ * out with a FIN, and what still arrives is thrown away unbuffered until the client stops, LINGER_BYTES more came or
+ * LINGER_MS passed; then the connection goes, and the rest of the body is never read.
  */
 function limitBody(req: IncomingMessage, res: ServerResponse, limit: number): boolean {
+  const socket = req.socket;
+  let received = 0;
+  let discarded = 0;
+  let refused = false;
   const refuse = () => {
+    refused = true;
     if (res.headersSent) {
-      req.socket.destroy();
+      socket.destroy();
       return;
     }
+    // Node ends a `connection: close` answer with destroySoon(), which would reset a socket with bytes still coming.
+    socket.destroySoon = () => socket.end();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
     answer(res, tooLargeVerdict(limit));
     seal(res);
-    // `connection: close` ends the socket once the answer is out; a client that never reads it loses it anyway.
-    setTimeout(() => req.socket.destroy(), 5000).unref();
+  };
+  const push = req.push.bind(req);
+  req.push = (chunk: unknown, encoding?: BufferEncoding) => {
+    if (refused) {
+      discarded += chunk === null ? 0 : (chunk as Uint8Array).length;
+      if (chunk === null || discarded > LINGER_BYTES) socket.destroy();
+      return true;
+    }
+    if (chunk !== null) {
+      received += (chunk as Uint8Array).length;
+      if (received > limit) {
+        refuse();
+        return true;
+      }
+    }
+    return push(chunk, encoding);
   };
   if (Number(req.headers['content-length'] ?? 0) > limit) {
     refuse();
     return false;
   }
-  let received = 0;
-  const push = req.push.bind(req);
-  req.push = (chunk: unknown, encoding?: BufferEncoding) => {
-    if (received > limit) return false;
-    if (chunk !== null) {
-      received += (chunk as Uint8Array).length;
-      if (received > limit) {
-        refuse();
-        return false;
-      }
-    }
-    return push(chunk, encoding);
-  };
   return true;
 }
 
