@@ -99,6 +99,11 @@ describe('a write token is not the owner', () => {
     }
     const listed = await raw(`${dashboard.url}/api/tokens`, { headers: bearer(writeToken) });
     expect(listed.status).toBe(403);
+    const readId = readToken.split('_')[1] ?? '?';
+    expect((await raw(`${dashboard.url}/api/tokens/${readId}`, { method: 'DELETE', headers: bearer(writeToken) })).status).toBe(403);
+    expect((await raw(`${dashboard.url}/api/trpc/sessions.list`, { headers: bearer(writeToken) })).status).toBe(403);
+    expect((await post('/api/trpc/sessions.removeAll', bearer(writeToken), '')).status).toBe(403);
+    expect((await post('/api/trpc/auth.changePassword', bearer(writeToken), { currentPassword: PASSWORD, newPassword: 'taken over by a token' })).status).toBe(403);
     expect((await raw(`${dashboard.url}/api/database/config`, { headers: bearer(readToken) })).body).toBe(before.body);
     // The token itself still works for what it may do.
     expect((await post('/api/projects', bearer(writeToken), { slug: 'tally', name: 'Tally' })).status).toBe(201);
