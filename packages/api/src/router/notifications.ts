@@ -31,6 +31,7 @@ import type { DeliveryRow, MuteRow, NotificationRow } from '@dash/db';
 import { relayIntegrations } from '@dash/webhooks';
 import { z } from 'zod';
 import type { Context } from '../context.ts';
+import { watchSignIn } from '../auth/watch.ts';
 import { fail } from '../errors.ts';
 import { relaySettings, targetOf } from '../notifications/config.ts';
 import { PolicyInputError } from '../notifications/inbox.ts';
@@ -150,14 +151,16 @@ export const notificationsRouter = router({
   /**
    * Live: first what changed after `lastEventId` (a reconnecting client's last seq), then every change
    * as it happens, each with the unread count. Event ids are the rows' seq, so a reconnect resumes.
+   * It ends (cleanly) when the caller's sign-in does: sign-out, ended sessions, a new password, a revoked token.
    */
   stream: publicProcedure
     .input(z.object({ lastEventId: z.coerce.number().int().nonnegative().nullish() }).optional())
     .output(trackedEvents(notificationStreamEventSchema))
     .subscription(async function* ({ ctx, input, signal: request }) {
       const { hub } = ctx.notifications.inbox;
-      // The client going away, or the server shutting down, ends the stream.
-      const signal = request ? AbortSignal.any([request, hub.closed]) : hub.closed;
+      // The client going away, its sign-in ending, or the server shutting down, ends the stream.
+      const signIn = watchSignIn(ctx.access, ctx.request?.identity);
+      const signal = AbortSignal.any(request ? [request, hub.closed, signIn.signal] : [hub.closed, signIn.signal]);
       const pending: (NotificationRow | DeliveryRow)[] = [];
       /** Interruptions sent while the client was away: it gets them, marked, so it does not pop them up late. */
       const replayed = new Set<string>();
@@ -204,6 +207,7 @@ export const notificationsRouter = router({
         }
       } finally {
         signal.removeEventListener('abort', onAbort);
+        signIn.stop();
         unsubscribe();
       }
     }),

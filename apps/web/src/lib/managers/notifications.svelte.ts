@@ -1,7 +1,17 @@
+import { TRPCClientError } from '@trpc/client';
 import type { Interruption, Notification, NotificationStreamEvent } from '@dash/contracts';
 import { api } from '$lib/services/trpc';
 import { describeError } from '$lib/utils/errors';
 import { isoNow } from '$lib/utils/format';
+
+/** Waits before opening the stream again after it ended: doubling from the first to the last. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_LAST_MS = 60_000;
+/** A stream that stayed open this long was healthy: the next reconnect starts from the first wait again. */
+const HEALTHY_MS = 60_000;
+
+/** A 401 (the sign-in guard's own JSON, which carries no tRPC data): the client is already sending the page to sign in. */
+const signedOut = (error: unknown) => error instanceof TRPCClientError && error.meta?.response instanceof Response && error.meta.response.status === 401;
 
 export interface InboxFilter {
   unread: boolean;
@@ -27,18 +37,57 @@ export class InboxState {
   /** Interruptions as they are sent; those a reconnect replays are for the record and not passed on. */
   onInterrupt: ((interrupt: Interruption) => void) | undefined;
   private stop: (() => void) | undefined;
+  /** The seq of the last event seen: a reconnect resumes after it. */
+  private lastEventId: number | undefined;
 
   constructor(unread: number) {
     this.unread = unread;
   }
 
-  /** Starts listening (idempotent); call `disconnect` when the page goes. */
+  /**
+   * Starts listening (idempotent); call `disconnect` when the page goes. The server ends the stream when
+   * this tab's sign-in ends (or it restarts); then a cheap call finds out which: signed out, the page goes
+   * to sign in (the client's 401 handling); otherwise it opens again after a wait that doubles up to a minute.
+   */
   connect(): void {
     if (this.stop) return;
-    const subscription = api.notifications.stream.subscribe(undefined, {
-      onData: (envelope) => this.receive(envelope.data),
-    });
-    this.stop = () => subscription.unsubscribe();
+    let stopped = false;
+    let subscription: { unsubscribe(): void } | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let wait = RETRY_FIRST_MS;
+    let openedAt = 0;
+    const open = () => {
+      openedAt = Date.now();
+      const input = this.lastEventId === undefined ? undefined : { lastEventId: this.lastEventId };
+      subscription = api.notifications.stream.subscribe(input, {
+        onData: (envelope) => {
+          if (/^\d+$/.test(envelope.id)) this.lastEventId = Number(envelope.id);
+          this.receive(envelope.data);
+        },
+        onComplete: () => void reopen(),
+        onError: () => void reopen(),
+      });
+    };
+    const reopen = async () => {
+      subscription?.unsubscribe();
+      if (stopped) return;
+      if (Date.now() - openedAt >= HEALTHY_MS) wait = RETRY_FIRST_MS;
+      try {
+        await api.auth.status.query();
+      } catch (error) {
+        // Signed out: the page is on its way to sign in; nothing to reopen.
+        if (signedOut(error)) return;
+      }
+      if (stopped) return;
+      timer = setTimeout(open, wait);
+      wait = Math.min(wait * 2, RETRY_LAST_MS);
+    };
+    open();
+    this.stop = () => {
+      stopped = true;
+      clearTimeout(timer);
+      subscription?.unsubscribe();
+    };
   }
 
   disconnect(): void {

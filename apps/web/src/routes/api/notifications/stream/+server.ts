@@ -9,7 +9,9 @@ const PING_MS = 25_000;
  * `GET /api/notifications/stream`: the live inbox for REST callers, as Server-Sent Events: each new or
  * changed row as `event: notification` with `id: <seq>` (a reconnect sends it back as Last-Event-ID and
  * gets what it missed), `event: reset` when it missed too much to replay, and a ping every 25 s. The
- * browser gets the same stream through the tRPC subscription.
+ * response ends when the caller's sign-in does (sign-out, ended sessions, a password change, a revoked
+ * token; the subscription watches it), so a reconnect is judged afresh. The browser gets the same stream
+ * through the tRPC subscription.
  */
 export const GET: RequestHandler = async ({ request, locals }) => {
   const header = request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('lastEventId');
