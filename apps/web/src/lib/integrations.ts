@@ -10,6 +10,8 @@ export interface IntegrationInput {
   placeholder?: string;
   /** Shown only when the form's `provider` has this value. */
   provider?: string;
+  /** A line under the input. */
+  hint?: string;
 }
 
 export interface IntegrationForm {
@@ -79,7 +81,14 @@ export const integrationForms: Record<Exclude<IntegrationName, 'analytics'>, Int
     inputs: [
       { name: 'org', label: 'Organization slug', kind: 'text' },
       { name: 'project', label: 'Project slug', kind: 'text' },
-      { name: 'host', label: 'Self-hosted URL', kind: 'text', optional: true, placeholder: 'https://sentry.example.com' },
+      {
+        name: 'host',
+        label: 'Self-hosted URL',
+        kind: 'text',
+        optional: true,
+        placeholder: 'https://sentry.example.com',
+        hint: 'The token goes only to the host it was saved for: save it with this host’s Base URL (…/api/0) in Connections first',
+      },
       credentialKey('sentry'),
     ],
   },
