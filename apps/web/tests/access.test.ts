@@ -148,7 +148,7 @@ describe('a local dashboard with a password', () => {
 
   it('gives an API token once; a read token reads and may not write; a revoked one and one in the query string are refused', async () => {
     const create = (scope: string) =>
-      raw(`${dashboard.url}/api/tokens`, { method: 'POST', headers: { cookie, origin: dashboard.url, 'content-type': 'application/json' }, body: JSON.stringify({ name: `${scope} script`, scope }) });
+      raw(`${dashboard.url}/api/tokens`, { method: 'POST', headers: { cookie, origin: dashboard.url, 'content-type': 'application/json' }, body: JSON.stringify({ name: `${scope} script`, scope, password: `${PASSWORD} 2` }) });
     const made = await create('read');
     expect([made.status, made.headers['cache-control']]).toEqual([201, 'no-store']);
     const read = JSON.parse(made.body) as { id: string; token: string };

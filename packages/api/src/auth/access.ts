@@ -77,6 +77,7 @@ export class Access {
   private ownerMemo: { at: number; hash: Promise<string | undefined> } | undefined;
   private setupToken: string | undefined;
   private readonly touchedTokens = new Map<string, number>();
+  private readonly endedListeners = new Set<() => void>();
 
   private constructor(
     private readonly store: Store,
@@ -165,12 +166,16 @@ export class Access {
     return this.options.dataDir ? join(this.options.dataDir, 'setup-token') : undefined;
   }
 
-  /** Whether `token` is the current setup token (constant time); a wrong one counts as a failed sign-in. */
+  /**
+   * Whether `token` is the current setup token (constant time). The right one always passes (256 random bits:
+   * no throttle is needed to keep it from being guessed); a wrong one is a failed sign-in from `ip`, refused
+   * with ThrottledError once that address is over its budget.
+   */
   async checkSetupToken(token: string, ip: string | undefined): Promise<boolean> {
-    await this.throttle.check(ip ?? 'unknown');
-    const ok = this.setupToken !== undefined && sameSecret(token, this.setupToken);
-    if (!ok) await this.throttle.failed(ip ?? 'unknown');
-    return ok;
+    if (this.setupToken !== undefined && sameSecret(token, this.setupToken)) return true;
+    await this.throttle.check(ip);
+    await this.throttle.failed(ip);
+    return false;
   }
 
   /**
@@ -193,15 +198,19 @@ export class Access {
     this.forgetOwner();
     if (!created) throw alreadySet();
     this.setupToken = undefined;
+    this.signInsEnded();
     const file = this.setupTokenFile();
     if (file) rmSync(file, { force: true });
     this.log.info('first-run setup done: the password is set');
     return this.startSession(request);
   }
 
-  /** Signs in with the password; throttled per address and overall, even when the password is right. */
+  /**
+   * Signs in with the password; throttled per client address (and only by that address's failures), even
+   * when the password is right: a password may be guessable, so an attempt takes its point before it is checked.
+   */
   async login(password: string, request: ClientInfo): Promise<NewSession> {
-    const address = request.ip ?? 'unknown';
+    const address = request.ip;
     await this.throttle.attempt(address);
     const hash = await this.passwordHash();
     if (hash === undefined) throw fail('BAD_REQUEST', 'No password is set yet.');
@@ -210,6 +219,7 @@ export class Access {
     if (!this.envHash && this.hasher.needsRehash(hash)) {
       await this.store.auth.changePassword(await this.hasher.hash(password), undefined);
       this.forgetOwner();
+      this.signInsEnded();
     }
     return this.startSession(request);
   }
@@ -250,15 +260,56 @@ export class Access {
     return { sessionId: row.id, renew: { token: cookie, maxAgeSeconds: Math.floor(left / 1000) } };
   }
 
-  /** The API token an `Authorization: Bearer` value carries, when valid and unexpired; a bad one counts as a failed sign-in. */
+  /**
+   * Whether a sign-in let in earlier still holds: its session is stored and within its lifetimes, its token
+   * is neither revoked nor expired, the open local dashboard still has no password. Read-only (it moves no
+   * last-seen time) and cheap: every live stream asks it every 2 s, so a sign-out in another process shows.
+   */
+  async stillValid(identity: Identity): Promise<boolean> {
+    switch (identity.via) {
+      case 'session': {
+        const row = await this.store.auth.sessions.get(identity.sessionId);
+        const now = this.now();
+        return row !== undefined && now - Date.parse(row.lastSeenAt) <= SESSION_IDLE_MS && now - Date.parse(row.createdAt) <= SESSION_MAX_MS;
+      }
+      case 'token': {
+        const row = await this.store.auth.tokens.get(identity.tokenId);
+        return row !== undefined && !this.expired(row);
+      }
+      case 'open':
+        return !(await this.required());
+      case 'backup':
+        return true;
+    }
+  }
+
+  /**
+   * Calls `listener` each time this process ends sign-ins (a sign-out, sessions ended, a password set or
+   * changed, a token revoked), so live streams ask `stillValid` at once; answers the function that stops it.
+   */
+  onSignInsEnded(listener: () => void): () => void {
+    this.endedListeners.add(listener);
+    return () => this.endedListeners.delete(listener);
+  }
+
+  private signInsEnded() {
+    for (const listener of this.endedListeners) listener();
+  }
+
+  /**
+   * The API token an `Authorization: Bearer` value carries, when valid and unexpired. It is looked up first
+   * (one read by id and a hash): a valid token always passes, whoever else failed from wherever, since its
+   * 256 random bits cannot be guessed and a throttle would only let others lock it out. A bad one is a failed
+   * sign-in from `ip` (ThrottledError once that address is over its budget). A good token does not clear
+   * the address's failures: a read token must not buy more password guesses.
+   */
   async token(bearer: string, ip: string | undefined): Promise<ApiTokenRow | undefined> {
-    const address = ip ?? 'unknown';
-    await this.throttle.check(address);
     const parsed = parseApiToken(bearer);
     const row = parsed && (await this.store.auth.tokens.get(parsed.id));
     const valid = row && parsed && sameSecret(row.secretHash, sha256(parsed.secret)) && !this.expired(row);
     if (!valid) {
-      await this.throttle.failed(address);
+      await this.throttle.check(ip);
+      await this.throttle.failed(ip);
       return undefined;
     }
     const now = this.now();
@@ -285,6 +336,24 @@ export class Access {
   }
 
   /**
+   * Lets an owner action through (moving or importing the database; managing the password, sessions and
+   * tokens): a signed-in session, or the open local dashboard, never an API token or BACKUP_SECRET; once a
+   * password is set, `password` must be it (a wrong one counts as a failed sign-in, throttled as the login).
+   */
+  async confirmOwner(identity: Identity | undefined, password: string | undefined, client: ClientInfo): Promise<void> {
+    if (!identity) throw fail('UNAUTHORIZED', 'Sign in first.');
+    if (identity.via === 'token' || identity.via === 'backup') {
+      throw fail('FORBIDDEN', 'Only the owner can do this, from a signed-in browser: an API token (or BACKUP_SECRET) cannot.');
+    }
+    const hash = await this.passwordHash();
+    if (hash === undefined) return;
+    if (!password) throw fail('FORBIDDEN', 'Confirm this with the dashboard password (the password field).');
+    await this.throttle.attempt(client.ip);
+    if (!(await this.hasher.verify(hash, password))) throw fail('FORBIDDEN', 'That password is not right.');
+    await this.throttle.succeeded(client.ip);
+  }
+
+  /**
    * Sets the first password of a local dashboard (no current one needed: it is open), or changes it
    * (the current one needed); every other session ends. Answers a new session when the caller had
    * none (the local dashboard was open), so setting a password does not lock its setter out.
@@ -302,22 +371,24 @@ export class Access {
       const created = await this.store.auth.createOwner(await this.hasher.hash(input.newPassword));
       this.forgetOwner();
       if (!created) throw fail('CONFLICT', 'A password was just set elsewhere; sign in with it.');
+      this.signInsEnded();
       this.log.info('password set: the dashboard now asks for it');
       return this.startSession(request);
     }
-    const address = request.ip ?? 'unknown';
+    const address = request.ip;
     await this.throttle.attempt(address);
     if (!(await this.hasher.verify(hash, input.currentPassword ?? ''))) throw fail('BAD_REQUEST', 'The current password is not right.');
     await this.throttle.succeeded(address);
     const keep = identity.via === 'session' ? identity.sessionId : undefined;
     await this.store.auth.changePassword(await this.hasher.hash(input.newPassword), keep);
     this.forgetOwner();
+    this.signInsEnded();
     this.log.info('password changed: every other session ended');
     return keep ? undefined : this.startSession(request);
   }
 
   async logout(identity: UserIdentity): Promise<void> {
-    if (identity.via === 'session') await this.store.auth.sessions.remove(identity.sessionId);
+    if (identity.via === 'session' && (await this.store.auth.sessions.remove(identity.sessionId))) this.signInsEnded();
   }
 
   async sessions(identity: UserIdentity): Promise<SessionInfo[]> {
@@ -335,11 +406,15 @@ export class Access {
   /** Ends every session, or every other one (`keepCurrent`); answers how many ended. */
   async endSessions(identity: UserIdentity, { keepCurrent }: { keepCurrent: boolean }): Promise<number> {
     const keep = keepCurrent && identity.via === 'session' ? identity.sessionId : undefined;
-    return this.store.auth.sessions.removeAll(keep);
+    const ended = await this.store.auth.sessions.removeAll(keep);
+    if (ended > 0) this.signInsEnded();
+    return ended;
   }
 
   async endSession(id: string): Promise<boolean> {
-    return this.store.auth.sessions.remove(id);
+    const removed = await this.store.auth.sessions.remove(id);
+    if (removed) this.signInsEnded();
+    return removed;
   }
 
   async createToken(input: TokenCreate, identity: UserIdentity): Promise<TokenCreated> {
@@ -369,7 +444,10 @@ export class Access {
     assertManagesTokens(identity);
     this.touchedTokens.delete(id);
     const removed = await this.store.auth.tokens.remove(id);
-    if (removed) this.log.info(`API token ${id} revoked`);
+    if (removed) {
+      this.signInsEnded();
+      this.log.info(`API token ${id} revoked`);
+    }
     return removed;
   }
 

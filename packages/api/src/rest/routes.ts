@@ -65,6 +65,14 @@ function download(output: unknown) {
   return { body: output, headers: { 'content-disposition': `attachment; filename="dashboard-export-${day}.json"` } };
 }
 const flag = (value: string | undefined) => value === '1' || value === 'true';
+
+/** An import's body: the export as it was downloaded, or `{ password, dump }` (an export has no `dump` key). */
+function importBody(body: unknown): { dump: unknown; password?: unknown } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || !('dump' in body)) return { dump: body };
+  const { dump, password, ...rest } = body as Record<string, unknown>;
+  // Anything else beside them goes to the procedure's strict schema, which names it.
+  return { dump, ...(password === undefined ? {} : { password }), ...rest };
+}
 const slug = ({ params }: RequestParts) => ({ slug: params.slug });
 
 /** The spec's REST paths, each served by one procedure. */
@@ -92,8 +100,9 @@ export const restRoutes: readonly RestRoute[] = [
     method: 'POST',
     path: '/api/database/import',
     procedure: 'database.import',
-    // `?dryRun=1` answers what the import would do, writing nothing.
-    input: ({ body, query }) => ({ dump: body, dryRun: flag(query.dryRun) }),
+    // `?dryRun=1` answers what the import would do, writing nothing. The body is the export, or `{ password, dump }`
+    // once a password is set (an import is the owner's).
+    input: ({ body, query }) => ({ ...importBody(body), dryRun: flag(query.dryRun) }),
     maxBodyBytes: MAX_DUMP_BYTES,
   },
 
