@@ -1,4 +1,7 @@
+import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NARROW_REFRESH_TOKEN, REVOKED_REFRESH_TOKEN_PREFIX, sandboxGoogle, startSandbox, type Sandbox } from '@dash/sandbox';
@@ -45,7 +48,7 @@ const userCredentials = (refreshToken: string = sandboxGoogle.refreshToken) => (
 /** A local dashboard whose Google connection points at the fake Google with stale values, and a project on Search Console. */
 async function dashboard(locations: Partial<CliLocations> = {}, mode: 'local' | 'remote' = 'local') {
   const api = await createTestApi({
-    cliLocations: { home, ...locations },
+    cliLocations: { home, googleBaseUrl: sandbox.services.google.baseUrl, ...locations },
     ...(mode === 'remote' ? { access: { mode, origin: 'https://dash.example.com' } } : {}),
   });
   apis.push(api);
@@ -134,5 +137,27 @@ describe('POST /api/auth/cli-import', () => {
     const answer = await cliImport(rest);
     expect(answer.status).toBe(403);
     expect(await stored()).toEqual(stale);
+  });
+
+  it('sends the login on this computer to Google only, never to a base URL an API client saved with the Google credential', async () => {
+    const seen: string[] = [];
+    const listener = createServer((req, res) => {
+      req.on('data', (chunk: Buffer) => seen.push(chunk.toString()));
+      req.on('end', () => res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"invalid_grant"}'));
+    });
+    listener.listen(0, '127.0.0.1');
+    await once(listener, 'listening');
+    try {
+      file('gcloud/application_default_credentials.json', userCredentials());
+      const { rest, api, stored } = await dashboard({ CLOUDSDK_CONFIG: join(home, 'gcloud') });
+      const elsewhere = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+      await api.store.credentials.putSealed('google', api.ctx.vault.seal('google', { clientId: 'x.apps.googleusercontent.com', clientSecret: 'mine', baseUrl: elsewhere }));
+      const answer = await cliImport(rest);
+      expect(answer.status).toBe(200);
+      expect(seen).toEqual([]);
+      expect(await stored()).toMatchObject({ refreshToken: sandboxGoogle.refreshToken, baseUrl: sandbox.services.google.baseUrl });
+    } finally {
+      await new Promise((resolve) => listener.close(resolve));
+    }
   });
 });

@@ -21,6 +21,8 @@ export interface CliLocations {
   GOOGLE_APPLICATION_CREDENTIALS?: string | undefined;
   GOOGLE_WORKSPACE_CLI_CREDENTIALS_FILE?: string | undefined;
   GOOGLE_WORKSPACE_CLI_CONFIG_DIR?: string | undefined;
+  /** Where the imported login is proved and then used instead of Google's own API (the server's option: the sandbox). */
+  googleBaseUrl?: string | undefined;
 }
 
 /** Google's `authorized_user` JSON, as gcloud, the Workspace CLI and google-auth write it. */
@@ -89,8 +91,9 @@ export async function importFromCli(ctx: Context, at: CliLocations | undefined):
     );
   }
   const values = { clientId: parsed.data.client_id, clientSecret: parsed.data.client_secret, refreshToken: parsed.data.refresh_token };
-  // A base URL saved with the Google credential (a proxy, the sandbox) stays, and the proof goes there.
-  const baseUrl = (await ctx.data.connections.stored('google'))?.baseUrl;
+  // The login on this computer goes only to Google (or the server's own googleBaseUrl): never to a base URL saved
+  // with a Google credential, which an API client may have set, and the saved credential is bound to that host.
+  const baseUrl = at.googleBaseUrl;
   const imported = { ...values, ...(baseUrl ? { baseUrl } : {}) };
   const upstream = await ctx.data.connections.context('google', 'google', { values: imported });
   let scopes: string[];
