@@ -27,13 +27,14 @@ import {
   type Notification,
   type NotificationStreamEvent,
 } from '@dash/contracts';
+import { refusedBaseUrl } from '@dash/connectors';
 import type { DeliveryRow, MuteRow, NotificationRow } from '@dash/db';
 import { relayIntegrations } from '@dash/webhooks';
 import { z } from 'zod';
 import type { Context } from '../context.ts';
 import { watchSignIn } from '../auth/watch.ts';
 import { fail } from '../errors.ts';
-import { relaySettings, targetOf } from '../notifications/config.ts';
+import { relaySettings, saveRelaySecret, secretNote, targetOf, testTarget } from '../notifications/config.ts';
 import { PolicyInputError } from '../notifications/inbox.ts';
 import { outcomeOf } from '../notifications/policy/planner.ts';
 import { quietAt } from '../notifications/policy/quiet-hours.ts';
@@ -304,6 +305,7 @@ async function relayStatus(ctx: Context) {
     url: relay.url ?? null,
     urlSource: relay.urlSource,
     secretSource: relay.secretSource,
+    secretNote: secretNote(relay),
     poller: notifications.poller.status(),
     localWebhooks: relayIntegrations.map((integration) => ({
       integration,
@@ -333,12 +335,18 @@ export const relayRouter = router({
       }
     }),
 
-  /** Saves (or, with null, forgets) the relay's poll secret; polling starts or stops without a restart. */
+  /**
+   * Saves (or, with null, forgets) the relay's poll secret, for `url` (saved as the relay URL with it) or the relay
+   * URL in effect; polling starts or stops without a restart.
+   */
   saveSecret: publicProcedure
     .input(relaySecretSchema)
     .output(z.object({ ok: z.literal(true) }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.notifications.secrets.setPollSecret(input.secret);
+      const refused = input.url === undefined ? undefined : refusedBaseUrl(input.url);
+      if (refused) throw fail('BAD_REQUEST', `url: ${refused}`);
+      if (input.secret === null) await ctx.notifications.secrets.setPollSecret(null);
+      else await saveRelaySecret(ctx.store, ctx.notifications.secrets, ctx.notifications.env, input.secret, input.url);
       ctx.notifications.poller.wake();
       return { ok: true as const };
     }),
@@ -357,9 +365,10 @@ export const relayRouter = router({
     .input(relayTestSchema)
     .output(relayTestResultSchema)
     .mutation(async ({ ctx, input }) => {
-      const saved = await relaySettings(ctx.store, ctx.notifications.secrets, ctx.notifications.env);
-      const url = input.url ?? saved.url;
-      const secret = input.secret ?? saved.secret;
+      // A stored secret goes only to the host it was saved for: another URL is tested with the secret given with it.
+      const target = testTarget(await relaySettings(ctx.store, ctx.notifications.secrets, ctx.notifications.env), input);
+      if ('refused' in target) throw fail('BAD_REQUEST', `secret: ${target.refused}`);
+      const { url, secret } = target;
       if (!url) return { ok: false as const, step: 'health' as const, error: 'Set the relay URL first.' };
       try {
         await relayHealth({ url }, ctx.notifications.fetch);
