@@ -1,10 +1,10 @@
 import { json, type Handle, type HandleServerError, type RequestEvent, type ServerInit } from '@sveltejs/kit';
 import { ThrottledError, type Identity } from '@dash/api';
-import { dev } from '$app/environment';
 import { getContext, serverEnv } from '$lib/server/app';
-import { guard, isBackupTrigger, isSignedWebhook } from '$lib/server/guard';
+import { guard, isBackupTrigger, isSignedWebhook, proxiedRefusal, proxyHeaderOf } from '$lib/server/guard';
 import { tokensMatch } from '@dash/webhooks';
 import { sessionCookie } from '$lib/server/session';
+import { clientAddressOf } from '$lib/server/client-address';
 
 /** Opens and migrates the store before the first request, so a bad DATABASE_URL fails at start. */
 export const init: ServerInit = async () => {
@@ -32,12 +32,15 @@ const bearerOf = (authorization: string | null) => (authorization === null ? und
 
 const seeOther = (location: string) => new Response(null, { status: 303, headers: { location } });
 
+/** The socket's address, or with TRUST_PROXY the right-most X-Forwarded-For hop (client-address.ts). */
 function clientAddress(event: RequestEvent): string | undefined {
+  let socket: string | undefined;
   try {
-    return event.getClientAddress();
+    socket = event.getClientAddress();
   } catch {
-    return undefined;
+    socket = undefined;
   }
+  return clientAddressOf(socket, event.request.headers.get('x-forwarded-for'), serverEnv().TRUST_PROXY);
 }
 
 /**
@@ -65,20 +68,25 @@ async function backupAuth(event: RequestEvent, authorization: string | null, res
  * only on a local dashboard without a password, and on the public paths.
  */
 const authenticate: Handle = async ({ event, resolve }) => {
-  // `vite dev` has no server.ts in front: the same guards run here.
-  if (dev) {
-    const verdict = guard(
-      { method: event.request.method, url: event.url.pathname + event.url.search, header: (name) => event.request.headers.get(name) ?? undefined },
-      { mode: serverEnv().mode, origin: serverEnv().ORIGIN, allowedHosts: serverEnv().DASHBOARD_ALLOWED_HOSTS },
-    );
-    if (verdict) return new Response(verdict.body, verdict);
-  }
+  // server.ts's guards again: `vite dev` has no server.ts in front, and any other server around the handler gets them too.
+  const guarded = guard(
+    { method: event.request.method, url: event.url.pathname + event.url.search, header: (name) => event.request.headers.get(name) ?? undefined },
+    { mode: serverEnv().mode, origin: serverEnv().ORIGIN, allowedHosts: serverEnv().DASHBOARD_ALLOWED_HOSTS },
+  );
+  if (guarded) return new Response(guarded.body, guarded);
 
   const path = event.url.pathname;
   const { access } = await getContext();
   const client = { ip: clientAddress(event), userAgent: event.request.headers.get('user-agent') ?? undefined };
   event.locals.request = { ...client, identity: undefined };
   if (path === '/healthz') return resolve(event);
+  // A local dashboard without a password trusts whoever reaches the socket; a proxy or tunnel in front would open it
+  // to anyone. A provider's webhook through a tunnel still reaches its route: it proves itself with its signature.
+  const via = proxyHeaderOf((name) => event.request.headers.get(name) ?? undefined);
+  if (via !== undefined && !isSignedWebhook(event.request.method, path) && !(await access.required())) {
+    const verdict = proxiedRefusal(path, via);
+    return new Response(verdict.body, { status: verdict.status, headers: { ...verdict.headers, 'cache-control': 'no-store' } });
+  }
 
   if (await access.setupRequired()) {
     if (path === '/setup') return resolve(event);
@@ -88,6 +96,9 @@ const authenticate: Handle = async ({ event, resolve }) => {
 
   const authorization = event.request.headers.get('authorization');
   if (isBackupTrigger(event.request.method, path)) return backupAuth(event, authorization, resolve);
+  // The providers' webhooks sign in with their own signature or token, which the route checks: Better Stack's
+  // may come as `Authorization: Bearer <WEBHOOK_SECRET_UPTIME_MONITOR>`, which is no API token and no failed sign-in.
+  if (isSignedWebhook(event.request.method, path)) return resolve(event);
 
   let identity: Identity | undefined;
   const cookie = sessionCookie(serverEnv().ORIGIN ?? event.url.origin);
@@ -116,9 +127,7 @@ const authenticate: Handle = async ({ event, resolve }) => {
   if (!identity && !(await access.required())) identity = { via: 'open', scope: 'write' };
   event.locals.request = { ...client, identity };
 
-  // The providers' webhooks sign in with their own signatures, checked by the route.
-  const publicPath = PUBLIC_PATHS.has(path) || isSignedWebhook(event.request.method, path);
-  if (!identity && !publicPath) return unauthorized(event, 'Sign in, or send an API token as Authorization: Bearer <token>.');
+  if (!identity && !PUBLIC_PATHS.has(path)) return unauthorized(event, 'Sign in, or send an API token as Authorization: Bearer <token>.');
   if (identity?.scope === 'read' && !SAFE_METHODS.has(event.request.method)) {
     return errorJson(403, 'FORBIDDEN', 'This API token is read-only; create a write token to change anything.');
   }

@@ -262,8 +262,15 @@ describe('a dashboard behind a reverse proxy on this machine', () => {
       },
     );
 
-    it('still answers the liveness probe through a proxy, and this machine’s own requests as before', async () => {
+    it('still answers the liveness probe and a provider’s webhook through a proxy, and this machine’s own requests as before', async () => {
       expect((await raw(`${dashboard.url}/healthz`, { headers: proxied })).status).toBe(200);
+      // A tunnel for webhooks: the delivery reaches its route, which judges its signature (none here: 401, not the proxy's 403).
+      const webhook = await raw(`${dashboard.url}/api/webhooks/code_host`, {
+        method: 'POST',
+        headers: { ...proxied, 'content-type': 'application/json', 'x-github-event': 'ping', 'x-github-delivery': 'tunnel-1' },
+        body: '{}',
+      });
+      expect([webhook.status, errorOf(webhook).code]).toEqual([401, 'UNAUTHORIZED']);
       expect((await raw(`${dashboard.url}/api/settings`)).status).toBe(200);
       expect((await raw(`${dashboard.url}/`)).status).toBe(200);
     });

@@ -44,6 +44,24 @@ export interface DashboardOptions {
    * fresh directory that holds the migrations as `./drizzle`, so its relative paths land in it.
    */
   fromEnvExample?: boolean;
+  /** node's arguments, resolved from `cwd`: `build/server.js` unless given (e.g. `['build']`, as `node build` runs it). */
+  entry?: string[];
+  /**
+   * Where it runs: the repo root (the default, as `npm start`), `web` (apps/web, for `node build`), or `app`: the fresh
+   * directory laid out as the Docker image's /app (`build` and `drizzle` in it), where the relative defaults land.
+   */
+  cwd?: 'repo' | 'web' | 'app';
+}
+
+/** The working directory and node's arguments for an entry (see DashboardOptions). */
+function command(options: Pick<DashboardOptions, 'entry' | 'cwd' | 'fromEnvExample'>, dataDir: string): { cwd: string; args: string[] } {
+  const where = options.cwd ?? (options.fromEnvExample ? 'app' : 'repo');
+  const cwd = where === 'app' ? dataDir : where === 'web' ? webDir : repoDir;
+  if (where === 'app') {
+    symlinkSync(join(repoDir, 'drizzle'), join(dataDir, 'drizzle'));
+    symlinkSync(join(webDir, 'build'), join(dataDir, 'build'));
+  }
+  return { cwd, args: options.entry ?? [join(webDir, 'build/server.js')] };
 }
 
 /** `.env.example` exactly as a user copies it to `.env` or hands it to `docker run --env-file`. */
@@ -66,9 +84,9 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
   const env: Env = { ...defaults, ...extra, PATH: process.env.PATH, PORT: String(port) };
   const url = env.ORIGIN || `http://127.0.0.1:${port}`;
   let output = '';
-  if (options.fromEnvExample) symlinkSync(join(repoDir, 'drizzle'), join(dataDir, 'drizzle'));
-  const child: ChildProcess = spawn(process.execPath, [join(webDir, 'build/server.js')], {
-    cwd: options.fromEnvExample ? dataDir : repoDir,
+  const { cwd, args } = command(options, dataDir);
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -108,11 +126,12 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
 }
 
 /** Runs the built server with `env` and waits for it to exit by itself: for start-up refusals. */
-export async function runUntilExit(env: Env): Promise<{ code: number | null; output: string }> {
+export async function runUntilExit(env: Env, options: Pick<DashboardOptions, 'entry' | 'cwd'> = {}): Promise<{ code: number | null; output: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dash-e2e-'));
   const port = await freePort();
-  const child = spawn(process.execPath, [join(webDir, 'build/server.js')], {
-    cwd: repoDir,
+  const { cwd, args } = command(options, dataDir);
+  const child = spawn(process.execPath, args, {
+    cwd,
     env: { DATA_DIR: dataDir, DATABASE_URL: `file:${join(dataDir, 'dashboard.db')}`, MIGRATIONS_DIR: join(repoDir, 'drizzle'), ...env, PATH: process.env.PATH, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
