@@ -222,6 +222,8 @@ describe('another site on this machine (127.0.0.1, another port) while the owner
       const security = page.locator('#security');
       await security.getByLabel('Name').fill('security test');
       await security.getByLabel('Scope').selectOption('read');
+      // Making a token is the owner's: the password again.
+      await security.getByLabel('Your password').fill(PASSWORD);
       await security.getByRole('button', { name: 'Create token' }).click();
       const box = security.getByRole('status').filter({ hasText: 'It is shown only this once.' });
       await expect.poll(() => box.isVisible()).toBe(true);
