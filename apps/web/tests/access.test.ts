@@ -1,40 +1,15 @@
 // Access control over real HTTP, against the production build (SvelteKit's own CSRF check is off in dev).
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRouter } from '@dash/api';
 import { restRoutes } from '@dash/api/rest';
+import { cookieOf, raw, type Answer } from './http.ts';
 import { runUntilExit, startDashboard, type RunningDashboard } from './server.ts';
 
 const PASSWORD = 'correct horse battery staple';
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** One request with exactly these headers (fetch may not set Host, nor leave out what a browser adds). */
-function raw(url: string, { method = 'GET', headers = {}, body }: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    // Node's client sends a DELETE body with neither Content-Length nor chunked framing unless told.
-    const length = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
-    const req = httpRequest(url, { method, headers: { ...length, ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-const cookieOf = (answer: Answer, name = 'dash_session') =>
-  ([answer.headers['set-cookie'] ?? []].flat().find((c) => c.startsWith(`${name}=`)) ?? '').split(';')[0] ?? '';
 
 /** Signs in through the login form, as a browser without JavaScript does; answers the session cookie. */
 async function signIn(dashboard: RunningDashboard, password = PASSWORD, headers: Record<string, string> = {}): Promise<Answer & { cookie: string }> {

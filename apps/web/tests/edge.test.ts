@@ -2,39 +2,17 @@
 // (issue 25, 2), a dashboard behind a reverse proxy on the same host is never open (1), and bodies are held to their
 // route's limit on the bytes actually read, chunked or not (11).
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorOf, raw, type Answer } from './http.ts';
 import { runUntilExit, startDashboard, type DashboardOptions, type RunningDashboard } from './server.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const webDir = fileURLToPath(new URL('..', import.meta.url));
 const repoDir = join(webDir, '../..');
-
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A request as curl sends it: exactly these headers (and Host), nothing a browser would add. */
-function raw(url: string, { method = 'GET', headers = {}, body }: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const length = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
-    const req = httpRequest(url, { method, headers: { ...length, ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-const errorOf = (answer: Answer) => (JSON.parse(answer.body) as { error: { code: string; message: string } }).error;
 
 interface Upload extends Answer {
   /** Bytes handed to the socket when the answer came. */

@@ -2,39 +2,16 @@
 // token (even a write one) cannot move or import the database nor mint tokens, a signed-in browser confirms those with
 // the password, a switch keeps the password, and a database given over HTTP must be in DATA_DIR or at a host that is
 // not link-local or cloud metadata.
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cookieOf, errorOf, raw } from './http.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** One request exactly as curl would send it, from the given local address. */
-function raw(url: string, { method = 'GET', headers = {}, body, from }: { method?: string; headers?: Record<string, string>; body?: string; from?: string } = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const length = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
-    const req = httpRequest(url, { method, headers: { ...length, ...headers }, ...(from ? { localAddress: from } : {}) }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-const cookieOf = (answer: Answer) => ([answer.headers['set-cookie'] ?? []].flat().find((c) => c.startsWith('dash_session=')) ?? '').split(';')[0] ?? '';
 const form = { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' };
 const jsonType = { 'content-type': 'application/json' };
 const bearer = (token: string) => ({ authorization: `Bearer ${token}`, ...jsonType });
-const errorOf = (answer: Answer) => (JSON.parse(answer.body) as { error: { code: string; message: string } }).error;
 
 let dashboard: RunningDashboard;
 let readToken: string;

@@ -1,44 +1,13 @@
 // Signing in over real sockets against the built server: the failure throttle counts each client address on its
 // own (the socket's, or with TRUST_PROXY the right-most X-Forwarded-For hop), Better Stack's bearer-token webhooks
 // reach their route, and `next` never leads off the dashboard.
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { incident } from '../../../packages/webhooks/src/betterstack/fixtures.ts';
+import { cookieOf, raw } from './http.ts';
 import { runUntilExit, startDashboard, type RunningDashboard } from './server.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const BETTERSTACK_TOKEN = 'betterstack-outgoing-webhook-token-5c1f0e9a';
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-interface Raw {
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-  /** The loopback address the request leaves from (127.0.0.2, …): another client as the server's socket sees it. */
-  from?: string;
-}
-
-/** One request exactly as curl would send it, from the given local address. */
-function raw(url: string, { method = 'GET', headers = {}, body, from }: Raw = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const length = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
-    const req = httpRequest(url, { method, headers: { ...length, ...headers }, ...(from ? { localAddress: from } : {}) }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-const cookieOf = (answer: Answer) => ([answer.headers['set-cookie'] ?? []].flat().find((c) => c.startsWith('dash_session=')) ?? '').split(';')[0] ?? '';
 
 const form = { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' };
 
