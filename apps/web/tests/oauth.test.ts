@@ -25,9 +25,13 @@ beforeAll(async () => {
     JSON.stringify({ account: 'founder@example.com', client_id: sandboxGoogle.clientId, client_secret: sandboxGoogle.clientSecret, refresh_token: sandboxGoogle.refreshToken, type: 'authorized_user' }),
   );
   // gcloud's directory is the test's own; the Workspace CLI's default under a home that has none.
-  [dashboard, browser] = await Promise.all([startDashboard({ env: { CLOUDSDK_CONFIG: gcloud, HOME: gcloud } }), launchChromium()]);
+  // An imported login goes only to GOOGLE_API_URL (Google's own unless set): here the fake Google.
+  [dashboard, browser] = await Promise.all([
+    startDashboard({ env: { CLOUDSDK_CONFIG: gcloud, HOME: gcloud, GOOGLE_API_URL: sandbox.services.google.baseUrl } }),
+    launchChromium(),
+  ]);
   const post = (path: string, body: unknown) => dashboard.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  // An older Google connection pointing at the fake Google: the import replaces its tokens and keeps its base URL.
+  // An older Google connection: the import replaces its tokens, and its base URL with GOOGLE_API_URL's.
   const stale = { clientId: 'old.apps.googleusercontent.com', clientSecret: 'old', refreshToken: '1//old', baseUrl: sandbox.services.google.baseUrl };
   expect((await post('/api/credentials', { key: 'google', values: stale })).status).toBe(200);
   const integrations = { seo: { siteUrl: 'sc-domain:formfox.io' }, code_host: { repos: ['formfox/web'] } };

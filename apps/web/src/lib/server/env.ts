@@ -78,6 +78,8 @@ const schema = z
       .refine((value) => value === undefined || commaList(value).every((address) => z.email().safeParse(address).success), 'ALERT_EMAIL_TO must be email addresses, comma-separated'),
     /** SendGrid's API root: its own unless a proxy (or a test server) stands in. */
     SENDGRID_API_URL: z.url({ protocol: /^https?$/, error: 'SENDGRID_API_URL must be an http(s) URL such as https://api.sendgrid.com' }).optional(),
+    /** Google's API root for a login imported from gcloud (the only place it is sent): its own unless a proxy (or a test server) stands in. */
+    GOOGLE_API_URL: z.url({ protocol: /^https?$/, error: 'GOOGLE_API_URL must be an http(s) URL such as https://www.googleapis.com' }).optional(),
     /**
      * `true` behind a reverse proxy: a client's address (for the sign-in throttle and the sessions list) is the
      * right-most X-Forwarded-For hop, else the socket's. The relay's own variable, read the same way.
@@ -175,6 +177,7 @@ export function readEnv(raw: RawEnv, base: string): Env {
       GOOGLE_APPLICATION_CREDENTIALS: cli.GOOGLE_APPLICATION_CREDENTIALS,
       GOOGLE_WORKSPACE_CLI_CREDENTIALS_FILE: cli.GOOGLE_WORKSPACE_CLI_CREDENTIALS_FILE,
       GOOGLE_WORKSPACE_CLI_CONFIG_DIR: cli.GOOGLE_WORKSPACE_CLI_CONFIG_DIR,
+      googleBaseUrl: env.GOOGLE_API_URL,
     },
     mode: modeOf(env),
     // Without ORIGIN the bind is loopback (checked above): its own address, an IPv6 one in brackets.
