@@ -76,8 +76,9 @@ describe('backup over the demo', () => {
     const revenuecat = requestsBy('revenuecat').filter((request) => request.path.includes('/metrics/overview'));
     expect(revenuecat).toHaveLength(4);
     for (let i = 1; i < revenuecat.length; i++) expect((revenuecat[i]?.at ?? 0) - (revenuecat[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(delays.revenue);
-    // The other lanes did not wait for it: GitHub was done before RevenueCat's second call.
-    expect(Math.max(...requestsBy('github').map((request) => request.at))).toBeLessThan(revenuecat[1]?.at ?? 0);
+    // The other lanes did not wait for it: GitHub (10 ms apart) was done before RevenueCat's last call (900 ms in),
+    // a margin a busy machine keeps (its second call, 300 ms in, was one a loaded CI run could miss).
+    expect(Math.max(...requestsBy('github').map((request) => request.at))).toBeLessThan(revenuecat[3]?.at ?? 0);
 
     const status = backupStatusSchema.parse(await api.caller.backup.status());
     expect(status).toMatchObject({ running: null, last: { ...result, trigger: 'dashboard' }, schedule: null, httpEnabled: false });
