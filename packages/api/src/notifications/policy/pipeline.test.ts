@@ -179,6 +179,56 @@ describe.for([
     expect(await traceOf(dash, 'Monitor down: api')).toEqual(expect.arrayContaining([expect.objectContaining({ stage: 'flap' })]));
   });
 
+  it.skipIf(skip)('announces the recovery of an outage told by a flap notice, replacing it in the browser (issue 26, 1)', async () => {
+    const dash = await dashboard(T0);
+    // Three short outages start a flap; the fourth stays down through the flap's end ("still down").
+    for (let cycle = 0; cycle < 3; cycle++) {
+      const start = T0 + cycle * 5 * MINUTE;
+      await dash.tickAt(start);
+      await dash.ingest(events.down('api', `c${cycle}`, start));
+      await dash.tickAt(start + 3 * MINUTE);
+      await dash.ingest(events.up('api', `c${cycle}`, start + 3 * MINUTE));
+    }
+    const down = T0 + 15 * MINUTE;
+    await dash.tickAt(down);
+    await dash.ingest(events.down('api', 'c3', down));
+    const end = await dash.tickAt(down + 15 * MINUTE);
+    expect(end).toEqual([expect.objectContaining({ purpose: 'flap_end', message: expect.objectContaining({ title: 'Monitor down: api: still down', tag: 'betterstack:monitor:api' }) })]);
+    dash.clock.advance(HOUR);
+    const recovery = await dash.ingest(events.up('api', 'c3', dash.clock.now()));
+    expect(recovery.sent).toEqual([
+      expect.objectContaining({ purpose: 'resolve', status: 'sent', message: expect.objectContaining({ tag: 'betterstack:monitor:api', severity: 'success', renotify: false }) }),
+    ]);
+  });
+
+  it.skipIf(skip)('announces the recovery of an outage the digest told about (issue 26, 1)', async () => {
+    const dash = await dashboard(Date.parse('2026-11-24T00:10:00Z'));
+    await dash.caller.notifications.saveQuietHours(berlinNights);
+    await dash.ingest(events.issue('1', dash.clock.now()));
+    expect((await dash.tickAt(MORNING)).map((d) => d.purpose)).toEqual(['digest']);
+    dash.clock.advance(HOUR);
+    const recovery = await dash.ingest(events.issue('1', dash.clock.now(), 'resolved'));
+    expect(recovery.sent).toEqual([expect.objectContaining({ purpose: 'resolve', message: expect.objectContaining({ tag: 'sentry:issue:1' }) })]);
+  });
+
+  it.skipIf(skip)('never calls failed deploys or Sentry issues flapping: each failure is a new notification (issue 26, 2)', async () => {
+    const dash = await dashboard(T0);
+    for (let n = 0; n < 4; n++) {
+      const at = T0 + n * 5 * MINUTE;
+      dash.clock.advance(at - dash.clock.now());
+      const failed = await dash.ingest(events.deploy(`f${n}`, at));
+      expect(failed.sent.map((d) => [d.purpose, d.message.title])).toEqual([['first', 'Deploy failed: shop (production)']]);
+      dash.clock.advance(MINUTE);
+      await dash.ingest(events.deploy(`s${n}`, at + MINUTE, { state: 'succeeded' }));
+      dash.clock.advance(MINUTE);
+      const issue = await dash.ingest({ ...events.issue('i', at + 2 * MINUTE), sourceEventId: `sentry:issue:i:created:${n}` });
+      expect(issue.sent.map((d) => d.purpose)).toEqual(['first']);
+      dash.clock.advance(MINUTE);
+      await dash.ingest({ ...events.issue('i', at + 3 * MINUTE, 'resolved'), sourceEventId: `sentry:issue:i:resolved:${n}` });
+    }
+    expect((await dash.outbox()).map((d) => d.purpose)).not.toContain('flap_start');
+  });
+
   it.skipIf(skip)('does not interrupt for a recovery that arrives before its outage (F5)', async () => {
     const dash = await dashboard(T0);
     const result = await dash.ingest(events.up('api', '9', T0));

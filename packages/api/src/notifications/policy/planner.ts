@@ -42,8 +42,12 @@ export interface FlapSettings {
 
 export const defaultFlapSettings: FlapSettings = { holdMs: 120_000, windowMs: 30 * MINUTE, outages: 3, stableMs: 15 * MINUTE };
 
-/** Integrations whose outages are held (monitors); others interrupt at once. */
-const heldIntegrations: ReadonlySet<string> = new Set(['uptime_monitor']);
+/**
+ * Integrations whose state swings by itself (uptime monitors: a network blip, a slow probe): their outages are held
+ * and counted for flap detection. A failed deploy or a Sentry issue is somebody's action or a new fact, never a
+ * flap: it interrupts at once, every time.
+ */
+export const flappingIntegrations: ReadonlySet<string> = new Set(['uptime_monitor']);
 
 /** One event ready to plan: what the fold did with it and the policy's decision. */
 export interface PlannedEvent {
@@ -218,9 +222,9 @@ export class Planner {
       const stored = (): StoredDecision => ({ severity: decision.severity, channels: decision.channels, bypassQuietHours: decision.bypassQuietHours, trace });
       if (decision.discarded) readIds.push(event.notificationId);
 
-      // Flap memory: every outage and recovery of a subject counts, whatever the channels.
+      // Flap memory: every outage and recovery of a subject that can flap counts, whatever the channels.
       let state: SubjectState | undefined;
-      if (event.subjectKey && (effect === 'opened' || effect === 'resolved')) {
+      if (event.subjectKey && flappingIntegrations.has(event.integration) && (effect === 'opened' || effect === 'resolved')) {
         const before = changedSubjects.get(event.subjectKey) ?? subjects.get(event.subjectKey);
         const outages = (before?.outages ?? []).filter((at) => at > now - this.flap.windowMs);
         if (effect === 'opened') outages.push(now);
@@ -235,18 +239,22 @@ export class Planner {
           trace.push(step('thread', 'none', 'a recovery with no open thread (it arrived before its outage, or the outage is older): nothing to interrupt'));
           continue;
         }
-        // What the outage's interruption became decides the recovery's.
-        const earlier = (await deliveriesOf(event.notificationId)).filter((d) => d.purpose === 'first' || d.purpose === 'repeat');
+        // What the thread's interruptions became decides the recovery's: every notice about it counts (the outage's own,
+        // a reminder, a flap's start or end, a digest that listed it).
+        const earlier = (await deliveriesOf(event.notificationId)).filter((d) => d.purpose !== 'resolve' && d.purpose !== 'digest');
         const held = earlier.filter((d) => d.status === 'held');
+        const outageTold = earlier.some((d) => (d.purpose === 'first' || d.purpose === 'repeat') && d.status === 'sent');
+        const told = earlier.filter((d) => d.status === 'sent' || d.status === 'digested');
         const down = formatDuration(Date.parse(row.resolvedAt ?? event.occurredAt) - Date.parse(row.firstAt));
         if (held.length > 0) {
           update(held.map((d) => ({ ...d, status: 'cancelled', reason: `recovered within the hold (down ${down})` })));
           trace.push(step('flap', 'cancelled', `recovered within the ${formatDuration(this.flap.holdMs)} hold (down ${down}): nobody was interrupted`));
-        } else if (earlier.some((d) => d.status === 'sent')) {
+        } else if (outageTold || (told.length > 0 && state?.flappingSince == null)) {
           // It interrupted: its recovery replaces that notification (answers that email), even in quiet hours, a mute or a flap.
+          // Told only by a flap's start, it waits for the flap's end, which sums up the state it is in then.
           const message = messageOf(row, { title: event.title || `${row.title}: recovered`, body: `Down ${down}, recovered`, severity: 'success', renotify: false, requireInteraction: false });
-          const told = [...new Set(earlier.filter((d) => d.status === 'sent').map((d) => d.channel))];
-          add(perChannel(told, (channel) => delivery(channel, row, 'resolve', 'sent', 'the outage interrupted: its recovery replaces that notification', now, null, message)));
+          const channels = [...new Set(told.map((d) => d.channel))];
+          add(perChannel(channels, (channel) => delivery(channel, row, 'resolve', 'sent', 'the outage interrupted: its recovery replaces that notification', now, null, message)));
           trace.push(step('delivery', 'sent', `the outage interrupted, so its recovery replaces that notification (down ${down})`));
         } else if (earlier.some((d) => d.status === 'deferred')) {
           trace.push(step('quiet_hours', 'deferred', `the outage waits for the digest, which will say it recovered after ${down}`));
@@ -298,7 +306,7 @@ export class Planner {
           continue;
         }
       }
-      if (state && effect === 'opened' && heldIntegrations.has(event.integration) && this.flap.holdMs > 0) {
+      if (state && effect === 'opened' && this.flap.holdMs > 0) {
         const due = now + this.flap.holdMs;
         add(perChannel(channels, (channel) => delivery(channel, row, 'first', 'held', 'flap hold', now, due, messageOf(row))));
         trace.push(step('flap', 'held', `held ${formatDuration(this.flap.holdMs)} in case it recovers at once; then it interrupts`));
