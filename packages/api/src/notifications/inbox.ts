@@ -194,10 +194,10 @@ export class Inbox {
     await this.queue;
   }
 
-  /** Makes the scheduler tick at `at` (ms UTC) at the latest, when it runs. */
-  wakeBy(at: number): void {
+  /** Makes the scheduler tick by `deadline` (ms UTC) at the latest, when it runs. */
+  wakeBy(deadline: number): void {
     if (!this.running) return;
-    const when = Math.min(at, this.now() + (this.options.tickMs ?? 30_000));
+    const when = Math.min(deadline, this.now() + (this.options.tickMs ?? 30_000));
     if (this.timer && when >= this.timerAt) return;
     clearTimeout(this.timer);
     this.timerAt = when;
