@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { testClock } from '@dash/connectors/testing';
 import type { NotificationRule } from '@dash/contracts';
+import { mysqlProblem, postgresProblem, scratchMysql, scratchPostgres } from '@dash/db/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApi, restClient } from '../../testing.ts';
 import { events } from '../test-events.ts';
@@ -9,14 +10,25 @@ import { events } from '../test-events.ts';
 // reported with the field that does not fit, and the last valid one applies until it is fixed.
 
 const T0 = Date.parse('2026-11-23T10:00:00Z');
+const inCI = process.env.CI === 'true';
+const pgProblem = await postgresProblem();
+const myProblem = await mysqlProblem();
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-async function dashboard() {
+type Kind = 'SQLite' | 'Postgres' | 'MySQL';
+
+async function dashboard(kind: Kind) {
+  let databaseUrl: string | undefined;
+  if (kind !== 'SQLite') {
+    const scratch = kind === 'Postgres' ? await scratchPostgres() : await scratchMysql();
+    cleanup.push(scratch.drop);
+    databaseUrl = scratch.url;
+  }
   const clock = testClock(T0);
-  const api = await createTestApi({ clock, scheduler: false });
+  const api = await createTestApi({ clock, scheduler: false, ...(databaseUrl ? { databaseUrl } : {}) });
   cleanup.push(async () => {
     await api.dispose({ keepFiles: true });
     rmSync(api.dir, { recursive: true, force: true });
@@ -27,9 +39,13 @@ async function dashboard() {
 /** Merged PRs interrupt in the browser (by default a change stays in the inbox). */
 const prsRule: NotificationRule = { id: 'prs', name: 'PRs interrupt', enabled: true, match: { type: 'pr.*' }, actions: { addChannels: ['browser'] }, stop: false };
 
-describe('saved policy parts that no longer fit', () => {
-  it('keeps a broken rule set stored, reports its field, and ingest applies the last valid rules until it is fixed', async () => {
-    const dash = await dashboard();
+describe.for([
+  { kind: 'SQLite' as const, skip: false },
+  { kind: 'Postgres' as const, skip: pgProblem !== undefined && !inCI },
+  { kind: 'MySQL' as const, skip: myProblem !== undefined && !inCI },
+])('saved policy parts that no longer fit, on $kind', ({ kind, skip }) => {
+  it.skipIf(skip)('keeps a broken rule set stored, reports its field, and ingest applies the last valid rules until it is fixed', async () => {
+    const dash = await dashboard(kind);
     await dash.caller.notifications.saveRules({ rules: [prsRule] });
     expect((await dash.caller.notifications.policy()).needsAttention).toEqual([]);
 
@@ -60,8 +76,8 @@ describe('saved policy parts that no longer fit', () => {
     expect(fixed.rules[0]?.match.integrations).toEqual(['code_host']);
   });
 
-  it('with no valid value ever saved, applies the defaults and still keeps and reports the stored one', async () => {
-    const dash = await dashboard();
+  it.skipIf(skip)('with no valid value ever saved, applies the defaults and still keeps and reports the stored one', async () => {
+    const dash = await dashboard(kind);
     const broken = [{ integration: 'code_host', type: 'pr.*', enabled: true, minSeverity: 'critical', channels: { browser: true, email: false } }];
     await dash.store.meta.put('notifications.preferences', broken);
 
@@ -71,8 +87,8 @@ describe('saved policy parts that no longer fit', () => {
     expect(await dash.store.meta.get('notifications.preferences')).toEqual(broken);
   });
 
-  it('remembers a valid value it reads (saved before the last valid copy existed) for the day it stops fitting', async () => {
-    const dash = await dashboard();
+  it.skipIf(skip)('remembers a valid value it reads (saved before the last valid copy existed) for the day it stops fitting', async () => {
+    const dash = await dashboard(kind);
     await dash.store.meta.put('notifications.rules', [prsRule]);
     expect((await dash.caller.notifications.policy()).rules).toEqual([prsRule]);
 
