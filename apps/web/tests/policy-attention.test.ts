@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import type { NotificationPolicyView, NotificationRule } from '@dash/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { launchChromium } from './browser.ts';
+import { launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
 const cleanup: (() => unknown)[] = [];
@@ -68,6 +68,7 @@ describe('a saved rule set that no longer fits', () => {
     expect(text).toContain('Needs attention');
     expect(text).toContain('rules.0.match.type');
     expect(text).toContain('the last valid ones apply');
+    await notice.screenshot({ path: `${screenshotDir}settings-policy-attention.png` });
     expect(await stored()).toEqual(broken);
 
     // Fixed in the form: the saved rules are loaded as they are, the type corrected, saved; the notice goes.
@@ -83,6 +84,22 @@ describe('a saved rule set that no longer fits', () => {
     expect(after.needsAttention).toEqual([]);
     expect(after.rules).toEqual([quietDeploys]);
     expect(await stored()).toEqual([quietDeploys]);
+
+    // Preferences broken without a valid value ever saved: the defaults apply; discarding saves them in its place.
+    const brokenPreferences = [{ integration: 'code_host', type: 'pr.*', enabled: true, minSeverity: 'critical', channels: { browser: true, email: false } }];
+    await db.execute({
+      sql: 'insert into user_settings (key, value, updated_at) values (?, ?, ?)',
+      args: ['meta:notifications.preferences', JSON.stringify(brokenPreferences), new Date().toISOString()],
+    });
+    await until(() => policy(target), (v) => v.needsAttention.length > 0, 10_000, 'the broken preferences reported');
+    await page.reload();
+    const preferencesNotice = section.locator('[data-attention="preferences"]');
+    await preferencesNotice.waitFor({ timeout: 10_000 });
+    expect(await preferencesNotice.innerText()).toContain('preferences.0.minSeverity');
+    expect(await preferencesNotice.innerText()).toContain('the built-in defaults apply');
+    await preferencesNotice.getByRole('button', { name: 'Discard the saved preferences' }).click();
+    await preferencesNotice.waitFor({ state: 'detached', timeout: 10_000 });
+    expect((await policy(target)).needsAttention).toEqual([]);
     expect(problems).toEqual([]);
   });
 });
