@@ -1,6 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
+  DEFAULT_FLAP_HOLD_SECONDS,
   defaultQuietHours,
+  flapHoldSecondsSchema,
   notificationPreferencesSchema,
   notificationRulesSchema,
   quietHoursSchema,
@@ -19,6 +21,7 @@ export interface PolicyParts {
   rules?: NotificationPolicy['rules'];
   quietHours?: QuietHoursSettings;
   pauseUntil?: string | null;
+  flapHoldSeconds?: number;
 }
 
 type PartName = keyof PolicyParts;
@@ -37,6 +40,7 @@ const parts: { [name in PartName]-?: { key: string; schema: z.ZodType<Required<P
   rules: { key: 'notifications.rules', schema: notificationRulesSchema, fallback: [] },
   quietHours: { key: 'notifications.quietHours', schema: saveQuietHoursSchema, fallback: defaultWindows },
   pauseUntil: { key: 'notifications.pauseUntil', schema: quietHoursSchema.shape.pauseUntil, fallback: null },
+  flapHoldSeconds: { key: 'notifications.flapHoldSeconds', schema: flapHoldSecondsSchema, fallback: DEFAULT_FLAP_HOLD_SECONDS },
 };
 const names = Object.keys(parts) as PartName[];
 const lastValidKey = (name: PartName) => `${parts[name].key}.lastValid`;
@@ -82,6 +86,7 @@ export class PolicySettings {
         preferences: value('preferences'),
         rules: value('rules'),
         quietHours: { ...value('quietHours'), pauseUntil: value('pauseUntil') },
+        flapHoldSeconds: value('flapHoldSeconds'),
       },
       needsAttention: read.flatMap((part) => (part.attention ? [part.attention] : [])),
     };
@@ -112,7 +117,7 @@ export class PolicySettings {
         `notifications: the saved ${name} no longer fit (${field}: ${message}); ${applied === 'last_valid' ? 'the last valid ones apply' : 'the defaults apply'} until they are fixed in Settings → Notifications`,
       );
     }
-    return { value: previous?.success ? previous.data : fallback, attention: { part: name, field, message, stored, applied } };
+    return { value: previous?.success ? previous.data : fallback, attention: { part: name, field, message, stored: stored as PolicyAttention['stored'], applied } };
   }
 
   /** Saves the parts given (already validated), each with its last valid copy; answers the whole policy as it now is. */
