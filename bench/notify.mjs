@@ -48,6 +48,7 @@ const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/p
 const GITHUB_SECRET = 'bench-github-secret';
 const POLL_SECRET = 'bench-poll-secret-0123456789abcdef';
 const PAGE = 500;
+const benchEmail = { SENDGRID_API_KEY: 'SG.bench-key', ALERT_EMAIL_FROM: 'alerts@bench.example', ALERT_EMAIL_TO: 'founder@bench.example', SENDGRID_API_URL: 'http://127.0.0.1:9' };
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
@@ -603,12 +604,14 @@ function relayEvents(count) {
       const repo = repos[Math.floor(random() * repos.length)];
       const number = pr++;
       const outcome = random() < 0.7 ? 'merged' : 'opened';
+      const bot = random() < 0.15;
+      const base = random() < 0.8 ? 'main' : random() < 0.5 ? 'release' : `feature-${number}`;
       events.push({
         id,
         integration: 'code_host',
         type: `pr.${outcome}`,
         sourceEventId: `github:${repo}:pr:${number}:${outcome}`,
-        title: `PR #${number} ${outcome}: Change ${number} to the billing page and its tests`,
+        title: bot ? `PR #${number} ${outcome}: Bump lodash from 4.17.20 to 4.17.21 (dependabot)` : `PR #${number} ${outcome}: Change ${number} to the billing page and its tests`,
         url: `https://github.com/${repo}/pull/${number}`,
         project: repo,
         repo,
@@ -616,6 +619,7 @@ function relayEvents(count) {
         occurredAt,
         receivedAt,
         refs: [`code_host:${repo}`],
+        payload: { pull_request: { number, base: { ref: base }, user: { login: bot ? 'dependabot[bot]' : 'dev' }, labels: bot ? ['dependencies'] : [] } },
       });
     } else if (roll < 0.75) {
       const project = vercelProjects[Math.floor(random() * vercelProjects.length)];
@@ -640,6 +644,7 @@ function relayEvents(count) {
         subject,
         transition: failed ? 'trigger' : 'resolve',
         refs: [`deploy_host:${project}`],
+        payload: { deployment: { id: dpl, target, meta: { branch: target === 'production' ? 'main' : `feature-${deploy}` } } },
       });
     } else if (roll < 0.9) {
       const team = teams[Math.floor(random() * teams.length)];
@@ -655,6 +660,7 @@ function relayEvents(count) {
         occurredAt,
         receivedAt,
         refs: [`issue_tracker:${team}`],
+        payload: { data: { identifier: `${team}-${number}`, priority: 1 + Math.floor(random() * 4), labels: random() < 0.3 ? ['bug'] : ['feature'] } },
       });
     } else {
       // Better Stack: a monitor goes down, a later event brings it back up (one story, two events).
@@ -693,23 +699,35 @@ const benchProjects = [
 
 /**
  * Twenty rules of the kinds a founder writes (type globs, payload conditions, words in the title, projects,
- * severity changes, channels, silence), evaluated on every event, and quiet hours around the run's time.
+ * severities, channels, silence), each one matching some of the run's events (the drain counts them and refuses
+ * a rule that matches none), evaluated on every event; and quiet hours around the run's time.
  */
 function benchPolicy() {
   const hour = new Date().getUTCHours();
   const at = (h) => `${String((h + 24) % 24).padStart(2, '0')}:00`;
-  const rules = [];
-  const kinds = [
-    { match: { type: 'deploy.*', payload: [{ path: 'deployment.target', op: 'eq', value: 'production' }] }, actions: { setSeverity: 'error' } },
-    { match: { integrations: ['code_host'], titleContains: 'dependabot' }, actions: { silence: true } },
-    { match: { type: 'monitor.*', projects: ['api'] }, actions: { addChannels: ['browser'], bypassQuietHours: true } },
-    { match: { integrations: ['issue_tracker'], payload: [{ path: 'data.priority', op: 'lt', value: 2 }] }, actions: { setSeverity: 'warning' } },
-    { match: { type: 'pr.*', payload: [{ path: 'pull_request.base.ref', op: 'in', value: ['main', 'release'] }] }, actions: { addChannels: ['browser'] } },
+  const rule = (n, match, actions) => ({ id: `r${n}`, name: `Rule ${n}`, enabled: true, match, actions, stop: false });
+  const rules = [
+    rule(0, { type: 'deploy.*', payload: [{ path: 'deployment.target', op: 'eq', value: 'production' }] }, { setSeverity: 'error' }),
+    rule(1, { integrations: ['code_host'], titleContains: 'dependabot' }, { silence: true }),
+    rule(2, { type: 'monitor.*', projects: ['api'] }, { addChannels: ['browser'], bypassQuietHours: true }),
+    rule(3, { integrations: ['issue_tracker'], payload: [{ path: 'data.priority', op: 'lt', value: 2 }] }, { setSeverity: 'warning' }),
+    rule(4, { type: 'pr.*', payload: [{ path: 'pull_request.base.ref', op: 'in', value: ['main', 'release'] }] }, { addChannels: ['browser'] }),
+    rule(5, { type: 'deploy.error', projects: ['site'] }, { addChannels: ['email'] }),
+    rule(6, { type: 'pr.opened', titleContains: 'billing' }, { silence: true }),
+    rule(7, { integrations: ['issue_tracker'], titleContains: 'CSV export' }, { addChannels: ['browser'] }),
+    rule(8, { type: 'monitor.down', titleContains: 'Status 503' }, { addChannels: ['email'] }),
+    rule(9, { type: 'deploy.succeeded', payload: [{ path: 'deployment.target', op: 'eq', value: 'preview' }] }, { silence: true }),
+    rule(10, { type: 'pr.merged', projects: ['app'] }, { setSeverity: 'info' }),
+    rule(11, { integrations: ['issue_tracker'], titleContains: 'OPS-' }, { bypassQuietHours: true }),
+    rule(12, { integrations: ['code_host'], payload: [{ path: 'pull_request.user.login', op: 'contains', value: '[bot]' }] }, { discard: true }),
+    rule(13, { type: 'monitor.up', projects: ['app'] }, { removeChannels: ['browser'] }),
+    rule(14, { type: 'deploy.*', payload: [{ path: 'deployment.meta.branch', op: 'exists' }] }, { addChannels: ['browser'] }),
+    rule(15, { minSeverity: 'error' }, { bypassQuietHours: true }),
+    rule(16, { type: 'issue.created', payload: [{ path: 'data.priority', op: 'gt', value: 3 }] }, { silence: true }),
+    rule(17, { integrations: ['deploy_host', 'uptime_monitor'], projects: ['api'] }, { addChannels: ['browser'] }),
+    rule(18, { projects: ['site'], minSeverity: 'warning' }, { setSeverity: 'warning' }),
+    rule(19, { type: 'issue.*', payload: [{ path: 'data.labels', op: 'contains', value: 'bug' }] }, { addChannels: ['browser'] }),
   ];
-  for (let n = 0; n < 20; n++) {
-    const kind = kinds[n % kinds.length];
-    rules.push({ id: `r${n}`, name: `Rule ${n}`, enabled: true, match: { ...kind.match, ...(n >= 5 ? { titleContains: `word${n}` } : {}) }, actions: kind.actions, stop: false });
-  }
   return {
     rules,
     quietHours: { enabled: true, timezone: 'UTC', windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: at(hour - 2), end: at(hour + 3) }] },
@@ -725,6 +743,7 @@ async function drainWorker() {
   const { createContext } = await import('@dash/api');
   const { relayEventSchema } = await import(pathToFileURL(join(repoDir, 'packages/webhooks/src/index.ts')).href);
   const { projectRefs, toIncoming } = await import(pathToFileURL(join(repoDir, 'packages/api/src/notifications/resolve.ts')).href);
+  const { evaluate } = await import(pathToFileURL(join(repoDir, 'packages/api/src/notifications/policy/rules.ts')).href);
   const schema = await import(pathToFileURL(join(repoDir, `packages/db/src/schema/${kind === 'sqlite' ? 'sqlite' : 'pg'}.ts`)).href);
   const { sql } = await import(esmEntry(dbPackageDir, 'drizzle-orm'));
 
@@ -791,6 +810,21 @@ async function drainWorker() {
     return pages;
   };
 
+  /** How many of the events each rule matches, by the policy's own evaluation (before the clock starts); none may be 0. */
+  async function countRuleMatches(events, policy, available) {
+    const refs = projectRefs(benchProjects);
+    const counts = new Map(policy.rules.map((rule) => [rule.id, 0]));
+    for (const event of events) {
+      const incoming = toIncoming(event, refs);
+      const decision = evaluate(incoming, { projectSlug: incoming.projectSlug, payload: event.payload }, { ...policy, available });
+      for (const entry of decision.trace) if (entry.stage === 'rule' && entry.verdict === 'applied') counts.set(entry.id, (counts.get(entry.id) ?? 0) + 1);
+    }
+    const never = [...counts].filter(([, n]) => n === 0).map(([id]) => id);
+    if (never.length > 0) throw new Error(`bench rules that match none of the events: ${never.join(', ')}`);
+    return counts;
+  }
+  let ruleMatches;
+
   /**
    * The inbox's path: Inbox.ingest, a page at a time with the relay cursor, as the poller calls it; with `policy`,
    * twenty rules and quiet hours that hold the run's time (so non-critical interruptions are deferred).
@@ -801,9 +835,14 @@ async function drainWorker() {
     let ctx;
     try {
       for (const project of benchProjects) await store.projects.create(project);
-      ctx = await createContext({ store, credentialsKey: randomBytes(32), log: quiet, scheduler: false });
+      // Email set up (so the email channel is open and its rows and queue are written in the ingest), its sender stopped.
+      ctx = await createContext({ store, credentialsKey: randomBytes(32), log: quiet, scheduler: false, email: benchEmail });
+      await ctx.notifications.emails.stop();
       const { inbox } = ctx.notifications;
-      if (policy) await inbox.savePolicy(benchPolicy());
+      if (policy) {
+        await inbox.savePolicy(benchPolicy());
+        if (events === allEvents) ruleMatches ??= await countRuleMatches(events, await inbox.policy.get(), await inbox.channels());
+      }
       const relayUrl = 'http://relay.bench/api';
       const pages = pagesOf(events);
       await nextTurn();
@@ -932,6 +971,7 @@ async function drainWorker() {
       policy.push((allEvents.length / p.ms) * 1000);
       last = i;
       stalls.push(i.stall);
+      if (round === 1) console.log(`  ${kind}: the 20 rules each match ${Math.min(...ruleMatches.values())}–${Math.max(...ruleMatches.values())} of the ${allEvents.length} events`);
       console.log(
         `  ${kind} round ${round}: bare insert ${thousands(bare.at(-1))} ev/s (${(b.ms / 1000).toFixed(2)} s, longest event-loop stall ${Math.round(b.stall)} ms), ` +
           `inbox ${thousands(inbox.at(-1))} ev/s (${(i.ms / 1000).toFixed(2)} s, longest stall ${Math.round(i.stall)} ms; ${i.stored} stored, ${i.duplicates} duplicates), ratio ${(inbox.at(-1) / bare.at(-1)).toFixed(2)}; ` +

@@ -210,11 +210,23 @@ export const deliveryOutcomeSchema = z.object({
 });
 export type DeliveryOutcome = z.infer<typeof deliveryOutcomeSchema>;
 
+/** How long an uptime monitor's outage is held before it interrupts (a recovery within it interrupts nobody); 0: no hold. */
+export const DEFAULT_FLAP_HOLD_SECONDS = 120;
+export const flapHoldSecondsSchema = z
+  .number({ error: 'The flap hold is a number of seconds' })
+  .int({ error: 'The flap hold is a whole number of seconds' })
+  .min(0, { error: 'The flap hold is at least 0 s' })
+  .max(3_600, { error: 'The flap hold is at most 3600 s (an hour)' });
+/** `PUT /api/notifications/flap-hold`. */
+export const saveFlapHoldSchema = z.strictObject({ seconds: flapHoldSecondsSchema });
+
 /** Everything the policy reads from settings. */
 export const notificationPolicySchema = z.strictObject({
   preferences: notificationPreferencesSchema,
   rules: notificationRulesSchema,
   quietHours: quietHoursSchema,
+  /** The flap hold; absent: the default (`DEFAULT_FLAP_HOLD_SECONDS`). */
+  flapHoldSeconds: flapHoldSecondsSchema.optional(),
 });
 export type NotificationPolicy = z.infer<typeof notificationPolicySchema>;
 
@@ -228,6 +240,21 @@ export const notificationMuteSchema = z.object({
 });
 export type NotificationMute = z.infer<typeof notificationMuteSchema>;
 
+/**
+ * A saved part of the policy that no longer fits its schema (an older version's, or edited by hand). It stays stored
+ * as it is; until a valid one is saved, the last valid one applies (`last_valid`), or the default (`default`).
+ */
+export const policyAttentionSchema = z.object({
+  part: z.enum(['preferences', 'rules', 'quietHours', 'pauseUntil', 'flapHoldSeconds']),
+  /** The first field that does not fit, as a save's 400 names it: `rules.3.match.integrations.0`. */
+  field: z.string(),
+  message: z.string(),
+  /** The stored value, unchanged (JSON, as the store keeps it). */
+  stored: z.json(),
+  applied: z.enum(['last_valid', 'default']),
+});
+export type PolicyAttention = z.infer<typeof policyAttentionSchema>;
+
 /** `GET /api/notifications/policy`. */
 export const notificationPolicyViewSchema = notificationPolicySchema.extend({
   mutes: z.array(notificationMuteSchema),
@@ -237,6 +264,8 @@ export const notificationPolicyViewSchema = notificationPolicySchema.extend({
   email: z.object({ available: z.boolean(), reason: z.string().nullable() }),
   /** How long a monitor's outage is held back before it interrupts, so a blip bothers nobody. */
   flapHoldSeconds: z.number().int(),
+  /** Saved parts that no longer fit (empty when all do): shown in Settings → Notifications until fixed or discarded. */
+  needsAttention: z.array(policyAttentionSchema),
 });
 export type NotificationPolicyView = z.infer<typeof notificationPolicyViewSchema>;
 
@@ -259,7 +288,7 @@ export const dryRunEventSchema = z.strictObject({
 });
 export type DryRunEvent = z.infer<typeof dryRunEventSchema>;
 
-/** `POST /api/notifications/dry-run`: what an event would do at `at` (default now), under the saved policy or the given parts of another. */
+/** `POST /api/notifications/dry-run`: what an event would do arriving at `at` (default now), under the saved policy or the given parts of another. */
 export const dryRunSchema = z.strictObject({
   event: dryRunEventSchema,
   at: z.iso.datetime({ offset: true, error: 'at is an ISO 8601 instant' }).optional(),
@@ -269,7 +298,7 @@ export const dryRunSchema = z.strictObject({
 
 export const dryRunResultSchema = z.object({
   decision: policyDecisionSchema,
-  /** What the browser channel would do (the email channel is listed once email is available). */
+  /** Each interrupting channel's outcome, from the deliveries the planner would write (`none`, saying why, for one it would not use). */
   delivery: z.object({ browser: deliveryOutcomeSchema, email: deliveryOutcomeSchema }),
 });
 export type DryRunResult = z.infer<typeof dryRunResultSchema>;

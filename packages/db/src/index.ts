@@ -140,4 +140,5 @@ export function redactDatabaseUrl(url: string): string {
     .replace(/([?&](?:authToken|password)=)[^&#]*/gi, '$1***');
 }
 export { memoizeReads } from './memo.ts';
+export { foldEvents } from './shared.ts';
 export { migrationsOf, migrationStatements, tablesState } from './migrations.ts';

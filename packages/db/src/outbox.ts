@@ -56,6 +56,7 @@ export function rawDelivery(r: Record<string, unknown>): DeliveryRow {
     purpose: r.purpose as DeliveryRow['purpose'],
     status: r.status as DeliveryRow['status'],
     reason: String(r.reason),
+    heldFor: (r.held_for as DeliveryRow['heldFor']) ?? null,
     dueAt: numOrNull(r.due_at),
     message: parseJson(r.message),
     seq: numOrNull(r.seq),
@@ -74,7 +75,7 @@ const rawSubject = (r: Record<string, unknown>): SubjectState => ({
 
 const rawMute = (r: Record<string, unknown>): MuteRow => ({ subjectKey: String(r.subject_key), until: num(r.until), createdAt: num(r.created_at) });
 
-export const DELIVERY_COLUMNS = ['id', 'notification_id', 'subject_key', 'channel', 'purpose', 'status', 'reason', 'due_at', 'message', 'seq', 'digest_id', 'created_at', 'sent_at'];
+export const DELIVERY_COLUMNS = ['id', 'notification_id', 'subject_key', 'channel', 'purpose', 'status', 'reason', 'held_for', 'due_at', 'message', 'seq', 'digest_id', 'created_at', 'sent_at'];
 
 /** `text` with each `?` replaced by the dialect's placeholder, in order. */
 export function bind({ placeholder }: SqlDialect, text: string, params: unknown[]): RawStatement {
@@ -177,9 +178,10 @@ export function outboxOps(run: RunStatement, dialect: SqlDialect, takeSeqs: (cou
     async updateDeliveries(changes) {
       const rows = await withSeqs(changes.map((row) => ({ ...row })));
       for (const row of rows) {
-        await exec('update notification_deliveries set status = ?, reason = ?, due_at = ?, seq = ?, digest_id = ?, sent_at = ? where id = ?', [
+        await exec('update notification_deliveries set status = ?, reason = ?, held_for = ?, due_at = ?, seq = ?, digest_id = ?, sent_at = ? where id = ?', [
           row.status,
           row.reason,
+          row.heldFor ?? null,
           row.dueAt,
           row.seq,
           row.digestId,
@@ -278,7 +280,7 @@ export function outboxOps(run: RunStatement, dialect: SqlDialect, takeSeqs: (cou
     },
   };
 
-  /** One multi-row insert (at most 250 rows: 3,250 parameters). */
+  /** One multi-row insert (at most 250 rows: 3,500 parameters). */
   async function insertDeliveries(rows: DeliveryRow[]) {
     const tuples = rows.map(() => `(${list(DELIVERY_COLUMNS.length)})`).join(', ');
     const params = rows.flatMap((row) => [
@@ -289,6 +291,7 @@ export function outboxOps(run: RunStatement, dialect: SqlDialect, takeSeqs: (cou
       row.purpose,
       row.status,
       row.reason,
+      row.heldFor ?? null,
       row.dueAt,
       JSON.stringify(row.message),
       row.seq,

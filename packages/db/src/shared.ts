@@ -428,6 +428,13 @@ interface BatchEvent {
   copies: number;
 }
 
+/** An event as the fold takes it: its instants normalised (and checked), its subject, the id of a row it would open. */
+function batchEvent(event: IncomingEvent): BatchEvent {
+  // Without a subject a transition has nothing to join or close: the event is a row of its own.
+  const subject = event.transition === null ? null : event.subjectKey;
+  return { event, occurredAt: isoOf(event.occurredAt), receivedAt: isoOf(event.receivedAt), subject, newId: randomUUID(), copies: 0 };
+}
+
 /** A row the fold changed, as it is after the batch; `last` is the index of the last event that changed it. */
 interface FoldedRow {
   /** A new row gets its createdSeq with its seq, when the batch is written. */
@@ -507,6 +514,20 @@ function fold(batch: readonly BatchEvent[], stored: (index: number) => boolean, 
 }
 
 /**
+ * The thread-grouping step of an ingest on its own, writing nothing: what `ingestEvents` folds these distinct, new
+ * events into, given their subjects' `open` rows (keyed by subject), as the plan sees them. The dry run asks this,
+ * so it groups exactly as a real ingest does; a row it would open has a new id and seq 0.
+ */
+export function foldEvents(events: readonly IncomingEvent[], open: ReadonlyMap<string, NotificationRow>): FoldedEvent[] {
+  const batch = events.map(batchEvent);
+  const { rowOf, effects, rows } = fold(batch, () => true, open);
+  return batch.map(({ event }, index) => {
+    const { row } = rows.get(rowOf[index] as string) as FoldedRow;
+    return { event, notificationId: row.id, effect: effects[index] as FoldEffect, row: { ...row, seq: 0, createdSeq: row.createdSeq ?? 0 } };
+  });
+}
+
+/**
  * The batch part of `Store.notifications.ingest`, the same for both dialects, a batch at a time through `ops`
  * (inside the caller's transaction, which also serialises ingests): set the in-batch copies aside, read the
  * subjects' open rows, fold assuming every event is new and claim each event for the row that gives it, fold again
@@ -528,16 +549,12 @@ export async function ingestEvents(
   const bySource = new Map<string, BatchEvent>();
   for (const event of events) {
     // Normalised (and checked) before anything is written: `later` compares ISO text.
-    const occurredAt = isoOf(event.occurredAt);
-    const receivedAt = isoOf(event.receivedAt);
+    const entry = batchEvent(event);
     const first = bySource.get(event.sourceEventId);
     if (first) {
       first.copies++;
       continue;
     }
-    // Without a subject a transition has nothing to join or close: the event is a row of its own.
-    const subject = event.transition === null ? null : event.subjectKey;
-    const entry: BatchEvent = { event, occurredAt, receivedAt, subject, newId: randomUUID(), copies: 0 };
     bySource.set(event.sourceEventId, entry);
     batch.push(entry);
   }

@@ -171,6 +171,8 @@ export interface DeliveryRow {
   purpose: 'first' | 'resolve' | 'repeat' | 'flap_start' | 'flap_end' | 'digest';
   status: 'held' | 'deferred' | 'sent' | 'cancelled' | 'suppressed' | 'digested' | 'empty';
   reason: string;
+  /** Why it was held or deferred, as a value (the digest's kind is read from it); null: it never waited. */
+  heldFor?: 'flap_hold' | 'quiet_hours' | 'pause' | null;
   dueAt: number | null;
   message: InterruptMessage;
   /** Set when it is sent: its place on the live stream's feed, with the inbox rows' seqs. */
@@ -226,7 +228,7 @@ export interface OutboxOps {
   /** With `dueBy`: only those due by then (`due_at <= dueBy`), soonest first. */
   deliveriesWithStatus(status: DeliveryRow['status'], dueBy?: number): Promise<DeliveryRow[]>;
   addDeliveries(deliveries: DeliveryRow[]): Promise<DeliveryRow[]>;
-  /** Writes status, reason, dueAt, digestId and sentAt (and a seq for a newly sent one) of each. */
+  /** Writes status, reason, heldFor, dueAt, digestId and sentAt (and a seq for a newly sent one) of each. */
   updateDeliveries(deliveries: DeliveryRow[]): Promise<DeliveryRow[]>;
   subjects(keys: string[]): Promise<SubjectState[]>;
   /** Subjects that flap and have not changed since `lastChangeBy`. */

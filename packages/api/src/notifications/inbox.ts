@@ -1,5 +1,5 @@
-import { MAX_MUTE_MS, type DryRunEvent, type InterruptChannel, type NotificationMute, type NotificationPolicy, type PolicyDecision, type StoredDecision } from '@dash/contracts';
-import type { DeliveryRow, FoldEffect, IncomingEvent, IngestResult, NotificationRow, Store } from '@dash/db';
+import { MAX_MUTE_MS, type DeliveryOutcome, type DryRunEvent, type InterruptChannel, type NotificationMute, type NotificationPolicy, type PolicyDecision, type StoredDecision } from '@dash/contracts';
+import { foldEvents, type DeliveryRow, type FoldEffect, type IncomingEvent, type IngestResult, type NotificationRow, type OutboxOps, type Store } from '@dash/db';
 import type { RelayEvent } from '@dash/webhooks';
 import type { Logger } from '../context.ts';
 import type { DataCache } from '../data/cache.ts';
@@ -60,38 +60,73 @@ const planned = (event: IncomingEvent, effect: FoldEffect, decision: PolicyDecis
   occurredAt: event.occurredAt,
 });
 
-/** What the store's fold would do with one event, given its subject's open row (the dry run's view of it). */
-function foldEffect(event: IncomingEvent, open: NotificationRow | undefined): FoldEffect {
-  if (event.transition === null || event.subjectKey === null) return 'info';
-  if (event.transition === 'resolve') return open ? 'resolved' : 'resolved_alone';
-  if (!open) return 'opened';
-  return event.severity === 'error' && open.severity !== 'error' ? 'raised' : 'joined';
+/** What a delivery row's status says about its channel, in the dry run's words. */
+const outcomeStatus: Record<DeliveryRow['status'], DeliveryOutcome['status']> = {
+  sent: 'now',
+  held: 'held',
+  deferred: 'deferred',
+  suppressed: 'suppressed',
+  cancelled: 'suppressed',
+  digested: 'none',
+  empty: 'none',
+};
+
+const channelNames: Record<InterruptChannel, string> = { browser: 'browser notification', email: 'email' };
+
+/**
+ * Each interrupting channel's outcome, from the delivery rows the planner wrote for the event (the last one of a
+ * channel: a recovery cancels the held outage, or adds its own): its status, when it is due, and the row's reason.
+ * A channel with no row says why it has none. The planner's trace is the event's, not a channel's: it is read only
+ * when no channel interrupts.
+ */
+function channelOutcomes(
+  written: readonly DeliveryRow[],
+  decision: StoredDecision,
+  available: readonly InterruptChannel[],
+): Record<InterruptChannel, DeliveryOutcome> {
+  const outcome = (channel: InterruptChannel): DeliveryOutcome => {
+    const row = written.findLast((delivery) => delivery.channel === channel);
+    if (row) return { status: outcomeStatus[row.status], until: row.dueAt === null ? null : new Date(row.dueAt).toISOString(), why: row.reason };
+    if (!available.includes(channel)) return { status: 'none', until: null, why: `no ${channelNames[channel]}: it is not set up (SendGrid, under Alerts)` };
+    // Nothing interrupts at all: the trace's last step says why (in the inbox only, joined its thread, …).
+    if (written.length === 0) return { status: 'none', until: null, why: decision.trace.at(-1)?.why ?? 'no interruption' };
+    return { status: 'none', until: null, why: `no ${channelNames[channel]}: its decision does not open that channel` };
+  };
+  return { browser: outcome('browser'), email: outcome('email') };
 }
 
-/** The row an event would go into, as the fold would leave it. */
-function rowFor(event: IncomingEvent, open: NotificationRow | undefined, effect: FoldEffect): NotificationRow {
-  if (open && effect === 'resolved') return { ...open, status: 'resolved', resolvedAt: event.occurredAt, eventCount: open.eventCount + 1 };
-  if (open) return { ...open, severity: effect === 'raised' ? 'error' : open.severity, eventCount: open.eventCount + 1 };
+/**
+ * The outbox's reads, with its writes kept in `written` instead of made: the planner runs on these exactly as in an
+ * ingest (same reads, same decisions), and the dry run reads back what it would have written.
+ */
+function recordingOps(ops: OutboxOps): { ops: OutboxOps; written: DeliveryRow[] } {
+  const written: DeliveryRow[] = [];
+  const keep = (rows: DeliveryRow[]) => {
+    written.push(...rows);
+    return Promise.resolve(rows);
+  };
+  const refuse = () => Promise.reject(new Error('the dry run writes nothing'));
   return {
-    id: 'dry-run',
-    seq: 0,
-    createdSeq: 0,
-    integration: event.integration,
-    type: event.type,
-    subjectKey: event.subjectKey,
-    status: effect === 'info' ? 'info' : effect === 'opened' ? 'open' : 'resolved',
-    severity: event.severity,
-    title: event.title,
-    url: null,
-    projectSlug: event.projectSlug,
-    eventCount: 1,
-    firstAt: event.occurredAt,
-    lastAt: event.occurredAt,
-    resolvedAt: effect === 'resolved_alone' ? event.occurredAt : null,
-    receivedAt: event.receivedAt,
-    readAt: null,
-    snoozedUntil: null,
-    decision: null,
+    written,
+    ops: {
+      deliveriesFor: (ids) => ops.deliveriesFor(ids),
+      deliveriesWithStatus: (status, dueBy) => ops.deliveriesWithStatus(status, dueBy),
+      addDeliveries: keep,
+      updateDeliveries: keep,
+      subjects: (keys) => ops.subjects(keys),
+      flapping: (lastChangeBy) => ops.flapping(lastChangeBy),
+      putSubjects: () => Promise.resolve(),
+      mutes: (keys) => ops.mutes(keys),
+      putMute: refuse,
+      removeMutes: refuse,
+      rows: (ids) => ops.rows(ids),
+      openRows: (keys) => ops.openRows(keys),
+      latestRows: (keys) => ops.latestRows(keys),
+      snooze: refuse,
+      wakeSnoozed: refuse,
+      nextSnoozeEnd: () => ops.nextSnoozeEnd(),
+      markRead: refuse,
+    },
   };
 }
 
@@ -124,7 +159,7 @@ export class Inbox {
     this.hub = new NotificationHub(store.notifications, 1_000, (rows) => {
       for (const { route, slug } of staleData(rows)) cache.forget(route, slug);
     });
-    this.policy = new PolicySettings(store, this.now);
+    this.policy = new PolicySettings(store, this.now, log);
     this.planner = new Planner({ ...defaultFlapSettings, ...options.flap });
   }
 
@@ -159,10 +194,10 @@ export class Inbox {
     await this.queue;
   }
 
-  /** Makes the scheduler tick at `at` (ms UTC) at the latest, when it runs. */
-  wakeBy(at: number): void {
+  /** Makes the scheduler tick by `deadline` (ms UTC) at the latest, when it runs. */
+  wakeBy(deadline: number): void {
     if (!this.running) return;
-    const when = Math.min(at, this.now() + (this.options.tickMs ?? 30_000));
+    const when = Math.min(deadline, this.now() + (this.options.tickMs ?? 30_000));
     if (this.timer && when >= this.timerAt) return;
     clearTimeout(this.timer);
     this.timerAt = when;
@@ -230,23 +265,29 @@ export class Inbox {
     });
     if (result.changed.length > 0) await this.expireStaleData(result.changed);
     this.publish(result.changed, result.sent);
-    if (result.stored > 0) this.wakeBy(now + this.planner.holdMs);
+    if (result.stored > 0) this.wakeBy(now + this.planner.holdFor(policy));
     return result;
   }
 
   /**
-   * What an event would do now (or at `at`): the policy's decision and what becomes of its interruption, by the
-   * same code a real ingest runs, on the store as it is, writing nothing.
+   * What an event arriving at `arrivesAt` (ms UTC: its occurrence and receipt, and the planner's now, as in an ingest
+   * of it then) would do: the policy's decision and each interrupting channel's outcome, by the code a real ingest
+   * runs (the store's thread grouping, the planner on the outbox's reads), on the store as it is, writing nothing.
    */
-  async dryRun(input: DryRunEvent, at: number, override: Partial<NotificationPolicy> = {}): Promise<{ decision: PolicyDecision; stored: StoredDecision }> {
-    const policy = { ...(await this.policy.get()), ...override };
+  async dryRun(
+    input: DryRunEvent,
+    arrivesAt: number,
+    override: Partial<NotificationPolicy> = {},
+  ): Promise<{ decision: PolicyDecision; stored: StoredDecision; delivery: Record<InterruptChannel, DeliveryOutcome> }> {
+    const [saved, available] = await Promise.all([this.policy.get(), this.channels()]);
+    const policy = { ...saved, ...override };
     const subjectKey = input.transition === null ? null : input.subjectKey;
     const decision = evaluate(
       { ...input, transition: subjectKey === null ? null : input.transition },
       { projectSlug: input.project, payload: input.payload },
-      { ...policy, available: await this.channels() },
+      { ...policy, available },
     );
-    const iso = new Date(at).toISOString();
+    const iso = new Date(arrivesAt).toISOString();
     const event: IncomingEvent = {
       sourceEventId: 'dry-run',
       integration: input.integration,
@@ -263,13 +304,14 @@ export class Inbox {
       decision: storedOf(decision),
     };
     // Reads only, outside any transaction: a preview never waits for (or holds up) an ingest.
-    const outcome = await this.store.notifications.read(async (ops) => {
-      const open = subjectKey === null ? undefined : (await ops.openRows([subjectKey]))[0];
-      const effect = foldEffect(event, open);
-      const row = rowFor(event, open, effect);
-      return this.planner.plan([planned(event, effect, decision, row)], ops, at, policy, true);
+    const { stored, written } = await this.store.notifications.read(async (ops) => {
+      const open = new Map((subjectKey === null ? [] : await ops.openRows([subjectKey])).map((row) => [subjectKey as string, row]));
+      const [folded] = foldEvents([event], open);
+      const recording = recordingOps(ops);
+      const outcome = await this.planner.plan(folded ? [planned(event, folded.effect, decision, folded.row)] : [], recording.ops, arrivesAt, policy);
+      return { stored: outcome.decisions[0] ?? storedOf(decision), written: recording.written };
     });
-    return { decision, stored: outcome.decisions[0] ?? storedOf(decision) };
+    return { decision, stored, delivery: channelOutcomes(written, stored, available) };
   }
 
   /** Snoozes rows until `until` (ms UTC), or wakes them now (null); live streams hear of it. */

@@ -120,6 +120,7 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'PUT', path: '/api/notifications/preferences', procedure: 'notifications.savePreferences', input: body },
   { method: 'PUT', path: '/api/notifications/rules', procedure: 'notifications.saveRules', input: body },
   { method: 'PUT', path: '/api/notifications/quiet-hours', procedure: 'notifications.saveQuietHours', input: body },
+  { method: 'PUT', path: '/api/notifications/flap-hold', procedure: 'notifications.saveFlapHold', input: body },
   { method: 'POST', path: '/api/notifications/pause', procedure: 'notifications.pause', input: body },
   { method: 'POST', path: '/api/notifications/dry-run', procedure: 'notifications.dryRun', input: body },
   { method: 'POST', path: '/api/notifications/snooze', procedure: 'notifications.snooze', input: body },

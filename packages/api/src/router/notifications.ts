@@ -7,6 +7,7 @@ import {
   notificationPolicyViewSchema,
   pauseNotificationsSchema,
   saveQuietHoursSchema,
+  saveFlapHoldSchema,
   saveNotificationPreferencesSchema,
   saveNotificationRulesSchema,
   snoozeSchema,
@@ -36,7 +37,6 @@ import { watchSignIn } from '../auth/watch.ts';
 import { fail } from '../errors.ts';
 import { relaySettings, saveRelaySecret, secretNote, targetOf, testTarget } from '../notifications/config.ts';
 import { PolicyInputError } from '../notifications/inbox.ts';
-import { outcomeOf } from '../notifications/policy/planner.ts';
 import { quietAt } from '../notifications/policy/quiet-hours.ts';
 import { fetchRelayPage, RelayError, relayHealth } from '../notifications/relay-client.ts';
 import { publicProcedure, router, trackedEvents } from '../trpc.ts';
@@ -90,10 +90,13 @@ const policyInput = (error: unknown) => (error instanceof PolicyInputError ? fai
 async function policyView(ctx: Context, policy?: NotificationPolicy) {
   const { inbox } = ctx.notifications;
   const now = ctx.data.connections.clock.now();
-  const [saved, mutes] = await Promise.all([policy ?? inbox.policy.get(), inbox.mutes()]);
+  // A saved part that no longer fits stays stored and is reported; the policy shown is the one that applies.
+  const [state, mutes] = await Promise.all([inbox.policy.state(), inbox.mutes()]);
+  const saved = policy ?? state.policy;
   const quiet = quietAt(now, saved.quietHours);
   return {
     ...saved,
+    needsAttention: state.needsAttention,
     mutes,
     quietNow: {
       quiet: quiet.quiet,
@@ -103,7 +106,7 @@ async function policyView(ctx: Context, policy?: NotificationPolicy) {
     email: (await inbox.channels()).includes('email')
       ? { available: true, reason: null }
       : { available: false, reason: 'Set up email alerts first (Settings → Refresh & alerts: SendGrid); until then, in-app and browser.' },
-    flapHoldSeconds: Math.round(inbox.planner.holdMs / 1000),
+    flapHoldSeconds: Math.round(inbox.planner.holdFor(saved) / 1000),
   };
 }
 
@@ -237,6 +240,12 @@ export const notificationsRouter = router({
     .output(notificationPolicyViewSchema)
     .mutation(async ({ ctx, input }) => policyView(ctx, await ctx.notifications.inbox.savePolicy({ quietHours: input }))),
 
+  /** The flap hold of uptime monitors' outages, in seconds (0 to 3600; 0: no hold). */
+  saveFlapHold: publicProcedure
+    .input(saveFlapHoldSchema)
+    .output(notificationPolicyViewSchema)
+    .mutation(async ({ ctx, input }) => policyView(ctx, await ctx.notifications.inbox.savePolicy({ flapHoldSeconds: input.seconds }))),
+
   /** "Pause notifications until …" (null resumes): what is held meanwhile comes as one digest after. */
   pause: publicProcedure
     .input(pauseNotificationsSchema)
@@ -246,28 +255,18 @@ export const notificationsRouter = router({
       return policyView(ctx, await ctx.notifications.inbox.savePolicy({ pauseUntil: input.until }));
     }),
 
-  /** What an event would do (at `at`, default now), under the saved policy or unsaved edits; the same code as a real ingest, writing nothing. */
+  /**
+   * What an event would do arriving at `at` (default now), under the saved policy or unsaved edits: the decision and
+   * each channel's outcome, by the same code as a real ingest, writing nothing.
+   */
   dryRun: publicProcedure
     .input(dryRunSchema)
     .output(dryRunResultSchema)
     .mutation(async ({ ctx, input }) => {
-      const at = input.at === undefined ? ctx.data.connections.clock.now() : Date.parse(input.at);
+      const arrivesAt = input.at === undefined ? ctx.data.connections.clock.now() : Date.parse(input.at);
       const override = input.policy === undefined ? undefined : notificationPolicySchema.partial().parse(input.policy);
-      const { inbox } = ctx.notifications;
-      const { decision, stored } = await inbox.dryRun(input.event, at, override);
-      const browser = outcomeOf(stored);
-      // When a held one goes out (unless its recovery comes first), or when a deferred one's digest does.
-      const quietHours = override?.quietHours ?? (await inbox.policy.get()).quietHours;
-      const quiet = quietAt(at, quietHours);
-      const until =
-        browser.status === 'held' ? at + inbox.planner.holdMs : browser.status === 'deferred' && quiet.quiet && quiet.endsAt !== undefined ? quiet.endsAt : null;
-      return {
-        decision: { ...decision, trace: stored.trace },
-        delivery: {
-          browser: { ...browser, until: until === null ? null : new Date(until).toISOString() },
-          email: { status: 'none' as const, until: null, why: 'email is not available yet' },
-        },
-      };
+      const { decision, stored, delivery } = await ctx.notifications.inbox.dryRun(input.event, arrivesAt, override);
+      return { decision: { ...decision, trace: stored.trace }, delivery };
     }),
 
   /** Snoozes rows until a time (hidden and not counted; back unread then), or wakes them with null. */

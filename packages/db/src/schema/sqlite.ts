@@ -220,6 +220,8 @@ export const notificationDeliveries = sqliteTable(
     status: text('status', { enum: ['held', 'deferred', 'sent', 'cancelled', 'suppressed', 'digested', 'empty'] }).notNull(),
     /** Why it has its status, as the trace says it. */
     reason: text('reason').notNull(),
+    /** Why it was held or deferred, as a value: the flap hold, quiet hours or a pause (null: never held). */
+    heldFor: text('held_for', { enum: ['flap_hold', 'quiet_hours', 'pause'] }),
     /** When a held one goes out; when a deferred one's quiet period ends (null: when the settings change). */
     dueAt: integer('due_at'),
     /** JSON: title, body, severity, tag, url, renotify, requireInteraction. */

@@ -1,12 +1,20 @@
 import type { Interruption } from '@dash/contracts';
 
 /**
- * Interruptions from the live stream, shown where the user will see them: an in-app toast in the tab
- * they are looking at, a desktop notification (the Notification API) when no tab is looked at and they
- * allowed it. With several tabs open only one of them shows desktop notifications: the one holding the
- * `dash-desktop-alerts` Web Lock for its page's life (the next tab takes over when it closes); without
- * Web Locks, the tabs agree over a BroadcastChannel who shows each interruption. One notification per
- * thread: the interruption's `tag` (a recovery has its outage's, and replaces it).
+ * Interruptions from the live stream, shown where the user will see them. "In view" is
+ * `document.visibilityState === 'visible'` in any tab of the dashboard, focused or not (a window on a
+ * second monitor is in view): then a toast in each tab in view and no desktop notification. With no tab in
+ * view, one desktop notification (the Notification API, when allowed) and no toast.
+ *
+ * Only one tab shows desktop notifications: the one holding the `dash-desktop-alerts` Web Lock for its
+ * page's life (the next tab takes over when it closes); without Web Locks, the tabs agree over a
+ * BroadcastChannel who shows each interruption. Every tab tells the others over that channel whether it is
+ * in view (when it starts, when it changes, when it goes), so the leader knows without waiting on anyone's
+ * stream: when another tab is in view it hands the interruption to it (`offer`) instead of notifying, and
+ * that tab toasts it, whether or not its own stream has brought it yet (or ever will). A tab's own lock,
+ * held for its life, lets the leader forget a tab in view that crashed without saying so. One notification
+ * per thread: the interruption's `tag` (a recovery has its outage's, and replaces it); when a tab in view
+ * toasts a thread instead, the leader closes that thread's desktop notification, now out of date.
  */
 
 /** The permission, or why there is none to ask for. */
@@ -31,10 +39,21 @@ const CHANNEL = 'dash-desktop-alerts';
 /** How long the ids of interruptions already handled are kept (the tabs' local clocks only: the server's is never compared). */
 const REMEMBER_MS = 120_000;
 const TOAST_MS = 6_000;
-/** How long the tab that shows desktop notifications waits to hear that a tab being looked at toasted it instead. */
+/** How long the tab that shows desktop notifications waits before deciding (a tab coming into view, or toasting it, is heard by then). */
 const GRACE_MS = 400;
+/** Each tab's own lock, held for its life: which tabs are still there. */
+const tabLock = (tab: string) => `${LOCK}:tab:${tab}`;
 
-type Message = { type: 'handled'; id: string };
+type Message =
+  /** A tab showed this interruption: a toast (in view) or a desktop notification. */
+  | { type: 'handled'; id: string; tag: string; toast: boolean }
+  /** A tab is in view or not; `gone` when it goes. */
+  | { type: 'view'; tab: string; inView: boolean }
+  | { type: 'gone'; tab: string }
+  /** A new tab asks the others whether they are in view. */
+  | { type: 'ask' }
+  /** The leader hands an interruption to the tabs in view, to toast. */
+  | { type: 'offer'; interrupt: Interruption };
 
 function readPermission(): AlertPermission {
   if (typeof window === 'undefined') return 'default';
@@ -43,8 +62,8 @@ function readPermission(): AlertPermission {
   return Notification.permission;
 }
 
-/** The tab the user is looking at: shown and focused. */
-const attentive = () => document.visibilityState === 'visible' && document.hasFocus();
+/** This tab is in view: shown on a screen, focused or not. */
+const inView = () => document.visibilityState === 'visible';
 
 class DesktopAlerts {
   permission = $state<AlertPermission>('default');
@@ -61,9 +80,21 @@ class DesktopAlerts {
   /** Interruption ids this tab has dealt with, and those another tab said it showed (with when, to forget them). */
   private seen = new Map<string, number>();
   private handledElsewhere = new Map<string, number>();
+  /** Interruption ids this tab toasted. */
+  private toasted = new Map<string, number>();
+  /** The other tabs now in view, by their id. */
+  private othersInView = new Set<string>();
+  private readonly tab = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+  /** Desktop notifications this tab shows, by thread tag. */
+  private shown = new Map<string, Notification>();
   private toastTimers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly onVisible = () => {
-    if (document.visibilityState === 'visible') this.sync();
+    if (inView()) this.sync();
+    this.announce();
+  };
+  private readonly onPageHide = () => this.post({ type: 'gone', tab: this.tab });
+  private readonly onPageShow = (event: PageTransitionEvent) => {
+    if (event.persisted) this.announce();
   };
 
   /** Reads the permission again (the settings may have changed it). */
@@ -91,17 +122,27 @@ class DesktopAlerts {
     if (this.running) return () => this.stop();
     this.running = true;
     document.addEventListener('visibilitychange', this.onVisible);
+    window.addEventListener('pagehide', this.onPageHide);
+    window.addEventListener('pageshow', this.onPageShow);
     if (typeof BroadcastChannel !== 'undefined') {
       this.channel = new BroadcastChannel(CHANNEL);
-      this.channel.onmessage = (event: MessageEvent<Message>) => {
-        if (event.data?.type === 'handled') this.handledElsewhere.set(event.data.id, Date.now());
-      };
+      this.channel.onmessage = (event: MessageEvent<Message>) => this.receive(event.data);
     }
     const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
     if (locks) {
       this.usesLocks = true;
       const abort = new AbortController();
       this.lockAbort = abort;
+      // This tab's own lock first, then its word to the others: whoever hears it can already see it is there.
+      locks
+        .request(tabLock(this.tab), { signal: abort.signal }, () => {
+          this.announce();
+          this.post({ type: 'ask' });
+          return new Promise<void>((resolve) => abort.signal.addEventListener('abort', () => resolve()));
+        })
+        .catch(() => {
+          // Aborted by stop().
+        });
       // Held until the page goes (or stop): the next tab waiting for it becomes the leader then.
       locks
         .request(LOCK, { signal: abort.signal }, () => {
@@ -111,20 +152,58 @@ class DesktopAlerts {
         .catch(() => {
           // Aborted by stop() while waiting: another tab leads.
         });
+    } else {
+      this.announce();
+      this.post({ type: 'ask' });
     }
     return () => this.stop();
+  }
+
+  private receive(message: Message | undefined) {
+    switch (message?.type) {
+      case 'handled':
+        this.handledElsewhere.set(message.id, Date.now());
+        if (message.toast) this.closeOutdated(message.tag);
+        break;
+      case 'view':
+        if (message.inView) this.othersInView.add(message.tab);
+        else this.othersInView.delete(message.tab);
+        break;
+      case 'gone':
+        this.othersInView.delete(message.tab);
+        break;
+      case 'ask':
+        this.announce();
+        break;
+      case 'offer':
+        // Toasted here whether this tab's own stream brought it already, brings it later, or never does.
+        if (inView()) {
+          this.seen.set(message.interrupt.id, Date.now());
+          this.show(message.interrupt);
+        }
+        break;
+    }
+  }
+
+  /** Tells the other tabs whether this one is in view. */
+  private announce() {
+    this.post({ type: 'view', tab: this.tab, inView: inView() });
   }
 
   private stop() {
     if (!this.running) return;
     this.running = false;
+    this.post({ type: 'gone', tab: this.tab });
     document.removeEventListener('visibilitychange', this.onVisible);
+    window.removeEventListener('pagehide', this.onPageHide);
+    window.removeEventListener('pageshow', this.onPageShow);
     this.lockAbort?.abort();
     this.releaseLock?.();
     this.releaseLock = undefined;
     this.leader = false;
     this.channel?.close();
     this.channel = undefined;
+    this.othersInView.clear();
     for (const timer of this.toastTimers.values()) clearTimeout(timer);
     this.toastTimers.clear();
     this.toasts = [];
@@ -136,23 +215,55 @@ class DesktopAlerts {
     this.forget(now);
     if (this.seen.has(interrupt.id)) return;
     this.seen.set(interrupt.id, now);
-    if (attentive()) {
-      this.toast(interrupt);
-      this.post({ type: 'handled', id: interrupt.id });
+    if (inView()) {
+      this.show(interrupt);
       return;
     }
     // Only the leader shows desktop notifications; without Web Locks, whoever claims it first.
     if (this.usesLocks && !this.leader) return;
     const delay = GRACE_MS + (this.usesLocks ? 0 : Math.random() * 250);
-    setTimeout(() => {
-      if (this.handledElsewhere.has(interrupt.id)) return;
-      if (attentive()) {
-        this.toast(interrupt);
-        this.post({ type: 'handled', id: interrupt.id });
-        return;
-      }
-      if (this.notify(interrupt)) this.post({ type: 'handled', id: interrupt.id });
-    }, delay);
+    setTimeout(() => void this.decide(interrupt), delay);
+  }
+
+  /** The leader's choice for an interruption no tab has shown: a toast where a tab is in view, else the desktop. */
+  private async decide(interrupt: Interruption) {
+    if (this.handledElsewhere.has(interrupt.id)) return;
+    if (inView()) return this.show(interrupt);
+    if (await this.anotherInView()) {
+      this.post({ type: 'offer', interrupt });
+      return;
+    }
+    if (this.handledElsewhere.has(interrupt.id)) return;
+    if (this.notify(interrupt)) this.post({ type: 'handled', id: interrupt.id, tag: interrupt.tag, toast: false });
+  }
+
+  /** A toast in this tab (in view), once per interruption, and the word to the others. */
+  private show(interrupt: Interruption) {
+    if (!this.toasted.has(interrupt.id)) {
+      this.toasted.set(interrupt.id, Date.now());
+      this.toast(interrupt);
+      this.closeOutdated(interrupt.tag);
+    }
+    this.post({ type: 'handled', id: interrupt.id, tag: interrupt.tag, toast: true });
+  }
+
+  /** Whether another tab is in view; tabs that went without saying so (a crash: their lock is gone) are forgotten. */
+  private async anotherInView(): Promise<boolean> {
+    if (this.othersInView.size === 0 || !this.usesLocks) return this.othersInView.size > 0;
+    try {
+      const { held = [] } = await navigator.locks.query();
+      const alive = new Set(held.map((lock) => lock.name));
+      for (const tab of this.othersInView) if (!alive.has(tabLock(tab))) this.othersInView.delete(tab);
+    } catch {
+      // No answer: the tabs are taken at their word.
+    }
+    return this.othersInView.size > 0;
+  }
+
+  /** A thread toasted in a tab in view: its desktop notification from this tab says something no longer true. */
+  private closeOutdated(tag: string) {
+    this.shown.get(tag)?.close();
+    this.shown.delete(tag);
   }
 
   /** A desktop notification, when allowed; whether one was shown. */
@@ -168,6 +279,10 @@ class DesktopAlerts {
     };
     try {
       const shown = new Notification(interrupt.title, options);
+      this.shown.set(interrupt.tag, shown);
+      shown.onclose = () => {
+        if (this.shown.get(interrupt.tag) === shown) this.shown.delete(interrupt.tag);
+      };
       shown.onclick = (event) => {
         event.preventDefault();
         window.focus();
@@ -247,7 +362,7 @@ class DesktopAlerts {
 
   /** Ids are kept a while: a copy of an interruption (another tab's message) comes within moments, never later. */
   private forget(now: number) {
-    for (const map of [this.seen, this.handledElsewhere]) {
+    for (const map of [this.seen, this.handledElsewhere, this.toasted]) {
       if (map.size < 200) continue;
       for (const [id, at] of map) if (now - at > REMEMBER_MS) map.delete(id);
     }

@@ -9,6 +9,7 @@ import {
   type NotificationRule,
   type NotificationSeverity,
   type PayloadCondition,
+  type PolicyAttention,
   type PayloadScalar,
   type QuietHours,
   type RuleActions,
@@ -273,6 +274,42 @@ export const blankRule = (taken: readonly string[]): RuleDraft =>
   ruleDraftOf({ id: newRuleId(taken), name: 'New rule', enabled: true, match: {}, actions: {}, stop: false });
 
 // ------------------------------------------------------------------------------------------------
+// A saved part that no longer fits, loaded into the form as far as it can show it, so its owner can fix it.
+
+const looseRecord = (value: unknown): Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+const looseText = (value: unknown) => (typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value));
+
+/** A stored rule that may not fit: its text kept as it is (for the server to name what is wrong), the rest as the form shows it. */
+export function looseRuleDraft(value: unknown, index: number): RuleDraft {
+  const rule = looseRecord(value);
+  const match = looseRecord(rule.match);
+  const text = { id: looseText(rule.id) || `rule-${index + 1}`, name: looseText(rule.name), enabled: rule.enabled !== false, stop: rule.stop === true };
+  try {
+    const draft = ruleDraftOf({ ...text, match, actions: looseRecord(rule.actions) });
+    const projects = Array.isArray(match.projects) ? match.projects.map(looseText).join(', ') : looseText(match.projects);
+    return { ...draft, ...text, type: looseText(match.type), projects, titleContains: looseText(match.titleContains) };
+  } catch {
+    return { ...blankRule([]), ...text };
+  }
+}
+
+/** A stored preference that may not fit, as the form shows it. */
+export function loosePreferenceDraft(value: unknown): PreferenceDraft {
+  const preference = looseRecord(value);
+  const channels = looseRecord(preference.channels);
+  return {
+    ...blankPreference(),
+    integration: looseText(preference.integration) as PreferenceIntegration,
+    type: looseText(preference.type),
+    enabled: preference.enabled !== false,
+    minSeverity: looseText(preference.minSeverity) as NotificationSeverity,
+    browser: channels.browser === true,
+    email: channels.email === true,
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
 
 export const defaultSample = (): SampleEvent => ({
   integration: 'deploy_host',
@@ -291,8 +328,11 @@ export class PolicyEditor {
   preferences = $state<PreferenceDraft[]>([]);
   rules = $state<RuleDraft[]>([]);
   sample = $state<SampleEvent>(defaultSample());
+  /** The flap hold being edited, in seconds. */
+  flapHold = $state(120);
 
   readonly quietForm = new FormState();
+  readonly flapForm = new FormState();
   readonly preferencesForm = new FormState();
   readonly rulesForm = new FormState();
   readonly pauseForm = new FormState();
@@ -306,6 +346,7 @@ export class PolicyEditor {
   constructor(view: NotificationPolicyView) {
     this.view = view;
     this.quiet = quietDraftOf(view.quietHours);
+    this.flapHold = view.flapHoldSeconds;
     this.preferences = view.preferences.map(preferenceDraftOf);
     this.rules = view.rules.map(ruleDraftOf);
   }
@@ -313,6 +354,7 @@ export class PolicyEditor {
   /** The server's view again (another save, a reload): what is not a draft follows it. */
   refresh(view: NotificationPolicyView): void {
     this.view = { ...this.view, mutes: view.mutes, quietNow: view.quietNow, email: view.email, flapHoldSeconds: view.flapHoldSeconds, quietHours: { ...this.view.quietHours, pauseUntil: view.quietHours.pauseUntil } };
+    this.view.needsAttention = view.needsAttention;
   }
 
   /** The drafts as a policy, for saving and for the dry run. */
@@ -330,6 +372,13 @@ export class PolicyEditor {
       const { pauseUntil: _pause, ...windows } = quietHoursOf(this.quiet, null);
       this.view = await api.notifications.saveQuietHours.mutate(windows);
       return this.view.quietHours.enabled ? 'Quiet hours saved: they are on.' : 'Quiet hours saved: they are off.';
+    });
+  }
+
+  async saveFlapHold(): Promise<void> {
+    await this.flapForm.submit(async () => {
+      this.view = await api.notifications.saveFlapHold.mutate({ seconds: this.flapHold });
+      return this.view.flapHoldSeconds === 0 ? 'Flap hold saved: outages interrupt at once.' : `Flap hold saved: ${this.view.flapHoldSeconds} s.`;
     });
   }
 
@@ -362,6 +411,41 @@ export class PolicyEditor {
       this.view = { ...this.view, mutes };
       return 'Unmuted.';
     });
+  }
+
+  /** A saved part that no longer fits (kept as saved; meanwhile the last valid one applies), if any. */
+  attention(part: PolicyAttention['part']): PolicyAttention | undefined {
+    return this.view.needsAttention.find((problem) => problem.part === part);
+  }
+
+  /** Loads the saved rules or preferences that no longer fit into the form, as far as it can show them, to fix and save. */
+  editStored(part: 'rules' | 'preferences'): void {
+    const stored = this.attention(part)?.stored;
+    const items: unknown[] = Array.isArray(stored) ? stored : [];
+    if (part === 'rules') {
+      this.rules = items.map(looseRuleDraft);
+      this.rulesForm.fields = {};
+    } else {
+      this.preferences = items.map(loosePreferenceDraft);
+      this.preferencesForm.fields = {};
+    }
+  }
+
+  /** Discards a saved part that no longer fits: what applies now (the last valid one, or the default) is saved in its place. */
+  async discardStored(part: PolicyAttention['part']): Promise<void> {
+    switch (part) {
+      case 'rules':
+        this.rules = this.view.rules.map(ruleDraftOf);
+        return this.saveRules();
+      case 'preferences':
+        this.preferences = this.view.preferences.map(preferenceDraftOf);
+        return this.savePreferences();
+      case 'quietHours':
+        this.quiet = quietDraftOf(this.view.quietHours);
+        return this.saveQuietHours();
+      case 'pauseUntil':
+        return this.pause(null);
+    }
   }
 
   addRule(): void {

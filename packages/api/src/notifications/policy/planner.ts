@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   type DecisionTraceEntry,
-  type DeliveryOutcome,
   type InterruptChannel,
   type NotificationPolicy,
   type PolicyDecision,
@@ -42,8 +41,12 @@ export interface FlapSettings {
 
 export const defaultFlapSettings: FlapSettings = { holdMs: 120_000, windowMs: 30 * MINUTE, outages: 3, stableMs: 15 * MINUTE };
 
-/** Integrations whose outages are held (monitors); others interrupt at once. */
-const heldIntegrations: ReadonlySet<string> = new Set(['uptime_monitor']);
+/**
+ * Integrations whose state swings by itself (uptime monitors: a network blip, a slow probe): their outages are held
+ * and counted for flap detection. A failed deploy or a Sentry issue is somebody's action or a new fact, never a
+ * flap: it interrupts at once, every time.
+ */
+export const flappingIntegrations: ReadonlySet<string> = new Set(['uptime_monitor']);
 
 /** One event ready to plan: what the fold did with it and the policy's decision. */
 export interface PlannedEvent {
@@ -82,8 +85,8 @@ const stageNames: Record<DecisionTraceEntry['stage'], string> = {
 
 /** "07:00" in the quiet hours' zone, or "Tue 07:00" beyond a day away. */
 function wall(instant: number, now: number, zone: string): string {
-  const at = localTime(instant, zone);
-  return instant - now < 86_400_000 ? at.hhmm : `${at.weekday.charAt(0).toUpperCase()}${at.weekday.slice(1)} ${at.hhmm}`;
+  const local = localTime(instant, zone);
+  return instant - now < 86_400_000 ? local.hhmm : `${local.weekday.charAt(0).toUpperCase()}${local.weekday.slice(1)} ${local.hhmm}`;
 }
 
 /** An instant with whether it is quiet, worked out once for all the events of a batch (or a tick). */
@@ -99,13 +102,13 @@ const momentOf = (now: number, policy: NotificationPolicy): Moment => ({ now, zo
 const emailWhy = (status: DeliveryRow['status']) => (status === 'sent' ? 'queued for SendGrid' : 'kept for the digest email');
 
 /** Sent now, or deferred to the digest when quiet hours or the pause hold interruptions back. */
-function release({ now, zone, quiet }: Moment, bypass: boolean): { status: 'sent' | 'deferred'; dueAt: number | null; entry: DecisionTraceEntry } {
-  if (!quiet.quiet) return { status: 'sent', dueAt: null, entry: step('delivery', 'sent', 'sent to the open dashboard tabs: a browser notification where the dashboard is hidden, a toast where it is in view') };
+function release({ now, zone, quiet }: Moment, bypass: boolean): { status: 'sent' | 'deferred'; heldFor: DeliveryRow['heldFor']; dueAt: number | null; entry: DecisionTraceEntry } {
+  if (!quiet.quiet) return { status: 'sent', heldFor: null, dueAt: null, entry: step('delivery', 'sent', 'sent to the open dashboard tabs: a browser notification where the dashboard is hidden, a toast where it is in view') };
   const stage = quiet.reason === 'pause' ? 'pause' : 'quiet_hours';
   const until = quiet.endsAt === undefined ? 'until the settings change' : `until ${wall(quiet.endsAt, now, zone)}`;
-  if (bypass) return { status: 'sent', dueAt: null, entry: step(stage, 'sent', `${stage === 'pause' ? 'paused' : 'quiet hours'} ${until}, but this one goes through (critical, or a rule says so)`) };
+  if (bypass) return { status: 'sent', heldFor: null, dueAt: null, entry: step(stage, 'sent', `${stage === 'pause' ? 'paused' : 'quiet hours'} ${until}, but this one goes through (critical, or a rule says so)`) };
   const what = stage === 'pause' ? 'notifications are paused' : 'quiet hours';
-  return { status: 'deferred', dueAt: quiet.endsAt ?? null, entry: step(stage, 'deferred', `${what} ${until}: kept for the digest`) };
+  return { status: 'deferred', heldFor: stage, dueAt: quiet.endsAt ?? null, entry: step(stage, 'deferred', `${what} ${until}: kept for the digest`) };
 }
 
 const messageOf = (row: NotificationRow, patch: Partial<InterruptMessage> = {}): InterruptMessage => ({
@@ -128,6 +131,7 @@ const delivery = (
   now: number,
   dueAt: number | null,
   message: InterruptMessage,
+  heldFor: DeliveryRow['heldFor'] = null,
 ): DeliveryRow => ({
   id: randomUUID(),
   notificationId: row.id,
@@ -136,6 +140,7 @@ const delivery = (
   purpose,
   status,
   reason,
+  heldFor,
   dueAt,
   message,
   seq: null,
@@ -156,25 +161,12 @@ function channelsOf(row: NotificationRow, available: readonly InterruptChannel[]
   return opened.length > 0 ? opened : ['browser'];
 }
 
-/** The browser outcome a stored decision's trace ends with, as the dry run answers it. */
-export function outcomeOf(decision: StoredDecision): DeliveryOutcome {
-  const last = decision.trace.at(-1);
-  const verdictStatus: Partial<Record<DecisionTraceEntry['verdict'], DeliveryOutcome['status']>> = {
-    sent: 'now',
-    held: 'held',
-    deferred: 'deferred',
-    suppressed: 'suppressed',
-    cancelled: 'suppressed',
-  };
-  const status = (last && verdictStatus[last.verdict]) ?? 'none';
-  return { status, until: null, why: last?.why ?? 'no interruption' };
-}
-
 export class Planner {
   constructor(private readonly flap: FlapSettings = defaultFlapSettings) {}
 
-  get holdMs(): number {
-    return this.flap.holdMs;
+  /** The flap hold that applies under `policy`: its setting (Settings → Notifications), else the planner's default. */
+  holdFor(policy: Pick<NotificationPolicy, 'flapHoldSeconds'>): number {
+    return policy.flapHoldSeconds === undefined ? this.flap.holdMs : policy.flapHoldSeconds * 1000;
   }
 
   /**
@@ -182,7 +174,8 @@ export class Planner {
    * dry-run route): the same reads, the same decisions.
    */
   async plan(events: readonly PlannedEvent[], ops: OutboxOps, now: number, policy: NotificationPolicy, dry = false): Promise<PlanOutcome> {
-    const at = momentOf(now, policy);
+    const moment = momentOf(now, policy);
+    const holdMs = this.holdFor(policy);
     const decisions: StoredDecision[] = [];
     const readIds: string[] = [];
     const sent: DeliveryRow[] = [];
@@ -218,11 +211,11 @@ export class Planner {
       const stored = (): StoredDecision => ({ severity: decision.severity, channels: decision.channels, bypassQuietHours: decision.bypassQuietHours, trace });
       if (decision.discarded) readIds.push(event.notificationId);
 
-      // Flap memory: every outage and recovery of a subject counts, whatever the channels.
+      // Flap memory: every outage and recovery of a subject that can flap counts, whatever the channels.
       let state: SubjectState | undefined;
-      if (event.subjectKey && (effect === 'opened' || effect === 'resolved')) {
+      if (event.subjectKey && flappingIntegrations.has(event.integration) && (effect === 'opened' || effect === 'resolved')) {
         const before = changedSubjects.get(event.subjectKey) ?? subjects.get(event.subjectKey);
-        const outages = (before?.outages ?? []).filter((at) => at > now - this.flap.windowMs);
+        const outages = (before?.outages ?? []).filter((outageAt) => outageAt > now - this.flap.windowMs);
         if (effect === 'opened') outages.push(now);
         state = { subjectKey: event.subjectKey, outages, flappingSince: before?.flappingSince ?? null, lastChangeAt: now };
         changedSubjects.set(event.subjectKey, state);
@@ -235,18 +228,22 @@ export class Planner {
           trace.push(step('thread', 'none', 'a recovery with no open thread (it arrived before its outage, or the outage is older): nothing to interrupt'));
           continue;
         }
-        // What the outage's interruption became decides the recovery's.
-        const earlier = (await deliveriesOf(event.notificationId)).filter((d) => d.purpose === 'first' || d.purpose === 'repeat');
+        // What the thread's interruptions became decides the recovery's: every notice about it counts (the outage's own,
+        // a reminder, a flap's start or end, a digest that listed it).
+        const earlier = (await deliveriesOf(event.notificationId)).filter((d) => d.purpose !== 'resolve' && d.purpose !== 'digest');
         const held = earlier.filter((d) => d.status === 'held');
+        const outageTold = earlier.some((d) => (d.purpose === 'first' || d.purpose === 'repeat') && d.status === 'sent');
+        const told = earlier.filter((d) => d.status === 'sent' || d.status === 'digested');
         const down = formatDuration(Date.parse(row.resolvedAt ?? event.occurredAt) - Date.parse(row.firstAt));
         if (held.length > 0) {
           update(held.map((d) => ({ ...d, status: 'cancelled', reason: `recovered within the hold (down ${down})` })));
-          trace.push(step('flap', 'cancelled', `recovered within the ${formatDuration(this.flap.holdMs)} hold (down ${down}): nobody was interrupted`));
-        } else if (earlier.some((d) => d.status === 'sent')) {
+          trace.push(step('flap', 'cancelled', `recovered within the ${formatDuration(holdMs)} hold (down ${down}): nobody was interrupted`));
+        } else if (outageTold || (told.length > 0 && state?.flappingSince == null)) {
           // It interrupted: its recovery replaces that notification (answers that email), even in quiet hours, a mute or a flap.
+          // Told only by a flap's start, it waits for the flap's end, which sums up the state it is in then.
           const message = messageOf(row, { title: event.title || `${row.title}: recovered`, body: `Down ${down}, recovered`, severity: 'success', renotify: false, requireInteraction: false });
-          const told = [...new Set(earlier.filter((d) => d.status === 'sent').map((d) => d.channel))];
-          add(perChannel(told, (channel) => delivery(channel, row, 'resolve', 'sent', 'the outage interrupted: its recovery replaces that notification', now, null, message)));
+          const channels = [...new Set(told.map((d) => d.channel))];
+          add(perChannel(channels, (channel) => delivery(channel, row, 'resolve', 'sent', 'the outage interrupted: its recovery replaces that notification', now, null, message)));
           trace.push(step('delivery', 'sent', `the outage interrupted, so its recovery replaces that notification (down ${down})`));
         } else if (earlier.some((d) => d.status === 'deferred')) {
           trace.push(step('quiet_hours', 'deferred', `the outage waits for the digest, which will say it recovered after ${down}`));
@@ -291,22 +288,22 @@ export class Planner {
             severity: 'warning',
             requireInteraction: false,
           });
-          const out = release(at, decision.bypassQuietHours);
-          add(perChannel(channels, (channel) => delivery(channel, row, 'flap_start', out.status, `outage ${state.outages.length} in ${window}`, now, out.dueAt, notice)));
+          const out = release(moment, decision.bypassQuietHours);
+          add(perChannel(channels, (channel) => delivery(channel, row, 'flap_start', out.status, `outage ${state.outages.length} in ${window}`, now, out.dueAt, notice, out.heldFor)));
           trace.push(step('flap', out.status === 'sent' ? 'sent' : 'deferred', `outage ${state.outages.length} within ${window}: one "flapping" notice instead of one per change`));
           decisions.push(stored());
           continue;
         }
       }
-      if (state && effect === 'opened' && heldIntegrations.has(event.integration) && this.flap.holdMs > 0) {
-        const due = now + this.flap.holdMs;
-        add(perChannel(channels, (channel) => delivery(channel, row, 'first', 'held', 'flap hold', now, due, messageOf(row))));
-        trace.push(step('flap', 'held', `held ${formatDuration(this.flap.holdMs)} in case it recovers at once; then it interrupts`));
+      if (state && effect === 'opened' && holdMs > 0) {
+        const due = now + holdMs;
+        add(perChannel(channels, (channel) => delivery(channel, row, 'first', 'held', 'flap hold', now, due, messageOf(row), 'flap_hold')));
+        trace.push(step('flap', 'held', `held ${formatDuration(holdMs)} in case it recovers at once; then it interrupts`));
         decisions.push(stored());
         continue;
       }
-      const out = release(at, decision.bypassQuietHours);
-      add(perChannel(channels, (channel) => delivery(channel, row, 'first', out.status, channel === 'email' ? emailWhy(out.status) : out.entry.why, now, out.dueAt, messageOf(row))));
+      const out = release(moment, decision.bypassQuietHours);
+      add(perChannel(channels, (channel) => delivery(channel, row, 'first', out.status, channel === 'email' ? emailWhy(out.status) : out.entry.why, now, out.dueAt, messageOf(row), out.heldFor)));
       if (effect === 'raised') trace.push(step('thread', 'applied', 'the open thread became critical: it interrupts again'));
       trace.push(channels.includes('email') && out.status === 'sent' ? { ...out.entry, why: `${channels.includes('browser') ? `${out.entry.why}; ` : ''}queued for email (SendGrid)` } : out.entry);
       decisions.push(stored());
@@ -331,7 +328,7 @@ export class Planner {
     policy: NotificationPolicy,
     available: readonly InterruptChannel[] = ['browser'],
   ): Promise<{ sent: DeliveryRow[]; rows: NotificationRow[]; next: number | null }> {
-    const at = momentOf(now, policy);
+    const moment = momentOf(now, policy);
     const sent: DeliveryRow[] = [];
     const keep = (rows: DeliveryRow[]) => sent.push(...rows.filter((row) => row.status === 'sent'));
     const zone = policy.quietHours.timezone;
@@ -353,8 +350,8 @@ export class Planner {
         if (!row || row.status !== 'open') return { ...d, status: 'cancelled', reason: 'recovered before the hold ended' };
         if (d.subjectKey && muted.has(d.subjectKey)) return { ...d, status: 'suppressed', reason: 'muted' };
         if (d.subjectKey && flapping.has(d.subjectKey)) return { ...d, status: 'suppressed', reason: 'flapping' };
-        const out = release(at, row.decision?.bypassQuietHours ?? false);
-        return { ...d, status: out.status, dueAt: out.dueAt, reason: `still down after the hold; ${out.entry.why}`, sentAt: out.status === 'sent' ? now : null };
+        const out = release(moment, row.decision?.bypassQuietHours ?? false);
+        return { ...d, status: out.status, heldFor: out.heldFor ?? d.heldFor ?? null, dueAt: out.dueAt, reason: `still down after the hold; ${out.entry.why}`, sentAt: out.status === 'sent' ? now : null };
       });
       keep(await ops.updateDeliveries(released));
     }
@@ -376,8 +373,8 @@ export class Planner {
           renotify: down,
           requireInteraction: false,
         });
-        const out = release(at, down && (row.decision?.bypassQuietHours ?? false));
-        notices.push(...perChannel(channelsOf(row, available), (channel) => delivery(channel, row, 'flap_end', out.status, `stable for ${formatDuration(this.flap.stableMs)}`, now, out.dueAt, message)));
+        const out = release(moment, down && (row.decision?.bypassQuietHours ?? false));
+        notices.push(...perChannel(channelsOf(row, available), (channel) => delivery(channel, row, 'flap_end', out.status, `stable for ${formatDuration(this.flap.stableMs)}`, now, out.dueAt, message, out.heldFor)));
       }
       keep(await ops.addDeliveries(notices));
       await ops.putSubjects(calm.map((state) => ({ ...state, outages: [], flappingSince: null })));
@@ -389,9 +386,9 @@ export class Planner {
       await ops.removeMutes(ended.map((mute) => mute.subjectKey));
       const open = await ops.openRows(ended.map((mute) => mute.subjectKey));
       const reminders = open.flatMap((row) => {
-        const out = release(at, row.decision?.bypassQuietHours ?? false);
+        const out = release(moment, row.decision?.bypassQuietHours ?? false);
         const message = messageOf(row, { title: `${row.title}: still down`, body: `Down since ${wall(Date.parse(row.firstAt), now, zone)}; its mute has ended.` });
-        return perChannel(channelsOf(row, available), (channel) => delivery(channel, row, 'repeat', out.status, 'the mute ended while it was still down', now, out.dueAt, message));
+        return perChannel(channelsOf(row, available), (channel) => delivery(channel, row, 'repeat', out.status, 'the mute ended while it was still down', now, out.dueAt, message, out.heldFor));
       });
       keep(await ops.addDeliveries(reminders));
     }
@@ -401,7 +398,7 @@ export class Planner {
 
     // 5. The digest, once nothing holds interruptions back.
     const deferred = await ops.deliveriesWithStatus('deferred');
-    const flushed = deferred.length > 0 && !at.quiet.quiet;
+    const flushed = deferred.length > 0 && !moment.quiet.quiet;
     if (flushed) {
       // One digest per channel: the tab gets its summary, the inbox its email.
       for (const channel of [...new Set(deferred.map((d) => d.channel))]) {
@@ -409,7 +406,7 @@ export class Planner {
       }
     }
 
-    return { sent, rows: woken, next: await this.nextDue(ops, at, deferred.length > 0 && !flushed) };
+    return { sent, rows: woken, next: await this.nextDue(ops, moment, deferred.length > 0 && !flushed) };
   }
 
   /** Folds the deferred interruptions into one digest (none when nothing is left to say), in the tick's transaction. */
@@ -433,7 +430,8 @@ export class Planner {
       ];
     });
     const earliest = Math.min(...deferred.map((d) => d.createdAt));
-    const paused = deferred.every((d) => d.reason.startsWith('notifications are paused'));
+    // Why they waited is a field of each row: a digest is the pause's when all of them waited for the pause.
+    const paused = deferred.every((d) => d.heldFor === 'pause');
     // The window the first of them fell in, even if quiet hours have been switched off since.
     const started = quietAt(earliest, { ...policy.quietHours, enabled: true, pauseUntil: null });
     const digest = composeDigest(items, {
@@ -460,6 +458,7 @@ export class Planner {
       purpose: 'digest',
       status: digest ? 'sent' : 'empty',
       reason: digest ? `${digest.itemCount} item(s) held back` : 'everything held back was read in the app meanwhile',
+      heldFor: null,
       dueAt: null,
       message,
       seq: null,

@@ -1,6 +1,6 @@
 import { type QuietHours, type QuietWindow, quietHoursSchema, weekdays } from '@dash/contracts';
 import { describe, expect, it } from 'vitest';
-import { nextFlushAt, quietAt } from './quiet-hours.ts';
+import { quietAt } from './quiet-hours.ts';
 
 const at = (iso: string) => Date.parse(iso);
 const everyDay = [...weekdays];
@@ -148,7 +148,6 @@ describe('quietAt', () => {
     const always = settings([{ days: everyDay, start: '00:00', end: '24:00' }]);
     expect(quietAt(at('2026-06-03T12:00:00Z'), always)).toMatchObject({ quiet: true, reason: 'window' });
     expect(endOf('2026-06-03T12:00:00Z', always)).toBeUndefined();
-    expect(nextFlushAt(at('2026-06-03T11:00:00Z'), at('2026-06-03T12:00:00Z'), always)).toBeNull();
   });
 
   it('is quiet until pauseUntil on its own, even with the windows switched off', () => {
@@ -198,29 +197,5 @@ describe('quietAt', () => {
     expect(quietAt(at('2026-06-01T16:29:59Z'), kolkata).quiet).toBe(false);
     expect(endOf('2026-06-01T16:30:00Z', kolkata)).toBe('2026-06-02T01:30:00.000Z');
     expect(quietAt(at('2026-06-02T01:30:00Z'), kolkata).quiet).toBe(false);
-  });
-});
-
-describe('nextFlushAt', () => {
-  const berlin = settings([nightly]);
-
-  it('Q1: holds until the window ends, then flushes at once', () => {
-    const held = at('2026-06-01T21:10:00Z'); // 23:10 local
-    expect(nextFlushAt(held, at('2026-06-02T04:59:00Z'), berlin)).toBe(at('2026-06-02T05:00:00Z'));
-    expect(nextFlushAt(held, at('2026-06-02T05:00:00Z'), berlin)).toBe(at('2026-06-02T05:00:00Z'));
-  });
-
-  it('Q6: catches up at once when the app was stopped across the window end', () => {
-    expect(nextFlushAt(at('2026-06-01T21:10:00Z'), at('2026-06-02T07:00:00Z'), berlin)).toBe(at('2026-06-02T07:00:00Z'));
-  });
-
-  it('Q9: flushes at the next tick when quiet hours are switched off inside the window', () => {
-    const now = at('2026-06-02T00:00:00Z'); // 02:00 local
-    expect(nextFlushAt(at('2026-06-01T21:10:00Z'), now, berlin)).toBe(at('2026-06-02T05:00:00Z'));
-    expect(nextFlushAt(at('2026-06-01T21:10:00Z'), now, { ...berlin, enabled: false })).toBe(now);
-  });
-
-  it('has nothing to flush when nothing is held', () => {
-    expect(nextFlushAt(null, at('2026-06-02T05:00:00Z'), berlin)).toBeNull();
   });
 });

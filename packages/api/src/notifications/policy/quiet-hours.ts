@@ -135,16 +135,3 @@ export function quietAt(instant: number, settings: QuietHours): QuietState {
   }
   return { ...state, endsAt: end };
 }
-
-/**
- * When interruptions held since `heldSince` should be flushed as a digest: `now` when `now` is outside
- * every window and the pause (so a settings edit that ends quiet hours early applies at the next tick,
- * whatever `deliver_after` was stored), else the end of the current quiet period. Null when nothing is
- * held (`heldSince` null), or when the windows cover the whole week.
- */
-export function nextFlushAt(heldSince: number | null, now: number, settings: QuietHours): number | null {
-  if (heldSince === null) return null;
-  const state = quietAt(now, settings);
-  if (!state.quiet) return now;
-  return state.endsAt ?? null;
-}

@@ -1,0 +1,230 @@
+// Toast or desktop notification, decided by what the user can see, in a real Chromium against the built
+// dashboard: "in view" is `document.visibilityState === 'visible'` in any tab of the dashboard. A tab in
+// view shows a toast and nothing reaches the desktop (a visible window without focus, on a second monitor,
+// included); with no tab in view, one desktop notification from one tab and no toast anywhere.
+//
+// How the browser is made to see it: headless Chromium keeps every page visible (a minimised window and a
+// background target stay `visible`), so a page's visibility is switched from a script that overrides
+// `document.visibilityState` and fires `visibilitychange`, as the browser does. Focus is the browser's own:
+// CDP's `Emulation.setFocusEmulationEnabled: false` leaves `document.hasFocus()` false.
+import { createHmac } from 'node:crypto';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as vercel from '../../../packages/webhooks/src/vercel/fixtures.ts';
+import { launchChromium } from './browser.ts';
+import { startDashboard, type RunningDashboard } from './server.ts';
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  const problems: unknown[] = [];
+  for (const step of cleanup.splice(0).reverse()) {
+    try {
+      await step();
+    } catch (error) {
+      problems.push(error);
+    }
+  }
+  if (problems.length > 0) throw problems[0];
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000, what = 'the condition'): Promise<T> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (performance.now() > deadline) throw new Error(`Still not ${what} after ${ms} ms; last read: ${JSON.stringify(value).slice(0, 2_000)}`);
+    await sleep(100);
+  }
+}
+
+const VERCEL_SECRET = 'vercel-signing-secret';
+const SUBJECT = 'vercel:prj_12HKQaOmR5t5Uy6vdcQsNIiZgHGB:production';
+const FAILED = 'Deploy failed: my-app (production)';
+const DEPLOYED = 'Deployed: my-app (production)';
+
+async function dashboard(): Promise<RunningDashboard> {
+  const running = await startDashboard({ env: { WEBHOOK_SECRET_VERCEL: VERCEL_SECRET } });
+  cleanup.push(() => running.stop());
+  return running;
+}
+
+let deliveries = 0;
+
+/** Vercel's deployment fixture of `type` (a deployment and delivery of its own), signed as Vercel signs, to the dashboard's own webhook route. */
+async function deliverVercel(target: RunningDashboard, type: string) {
+  deliveries += 1;
+  const body = JSON.stringify({ ...(JSON.parse(vercel.deployment(type, { id: `dpl_visibility_${deliveries}` })) as object), id: `evt_visibility_${deliveries}` });
+  const signature = createHmac('sha1', VERCEL_SECRET).update(body).digest('hex');
+  const response = await fetch(`${target.url}/api/webhooks/deploy_host`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', 'x-vercel-signature': signature },
+  });
+  expect([response.status, await response.json()]).toEqual([200, { received: true, eventCount: 1 }]);
+}
+
+type Spied = Window & { __shown: { title: string; tag: string }[]; __closed: string[]; __hidden: boolean };
+
+/** Records every `new Notification(…)` the page makes, and the tags of those it closes (before the page's scripts run). */
+function spyOnNotifications() {
+  const spied = window as unknown as Spied;
+  spied.__shown = [];
+  spied.__closed = [];
+  const Real = window.Notification;
+  class Spy extends Real {
+    constructor(title: string, options?: NotificationOptions) {
+      spied.__shown.push({ title, tag: options?.tag ?? '' });
+      super(title, options);
+    }
+    override close() {
+      spied.__closed.push(this.tag);
+      super.close();
+    }
+  }
+  Object.defineProperty(window, 'Notification', { value: Spy, configurable: true, writable: true });
+}
+
+/** The page's visibility, switchable later by `setHidden` (which fires `visibilitychange` as the browser does). */
+function switchableVisibility(hidden: boolean) {
+  const spied = window as unknown as Spied;
+  spied.__hidden = hidden;
+  Object.defineProperty(Document.prototype, 'visibilityState', { get: () => (spied.__hidden ? 'hidden' : 'visible'), configurable: true });
+  Object.defineProperty(Document.prototype, 'hidden', { get: () => spied.__hidden, configurable: true });
+}
+
+async function setHidden(page: Page, hidden: boolean) {
+  await page.evaluate((value) => {
+    (window as unknown as Spied).__hidden = value;
+    document.dispatchEvent(new Event('visibilitychange'));
+  }, hidden);
+}
+
+async function context(target: RunningDashboard): Promise<BrowserContext> {
+  const chromium: Browser = await launchChromium();
+  cleanup.push(() => chromium.close());
+  const created = await chromium.newContext({ viewport: { width: 1280, height: 900 } });
+  cleanup.push(() => created.close());
+  await created.grantPermissions(['notifications'], { origin: target.url });
+  await created.addInitScript(spyOnNotifications);
+  return created;
+}
+
+/**
+ * A tab of the dashboard with its live stream open (or, `stream: false`, refused at every try): hidden or
+ * not, focused or not. Unfocused as a real window is: without Playwright's focus emulation, while another
+ * tab of the browser is brought to the front.
+ */
+async function tab(ctx: BrowserContext, target: RunningDashboard, how: { hidden: boolean; focused?: boolean; stream?: boolean }, problems: string[]): Promise<Page> {
+  const page = await ctx.newPage();
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  await page.addInitScript(switchableVisibility, how.hidden);
+  if (how.stream === false) {
+    await page.route(/notifications\.stream/, (route) => route.abort());
+    await page.goto(target.url);
+    await page.locator('.bell > button').waitFor();
+  } else {
+    const subscribed = page.waitForResponse((response) => response.url().includes('notifications.stream'));
+    await page.goto(target.url);
+    await subscribed;
+  }
+  if (how.focused === false) {
+    // After the navigation: the page's new renderer starts with the emulation on again.
+    await (await ctx.newCDPSession(page)).send('Emulation.setFocusEmulationEnabled', { enabled: false });
+    const elsewhere = await ctx.newPage();
+    await elsewhere.bringToFront();
+    await until(() => page.evaluate(() => document.hasFocus()), (focused) => !focused, 5_000, 'the tab without focus');
+  }
+  return page;
+}
+
+const shownIn = (page: Page) => page.evaluate(() => (window as unknown as Spied).__shown);
+const toastsIn = (page: Page) => page.getByRole('status', { name: 'Alerts' }).locator(`[data-tag="${SUBJECT}"]`);
+
+describe('desktop notification or toast, by what is in view', () => {
+  it('shows a toast, not a desktop notification, in a visible tab without focus (a second monitor)', async () => {
+    const target = await dashboard();
+    const ctx = await context(target);
+    const problems: string[] = [];
+    const page = await tab(ctx, target, { hidden: false, focused: false }, problems);
+    expect(await page.evaluate(() => [document.visibilityState, document.hasFocus(), Notification.permission])).toEqual(['visible', false, 'granted']);
+
+    await deliverVercel(target, 'deployment.error');
+    await toastsIn(page).waitFor({ timeout: 10_000 });
+    expect(await toastsIn(page).innerText()).toContain(FAILED);
+    await sleep(1_000);
+    expect(await shownIn(page)).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  it('with a hidden tab leading and a visible one: a toast only, even when the visible tab reads its stream late; hidden too, one desktop notification and no toast', async () => {
+    const target = await dashboard();
+    const ctx = await context(target);
+    const problems: string[] = [];
+    // The hidden tab comes first: it takes the desktop-alerts lock and leads.
+    const hidden = await tab(ctx, target, { hidden: true }, problems);
+    const visible = await tab(ctx, target, { hidden: false, focused: false }, problems);
+    await sleep(500);
+    const desktop = async () => [...(await shownIn(hidden)), ...(await shownIn(visible))];
+
+    // A visible tab without focus: the toast is there, the hidden leader stays silent.
+    await deliverVercel(target, 'deployment.error');
+    await toastsIn(visible).waitFor({ timeout: 10_000 });
+    await sleep(1_000);
+    expect(await desktop()).toEqual([]);
+
+    // The visible tab busy for 2 s as the recovery arrives: its stream's event is read long after the leader's.
+    await visible.evaluate(() => {
+      setTimeout(() => {
+        const end = Date.now() + 2_000;
+        while (Date.now() < end);
+      }, 0);
+    });
+    await deliverVercel(target, 'deployment.succeeded');
+    await until(() => toastsIn(visible).innerText(), (text) => text.includes(DEPLOYED), 10_000, 'the recovery toasted');
+    await sleep(1_000);
+    expect(await desktop()).toEqual([]);
+    expect(await toastsIn(visible).count()).toBe(1);
+    expect(await toastsIn(hidden).count()).toBe(0);
+
+    // Now neither is in view: one desktop notification, from one tab, and no toast.
+    await setHidden(visible, true);
+    await visible.getByRole('status', { name: 'Alerts' }).locator('[data-tag]').first().waitFor({ state: 'detached', timeout: 10_000 });
+    await deliverVercel(target, 'deployment.error');
+    await until(desktop, (shown) => shown.length >= 1, 10_000, 'a desktop notification');
+    await sleep(1_500);
+    expect(await desktop()).toEqual([{ title: FAILED, tag: SUBJECT }]);
+    expect(await shownIn(hidden)).toHaveLength(1);
+    expect(await toastsIn(visible).count()).toBe(0);
+    expect(await toastsIn(hidden).count()).toBe(0);
+
+    // In view again: the recovery is a toast, and the outage's desktop notification, now untrue, is closed.
+    await setHidden(visible, false);
+    await sleep(300);
+    await deliverVercel(target, 'deployment.succeeded');
+    await until(() => toastsIn(visible).innerText(), (text) => text.includes(DEPLOYED), 10_000, 'the recovery toasted');
+    await until(() => hidden.evaluate(() => (window as unknown as Spied).__closed), (closed) => closed.length > 0, 5_000, 'the outage’s notification closed');
+    await sleep(1_000);
+    expect(await desktop()).toHaveLength(1);
+    expect(await hidden.evaluate(() => (window as unknown as Spied).__closed)).toEqual([SUBJECT]);
+    expect(problems).toEqual([]);
+  });
+
+  it('toasts in a visible tab whose own stream is down when the hidden leader gets the interruption, and nothing reaches the desktop', async () => {
+    const target = await dashboard();
+    const ctx = await context(target);
+    const problems: string[] = [];
+    const hidden = await tab(ctx, target, { hidden: true }, problems);
+    // The visible tab's stream is refused at every try (a network that drops it, a proxy): it hears nothing itself.
+    const visible = await tab(ctx, target, { hidden: false, stream: false }, problems);
+    await sleep(500);
+
+    await deliverVercel(target, 'deployment.error');
+    await toastsIn(visible).waitFor({ timeout: 10_000 });
+    expect(await toastsIn(visible).innerText()).toContain(FAILED);
+    await sleep(1_000);
+    expect([...(await shownIn(hidden)), ...(await shownIn(visible))]).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,105 @@
+// A saved rule set that no longer fits the schema (an older version's, or edited by hand), as its owner meets it in
+// Chromium against the built dashboard: kept as saved, named by its field in Settings → Notifications, fixed there.
+import { join } from 'node:path';
+import { createClient } from '@libsql/client';
+import type { NotificationPolicyView, NotificationRule } from '@dash/contracts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { launchChromium, screenshotDir } from './browser.ts';
+import { startDashboard, type RunningDashboard } from './server.ts';
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000, what = 'the condition'): Promise<T> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (performance.now() > deadline) throw new Error(`Still not ${what} after ${ms} ms; last read: ${JSON.stringify(value).slice(0, 2_000)}`);
+    await sleep(100);
+  }
+}
+
+async function policy(target: RunningDashboard): Promise<NotificationPolicyView> {
+  const response = await fetch(`${target.url}/api/notifications/policy`);
+  expect(response.status).toBe(200);
+  return (await response.json()) as NotificationPolicyView;
+}
+
+const quietDeploys: NotificationRule = { id: 'quiet-deploys', name: 'Quiet deploys', enabled: true, match: { type: 'deploy.*' }, actions: { silence: true }, stop: false };
+
+describe('a saved rule set that no longer fits', () => {
+  it('is kept as saved, shown in Settings → Notifications with the field that does not fit, and cleared once fixed there', async () => {
+    const target = await startDashboard();
+    cleanup.push(() => target.stop());
+    const saved = await target.fetch('/api/notifications/rules', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rules: [quietDeploys] }) });
+    expect(saved.status).toBe(200);
+
+    // Edited by hand in the store: a type glob this version refuses.
+    const broken = [{ ...quietDeploys, match: { type: 'deploy.**' } }];
+    const db = createClient({ url: `file:${join(target.dataDir, 'dashboard.db')}` });
+    cleanup.push(() => db.close());
+    const stored = async () => {
+      const value = (await db.execute({ sql: 'select value from user_settings where key = ?', args: ['meta:notifications.rules'] })).rows[0]?.value;
+      return typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+    };
+    await db.execute({ sql: 'update user_settings set value = ? where key = ?', args: [JSON.stringify(broken), 'meta:notifications.rules'] });
+
+    // The API reports it (once the settings' short cache has passed), applies the last valid rules, and keeps the stored value.
+    const view = await until(() => policy(target), (v) => v.needsAttention.length > 0, 10_000, 'the broken rules reported');
+    expect(view.needsAttention).toEqual([{ part: 'rules', field: 'rules.0.match.type', message: expect.stringContaining('**') as string, stored: broken, applied: 'last_valid' }]);
+    expect(view.rules).toEqual([quietDeploys]);
+    expect(await stored()).toEqual(broken);
+
+    const chromium = await launchChromium();
+    cleanup.push(() => chromium.close());
+    const page = await (await chromium.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+    await page.goto(`${target.url}/settings#notifications`);
+    const section = page.locator('#notifications');
+    const notice = section.locator('[data-attention="rules"]');
+    await notice.waitFor({ timeout: 10_000 });
+    const text = await notice.innerText();
+    expect(text).toContain('Needs attention');
+    expect(text).toContain('rules.0.match.type');
+    expect(text).toContain('the last valid ones apply');
+    await notice.screenshot({ path: `${screenshotDir}settings-policy-attention.png` });
+    expect(await stored()).toEqual(broken);
+
+    // Fixed in the form: the saved rules are loaded as they are, the type corrected, saved; the notice goes.
+    await notice.getByRole('button', { name: 'Edit the saved rules' }).click();
+    const rule = section.getByRole('group', { name: /^Rule 1:/ });
+    const type = rule.getByLabel('Event type');
+    expect(await type.inputValue()).toBe('deploy.**');
+    await type.fill('deploy.*');
+    await section.getByRole('button', { name: 'Save rules' }).click();
+    await section.getByText('Saved 1 rule.').waitFor({ timeout: 10_000 });
+    await notice.waitFor({ state: 'detached', timeout: 10_000 });
+    const after = await policy(target);
+    expect(after.needsAttention).toEqual([]);
+    expect(after.rules).toEqual([quietDeploys]);
+    expect(await stored()).toEqual([quietDeploys]);
+
+    // Preferences broken without a valid value ever saved: the defaults apply; discarding saves them in its place.
+    const brokenPreferences = [{ integration: 'code_host', type: 'pr.*', enabled: true, minSeverity: 'critical', channels: { browser: true, email: false } }];
+    await db.execute({
+      sql: 'insert into user_settings (key, value, updated_at) values (?, ?, ?)',
+      args: ['meta:notifications.preferences', JSON.stringify(brokenPreferences), new Date().toISOString()],
+    });
+    await until(() => policy(target), (v) => v.needsAttention.length > 0, 10_000, 'the broken preferences reported');
+    await page.reload();
+    const preferencesNotice = section.locator('[data-attention="preferences"]');
+    await preferencesNotice.waitFor({ timeout: 10_000 });
+    expect(await preferencesNotice.innerText()).toContain('preferences.0.minSeverity');
+    expect(await preferencesNotice.innerText()).toContain('the built-in defaults apply');
+    await preferencesNotice.getByRole('button', { name: 'Discard the saved preferences' }).click();
+    await preferencesNotice.waitFor({ state: 'detached', timeout: 10_000 });
+    expect((await policy(target)).needsAttention).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+});
