@@ -9,35 +9,13 @@
 // CDP's `Emulation.setFocusEmulationEnabled: false` leaves `document.hasFocus()` false.
 import { createHmac } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as vercel from '../../../packages/webhooks/src/vercel/fixtures.ts';
 import { launchChromium } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
+import { sleep, takeDownAfterEach, until } from './waiting.ts';
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  const problems: unknown[] = [];
-  for (const step of cleanup.splice(0).reverse()) {
-    try {
-      await step();
-    } catch (error) {
-      problems.push(error);
-    }
-  }
-  if (problems.length > 0) throw problems[0];
-});
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000, what = 'the condition'): Promise<T> {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (performance.now() > deadline) throw new Error(`Still not ${what} after ${ms} ms; last read: ${JSON.stringify(value).slice(0, 2_000)}`);
-    await sleep(100);
-  }
-}
+const cleanup = takeDownAfterEach();
 
 const VERCEL_SECRET = 'vercel-signing-secret';
 const SUBJECT = 'vercel:prj_12HKQaOmR5t5Uy6vdcQsNIiZgHGB:production';

@@ -2,14 +2,12 @@
 // kept across a reload, and a refused value is named next to its field while the stored one stays (issue 26, 2).
 import type { NotificationPolicyView } from '@dash/contracts';
 import type { Browser } from 'playwright-core';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { launchChromium } from './browser.ts';
 import { startDashboard } from './server.ts';
+import { takeDownAfterEach } from './waiting.ts';
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = takeDownAfterEach();
 
 it('shows the flap hold in Settings → Notifications, saves it, keeps it across a reload and refuses a negative one', async () => {
   const target = await startDashboard();

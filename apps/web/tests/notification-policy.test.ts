@@ -6,40 +6,17 @@
 import { createHmac } from 'node:crypto';
 import type { NotificationPolicyView } from '@dash/contracts';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as vercel from '../../../packages/webhooks/src/vercel/fixtures.ts';
 import { launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
+import { sleep, takeDownAfterEach, until } from './waiting.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Everything a test starts is taken down after it, last started first (pages and browsers before the
 // dashboard: an open page's live stream would hold its shutdown up).
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  const problems: unknown[] = [];
-  for (const step of cleanup.splice(0).reverse()) {
-    try {
-      await step();
-    } catch (error) {
-      problems.push(error);
-    }
-  }
-  if (problems.length > 0) throw problems[0];
-});
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Reads until `done` holds, every 100 ms, for at most `ms`; the last value read. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000, what = 'the condition'): Promise<T> {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (performance.now() > deadline) throw new Error(`Still not ${what} after ${ms} ms; last read: ${JSON.stringify(value).slice(0, 2_000)}`);
-    await sleep(100);
-  }
-}
+const cleanup = takeDownAfterEach();
 
 // ---------------------------------------------------------------------------------------------------
 // The dashboard, with Vercel's signing secret for its local webhook route

@@ -5,34 +5,12 @@
 // saving.
 import type { NotificationPolicyView } from '@dash/contracts';
 import type { Browser, CDPSession, Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { launchChromium } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
+import { takeDownAfterEach, until } from './waiting.ts';
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  const problems: unknown[] = [];
-  for (const step of cleanup.splice(0).reverse()) {
-    try {
-      await step();
-    } catch (error) {
-      problems.push(error);
-    }
-  }
-  if (problems.length > 0) throw problems[0];
-});
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000, what = 'the condition'): Promise<T> {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (performance.now() > deadline) throw new Error(`Still not ${what} after ${ms} ms; last read: ${JSON.stringify(value).slice(0, 2_000)}`);
-    await sleep(100);
-  }
-}
+const cleanup = takeDownAfterEach();
 
 async function policy(target: RunningDashboard): Promise<NotificationPolicyView> {
   const response = await fetch(`${target.url}/api/notifications/policy`);

@@ -3,26 +3,12 @@
 import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import type { NotificationPolicyView, NotificationRule } from '@dash/contracts';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
+import { takeDownAfterEach, until } from './waiting.ts';
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000, what = 'the condition'): Promise<T> {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (performance.now() > deadline) throw new Error(`Still not ${what} after ${ms} ms; last read: ${JSON.stringify(value).slice(0, 2_000)}`);
-    await sleep(100);
-  }
-}
+const cleanup = takeDownAfterEach();
 
 async function policy(target: RunningDashboard): Promise<NotificationPolicyView> {
   const response = await fetch(`${target.url}/api/notifications/policy`);

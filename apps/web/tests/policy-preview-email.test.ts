@@ -1,13 +1,11 @@
 // Settings → Notifications' live preview with email set up, in a real Chromium against the built dashboard: the
 // preview says what the email channel does (the planner's own answer), beside the browser notification.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { launchChromium } from './browser.ts';
 import { startDashboard } from './server.ts';
+import { takeDownAfterEach } from './waiting.ts';
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = takeDownAfterEach();
 
 describe('the notification preview with email set up', () => {
   it('shows the email outcome of the sample beside the browser one, and follows unsaved rules that take email away', async () => {

@@ -5,13 +5,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@libsql/client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startDashboard } from './server.ts';
+import { takeDownAfterEach } from './waiting.ts';
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = takeDownAfterEach();
 
 describe('stored credentials', () => {
   it('refuses a stored value whose authentication tag was cut to 4 or 8 bytes, and still uses an intact one', async () => {

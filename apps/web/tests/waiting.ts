@@ -1,0 +1,35 @@
+import { afterEach } from 'vitest';
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Reads until `done` holds, every `everyMs`, for at most `ms`; answers the last value read, or throws naming `what`. */
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000, what = 'the condition', everyMs = 100): Promise<T> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (performance.now() > deadline) throw new Error(`Still not ${what} after ${ms} ms; last read: ${JSON.stringify(value).slice(0, 2_000)}`);
+    await sleep(everyMs);
+  }
+}
+
+/**
+ * Everything a test starts, taken down after it, last started first (pages and browsers before the dashboard: an
+ * open page's live stream would hold its shutdown up). Every step runs even when one fails; the first failure is
+ * the test's. Call once at the top of a test file; push a step for each thing started.
+ */
+export function takeDownAfterEach(): (() => unknown)[] {
+  const steps: (() => unknown)[] = [];
+  afterEach(async () => {
+    const problems: unknown[] = [];
+    for (const step of steps.splice(0).reverse()) {
+      try {
+        await step();
+      } catch (error) {
+        problems.push(error);
+      }
+    }
+    if (problems.length > 0) throw problems[0];
+  });
+  return steps;
+}
