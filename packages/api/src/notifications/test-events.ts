@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { NotificationRule, QuietHoursSettings } from '@dash/contracts';
 import type { RelayEvent } from '@dash/webhooks';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -68,3 +69,20 @@ export const events = {
   },
 };
 
+
+/** Quiet hours every night, 22:00 to 07:00 in Berlin. */
+export const berlinNights: QuietHoursSettings = {
+  enabled: true,
+  timezone: 'Europe/Berlin',
+  windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '22:00', end: '07:00' }],
+};
+
+/** An enabled rule named after its id. */
+export const rule = (id: string, match: NotificationRule['match'], actions: NotificationRule['actions'], stop = false): NotificationRule => ({
+  id,
+  name: `Rule ${id}`,
+  enabled: true,
+  match,
+  actions,
+  stop,
+});

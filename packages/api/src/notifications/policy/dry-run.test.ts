@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testClock } from '@dash/connectors/testing';
-import type { DeliveryOutcome, InterruptChannel, NotificationRule, QuietHoursSettings } from '@dash/contracts';
+import type { DeliveryOutcome, InterruptChannel } from '@dash/contracts';
 import type { DeliveryRow } from '@dash/db';
 import { MYSQL_SERVER, mysqlProblem, PG_SERVER, postgresProblem, scratchMysql, scratchPostgres } from '@dash/db/testing';
 import { sandboxEmail, sandboxTokens, startSandbox, type Sandbox } from '@dash/sandbox';
 import type { RelayEvent } from '@dash/webhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi } from '../../testing.ts';
-import { events } from '../test-events.ts';
+import { berlinNights, events, rule } from '../test-events.ts';
 
 // The dry run (`POST /api/notifications/dry-run`, the settings' live preview) against real ingests, with email set up
 // (the fake SendGrid): for each event, the decision and every interrupting channel's outcome must be what the ingest
@@ -32,21 +32,6 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
-});
-
-const berlinNights: QuietHoursSettings = {
-  enabled: true,
-  timezone: 'Europe/Berlin',
-  windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '22:00', end: '07:00' }],
-};
-
-const rule = (id: string, match: NotificationRule['match'], actions: NotificationRule['actions'], stop = false): NotificationRule => ({
-  id,
-  name: `Rule ${id}`,
-  enabled: true,
-  match,
-  actions,
-  stop,
 });
 
 const statuses = ['held', 'deferred', 'sent', 'cancelled', 'suppressed', 'digested', 'empty'] as const;

@@ -2,13 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testClock } from '@dash/connectors/testing';
-import type { NotificationRule, QuietHoursSettings } from '@dash/contracts';
 import type { DeliveryRow } from '@dash/db';
 import { MYSQL_SERVER, mysqlProblem, PG_SERVER, postgresProblem, scratchMysql, scratchPostgres } from '@dash/db/testing';
 import type { RelayEvent } from '@dash/webhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApi, notificationStream, restClient } from '../../testing.ts';
-import { events } from '../test-events.ts';
+import { berlinNights, events, rule } from '../test-events.ts';
 
 // The notification policy wired into the inbox, on SQLite, Postgres and MySQL, with an injected clock: the research's
 // test table (../shared/research/notifications.md §3.3) as far as it applies. Every event is in the inbox at once;
@@ -30,21 +29,6 @@ afterEach(async () => {
 });
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-const berlinNights: QuietHoursSettings = {
-  enabled: true,
-  timezone: 'Europe/Berlin',
-  windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '22:00', end: '07:00' }],
-};
-
-const rule = (id: string, match: NotificationRule['match'], actions: NotificationRule['actions'], stop = false): NotificationRule => ({
-  id,
-  name: `Rule ${id}`,
-  enabled: true,
-  match,
-  actions,
-  stop,
-});
 
 describe.for([
   { kind: 'SQLite', skip: false },
