@@ -317,11 +317,14 @@ export const dumpTablesSchema = z.strictObject({
     z.strictObject({
       id: text(64),
       notificationId: text(64).nullable(),
+      // Absent from exports made before the column existed: restored as null.
+      eventId: text(64).nullable().optional(),
       subjectKey: text(512).nullable(),
       channel: z.enum(['browser', 'email']),
       purpose: z.enum(['first', 'resolve', 'repeat', 'flap_start', 'flap_end', 'digest']),
       status: z.enum(['held', 'deferred', 'sent', 'cancelled', 'suppressed', 'digested', 'empty']),
       reason: text(),
+      heldFor: z.enum(['flap_hold', 'quiet_hours', 'pause']).nullable().optional(),
       dueAt: ms.nullable(),
       message: json(),
       seq: z.number().int().positive().nullable(),

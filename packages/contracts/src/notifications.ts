@@ -36,6 +36,11 @@ export const decisionTraceEntrySchema = z.object({
    */
   verdict: z.enum(['applied', 'disabled', 'below_min_severity', 'sent', 'held', 'deferred', 'suppressed', 'cancelled', 'none']),
   why: z.string(),
+  /**
+   * ISO 8601, on the lines added after the event was stored: when the scheduler (or a later event, such as the
+   * recovery that cancels a held outage) released, sent or dropped what this event's decision held back.
+   */
+  decidedAt: z.string().optional(),
 });
 export type DecisionTraceEntry = z.infer<typeof decisionTraceEntrySchema>;
 
@@ -118,6 +123,31 @@ export const markReadSchema = z.union([
   z.strictObject({ ids: z.array(z.string().min(1).max(64)).min(1, 'List at least one id').max(500) }),
   z.strictObject({ all: z.literal(true) }),
 ]);
+
+/** Which thread's events: `GET /api/notifications/:id/events`. */
+export const notificationEventsQuerySchema = z.strictObject({ id: z.string().trim().min(1, 'id is the notification id').max(64) });
+
+/** One event of a thread (an outage, its recovery, a repeat that joined it) with its own decision and trace. */
+export const notificationEventSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  title: z.string(),
+  url: z.string().nullable(),
+  severity: z.enum(notificationSeverities),
+  /** `trigger` opened or joined the thread, `resolve` closed it; null for an event without state. */
+  transition: z.enum(['trigger', 'resolve']).nullable(),
+  /** ISO 8601: upstream, and when it reached the dashboard. */
+  occurredAt: z.string(),
+  receivedAt: z.string(),
+  /** How the policy and the pipeline decided about it, with the lines added when what it held was later released, sent or dropped; null before rules existed. */
+  decision: storedDecisionSchema.nullable(),
+});
+export type NotificationEvent = z.infer<typeof notificationEventSchema>;
+
+export const notificationEventsSchema = z.object({
+  /** In the order they happened. */
+  events: z.array(notificationEventSchema),
+});
 
 export const markReadResultSchema = z.object({ ok: z.literal(true), marked: z.number().int(), unreadCount: z.number().int() });
 

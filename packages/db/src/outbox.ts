@@ -1,7 +1,7 @@
 import type { StoredDecision } from '@dash/contracts';
 import { enqueueEmails } from './emails.ts';
 import { isoOf, type RawStatement, type SqlDialect } from './shared.ts';
-import type { DeliveryRow, MuteRow, NotificationRow, OutboxOps, Store, SubjectState } from './store.ts';
+import type { DeliveryRow, MuteRow, NotificationEventRow, NotificationRow, OutboxOps, Store, SubjectState, TraceLine } from './store.ts';
 
 /**
  * The outbox's reads and writes (interruptions, flap state, mutes, snoozes) as plain SQL that SQLite and Postgres
@@ -51,6 +51,7 @@ export function rawDelivery(r: Record<string, unknown>): DeliveryRow {
   return {
     id: String(r.id),
     notificationId: (r.notification_id as string | null) ?? null,
+    eventId: (r.event_id as string | null) ?? null,
     subjectKey: (r.subject_key as string | null) ?? null,
     channel: r.channel as DeliveryRow['channel'],
     purpose: r.purpose as DeliveryRow['purpose'],
@@ -73,9 +74,23 @@ const rawSubject = (r: Record<string, unknown>): SubjectState => ({
   lastChangeAt: num(r.last_change_at),
 });
 
+const rawEvent = (r: Record<string, unknown>): NotificationEventRow => ({
+  id: String(r.id),
+  notificationId: String(r.notification_id),
+  integration: String(r.integration),
+  type: String(r.type),
+  transition: (r.transition as NotificationEventRow['transition']) ?? null,
+  severity: r.severity as NotificationEventRow['severity'],
+  title: String(r.title),
+  url: (r.url as string | null) ?? null,
+  occurredAt: isoOf(String(r.occurred_at)),
+  receivedAt: isoOf(String(r.received_at)),
+  decision: decisionOf(r.decision),
+});
+
 const rawMute = (r: Record<string, unknown>): MuteRow => ({ subjectKey: String(r.subject_key), until: num(r.until), createdAt: num(r.created_at) });
 
-export const DELIVERY_COLUMNS = ['id', 'notification_id', 'subject_key', 'channel', 'purpose', 'status', 'reason', 'held_for', 'due_at', 'message', 'seq', 'digest_id', 'created_at', 'sent_at'];
+export const DELIVERY_COLUMNS = ['id', 'notification_id', 'event_id', 'subject_key', 'channel', 'purpose', 'status', 'reason', 'held_for', 'due_at', 'message', 'seq', 'digest_id', 'created_at', 'sent_at'];
 
 /** `text` with each `?` replaced by the dialect's placeholder, in order. */
 export function bind({ placeholder }: SqlDialect, text: string, params: unknown[]): RawStatement {
@@ -84,7 +99,7 @@ export function bind({ placeholder }: SqlDialect, text: string, params: unknown[
 }
 
 /** What `NotificationReads` serves: the inbox's plain reads, the same on both dialects. */
-type NotificationReads = Pick<Store['notifications'], 'list' | 'changedSince' | 'latestSeq' | 'unreadCount' | 'mutes' | 'sentSince' | 'read'>;
+type NotificationReads = Pick<Store['notifications'], 'list' | 'events' | 'changedSince' | 'latestSeq' | 'unreadCount' | 'mutes' | 'sentSince' | 'read'>;
 
 /**
  * The inbox's reads on the plain connection (no transaction): the list, the live stream's feeds, the unread count,
@@ -107,6 +122,12 @@ export function notificationReads(run: RunStatement, dialect: SqlDialect): Notif
       const where = conditions.map(([condition]) => condition).join(' and ');
       const rows = await exec(`select * from notifications where ${where} order by created_seq desc limit ?`, [...conditions.flatMap(([, params]) => params), limit]);
       return rows.map(rawNotification);
+    },
+    async events(notificationId) {
+      // Instants are ISO text (Postgres's its own, which sorts the same): the order they happened, then arrived; an
+      // outage and its recovery within one second, the outage first.
+      const order = "occurred_at, received_at, case when transition = 'resolve' then 1 else 0 end, id";
+      return (await exec(`select * from notification_events where notification_id = ? order by ${order}`, [notificationId])).map(rawEvent);
     },
     async changedSince(seq, limit) {
       return (await exec('select * from notifications where seq > ? order by seq limit ?', [seq, limit])).map(rawNotification);
@@ -278,6 +299,22 @@ export function outboxOps(run: RunStatement, dialect: SqlDialect, takeSeqs: (cou
       if (ids.length === 0) return;
       await exec(`update notifications set read_at = ? where read_at is null and id in (${list(ids.length)})`, [at, ...ids]);
     },
+    async appendTrace(lines) {
+      const byEvent = new Map<string, TraceLine[]>();
+      for (const line of lines) byEvent.set(line.eventId, [...(byEvent.get(line.eventId) ?? []), line]);
+      if (byEvent.size === 0) return;
+      const ids = [...byEvent.keys()];
+      const stored = await exec(`select id, notification_id, decision from notification_events where id in (${list(ids.length)}) and decision is not null`, ids);
+      for (const event of stored) {
+        const before = String(event.decision);
+        const decision = decisionOf(before) as StoredDecision;
+        const after = JSON.stringify({ ...decision, trace: [...decision.trace, ...(byEvent.get(String(event.id)) ?? []).map((line) => line.entry)] });
+        await exec('update notification_events set decision = ? where id = ?', [after, event.id]);
+        // The thread holds a copy of its latest event's decision, written from the same text: it is this event's
+        // exactly when the texts are equal (a later event of the thread has its own trace, which it keeps).
+        await exec('update notifications set decision = ? where id = ? and decision = ?', [after, event.notification_id, before]);
+      }
+    },
   };
 
   /** One multi-row insert (at most 250 rows: 3,500 parameters). */
@@ -286,6 +323,7 @@ export function outboxOps(run: RunStatement, dialect: SqlDialect, takeSeqs: (cou
     const params = rows.flatMap((row) => [
       row.id,
       row.notificationId,
+      row.eventId ?? null,
       row.subjectKey,
       row.channel,
       row.purpose,

@@ -424,6 +424,8 @@ interface BatchEvent {
   subject: string | null;
   /** The id of the row it opens, when it opens one. */
   newId: string;
+  /** The id it is stored with: its interruptions name it. */
+  eventId: string;
   /** Its copies later in the batch. */
   copies: number;
 }
@@ -432,7 +434,7 @@ interface BatchEvent {
 function batchEvent(event: IncomingEvent): BatchEvent {
   // Without a subject a transition has nothing to join or close: the event is a row of its own.
   const subject = event.transition === null ? null : event.subjectKey;
-  return { event, occurredAt: isoOf(event.occurredAt), receivedAt: isoOf(event.receivedAt), subject, newId: randomUUID(), copies: 0 };
+  return { event, occurredAt: isoOf(event.occurredAt), receivedAt: isoOf(event.receivedAt), subject, newId: randomUUID(), eventId: randomUUID(), copies: 0 };
 }
 
 /** A row the fold changed, as it is after the batch; `last` is the index of the last event that changed it. */
@@ -521,9 +523,9 @@ function fold(batch: readonly BatchEvent[], stored: (index: number) => boolean, 
 export function foldEvents(events: readonly IncomingEvent[], open: ReadonlyMap<string, NotificationRow>): FoldedEvent[] {
   const batch = events.map(batchEvent);
   const { rowOf, effects, rows } = fold(batch, () => true, open);
-  return batch.map(({ event }, index) => {
+  return batch.map(({ event, eventId }, index) => {
     const { row } = rows.get(rowOf[index] as string) as FoldedRow;
-    return { event, notificationId: row.id, effect: effects[index] as FoldEffect, row: { ...row, seq: 0, createdSeq: row.createdSeq ?? 0 } };
+    return { eventId, event, notificationId: row.id, effect: effects[index] as FoldEffect, row: { ...row, seq: 0, createdSeq: row.createdSeq ?? 0 } };
   });
 }
 
@@ -612,6 +614,7 @@ export async function ingestEvents(
     const byId = new Map(changed.map((row) => [row.id, row]));
     const indexes = batch.flatMap((_, index) => (rowOf[index] === undefined ? [] : [index]));
     const plannedEvents: FoldedEvent[] = indexes.map((index) => ({
+      eventId: (batch[index] as BatchEvent).eventId,
       event: (batch[index] as BatchEvent).event,
       notificationId: rowOf[index] as string,
       effect: effects[index] as FoldEffect,
@@ -637,11 +640,11 @@ export async function ingestEvents(
   for (const slice of chunked(fresh)) await ops.insertRows(slice);
 
   const stored: NotificationEventValues[] = [];
-  for (const [index, { event, occurredAt, receivedAt }] of batch.entries()) {
+  for (const [index, { event, eventId, occurredAt, receivedAt }] of batch.entries()) {
     const notificationId = rowOf[index];
     if (notificationId === undefined) continue;
     stored.push({
-      id: randomUUID(),
+      id: eventId,
       notificationId,
       sourceEventId: event.sourceEventId,
       integration: event.integration,

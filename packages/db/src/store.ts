@@ -64,7 +64,7 @@ export interface ApiTokenRow {
 }
 
 /** Severity of a notification, as the webhook parsers give it. */
-import type { NotificationSeverity, StoredDecision } from '@dash/contracts';
+import type { DecisionTraceEntry, NotificationSeverity, StoredDecision } from '@dash/contracts';
 export type { NotificationSeverity, StoredDecision };
 
 /** One event to store in the inbox: a relay event (or one from the local webhook route) plus its project. */
@@ -166,6 +166,8 @@ export interface InterruptMessage {
 export interface DeliveryRow {
   id: string;
   notificationId: string | null;
+  /** The stored event whose interruption it is (its trace gains the scheduler's lines); null for a digest or the scheduler's own notices. */
+  eventId?: string | null;
   subjectKey: string | null;
   channel: 'browser' | 'email';
   purpose: 'first' | 'resolve' | 'repeat' | 'flap_start' | 'flap_end' | 'digest';
@@ -204,6 +206,8 @@ export interface MuteRow {
 export type FoldEffect = 'opened' | 'joined' | 'raised' | 'resolved' | 'resolved_alone' | 'info';
 
 export interface FoldedEvent {
+  /** The id the event is stored with (`notification_events.id`), made before the plan so its interruptions can name it. */
+  eventId: string;
   event: IncomingEvent;
   notificationId: string;
   effect: FoldEffect;
@@ -250,6 +254,34 @@ export interface OutboxOps {
   nextSnoozeEnd(): Promise<number | null>;
   /** Marks rows read (ISO 8601 `at`) without a new seq: the rows a batch creates, before anyone saw them. */
   markRead(ids: string[], at: string): Promise<void>;
+  /**
+   * Adds lines to stored events' traces (the scheduler released, sent or dropped what an event's decision held),
+   * each event's in the order given; the thread's copy of its latest event's decision gains them too. Events without
+   * a stored decision are left as they are.
+   */
+  appendTrace(lines: readonly TraceLine[]): Promise<void>;
+}
+
+/** A line the scheduler adds to a stored event's trace. */
+export interface TraceLine {
+  eventId: string;
+  entry: DecisionTraceEntry;
+}
+
+/** A stored event of a thread with the decision about it (`notification_events`). */
+export interface NotificationEventRow {
+  id: string;
+  notificationId: string;
+  integration: string;
+  type: string;
+  transition: 'trigger' | 'resolve' | null;
+  severity: NotificationSeverity;
+  title: string;
+  url: string | null;
+  /** ISO 8601: upstream, and when it reached the dashboard. */
+  occurredAt: string;
+  receivedAt: string;
+  decision: StoredDecision | null;
 }
 
 /** An email interruption on its way to SendGrid, with the outbox row it sends. Instants are ms UTC. */
@@ -399,6 +431,8 @@ export interface Store {
     cursor(relayUrl: string): Promise<number | undefined>;
     /** Snoozed rows are left out until they wake. */
     list(query: NotificationQuery): Promise<NotificationRow[]>;
+    /** A row's stored events, in the order they happened, each with its own decision and trace; empty when there is no such row. */
+    events(notificationId: string): Promise<NotificationEventRow[]>;
     /** Rows changed after `seq` (those whose seq is bigger), oldest change first, at most `limit`: a live stream's replay. */
     changedSince(seq: number, limit: number): Promise<NotificationRow[]>;
     /** The biggest seq of the rows and sent interruptions there are (0 when there are none): where a live stream starts. */

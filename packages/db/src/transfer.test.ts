@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
-import type { DumpTables } from '@dash/contracts';
+import { dumpTablesSchema, type DumpTables } from '@dash/contracts';
 import { openStore, type IncomingEvent, type Store } from './index.ts';
 import { MYSQL_SERVER, mysqlProblem, PG_SERVER, postgresProblem, scratchMysql, scratchPostgres } from './testing.ts';
 
@@ -103,7 +103,30 @@ async function populate(store: Store) {
     ],
     { now: NOW, dedupWindowMs: 86_400_000, cursor: { relayUrl: 'https://relay.example/api', since: 1234 } },
   );
-  await store.notifications.outbox((ops) => ops.putMute({ subjectKey: 'uptime:api', until: Date.parse(NOW) + 3_600_000, createdAt: Date.parse(NOW) }));
+  await store.notifications.outbox(async (ops) => {
+    await ops.putMute({ subjectKey: 'uptime:api', until: Date.parse(NOW) + 3_600_000, createdAt: Date.parse(NOW) });
+    // An outage's interruption held by the flap hold: an import must keep why it waits and whose it is.
+    const [outage] = await ops.openRows(['uptime:api']);
+    await ops.addDeliveries([
+      {
+        id: 'd1',
+        notificationId: outage?.id ?? null,
+        eventId: 'e1',
+        subjectKey: 'uptime:api',
+        channel: 'browser',
+        purpose: 'first',
+        status: 'held',
+        reason: 'flap hold',
+        heldFor: 'flap_hold',
+        dueAt: Date.parse(NOW) + 120_000,
+        message: { title: 'API down', body: '', severity: 'error', tag: 'uptime:api', url: null, renotify: true, requireInteraction: true },
+        seq: null,
+        digestId: null,
+        createdAt: Date.parse(NOW),
+        sentAt: null,
+      },
+    ]);
+  });
 }
 
 /** What a user sees of a store. */
@@ -129,6 +152,9 @@ describe.each(engines)('a dump from $name', (source) => {
     const dump = await from.transfer.dump();
     expect(dump.projects).toHaveLength(3);
     expect(dump.notifications).toHaveLength(2);
+    // What the import route accepts: every column an export carries.
+    expect(dumpTablesSchema.safeParse(dump).error).toBeUndefined();
+    expect(dump.notification_deliveries[0]).toMatchObject({ eventId: 'e1', heldFor: 'flap_hold' });
     expect(dump.projects[0]?.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
     const to = await target.fresh();

@@ -1,5 +1,5 @@
 import { MAX_MUTE_MS, type DeliveryOutcome, type DryRunEvent, type InterruptChannel, type NotificationMute, type NotificationPolicy, type PolicyDecision, type StoredDecision } from '@dash/contracts';
-import { foldEvents, type DeliveryRow, type FoldEffect, type IncomingEvent, type IngestResult, type NotificationRow, type OutboxOps, type Store } from '@dash/db';
+import { foldEvents, type DeliveryRow, type FoldedEvent, type IncomingEvent, type IngestResult, type NotificationRow, type OutboxOps, type Store } from '@dash/db';
 import type { RelayEvent } from '@dash/webhooks';
 import type { Logger } from '../context.ts';
 import type { DataCache } from '../data/cache.ts';
@@ -48,7 +48,8 @@ const storedOf = (decision: PolicyDecision): StoredDecision => ({
   trace: decision.trace,
 });
 
-const planned = (event: IncomingEvent, effect: FoldEffect, decision: PolicyDecision, row: NotificationRow): PlannedEvent => ({
+const planned = ({ eventId, event, effect, row }: FoldedEvent, decision: PolicyDecision): PlannedEvent => ({
+  eventId,
   effect,
   decision,
   notificationId: row.id,
@@ -126,6 +127,8 @@ function recordingOps(ops: OutboxOps): { ops: OutboxOps; written: DeliveryRow[] 
       wakeSnoozed: refuse,
       nextSnoozeEnd: () => ops.nextSnoozeEnd(),
       markRead: refuse,
+      // The lines a plan adds to earlier events' traces: what the dry run's event would change, not its own outcome.
+      appendTrace: () => Promise.resolve(),
     },
   };
 }
@@ -257,7 +260,7 @@ export class Inbox {
       cursor,
       plan: (folded, ops) =>
         this.planner.plan(
-          folded.map((item) => planned(item.event, item.effect, decided.get(item.event.sourceEventId) as PolicyDecision, item.row)),
+          folded.map((item) => planned(item, decided.get(item.event.sourceEventId) as PolicyDecision)),
           ops,
           now,
           policy,
@@ -308,7 +311,7 @@ export class Inbox {
       const open = new Map((subjectKey === null ? [] : await ops.openRows([subjectKey])).map((row) => [subjectKey as string, row]));
       const [folded] = foldEvents([event], open);
       const recording = recordingOps(ops);
-      const outcome = await this.planner.plan(folded ? [planned(event, folded.effect, decision, folded.row)] : [], recording.ops, arrivesAt, policy);
+      const outcome = await this.planner.plan(folded ? [planned(folded, decision)] : [], recording.ops, arrivesAt, policy);
       return { stored: outcome.decisions[0] ?? storedOf(decision), written: recording.written };
     });
     return { decision, stored, delivery: channelOutcomes(written, stored, available) };

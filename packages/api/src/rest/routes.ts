@@ -115,6 +115,7 @@ export const restRoutes: readonly RestRoute[] = [
 
   { method: 'GET', path: '/api/notifications', procedure: 'notifications.list', input: query },
   { method: 'GET', path: '/api/notifications/unread', procedure: 'notifications.unreadCount', input: none },
+  { method: 'GET', path: '/api/notifications/:id/events', procedure: 'notifications.events', input: ({ params }) => ({ id: params.id }) },
   { method: 'POST', path: '/api/notifications/read', procedure: 'notifications.markRead', input: body },
   { method: 'GET', path: '/api/notifications/policy', procedure: 'notifications.policy', input: none },
   { method: 'PUT', path: '/api/notifications/preferences', procedure: 'notifications.savePreferences', input: body },

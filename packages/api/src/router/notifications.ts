@@ -17,6 +17,8 @@ import {
   markReadSchema,
   notificationListQuerySchema,
   notificationListSchema,
+  notificationEventsQuerySchema,
+  notificationEventsSchema,
   notificationStreamEventSchema,
   relayPollResultSchema,
   relaySecretSchema,
@@ -135,6 +137,19 @@ export const notificationsRouter = router({
         notifications: rows.map((row) => notificationOf(row, muted)),
         unreadCount,
         nextBefore: rows.length === input.limit && last ? last.createdSeq : null,
+      };
+    }),
+
+  /** A thread's events, each with its own decision: the outage's trace stays the outage's after its recovery. */
+  events: publicProcedure
+    .input(notificationEventsQuerySchema)
+    .output(notificationEventsSchema)
+    .query(async ({ ctx, input }) => {
+      const events = await ctx.store.notifications.events(input.id);
+      // Every stored row has its events; none means no such row (or one removed meanwhile).
+      if (events.length === 0) throw fail('NOT_FOUND', `No notification ${JSON.stringify(input.id)}`);
+      return {
+        events: events.map(({ id, type, title, url, severity, transition, occurredAt, receivedAt, decision }) => ({ id, type, title, url, severity, transition, occurredAt, receivedAt, decision })),
       };
     }),
 

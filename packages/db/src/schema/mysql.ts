@@ -219,6 +219,8 @@ export const notificationDeliveries = mysqlTable(
     id: varchar('id', { length: ID }).primaryKey(),
     /** The inbox row it is about; null for a digest. */
     notificationId: varchar('notification_id', { length: ID }),
+    /** The event whose interruption it is: the scheduler adds a line to that event's trace when it releases, sends or drops it. Null for a digest and the scheduler's own notices. */
+    eventId: varchar('event_id', { length: ID }),
     subjectKey: varchar('subject_key', { length: 512 }),
     channel: varchar('channel', { length: 8, enum: ['browser', 'email'] }).notNull(),
     purpose: varchar('purpose', { length: 16, enum: ['first', 'resolve', 'repeat', 'flap_start', 'flap_end', 'digest'] }).notNull(),

@@ -214,6 +214,8 @@ export const notificationDeliveries = sqliteTable(
     id: text('id').primaryKey(),
     /** The inbox row it is about; null for a digest. */
     notificationId: text('notification_id'),
+    /** The event whose interruption it is: the scheduler adds a line to that event's trace when it releases, sends or drops it. Null for a digest and the scheduler's own notices. */
+    eventId: text('event_id'),
     subjectKey: text('subject_key'),
     channel: text('channel', { enum: ['browser', 'email'] }).notNull(),
     purpose: text('purpose', { enum: ['first', 'resolve', 'repeat', 'flap_start', 'flap_end', 'digest'] }).notNull(),

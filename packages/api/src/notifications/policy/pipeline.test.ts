@@ -131,6 +131,73 @@ describe.for([
     expect((await dash.sent()).map((d) => d.purpose)).toEqual(['first', 'resolve']);
   });
 
+  /** Each event of the thread titled `title`, with its own trace, as GET /api/notifications/:id/events answers it. */
+  async function threadEvents(dash: Dashboard, title: string) {
+    const row = (await dash.list()).notifications.find((n) => n.title === title);
+    const res = await dash.call('GET', `/api/notifications/${encodeURIComponent(row?.id ?? 'none')}/events`);
+    expect(res.status).toBe(200);
+    return (res.json as unknown as { events: { type: string; decision: { trace: { stage: string; verdict: string; why: string; decidedAt?: string }[] } | null }[] }).events;
+  }
+  /** The stage, verdict and time of each pipeline line of a trace (the policy's own lines left out). */
+  const pipelineLines = (trace: readonly { stage: string; verdict: string; decidedAt?: string }[] = []) =>
+    trace.filter((entry) => entry.stage !== 'preference' && entry.stage !== 'rule').map((entry) => [entry.stage, entry.verdict, entry.decidedAt ?? null]);
+
+  it.skipIf(skip)("keeps each event's own trace: the outage says it was held and then sent, its recovery says its own (issue 26, 3)", async () => {
+    const dash = await dashboard(T0);
+    await dash.ingest(events.down('api', '1', T0));
+    await dash.tickAt(T0 + 2 * MINUTE);
+    // Before any recovery the thread shows its outage's trace, with the scheduler's line.
+    expect(pipelineLines(await traceOf(dash, 'Monitor down: api'))).toEqual([
+      ['flap', 'held', null],
+      ['delivery', 'sent', iso(T0 + 2 * MINUTE)],
+    ]);
+    expect((await traceOf(dash, 'Monitor down: api')).at(-1)?.why).toBe(
+      'still down after the 2 min hold; sent to the open dashboard tabs: a browser notification where the dashboard is hidden, a toast where it is in view',
+    );
+    dash.clock.advance(8 * MINUTE);
+    await dash.ingest(events.up('api', '1', T0 + 10 * MINUTE));
+
+    const [outage, recovery] = await threadEvents(dash, 'Monitor down: api');
+    expect(outage?.type).toBe('monitor.down');
+    expect(pipelineLines(outage?.decision?.trace)).toEqual([
+      ['flap', 'held', null],
+      ['delivery', 'sent', iso(T0 + 2 * MINUTE)],
+    ]);
+    expect(recovery?.type).toBe('monitor.up');
+    expect(pipelineLines(recovery?.decision?.trace)).toEqual([['delivery', 'sent', null]]);
+    // The thread's own decision is its latest event's: the recovery's.
+    expect(pipelineLines(await traceOf(dash, 'Monitor down: api'))).toEqual([['delivery', 'sent', null]]);
+  });
+
+  it.skipIf(skip)("adds 'cancelled' to a held outage's trace when its recovery comes within the hold, in the same batch or a later one (issue 26, 3)", async () => {
+    const dash = await dashboard(T0);
+    await dash.ingest(events.down('api', '1', T0));
+    dash.clock.advance(MINUTE);
+    await dash.ingest(events.up('api', '1', T0 + MINUTE));
+    await dash.ingest(events.down('web', '2', T0 + MINUTE), events.up('web', '2', T0 + MINUTE));
+    for (const monitor of ['api', 'web']) {
+      const [outage, recovery] = await threadEvents(dash, `Monitor down: ${monitor}`);
+      expect(pipelineLines(outage?.decision?.trace)).toEqual([
+        ['flap', 'held', null],
+        ['flap', 'cancelled', iso(T0 + MINUTE)],
+      ]);
+      expect(outage?.decision?.trace.at(-1)?.why).toMatch(/^recovered at 10:01, within the hold \(down \d+ (min|s)\): nobody was interrupted$/);
+      expect(pipelineLines(recovery?.decision?.trace)).toEqual([['flap', 'cancelled', null]]);
+    }
+    // Nothing is left held: the tick has nothing to release and adds no line.
+    expect(await dash.tickAt(T0 + 5 * MINUTE)).toEqual([]);
+    expect((await threadEvents(dash, 'Monitor down: api'))[0]?.decision?.trace).toHaveLength(
+      (await threadEvents(dash, 'Monitor down: web'))[0]?.decision?.trace.length ?? 0,
+    );
+  });
+
+  it.skipIf(skip)('answers 404 for the events of a notification that does not exist', async () => {
+    const dash = await dashboard(T0);
+    const missing = await dash.call('GET', '/api/notifications/no-such-row/events');
+    expect(missing.status).toBe(404);
+    expect(missing.json).toEqual({ error: expect.objectContaining({ code: 'NOT_FOUND', message: 'No notification "no-such-row"' }) });
+  });
+
   it.skipIf(skip)('notifies a second outage of the same monitor as a new thread (D4)', async () => {
     const dash = await dashboard(T0);
     await dash.ingest(events.down('api', '1', T0));
@@ -265,6 +332,15 @@ describe.for([
     expect(digest[0]?.message.title).toBe('While quiet hours were on (22:00–07:00): 1 still open');
     expect(digest[0]?.message.body).toBe('TypeError in checkout (1) — still unresolved since 23:10');
     expect(await dash.tickAt(MORNING + MINUTE)).toEqual([]);
+    // Its trace no longer ends at "kept for the digest": it says the digest took it.
+    expect((await traceOf(dash, 'TypeError in checkout (1)')).at(-1)).toEqual({
+      stage: 'quiet_hours',
+      id: 'quiet_hours',
+      name: 'Quiet hours',
+      verdict: 'sent',
+      why: 'went out in the 07:00 digest',
+      decidedAt: iso(MORNING),
+    });
   });
 
   it.skipIf(skip)('lets a critical event through quiet hours at once (Q2)', async () => {
@@ -287,6 +363,12 @@ describe.for([
       ['first', 'digested'],
       ['digest', 'empty'],
     ]);
+    expect((await traceOf(dash, 'TypeError in checkout (1)')).at(-1)).toMatchObject({
+      stage: 'quiet_hours',
+      verdict: 'none',
+      why: 'read in the app before the digest went out: left out of it',
+      decidedAt: iso(MORNING),
+    });
   });
 
   it.skipIf(skip)('folds an outage that started and ended in the night into one digest line with its duration (Q4), open subjects first (Q5)', async () => {

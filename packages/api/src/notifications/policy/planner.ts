@@ -7,7 +7,7 @@ import {
   type StoredDecision,
   webhookSourceNames,
 } from '@dash/contracts';
-import type { DeliveryRow, FoldEffect, InterruptMessage, NotificationRow, OutboxOps, PlanOutcome, SubjectState } from '@dash/db';
+import type { DeliveryRow, FoldEffect, InterruptMessage, MuteRow, NotificationRow, OutboxOps, PlanOutcome, SubjectState, TraceLine } from '@dash/db';
 import { composeDigest, formatDuration, type HeldItem } from './digest.ts';
 import { localTime, quietAt, type QuietState } from './quiet-hours.ts';
 
@@ -19,6 +19,10 @@ import { localTime, quietAt, type QuietState } from './quiet-hours.ts';
  * loses nothing and sends nothing twice; the clock is passed in. Each interrupting channel of a decision (browser,
  * email) gets its own row, with the same fate: held, deferred, sent, cancelled together; a released email row is
  * queued for the email sender in the same transaction (the store does that).
+ *
+ * Every event keeps its own trace: the steps that decided it when it was stored, then a line (with `decidedAt`) each
+ * time something later released, sent or dropped what its decision held back (the tick, or a recovery that cancels a
+ * held outage).
  */
 
 const MINUTE = 60_000;
@@ -50,6 +54,8 @@ export const flappingIntegrations: ReadonlySet<string> = new Set(['uptime_monito
 
 /** One event ready to plan: what the fold did with it and the policy's decision. */
 export interface PlannedEvent {
+  /** The id it is stored with: its interruptions name it, and later lines of its trace find it by it. */
+  eventId: string;
   effect: FoldEffect;
   decision: PolicyDecision;
   notificationId: string;
@@ -63,13 +69,14 @@ export interface PlannedEvent {
 
 const serviceOf = (integration: string) => (webhookSourceNames as Record<string, string>)[integration] ?? integration;
 
-/** The trace entry that ends a decision: what became of the browser interruption. */
-const step = (stage: DecisionTraceEntry['stage'], verdict: DecisionTraceEntry['verdict'], why: string, name = stageNames[stage]): DecisionTraceEntry => ({
+/** A step of the pipeline in a trace; `decidedAt` (ms UTC) on a line added after the event was stored. */
+const step = (stage: DecisionTraceEntry['stage'], verdict: DecisionTraceEntry['verdict'], why: string, decidedAt?: number): DecisionTraceEntry => ({
   stage,
   id: stage,
-  name,
+  name: stageNames[stage],
   verdict,
   why,
+  ...(decidedAt === undefined ? {} : { decidedAt: new Date(decidedAt).toISOString() }),
 });
 
 const stageNames: Record<DecisionTraceEntry['stage'], string> = {
@@ -101,14 +108,28 @@ const momentOf = (now: number, policy: NotificationPolicy): Moment => ({ now, zo
 /** What an email row's reason says when it goes out or waits. */
 const emailWhy = (status: DeliveryRow['status']) => (status === 'sent' ? 'queued for SendGrid' : 'kept for the digest email');
 
+/** What becomes of an interruption: its status, why, and for one that waits, until when and for what. */
+interface Fate {
+  status: DeliveryRow['status'];
+  reason: string;
+  dueAt?: number | null;
+  heldFor?: DeliveryRow['heldFor'];
+}
+
 /** Sent now, or deferred to the digest when quiet hours or the pause hold interruptions back. */
-function release({ now, zone, quiet }: Moment, bypass: boolean): { status: 'sent' | 'deferred'; heldFor: DeliveryRow['heldFor']; dueAt: number | null; entry: DecisionTraceEntry } {
-  if (!quiet.quiet) return { status: 'sent', heldFor: null, dueAt: null, entry: step('delivery', 'sent', 'sent to the open dashboard tabs: a browser notification where the dashboard is hidden, a toast where it is in view') };
+function release({ now, zone, quiet }: Moment, bypass: boolean): Fate & { status: 'sent' | 'deferred'; entry: DecisionTraceEntry } {
+  if (!quiet.quiet) {
+    const why = 'sent to the open dashboard tabs: a browser notification where the dashboard is hidden, a toast where it is in view';
+    return { status: 'sent', reason: why, entry: step('delivery', 'sent', why) };
+  }
   const stage = quiet.reason === 'pause' ? 'pause' : 'quiet_hours';
   const until = quiet.endsAt === undefined ? 'until the settings change' : `until ${wall(quiet.endsAt, now, zone)}`;
-  if (bypass) return { status: 'sent', heldFor: null, dueAt: null, entry: step(stage, 'sent', `${stage === 'pause' ? 'paused' : 'quiet hours'} ${until}, but this one goes through (critical, or a rule says so)`) };
-  const what = stage === 'pause' ? 'notifications are paused' : 'quiet hours';
-  return { status: 'deferred', heldFor: stage, dueAt: quiet.endsAt ?? null, entry: step(stage, 'deferred', `${what} ${until}: kept for the digest`) };
+  if (bypass) {
+    const why = `${stage === 'pause' ? 'paused' : 'quiet hours'} ${until}, but this one goes through (critical, or a rule says so)`;
+    return { status: 'sent', reason: why, entry: step(stage, 'sent', why) };
+  }
+  const why = `${stage === 'pause' ? 'notifications are paused' : 'quiet hours'} ${until}: kept for the digest`;
+  return { status: 'deferred', reason: why, heldFor: stage, dueAt: quiet.endsAt ?? null, entry: step(stage, 'deferred', why) };
 }
 
 const messageOf = (row: NotificationRow, patch: Partial<InterruptMessage> = {}): InterruptMessage => ({
@@ -122,35 +143,33 @@ const messageOf = (row: NotificationRow, patch: Partial<InterruptMessage> = {}):
   ...patch,
 });
 
-const delivery = (
-  channel: DeliveryRow['channel'],
-  row: NotificationRow,
+/** A new outbox row about `row` (and the event `eventId`, when an event's decision made it) on one channel. */
+function delivery(
+  about: { row: NotificationRow; eventId: string | null },
+  channel: InterruptChannel,
   purpose: DeliveryRow['purpose'],
-  status: DeliveryRow['status'],
-  reason: string,
-  now: number,
-  dueAt: number | null,
+  fate: Fate,
   message: InterruptMessage,
-  heldFor: DeliveryRow['heldFor'] = null,
-): DeliveryRow => ({
-  id: randomUUID(),
-  notificationId: row.id,
-  subjectKey: row.subjectKey,
-  channel,
-  purpose,
-  status,
-  reason,
-  heldFor,
-  dueAt,
-  message,
-  seq: null,
-  digestId: null,
-  createdAt: now,
-  sentAt: status === 'sent' ? now : null,
-});
-
-/** One row per channel, each made by `make`. */
-const perChannel = (channels: readonly InterruptChannel[], make: (channel: InterruptChannel) => DeliveryRow): DeliveryRow[] => channels.map(make);
+  now: number,
+): DeliveryRow {
+  return {
+    id: randomUUID(),
+    notificationId: about.row.id,
+    eventId: about.eventId,
+    subjectKey: about.row.subjectKey,
+    channel,
+    purpose,
+    status: fate.status,
+    reason: fate.reason,
+    heldFor: fate.heldFor ?? null,
+    dueAt: fate.dueAt ?? null,
+    message,
+    seq: null,
+    digestId: null,
+    createdAt: now,
+    sentAt: fate.status === 'sent' ? now : null,
+  };
+}
 
 /**
  * The interrupting channels a tick's reminder or notice about a row goes to: those its stored decision opened that can
@@ -159,6 +178,124 @@ const perChannel = (channels: readonly InterruptChannel[], make: (channel: Inter
 function channelsOf(row: NotificationRow, available: readonly InterruptChannel[]): InterruptChannel[] {
   const opened = (row.decision?.channels ?? []).filter((channel): channel is InterruptChannel => (available as readonly string[]).includes(channel));
   return opened.length > 0 ? opened : ['browser'];
+}
+
+/** The channels a decision interrupts on (the in-app inbox and toast always come). */
+const interruptingChannels = (decision: PolicyDecision) => decision.channels.filter((channel): channel is InterruptChannel => channel !== 'inApp');
+
+/** The part of the policy's decision stored with the event, with its trace as the pipeline completed it. */
+const storedDecision = (decision: PolicyDecision, steps: readonly DecisionTraceEntry[]): StoredDecision => ({
+  severity: decision.severity,
+  channels: decision.channels,
+  bypassQuietHours: decision.bypassQuietHours,
+  trace: [...decision.trace, ...steps],
+});
+
+/**
+ * Later lines of stored events' traces, one per event and saying: what a tick (or a later event of the batch) did with
+ * the interruptions its decision held back. Its rows of every channel share one fate, so their lines are one.
+ */
+class TraceBook {
+  private readonly lines = new Map<string, TraceLine>();
+
+  /** `entry` on the trace of each event whose interruption is among `rows`. */
+  note(rows: readonly DeliveryRow[], entry: (row: DeliveryRow) => DecisionTraceEntry | null): void {
+    for (const row of rows) {
+      const line = row.eventId ? entry(row) : null;
+      if (line && row.eventId) this.lines.set(`${row.eventId}\n${line.why}`, { eventId: row.eventId, entry: line });
+    }
+  }
+
+  /** The lines for events not in `inBatch` (stored before); those in it get theirs there. */
+  take(inBatch: ReadonlyMap<string, DecisionTraceEntry[]> = new Map()): TraceLine[] {
+    const stored: TraceLine[] = [];
+    for (const line of this.lines.values()) {
+      const steps = inBatch.get(line.eventId);
+      if (steps) steps.push(line.entry);
+      else stored.push(line);
+    }
+    return stored;
+  }
+}
+
+/**
+ * One batch's plan: what its stages read once (the subjects' flap memory and mutes), and what they leave to write
+ * at the end (the new interruptions in one statement, the changed ones, the subjects, the later trace lines). A later
+ * event of the batch sees what an earlier one decided.
+ */
+class BatchPlan {
+  /** Each event's steps, by event id, in the batch's order. */
+  readonly steps = new Map<string, DecisionTraceEntry[]>();
+  readonly readIds: string[] = [];
+  readonly changedSubjects = new Map<string, SubjectState>();
+  readonly trace = new TraceBook();
+  private readonly pending: DeliveryRow[] = [];
+  private readonly updated = new Map<string, DeliveryRow>();
+
+  private constructor(
+    readonly ops: OutboxOps,
+    readonly moment: Moment,
+    readonly holdMs: number,
+    private readonly subjects: ReadonlyMap<string, SubjectState>,
+    readonly mutes: ReadonlyMap<string, MuteRow>,
+    /** Rows this batch opens: nothing of theirs is stored yet. */
+    private readonly created: ReadonlySet<string>,
+  ) {}
+
+  static async open(events: readonly PlannedEvent[], ops: OutboxOps, moment: Moment, holdMs: number): Promise<BatchPlan> {
+    const keys = [...new Set(events.flatMap((event) => (event.subjectKey ? [event.subjectKey] : [])))];
+    const [subjects, mutes] = await Promise.all([ops.subjects(keys), ops.mutes(keys)]);
+    const created = events.filter((event) => event.effect === 'opened' || event.effect === 'info' || event.effect === 'resolved_alone').map((event) => event.notificationId);
+    return new BatchPlan(
+      ops,
+      moment,
+      holdMs,
+      new Map(subjects.map((state) => [state.subjectKey, state])),
+      new Map(mutes.filter((mute) => mute.until > moment.now).map((mute) => [mute.subjectKey, mute])),
+      new Set(created),
+    );
+  }
+
+  /** A subject's flap memory as the batch has left it so far. */
+  subject(key: string): SubjectState | undefined {
+    return this.changedSubjects.get(key) ?? this.subjects.get(key);
+  }
+
+  add(rows: DeliveryRow[]): void {
+    this.pending.push(...rows);
+  }
+
+  update(rows: DeliveryRow[]): void {
+    for (const row of rows) {
+      const mine = this.pending.findIndex((item) => item.id === row.id);
+      if (mine >= 0) this.pending[mine] = row;
+      else this.updated.set(row.id, row);
+    }
+  }
+
+  /** The interruptions of a row: stored ones (as this batch changed them) and this batch's. */
+  async deliveriesOf(notificationId: string): Promise<DeliveryRow[]> {
+    const stored = this.created.has(notificationId) ? [] : await this.ops.deliveriesFor([notificationId]);
+    return [...stored.map((row) => this.updated.get(row.id) ?? row), ...this.pending.filter((row) => row.notificationId === notificationId)];
+  }
+
+  /** Writes what the batch decided; answers what it sent, in stream order. */
+  async write(): Promise<DeliveryRow[]> {
+    const sent = [...(await this.ops.updateDeliveries([...this.updated.values()])), ...(await this.ops.addDeliveries(this.pending))].filter((row) => row.status === 'sent');
+    if (this.changedSubjects.size > 0) await this.ops.putSubjects([...this.changedSubjects.values()]);
+    await this.ops.appendTrace(this.trace.take(this.steps));
+    return sent.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+  }
+}
+
+/** A tick's work so far: what it sent, and the lines it adds to the traces of the events whose interruptions it moved. */
+interface TickRun {
+  ops: OutboxOps;
+  moment: Moment;
+  policy: NotificationPolicy;
+  available: readonly InterruptChannel[];
+  sent: DeliveryRow[];
+  trace: TraceBook;
 }
 
 export class Planner {
@@ -170,157 +307,135 @@ export class Planner {
   }
 
   /**
-   * Plans a batch's stored events in order, in the ingest's transaction. With `dry`, nothing is written (the
-   * dry-run route): the same reads, the same decisions.
+   * Plans a batch's stored events in order, in the ingest's transaction (the dry run passes outbox operations that
+   * keep the writes instead of making them). For each event: count its change for flap detection, then decide by what
+   * the fold did with it (a recovery, a join, or an interruption), and store its decision with the steps that decided it.
    */
-  async plan(events: readonly PlannedEvent[], ops: OutboxOps, now: number, policy: NotificationPolicy, dry = false): Promise<PlanOutcome> {
-    const moment = momentOf(now, policy);
-    const holdMs = this.holdFor(policy);
-    const decisions: StoredDecision[] = [];
-    const readIds: string[] = [];
-    const sent: DeliveryRow[] = [];
-    const subjectKeys = [...new Set(events.flatMap((event) => (event.subjectKey ? [event.subjectKey] : [])))];
-    const subjects = new Map((await ops.subjects(subjectKeys)).map((state) => [state.subjectKey, state]));
-    const mutes = new Map((await ops.mutes(subjectKeys)).filter((mute) => mute.until > now).map((mute) => [mute.subjectKey, mute]));
-    const changedSubjects = new Map<string, SubjectState>();
-    // The batch's new interruptions are written once at the end (one statement); a later event of the batch sees them here.
-    const pending: DeliveryRow[] = [];
-    const updated = new Map<string, DeliveryRow>();
-    const created = new Set(events.filter((event) => event.effect === 'opened' || event.effect === 'info' || event.effect === 'resolved_alone').map((event) => event.notificationId));
-    const add = (rows: DeliveryRow[]) => {
-      pending.push(...rows);
-    };
-    const update = (rows: DeliveryRow[]) => {
-      for (const row of rows) {
-        const mine = pending.findIndex((item) => item.id === row.id);
-        if (mine >= 0) pending[mine] = row;
-        else updated.set(row.id, row);
-      }
-    };
-    /** The interruptions of a row: stored ones (as this batch changed them) and this batch's. */
-    const deliveriesOf = async (notificationId: string) => {
-      const stored = created.has(notificationId) ? [] : await ops.deliveriesFor([notificationId]);
-      return [...stored.map((row) => updated.get(row.id) ?? row), ...pending.filter((row) => row.notificationId === notificationId)];
-    };
-
+  async plan(events: readonly PlannedEvent[], ops: OutboxOps, now: number, policy: NotificationPolicy): Promise<PlanOutcome> {
+    const batch = await BatchPlan.open(events, ops, momentOf(now, policy), this.holdFor(policy));
     for (const event of events) {
-      const { decision, row, effect } = event;
-      const trace = [...decision.trace];
-      const channels = decision.channels.filter((channel): channel is InterruptChannel => channel !== 'inApp');
-      const interrupts = channels.length > 0;
-      const stored = (): StoredDecision => ({ severity: decision.severity, channels: decision.channels, bypassQuietHours: decision.bypassQuietHours, trace });
-      if (decision.discarded) readIds.push(event.notificationId);
-
-      // Flap memory: every outage and recovery of a subject that can flap counts, whatever the channels.
-      let state: SubjectState | undefined;
-      if (event.subjectKey && flappingIntegrations.has(event.integration) && (effect === 'opened' || effect === 'resolved')) {
-        const before = changedSubjects.get(event.subjectKey) ?? subjects.get(event.subjectKey);
-        const outages = (before?.outages ?? []).filter((outageAt) => outageAt > now - this.flap.windowMs);
-        if (effect === 'opened') outages.push(now);
-        state = { subjectKey: event.subjectKey, outages, flappingSince: before?.flappingSince ?? null, lastChangeAt: now };
-        changedSubjects.set(event.subjectKey, state);
-      }
-      const mute = event.subjectKey ? mutes.get(event.subjectKey) : undefined;
-
-      if (effect === 'resolved' || effect === 'resolved_alone') {
-        decisions.push(stored());
-        if (effect === 'resolved_alone') {
-          trace.push(step('thread', 'none', 'a recovery with no open thread (it arrived before its outage, or the outage is older): nothing to interrupt'));
-          continue;
-        }
-        // What the thread's interruptions became decides the recovery's: every notice about it counts (the outage's own,
-        // a reminder, a flap's start or end, a digest that listed it).
-        const earlier = (await deliveriesOf(event.notificationId)).filter((d) => d.purpose !== 'resolve' && d.purpose !== 'digest');
-        const held = earlier.filter((d) => d.status === 'held');
-        const outageTold = earlier.some((d) => (d.purpose === 'first' || d.purpose === 'repeat') && d.status === 'sent');
-        const told = earlier.filter((d) => d.status === 'sent' || d.status === 'digested');
-        const down = formatDuration(Date.parse(row.resolvedAt ?? event.occurredAt) - Date.parse(row.firstAt));
-        if (held.length > 0) {
-          update(held.map((d) => ({ ...d, status: 'cancelled', reason: `recovered within the hold (down ${down})` })));
-          trace.push(step('flap', 'cancelled', `recovered within the ${formatDuration(holdMs)} hold (down ${down}): nobody was interrupted`));
-        } else if (outageTold || (told.length > 0 && state?.flappingSince == null)) {
-          // It interrupted: its recovery replaces that notification (answers that email), even in quiet hours, a mute or a flap.
-          // Told only by a flap's start, it waits for the flap's end, which sums up the state it is in then.
-          const message = messageOf(row, { title: event.title || `${row.title}: recovered`, body: `Down ${down}, recovered`, severity: 'success', renotify: false, requireInteraction: false });
-          const channels = [...new Set(told.map((d) => d.channel))];
-          add(perChannel(channels, (channel) => delivery(channel, row, 'resolve', 'sent', 'the outage interrupted: its recovery replaces that notification', now, null, message)));
-          trace.push(step('delivery', 'sent', `the outage interrupted, so its recovery replaces that notification (down ${down})`));
-        } else if (earlier.some((d) => d.status === 'deferred')) {
-          trace.push(step('quiet_hours', 'deferred', `the outage waits for the digest, which will say it recovered after ${down}`));
-        } else if (state?.flappingSince != null) {
-          trace.push(step('flap', 'suppressed', 'flapping: changes are summed up when it is stable again'));
-        } else {
-          trace.push(step('thread', 'none', `recovered after ${down}; its outage did not interrupt`));
-        }
-        continue;
-      }
-
-      if (effect === 'joined') {
-        trace.push(step('thread', 'none', 'joined the open thread of its subject: already told'));
-        decisions.push(stored());
-        continue;
-      }
-      if (!interrupts) {
-        decisions.push(stored());
-        if (decision.discarded) trace.push(step('delivery', 'none', 'discarded: stored as done'));
-        else trace.push(step('delivery', 'none', decision.silenced ? 'silenced: in the inbox only' : 'in the inbox only'));
-        continue;
-      }
-      if (mute) {
-        trace.push(step('mute', 'suppressed', `its subject is muted until ${wall(mute.until, now, policy.quietHours.timezone)}`));
-        add(perChannel(channels, (channel) => delivery(channel, row, 'first', 'suppressed', 'muted', now, null, messageOf(row))));
-        decisions.push(stored());
-        continue;
-      }
-      if (state && effect === 'opened') {
-        if (state.flappingSince !== null) {
-          trace.push(step('flap', 'suppressed', `flapping since ${wall(state.flappingSince, now, policy.quietHours.timezone)}: one notice when it is stable again`));
-          add(perChannel(channels, (channel) => delivery(channel, row, 'first', 'suppressed', 'flapping', now, null, messageOf(row))));
-          decisions.push(stored());
-          continue;
-        }
-        if (state.outages.length >= this.flap.outages) {
-          state.flappingSince = now;
-          const window = formatDuration(this.flap.windowMs);
-          const notice = messageOf(row, {
-            title: `${row.title}: flapping`,
-            body: `${state.outages.length} outages in ${window}. One more notice when it has been stable for ${formatDuration(this.flap.stableMs)}.`,
-            severity: 'warning',
-            requireInteraction: false,
-          });
-          const out = release(moment, decision.bypassQuietHours);
-          add(perChannel(channels, (channel) => delivery(channel, row, 'flap_start', out.status, `outage ${state.outages.length} in ${window}`, now, out.dueAt, notice, out.heldFor)));
-          trace.push(step('flap', out.status === 'sent' ? 'sent' : 'deferred', `outage ${state.outages.length} within ${window}: one "flapping" notice instead of one per change`));
-          decisions.push(stored());
-          continue;
-        }
-      }
-      if (state && effect === 'opened' && holdMs > 0) {
-        const due = now + holdMs;
-        add(perChannel(channels, (channel) => delivery(channel, row, 'first', 'held', 'flap hold', now, due, messageOf(row), 'flap_hold')));
-        trace.push(step('flap', 'held', `held ${formatDuration(holdMs)} in case it recovers at once; then it interrupts`));
-        decisions.push(stored());
-        continue;
-      }
-      const out = release(moment, decision.bypassQuietHours);
-      add(perChannel(channels, (channel) => delivery(channel, row, 'first', out.status, channel === 'email' ? emailWhy(out.status) : out.entry.why, now, out.dueAt, messageOf(row), out.heldFor)));
-      if (effect === 'raised') trace.push(step('thread', 'applied', 'the open thread became critical: it interrupts again'));
-      trace.push(channels.includes('email') && out.status === 'sent' ? { ...out.entry, why: `${channels.includes('browser') ? `${out.entry.why}; ` : ''}queued for email (SendGrid)` } : out.entry);
-      decisions.push(stored());
+      if (event.decision.discarded) batch.readIds.push(event.notificationId);
+      const state = this.countChange(batch, event);
+      batch.steps.set(event.eventId, await this.decide(batch, event, state));
     }
-
-    if (!dry) {
-      for (const row of await ops.updateDeliveries([...updated.values()])) if (row.status === 'sent') sent.push(row);
-      for (const row of await ops.addDeliveries(pending)) if (row.status === 'sent') sent.push(row);
-      if (changedSubjects.size > 0) await ops.putSubjects([...changedSubjects.values()]);
-    }
-    return { decisions, readIds, sent: sent.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0)) };
+    const sent = await batch.write();
+    const decisions = events.map((event) => storedDecision(event.decision, batch.steps.get(event.eventId) ?? []));
+    return { decisions, readIds: batch.readIds, sent };
   }
 
   /**
-   * The scheduler's tick at `now`: held interruptions whose hold ended, flaps that calmed down, mutes that ended
-   * (a reminder when the subject is still down), snoozed rows that wake, and, once no quiet period holds them, the
-   * deferred interruptions as one digest. Answers what it sent, the rows it changed, and when something is next due.
+   * Flap memory: every outage and recovery of a subject that can flap counts, whatever the channels. Answers the
+   * subject's state after this event (undefined for anything that cannot flap).
+   */
+  private countChange(batch: BatchPlan, { subjectKey, integration, effect }: PlannedEvent): SubjectState | undefined {
+    if (!subjectKey || !flappingIntegrations.has(integration) || (effect !== 'opened' && effect !== 'resolved')) return undefined;
+    const { now } = batch.moment;
+    const before = batch.subject(subjectKey);
+    const outages = (before?.outages ?? []).filter((outageAt) => outageAt > now - this.flap.windowMs);
+    if (effect === 'opened') outages.push(now);
+    const state = { subjectKey, outages, flappingSince: before?.flappingSince ?? null, lastChangeAt: now };
+    batch.changedSubjects.set(subjectKey, state);
+    return state;
+  }
+
+  /** The pipeline's steps for one event, by what the fold did with it. */
+  private async decide(batch: BatchPlan, event: PlannedEvent, state: SubjectState | undefined): Promise<DecisionTraceEntry[]> {
+    switch (event.effect) {
+      case 'resolved_alone':
+        return [step('thread', 'none', 'a recovery with no open thread (it arrived before its outage, or the outage is older): nothing to interrupt')];
+      case 'resolved':
+        return [await this.recover(batch, event, state)];
+      case 'joined':
+        return [step('thread', 'none', 'joined the open thread of its subject: already told')];
+      case 'raised':
+        return [step('thread', 'applied', 'the open thread became critical: it interrupts again'), this.interrupt(batch, event, state)];
+      case 'opened':
+      case 'info':
+        return [this.interrupt(batch, event, state)];
+    }
+  }
+
+  /**
+   * A recovery: what the thread's interruptions became decides it. Every notice about the thread counts (the
+   * outage's own, a reminder, a flap's start or end, a digest that listed it).
+   */
+  private async recover(batch: BatchPlan, event: PlannedEvent, state: SubjectState | undefined): Promise<DecisionTraceEntry> {
+    const { row } = event;
+    const { now, zone } = batch.moment;
+    const earlier = (await batch.deliveriesOf(event.notificationId)).filter((d) => d.purpose !== 'resolve' && d.purpose !== 'digest');
+    const down = formatDuration(Date.parse(row.resolvedAt ?? event.occurredAt) - Date.parse(row.firstAt));
+    const held = earlier.filter((d) => d.status === 'held');
+    if (held.length > 0) {
+      batch.update(held.map((d) => ({ ...d, status: 'cancelled', reason: `recovered within the hold (down ${down})` })));
+      batch.trace.note(held, () => step('flap', 'cancelled', `recovered at ${wall(now, now, zone)}, within the hold (down ${down}): nobody was interrupted`, now));
+      return step('flap', 'cancelled', `recovered within the ${formatDuration(batch.holdMs)} hold (down ${down}): nobody was interrupted`);
+    }
+    const outageTold = earlier.some((d) => (d.purpose === 'first' || d.purpose === 'repeat') && d.status === 'sent');
+    const told = earlier.filter((d) => d.status === 'sent' || d.status === 'digested');
+    if (outageTold || (told.length > 0 && state?.flappingSince == null)) {
+      // It interrupted: its recovery replaces that notification (answers that email), even in quiet hours, a mute or a flap.
+      // Told only by a flap's start, it waits for the flap's end, which sums up the state it is in then.
+      const message = messageOf(row, { title: event.title || `${row.title}: recovered`, body: `Down ${down}, recovered`, severity: 'success', renotify: false, requireInteraction: false });
+      const fate: Fate = { status: 'sent', reason: 'the outage interrupted: its recovery replaces that notification' };
+      batch.add([...new Set(told.map((d) => d.channel))].map((channel) => delivery(event, channel, 'resolve', fate, message, now)));
+      return step('delivery', 'sent', `the outage interrupted, so its recovery replaces that notification (down ${down})`);
+    }
+    if (earlier.some((d) => d.status === 'deferred')) return step('quiet_hours', 'deferred', `the outage waits for the digest, which will say it recovered after ${down}`);
+    if (state?.flappingSince != null) return step('flap', 'suppressed', 'flapping: changes are summed up when it is stable again');
+    return step('thread', 'none', `recovered after ${down}; its outage did not interrupt`);
+  }
+
+  /**
+   * A new interruption (an outage, a failed deploy, a merged PR, a thread raised to critical): in the inbox only,
+   * suppressed by a mute or a flap, a flap's start, held by the flap hold, or released (sent, or deferred to the digest).
+   */
+  private interrupt(batch: BatchPlan, event: PlannedEvent, state: SubjectState | undefined): DecisionTraceEntry {
+    const { decision, row } = event;
+    const { now, zone } = batch.moment;
+    const channels = interruptingChannels(decision);
+    const add = (purpose: DeliveryRow['purpose'], fate: Fate, message = messageOf(row)) => batch.add(channels.map((channel) => delivery(event, channel, purpose, fate, message, now)));
+
+    if (channels.length === 0) {
+      if (decision.discarded) return step('delivery', 'none', 'discarded: stored as done');
+      return step('delivery', 'none', decision.silenced ? 'silenced: in the inbox only' : 'in the inbox only');
+    }
+    const mute = event.subjectKey ? batch.mutes.get(event.subjectKey) : undefined;
+    if (mute) {
+      add('first', { status: 'suppressed', reason: 'muted' });
+      return step('mute', 'suppressed', `its subject is muted until ${wall(mute.until, now, zone)}`);
+    }
+    if (state?.flappingSince != null) {
+      add('first', { status: 'suppressed', reason: 'flapping' });
+      return step('flap', 'suppressed', `flapping since ${wall(state.flappingSince, now, zone)}: one notice when it is stable again`);
+    }
+    if (state && state.outages.length >= this.flap.outages) {
+      state.flappingSince = now;
+      const window = formatDuration(this.flap.windowMs);
+      const notice = messageOf(row, {
+        title: `${row.title}: flapping`,
+        body: `${state.outages.length} outages in ${window}. One more notice when it has been stable for ${formatDuration(this.flap.stableMs)}.`,
+        severity: 'warning',
+        requireInteraction: false,
+      });
+      const out = release(batch.moment, decision.bypassQuietHours);
+      add('flap_start', { ...out, reason: `outage ${state.outages.length} in ${window}` }, notice);
+      return step('flap', out.status === 'sent' ? 'sent' : 'deferred', `outage ${state.outages.length} within ${window}: one "flapping" notice instead of one per change`);
+    }
+    if (state && batch.holdMs > 0) {
+      add('first', { status: 'held', reason: 'flap hold', heldFor: 'flap_hold', dueAt: now + batch.holdMs });
+      return step('flap', 'held', `held ${formatDuration(batch.holdMs)} in case it recovers at once; then it interrupts`);
+    }
+    const out = release(batch.moment, decision.bypassQuietHours);
+    batch.add(channels.map((channel) => delivery(event, channel, 'first', { ...out, reason: channel === 'email' ? emailWhy(out.status) : out.reason }, messageOf(row), now)));
+    if (!channels.includes('email') || out.status !== 'sent') return out.entry;
+    return { ...out.entry, why: `${channels.includes('browser') ? `${out.entry.why}; ` : ''}queued for email (SendGrid)` };
+  }
+
+  /**
+   * The scheduler's tick at `now`, in stages: holds that ended, flaps that calmed down, mutes that ended (a reminder
+   * when the subject is still down), snoozed rows that wake, and, once no quiet period holds them, the deferred
+   * interruptions as one digest per channel. Each event whose held interruption it moves gains a trace line. Answers
+   * what it sent, the rows it changed, and when something is next due.
    */
   async tick(
     ops: OutboxOps,
@@ -328,90 +443,120 @@ export class Planner {
     policy: NotificationPolicy,
     available: readonly InterruptChannel[] = ['browser'],
   ): Promise<{ sent: DeliveryRow[]; rows: NotificationRow[]; next: number | null }> {
-    const moment = momentOf(now, policy);
-    const sent: DeliveryRow[] = [];
-    const keep = (rows: DeliveryRow[]) => sent.push(...rows.filter((row) => row.status === 'sent'));
-    const zone = policy.quietHours.timezone;
-
-    // 1. Holds that ended without a recovery.
-    const due = await ops.deliveriesWithStatus('held', now);
-    if (due.length > 0) {
-      const subjects = [...new Set(due.flatMap((d) => (d.subjectKey ? [d.subjectKey] : [])))];
-      const [rows, mutes, states] = await Promise.all([
-        ops.rows(due.flatMap((d) => (d.notificationId ? [d.notificationId] : []))),
-        ops.mutes(subjects),
-        ops.subjects(subjects),
-      ]);
-      const rowById = new Map(rows.map((row) => [row.id, row]));
-      const muted = new Set(mutes.filter((mute) => mute.until > now).map((mute) => mute.subjectKey));
-      const flapping = new Set(states.filter((state) => state.flappingSince !== null).map((state) => state.subjectKey));
-      const released = due.map((d): DeliveryRow => {
-        const row = d.notificationId ? rowById.get(d.notificationId) : undefined;
-        if (!row || row.status !== 'open') return { ...d, status: 'cancelled', reason: 'recovered before the hold ended' };
-        if (d.subjectKey && muted.has(d.subjectKey)) return { ...d, status: 'suppressed', reason: 'muted' };
-        if (d.subjectKey && flapping.has(d.subjectKey)) return { ...d, status: 'suppressed', reason: 'flapping' };
-        const out = release(moment, row.decision?.bypassQuietHours ?? false);
-        return { ...d, status: out.status, heldFor: out.heldFor ?? d.heldFor ?? null, dueAt: out.dueAt, reason: `still down after the hold; ${out.entry.why}`, sentAt: out.status === 'sent' ? now : null };
-      });
-      keep(await ops.updateDeliveries(released));
-    }
-
-    // 2. Flaps that have been quiet long enough: one notice with the state it is in now.
-    const calm = await ops.flapping(now - this.flap.stableMs);
-    if (calm.length > 0) {
-      const latest = new Map((await ops.latestRows(calm.map((state) => state.subjectKey))).map((row) => [row.subjectKey, row]));
-      const notices: DeliveryRow[] = [];
-      for (const state of calm) {
-        const row = latest.get(state.subjectKey);
-        if (!row) continue;
-        const down = row.status === 'open';
-        const since = down ? row.firstAt : (row.resolvedAt ?? row.lastAt);
-        const message = messageOf(row, {
-          title: down ? `${row.title}: still down` : `${row.title}: stable again`,
-          body: `${down ? 'Down' : 'Up'} since ${wall(Date.parse(since), now, zone)}; it flapped from ${wall(state.flappingSince ?? now, now, zone)}.`,
-          severity: down ? row.severity : 'success',
-          renotify: down,
-          requireInteraction: false,
-        });
-        const out = release(moment, down && (row.decision?.bypassQuietHours ?? false));
-        notices.push(...perChannel(channelsOf(row, available), (channel) => delivery(channel, row, 'flap_end', out.status, `stable for ${formatDuration(this.flap.stableMs)}`, now, out.dueAt, message, out.heldFor)));
-      }
-      keep(await ops.addDeliveries(notices));
-      await ops.putSubjects(calm.map((state) => ({ ...state, outages: [], flappingSince: null })));
-    }
-
-    // 3. Mutes that ended: one reminder for a subject still down.
-    const ended = (await ops.mutes()).filter((mute) => mute.until <= now);
-    if (ended.length > 0) {
-      await ops.removeMutes(ended.map((mute) => mute.subjectKey));
-      const open = await ops.openRows(ended.map((mute) => mute.subjectKey));
-      const reminders = open.flatMap((row) => {
-        const out = release(moment, row.decision?.bypassQuietHours ?? false);
-        const message = messageOf(row, { title: `${row.title}: still down`, body: `Down since ${wall(Date.parse(row.firstAt), now, zone)}; its mute has ended.` });
-        return perChannel(channelsOf(row, available), (channel) => delivery(channel, row, 'repeat', out.status, 'the mute ended while it was still down', now, out.dueAt, message, out.heldFor));
-      });
-      keep(await ops.addDeliveries(reminders));
-    }
-
-    // 4. Snoozed rows whose time has come: back unread.
+    const run: TickRun = { ops, moment: momentOf(now, policy), policy, available, sent: [], trace: new TraceBook() };
+    await this.releaseHolds(run);
+    await this.endFlaps(run);
+    await this.endMutes(run);
     const woken = await ops.wakeSnoozed(now);
-
-    // 5. The digest, once nothing holds interruptions back.
     const deferred = await ops.deliveriesWithStatus('deferred');
-    const flushed = deferred.length > 0 && !moment.quiet.quiet;
-    if (flushed) {
-      // One digest per channel: the tab gets its summary, the inbox its email.
-      for (const channel of [...new Set(deferred.map((d) => d.channel))]) {
-        keep(await this.flush(ops, deferred.filter((d) => d.channel === channel), now, policy, channel));
-      }
-    }
-
-    return { sent, rows: woken, next: await this.nextDue(ops, moment, deferred.length > 0 && !flushed) };
+    const flushed = deferred.length > 0 && !run.moment.quiet.quiet;
+    if (flushed) await this.flushDigests(run, deferred);
+    await ops.appendTrace(run.trace.take());
+    return { sent: run.sent, rows: woken, next: await this.nextDue(ops, run.moment, deferred.length > 0 && !flushed) };
   }
 
-  /** Folds the deferred interruptions into one digest (none when nothing is left to say), in the tick's transaction. */
-  private async flush(ops: OutboxOps, deferred: DeliveryRow[], now: number, policy: NotificationPolicy, channel: DeliveryRow['channel']): Promise<DeliveryRow[]> {
+  /** Writes changed interruptions; keeps those sent. */
+  private async keep(run: TickRun, written: Promise<DeliveryRow[]>): Promise<void> {
+    run.sent.push(...(await written).filter((row) => row.status === 'sent'));
+  }
+
+  /** Holds that ended without a recovery: sent (or deferred by quiet hours), unless a mute or a flap began meanwhile. */
+  private async releaseHolds(run: TickRun): Promise<void> {
+    const { ops, moment } = run;
+    const { now } = moment;
+    const due = await ops.deliveriesWithStatus('held', now);
+    if (due.length === 0) return;
+    const subjects = [...new Set(due.flatMap((d) => (d.subjectKey ? [d.subjectKey] : [])))];
+    const [rows, mutes, states] = await Promise.all([ops.rows(due.flatMap((d) => (d.notificationId ? [d.notificationId] : []))), ops.mutes(subjects), ops.subjects(subjects)]);
+    const rowById = new Map(rows.map((row) => [row.id, row]));
+    const muted = new Set(mutes.filter((mute) => mute.until > now).map((mute) => mute.subjectKey));
+    const flapping = new Set(states.filter((state) => state.flappingSince !== null).map((state) => state.subjectKey));
+    const hold = formatDuration(Math.max(0, now - Math.min(...due.map((d) => d.createdAt))));
+    const entries = new Map<string, DecisionTraceEntry>();
+    const released = due.map((d): DeliveryRow => {
+      const row = d.notificationId ? rowById.get(d.notificationId) : undefined;
+      const settle = (fate: Fate & { sentAt?: number | null }, entry: DecisionTraceEntry): DeliveryRow => {
+        entries.set(d.id, entry);
+        return { ...d, ...fate, heldFor: fate.heldFor ?? d.heldFor ?? null, dueAt: fate.dueAt ?? null, sentAt: fate.sentAt ?? null };
+      };
+      if (!row || row.status !== 'open') return settle({ status: 'cancelled', reason: 'recovered before the hold ended' }, step('flap', 'cancelled', 'it recovered before the hold ended: nobody was interrupted', now));
+      if (d.subjectKey && muted.has(d.subjectKey)) return settle({ status: 'suppressed', reason: 'muted' }, step('mute', 'suppressed', 'the hold ended while its subject was muted: nobody was interrupted', now));
+      if (d.subjectKey && flapping.has(d.subjectKey)) {
+        return settle({ status: 'suppressed', reason: 'flapping' }, step('flap', 'suppressed', 'the hold ended while it was flapping: one notice when it is stable again', now));
+      }
+      const out = release(moment, row.decision?.bypassQuietHours ?? false);
+      const reason = `still down after the hold; ${out.reason}`;
+      return settle({ ...out, reason, sentAt: out.status === 'sent' ? now : null }, { ...out.entry, why: `still down after the ${hold} hold; ${out.entry.why}`, decidedAt: new Date(now).toISOString() });
+    });
+    run.trace.note(released, (d) => entries.get(d.id) ?? null);
+    await this.keep(run, ops.updateDeliveries(released));
+  }
+
+  /** Flaps that have been quiet long enough: one notice with the state it is in now. */
+  private async endFlaps(run: TickRun): Promise<void> {
+    const { ops, moment, available } = run;
+    const { now, zone } = moment;
+    const calm = await ops.flapping(now - this.flap.stableMs);
+    if (calm.length === 0) return;
+    const latest = new Map((await ops.latestRows(calm.map((state) => state.subjectKey))).map((row) => [row.subjectKey, row]));
+    const notices = calm.flatMap((state) => {
+      const row = latest.get(state.subjectKey);
+      if (!row) return [];
+      const down = row.status === 'open';
+      const since = down ? row.firstAt : (row.resolvedAt ?? row.lastAt);
+      const message = messageOf(row, {
+        title: down ? `${row.title}: still down` : `${row.title}: stable again`,
+        body: `${down ? 'Down' : 'Up'} since ${wall(Date.parse(since), now, zone)}; it flapped from ${wall(state.flappingSince ?? now, now, zone)}.`,
+        severity: down ? row.severity : 'success',
+        renotify: down,
+        requireInteraction: false,
+      });
+      const out = release(moment, down && (row.decision?.bypassQuietHours ?? false));
+      const fate: Fate = { ...out, reason: `stable for ${formatDuration(this.flap.stableMs)}` };
+      return channelsOf(row, available).map((channel) => delivery({ row, eventId: null }, channel, 'flap_end', fate, message, now));
+    });
+    await this.keep(run, ops.addDeliveries(notices));
+    await ops.putSubjects(calm.map((state) => ({ ...state, outages: [], flappingSince: null })));
+  }
+
+  /** Mutes that ended: one reminder for a subject still down. */
+  private async endMutes(run: TickRun): Promise<void> {
+    const { ops, moment, available } = run;
+    const { now, zone } = moment;
+    const ended = (await ops.mutes()).filter((mute) => mute.until <= now);
+    if (ended.length === 0) return;
+    await ops.removeMutes(ended.map((mute) => mute.subjectKey));
+    const open = await ops.openRows(ended.map((mute) => mute.subjectKey));
+    const reminders = open.flatMap((row) => {
+      const out = release(moment, row.decision?.bypassQuietHours ?? false);
+      const message = messageOf(row, { title: `${row.title}: still down`, body: `Down since ${wall(Date.parse(row.firstAt), now, zone)}; its mute has ended.` });
+      const fate: Fate = { ...out, reason: 'the mute ended while it was still down' };
+      return channelsOf(row, available).map((channel) => delivery({ row, eventId: null }, channel, 'repeat', fate, message, now));
+    });
+    await this.keep(run, ops.addDeliveries(reminders));
+  }
+
+  /** The deferred interruptions, once nothing holds them back: one digest per channel (the tab its summary, the inbox its email). */
+  private async flushDigests(run: TickRun, deferred: DeliveryRow[]): Promise<void> {
+    const { ops, moment } = run;
+    const { now, zone } = moment;
     const rows = new Map((await ops.rows([...new Set(deferred.flatMap((d) => (d.notificationId ? [d.notificationId] : [])))])).map((row) => [row.id, row]));
+    for (const channel of [...new Set(deferred.map((d) => d.channel))]) {
+      await this.keep(run, this.flush(run, deferred.filter((d) => d.channel === channel), rows, channel));
+    }
+    run.trace.note(deferred, (d) => {
+      const stage = d.heldFor === 'pause' ? 'pause' : 'quiet_hours';
+      const row = d.notificationId ? rows.get(d.notificationId) : undefined;
+      if (!row) return null;
+      if (row.readAt !== null) return step(stage, 'none', 'read in the app before the digest went out: left out of it', now);
+      return step(stage, 'sent', `went out in the ${wall(now, now, zone)} digest`, now);
+    });
+  }
+
+  /** Folds one channel's deferred interruptions into one digest (none when nothing is left to say), in the tick's transaction. */
+  private async flush(run: TickRun, deferred: DeliveryRow[], rows: ReadonlyMap<string, NotificationRow>, channel: DeliveryRow['channel']): Promise<DeliveryRow[]> {
+    const { ops, policy } = run;
+    const { now } = run.moment;
     const items: HeldItem[] = deferred.flatMap((d) => {
       const row = d.notificationId ? rows.get(d.notificationId) : undefined;
       if (!row) return [];
@@ -453,6 +598,7 @@ export class Planner {
     const row: DeliveryRow = {
       id,
       notificationId: null,
+      eventId: null,
       subjectKey: null,
       channel,
       purpose: 'digest',

@@ -1,0 +1,1 @@
+ALTER TABLE `notification_deliveries` ADD `event_id` varchar(64);
