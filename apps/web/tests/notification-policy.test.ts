@@ -7,8 +7,10 @@ import { createHmac } from 'node:crypto';
 import type { NotificationPolicyView } from '@dash/contracts';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import * as betterstack from '../../../packages/webhooks/src/betterstack/fixtures.ts';
 import * as vercel from '../../../packages/webhooks/src/vercel/fixtures.ts';
 import { launchChromium, screenshotDir } from './browser.ts';
+import { raw } from './http.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 import { sleep, takeDownAfterEach, until } from './waiting.ts';
 
@@ -27,8 +29,11 @@ const SUBJECT = 'vercel:prj_12HKQaOmR5t5Uy6vdcQsNIiZgHGB:production';
 const FAILED = 'Deploy failed: my-app (production)';
 const DEPLOYED = 'Deployed: my-app (production)';
 
+const BETTERSTACK_TOKEN = 'betterstack-shared-token';
+const OUTAGE = 'Monitor down: Tesla.com homepage (Error 500)';
+
 async function dashboard(): Promise<RunningDashboard> {
-  const running = await startDashboard({ env: { WEBHOOK_SECRET_VERCEL: VERCEL_SECRET } });
+  const running = await startDashboard({ env: { WEBHOOK_SECRET_VERCEL: VERCEL_SECRET, WEBHOOK_SECRET_BETTERSTACK: BETTERSTACK_TOKEN } });
   cleanup.push(() => running.stop());
   return running;
 }
@@ -41,6 +46,16 @@ async function deliverVercel(target: RunningDashboard, type: string) {
     method: 'POST',
     body,
     headers: { 'content-type': 'application/json', 'x-vercel-signature': signature },
+  });
+  expect([response.status, await response.json()]).toEqual([200, { received: true, eventCount: 1 }]);
+}
+
+/** Better Stack's incident fixture at `stage` (started, resolved), with the token Better Stack sends, to the local route. */
+async function deliverBetterStack(target: RunningDashboard, stage: 'started' | 'resolved') {
+  const response = await fetch(`${target.url}/api/webhooks/uptime_monitor`, {
+    method: 'POST',
+    body: betterstack.incident(stage),
+    headers: { 'content-type': 'application/json', 'x-betterstack-token': BETTERSTACK_TOKEN },
   });
   expect([response.status, await response.json()]).toEqual([200, { received: true, eventCount: 1 }]);
 }
@@ -379,6 +394,41 @@ describe('notification policy in the browser', () => {
     await panel.getByText('No notifications yet.').waitFor();
     const inbox = (await (await fetch(`${target.url}/api/notifications`)).json()) as { notifications: unknown[]; unreadCount: number };
     expect(inbox.unreadCount).toBe(0);
+    expect(problems).toEqual([]);
+  });
+  it('says in "Why?" what became of each event of a thread: the outage held, then sent when the hold ended; its recovery, its own', async () => {
+    const target = await dashboard();
+    // As the dashboard's own page sends it (a write needs its origin, or a token).
+    const saved = await raw(`${target.url}/api/notifications/flap-hold`, { method: 'PUT', headers: { 'content-type': 'application/json', origin: target.url }, body: JSON.stringify({ seconds: 1 }) });
+    expect(saved.status).toBe(200);
+    const ctx = await context(await browser(), target);
+    const problems: string[] = [];
+    const page = await open(ctx, target.url, problems);
+
+    // Held for the (1 s) flap hold, then sent by the scheduler: the toast is the release.
+    await deliverBetterStack(target, 'started');
+    await page.locator('[data-tag="betterstack:monitor:4"]').waitFor({ timeout: 10_000 });
+    await page.locator('.bell > button').click();
+    const panel = page.getByRole('dialog', { name: 'Notifications' });
+    const row = panel.locator('li[data-notification]').filter({ hasText: OUTAGE });
+    const why = row.locator('details.why');
+    await why.getByText('Why?').click();
+    const trace = row.getByRole('list', { name: `How “${OUTAGE}” was decided` });
+    await trace.waitFor();
+    const lines = trace.locator('li');
+    expect(await lines.last().innerText()).toMatch(/^\d\d:\d\d\s+Delivery sent: still down after the 1 s hold; sent to the open dashboard tabs/);
+    expect(await lines.nth((await lines.count()) - 2).innerText()).toMatch(/^Flap hold held: held 1 s in case it recovers at once/);
+
+    // The recovery: the thread now has two events, and the outage's trace is still the outage's.
+    await deliverBetterStack(target, 'resolved');
+    await why.getByText('Why?').click();
+    await why.getByText('Why?').click();
+    const events = row.getByRole('list', { name: `Events of “${OUTAGE}”` });
+    await events.waitFor();
+    const [outage, recovery] = await events.locator(':scope > li').all();
+    expect(await outage?.innerText()).toMatch(/Flap hold held[\s\S]*Delivery sent: still down after the 1 s hold/);
+    expect(await recovery?.innerText()).toMatch(/^Monitor up[\s\S]*Delivery sent: the outage interrupted, so its recovery replaces that notification/);
+    await page.screenshot({ path: `${screenshotDir}bell-why-thread.png` });
     expect(problems).toEqual([]);
   });
 });
