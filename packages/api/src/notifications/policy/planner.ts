@@ -101,9 +101,11 @@ interface Moment {
   now: number;
   zone: string;
   quiet: QuietState;
+  /** What `release` answers at this moment, by whether the decision bypasses quiet hours: the same for every event. */
+  released: Map<boolean, Released>;
 }
 
-const momentOf = (now: number, policy: NotificationPolicy): Moment => ({ now, zone: policy.quietHours.timezone, quiet: quietAt(now, policy.quietHours) });
+const momentOf = (now: number, policy: NotificationPolicy): Moment => ({ now, zone: policy.quietHours.timezone, quiet: quietAt(now, policy.quietHours), released: new Map() });
 
 /** What an email row's reason says when it goes out or waits. */
 const emailWhy = (status: DeliveryRow['status']) => (status === 'sent' ? 'queued for SendGrid' : 'kept for the digest email');
@@ -116,8 +118,19 @@ interface Fate {
   heldFor?: DeliveryRow['heldFor'];
 }
 
-/** Sent now, or deferred to the digest when quiet hours or the pause hold interruptions back. */
-function release({ now, zone, quiet }: Moment, bypass: boolean): Fate & { status: 'sent' | 'deferred'; entry: DecisionTraceEntry } {
+type Released = Fate & { status: 'sent' | 'deferred'; entry: DecisionTraceEntry };
+
+/**
+ * Sent now, or deferred to the digest when quiet hours or the pause hold interruptions back. Worked out once per
+ * moment and bypass (its wording reads the zone's wall clock, which is not cheap on every event of a batch).
+ */
+function release(moment: Moment, bypass: boolean): Released {
+  let out = moment.released.get(bypass);
+  if (!out) moment.released.set(bypass, (out = releaseAt(moment, bypass)));
+  return out;
+}
+
+function releaseAt({ now, zone, quiet }: Moment, bypass: boolean): Released {
   if (!quiet.quiet) {
     const why = 'sent to the open dashboard tabs: a browser notification where the dashboard is hidden, a toast where it is in view';
     return { status: 'sent', reason: why, entry: step('delivery', 'sent', why) };
