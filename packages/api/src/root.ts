@@ -2,6 +2,7 @@ import { authRouter, sessionsRouter, tokensRouter } from './router/auth.ts';
 import { alertsRouter } from './router/alerts.ts';
 import { oauthRouter } from './router/oauth.ts';
 import { backupRouter } from './router/backup.ts';
+import { briefingRouter } from './router/briefing.ts';
 import { credentialsRouter } from './router/credentials.ts';
 import { notificationsRouter, relayRouter, webhooksRouter } from './router/notifications.ts';
 import { dataRouter } from './router/data.ts';
@@ -27,6 +28,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   backup: backupRouter,
   alerts: alertsRouter,
+  briefing: briefingRouter,
   oauth: oauthRouter,
 });
 

@@ -10,3 +10,4 @@ export * from './policy.ts';
 export * from './database.ts';
 export * from './backup.ts';
 export * from './alerts.ts';
+export * from './briefing.ts';

@@ -6,7 +6,7 @@ export const weekdaySchema = z.enum(weekdays, { error: 'A day is one of mon, tue
 export type Weekday = z.infer<typeof weekdaySchema>;
 
 /** Whether `Intl` knows the zone (`Europe/Berlin`, `UTC`); Node ships the full IANA database. */
-function isTimeZone(zone: string): boolean {
+export function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });
     return true;

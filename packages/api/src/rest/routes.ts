@@ -138,6 +138,11 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'POST', path: '/api/alerts/test', procedure: 'alerts.test', input: none },
   { method: 'GET', path: '/api/alerts/deliveries', procedure: 'alerts.deliveries', input: none },
 
+  { method: 'GET', path: '/api/briefing', procedure: 'briefing.get', input: query },
+  { method: 'POST', path: '/api/briefing/read', procedure: 'briefing.markRead', input: body },
+  { method: 'GET', path: '/api/briefing/thresholds', procedure: 'briefing.thresholds', input: none },
+  { method: 'PUT', path: '/api/briefing/thresholds', procedure: 'briefing.saveThresholds', input: body },
+
   { method: 'GET', path: '/api/revenue', procedure: 'data.revenue', input: query, respond: dataResponse },
   { method: 'GET', path: '/api/ideas', procedure: 'data.ideas', input: query, respond: dataResponse },
   { method: 'GET', path: '/api/shipping', procedure: 'data.shipping', input: query, respond: dataResponse },

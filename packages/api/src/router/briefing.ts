@@ -1,0 +1,45 @@
+import {
+  briefingQuerySchema,
+  briefingSchema,
+  briefingThresholdsSchema,
+  markBriefingReadSchema,
+  okSchema,
+  saveBriefingThresholdsSchema,
+} from '@dash/contracts';
+import { z } from 'zod';
+import { briefingThresholds, composeBriefing, markBriefingRead, saveBriefingThresholds } from '../briefing/briefing.ts';
+import { fail } from '../errors.ts';
+import { publicProcedure, router } from '../trpc.ts';
+
+export const briefingRouter = router({
+  /** What changed over the window, per project and in all, with what needs the founder at the top. */
+  get: publicProcedure
+    .input(briefingQuerySchema)
+    .output(briefingSchema)
+    .query(async ({ ctx, input, signal }) => {
+      if (input.project !== undefined && !(await ctx.store.projects.get(input.project))) throw fail('NOT_FOUND', `No project with the slug "${input.project}"`);
+      if (input.since !== undefined && Date.parse(input.since) > ctx.data.connections.clock.now()) throw fail('BAD_REQUEST', 'since: it is in the future');
+      return composeBriefing(ctx, input, signal);
+    }),
+
+  /** Marks the briefing read up to its window's end: the next one starts there, and today's figures are kept to compare with. */
+  markRead: publicProcedure
+    .input(markBriefingReadSchema)
+    .output(okSchema)
+    .mutation(async ({ ctx, input, signal }) => {
+      const until = Date.parse(input.until);
+      if (until > ctx.data.connections.clock.now() + 60_000) throw fail('BAD_REQUEST', 'until: it is in the future');
+      await markBriefingRead(ctx, until, signal);
+      return { ok: true as const };
+    }),
+
+  thresholds: publicProcedure
+    .input(z.void())
+    .output(z.object({ thresholds: briefingThresholdsSchema }))
+    .query(async ({ ctx }) => ({ thresholds: await briefingThresholds(ctx.store) })),
+
+  saveThresholds: publicProcedure
+    .input(saveBriefingThresholdsSchema)
+    .output(z.object({ thresholds: briefingThresholdsSchema }))
+    .mutation(async ({ ctx, input }) => ({ thresholds: await saveBriefingThresholds(ctx.store, input.thresholds) })),
+});
