@@ -170,8 +170,16 @@ export async function composeBriefing(ctx: Context, query: BriefingQuery, signal
     quiet: needs.length > 0 ? null : quietLine(chosen.length, failed.length),
     projects: gathered.map((project) => project.briefed),
     failed,
-    unread: read === undefined || read < startOfUtcDay(now),
+    unread: isUnread(read, now),
   };
+}
+
+/** Today's briefing is unread until one has been read since the day began (UTC). */
+const isUnread = (read: number | undefined, now: number) => read === undefined || read < startOfUtcDay(now);
+
+/** Whether today's briefing is unread, cheaply (the dashboard asks on every load): no data is read. */
+export async function briefingUnread(store: Store, now: number): Promise<boolean> {
+  return isUnread(await lastRead(store), now);
 }
 
 const startOfUtcDay = (ms: number) => Math.floor(ms / DAY) * DAY;

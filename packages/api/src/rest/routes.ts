@@ -139,6 +139,7 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'GET', path: '/api/alerts/deliveries', procedure: 'alerts.deliveries', input: none },
 
   { method: 'GET', path: '/api/briefing', procedure: 'briefing.get', input: query },
+  { method: 'GET', path: '/api/briefing/status', procedure: 'briefing.status', input: none },
   { method: 'POST', path: '/api/briefing/read', procedure: 'briefing.markRead', input: body },
   { method: 'GET', path: '/api/briefing/thresholds', procedure: 'briefing.thresholds', input: none },
   { method: 'PUT', path: '/api/briefing/thresholds', procedure: 'briefing.saveThresholds', input: body },

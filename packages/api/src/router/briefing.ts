@@ -7,7 +7,7 @@ import {
   saveBriefingThresholdsSchema,
 } from '@dash/contracts';
 import { z } from 'zod';
-import { briefingThresholds, composeBriefing, markBriefingRead, saveBriefingThresholds } from '../briefing/briefing.ts';
+import { briefingThresholds, briefingUnread, composeBriefing, markBriefingRead, saveBriefingThresholds } from '../briefing/briefing.ts';
 import { fail } from '../errors.ts';
 import { publicProcedure, router } from '../trpc.ts';
 
@@ -42,4 +42,10 @@ export const briefingRouter = router({
     .input(saveBriefingThresholdsSchema)
     .output(z.object({ thresholds: briefingThresholdsSchema }))
     .mutation(async ({ ctx, input }) => ({ thresholds: await saveBriefingThresholds(ctx.store, input.thresholds) })),
+
+  /** Whether today's briefing is unread (the dashboard links it until it is read); reads no data. */
+  status: publicProcedure
+    .input(z.void())
+    .output(z.object({ unread: z.boolean() }))
+    .query(async ({ ctx }) => ({ unread: await briefingUnread(ctx.store, ctx.data.connections.clock.now()) })),
 });

@@ -6,7 +6,7 @@ import { sessionCookie } from '$lib/server/session';
 
 export const load: PageServerLoad = async ({ locals }) => {
   const api = await callerFor(locals.request);
-  const [settings, { projects }, { connectedKeys }, auth, relay, notifications, database, backup, email, { deliveries: emails }, oauth] = await Promise.all([
+  const [settings, { projects }, { connectedKeys }, auth, relay, notifications, database, backup, email, { deliveries: emails }, oauth, { thresholds }] = await Promise.all([
     api.settings.get(),
     api.projects.list(),
     api.credentials.list(),
@@ -18,11 +18,27 @@ export const load: PageServerLoad = async ({ locals }) => {
     api.alerts.status(),
     api.alerts.deliveries(),
     api.oauth.connections(),
+    api.briefing.thresholds(),
   ]);
   // Sessions and tokens are managed from a browser; a request made with an API token sees neither.
   const browser = auth.via !== 'token';
   const [sessions, tokens] = browser ? await Promise.all([api.sessions.list(), api.tokens.list()]) : [{ sessions: [] }, { tokens: [] }];
-  return { settings, projects, connectedKeys, oauth, auth, relay, notifications, database, backup, email, emails, sessions: sessions.sessions, tokens: tokens.tokens };
+  return {
+    settings,
+    projects,
+    connectedKeys,
+    oauth,
+    auth,
+    relay,
+    notifications,
+    database,
+    backup,
+    email,
+    emails,
+    briefing: { thresholds },
+    sessions: sessions.sessions,
+    tokens: tokens.tokens,
+  };
 };
 
 export const actions: Actions = {

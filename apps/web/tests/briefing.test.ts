@@ -1,0 +1,126 @@
+// The morning briefing as the founder meets it, in Chromium against the built dashboard over the demo's sandbox:
+// linked from the dashboard until read, "needs you" (or a quiet day) first, every product with its figures and
+// lists, a source that cannot be read named while the rest shows, in light and dark and at a phone's width, and
+// an empty dashboard's briefing saying what to do. Screenshots go to test-results/screenshots.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, screenshotDir } from './browser.ts';
+import { startDashboard, type RunningDashboard } from './server.ts';
+
+let dashboard: RunningDashboard;
+let browser: Browser;
+
+beforeAll(async () => {
+  [dashboard, browser] = await Promise.all([startDashboard(), launchChromium()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await dashboard?.stop();
+});
+
+async function open(path: string, options: { width?: number; dark?: boolean } = {}): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage({ viewport: { width: options.width ?? 1280, height: 1000 }, colorScheme: options.dark ? 'dark' : 'light' });
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
+  });
+  await page.goto(dashboard.url + path);
+  return { page, problems };
+}
+
+describe('the briefing in the browser', () => {
+  it('says what to do on an empty dashboard', async () => {
+    const { page, problems } = await open('/briefing');
+    await page.getByRole('heading', { name: 'Nothing to brief yet' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Create a project' }).getAttribute('href')).toBe('/settings#projects');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('is linked from the dashboard until read, with what needs you first and every product’s figures', async () => {
+    const { page, problems } = await open('/');
+    await page.getByRole('button', { name: 'Try it with demo data' }).click();
+    await page.getByRole('region', { name: 'Demo data' }).waitFor({ timeout: 20_000 });
+    const link = page.getByRole('link', { name: /Today’s briefing/ });
+    await link.waitFor();
+    await link.click();
+    await page.waitForURL('**/briefing');
+
+    const needs = page.getByRole('region', { name: 'Needs you' });
+    await needs.waitFor({ timeout: 30_000 });
+    // Either lines with their number and a link, or the quiet day's one line.
+    const lines = needs.locator('li');
+    if ((await lines.count()) > 0) {
+      for (const line of await lines.all()) expect(await line.getByRole('link').getAttribute('href')).toMatch(/^\/\?(project=|notification=)/);
+    } else {
+      expect(await needs.innerText()).toMatch(/A quiet day: nothing needs you across all 3 projects\./);
+    }
+    const cards = page.locator('section[data-project]');
+    await expect.poll(() => cards.count()).toBe(3);
+    expect(await cards.locator('h2').allInnerTexts()).toEqual(['Pocket Ledger', 'Formfox', 'Tideline']);
+    const formfox = page.locator('section[data-project="formfox"]');
+    expect(await formfox.getByRole('term').first().innerText()).toBe('Revenue yesterday');
+    expect(await formfox.getByRole('link', { name: /^\$[\d,.]+$/ }).first().getAttribute('href')).toBe('/?project=formfox#widget-revenue');
+    expect(await formfox.getByRole('heading', { name: 'Uptime' }).isVisible()).toBe(true);
+    await page.screenshot({ path: `${screenshotDir}briefing-light.png`, fullPage: true });
+
+    // An outage leads to its thread: the dashboard opens the bell at it, highlighted.
+    const outage = formfox.locator('a[href^="/?notification="]').first();
+    const href = (await outage.getAttribute('href')) ?? '';
+    await outage.click();
+    const id = new URLSearchParams(href.slice(2)).get('notification') ?? '';
+    await page.getByRole('dialog', { name: 'Notifications' }).locator(`li.highlight[data-notification="${id}"]`).waitFor({ timeout: 10_000 });
+
+    // Read: the dashboard no longer links it.
+    await page.goto(`${dashboard.url}/`);
+    await page.locator('[data-widget]').first().waitFor();
+    expect(await page.getByRole('link', { name: /Today’s briefing/ }).count()).toBe(0);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('reads well in dark mode and at a phone’s width, without sideways scrolling', async () => {
+    for (const [name, options] of [
+      ['briefing-dark', { dark: true }],
+      ['briefing-phone', { width: 390 }],
+    ] as const) {
+      const { page, problems } = await open('/briefing', options);
+      await page.locator('section[data-project]').first().waitFor({ timeout: 30_000 });
+      const widths = await page.evaluate(() => ({
+        content: document.documentElement.scrollWidth,
+        viewport: window.innerWidth,
+        wide: [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 8).map((el) => `${el.tagName}.${el.className}`),
+      }));
+      expect(widths.content, `${name}: wider than the screen: ${widths.wide.join(', ')}`).toBeLessThanOrEqual(widths.viewport);
+      await page.screenshot({ path: `${screenshotDir}${name}.png`, fullPage: true });
+      expect(problems).toEqual([]);
+      await page.close();
+    }
+  });
+
+  it('names a source it could not read, and still shows the rest', async () => {
+    // A fourth product whose Sentry cannot be reached: nothing is cached for it.
+    const saved = await dashboard.fetch('/api/credentials', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: 'sentry:broken', values: { authToken: 'sntrys_broken', orgSlug: 'acme', baseUrl: 'http://127.0.0.1:9/api' } }),
+    });
+    expect(saved.status).toBe(200);
+    const created = await dashboard.fetch('/api/projects', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ slug: 'side-project', name: 'Side project', integrations: { error_tracker: { org: 'acme', project: 'side', credentialKey: 'sentry:broken' } } }),
+    });
+    expect(created.status).toBe(201);
+    const { page, problems } = await open('/briefing');
+    const partial = page.getByRole('region', { name: 'Not read this time' });
+    await partial.waitFor({ timeout: 30_000 });
+    expect(await partial.innerText()).toMatch(/Side project: errors — .*Sentry/);
+    await expect.poll(() => page.locator('section[data-project]').count()).toBe(4);
+    expect(await page.locator('section[data-project="formfox"] dl').isVisible()).toBe(true);
+    await page.screenshot({ path: `${screenshotDir}briefing-partial.png`, fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
