@@ -114,7 +114,9 @@ export class OpenApiJudge {
     const where = `${found.name} → ${answer.status}`;
 
     const content = isObject(described.response.content) ? described.response.content : {};
-    const mediaType = (headerOf(answer.headers, 'content-type') ?? '').split(';')[0]?.trim() ?? '';
+    // SvelteKit's own form check (a 403) sends its sentence with no Content-Type at all: text, as described.
+    const declaredType = headerOf(answer.headers, 'content-type') ?? (answer.body === '' ? '' : 'text/plain');
+    const mediaType = declaredType.split(';')[0]?.trim().toLowerCase() ?? '';
     const types = Object.keys(content);
     if (types.length > 0 && !types.includes(mediaType)) problems.push(`${where}: content type "${mediaType}", described ${types.join(' or ')}`);
     else if (mediaType === 'application/json' && isObject(content[mediaType])) {

@@ -29,7 +29,7 @@ const namedSchemas = new Map<z.ZodType, string>([
 const errorResponses = {
   400: ['BadRequest', 'Bad input: the body is not JSON, or a field, query or path parameter is invalid (`issues` lists each, with its path).'],
   401: ['Unauthorized', 'Not signed in, or the API token is revoked, expired or mistyped.'],
-  403: ['Forbidden', 'Refused: a read token on a change, a token where only the owner may act, a cross-site request (CROSS_SITE), or a Host not allowed.'],
+  403: ['Forbidden', 'Refused (as plain text when SvelteKit refuses a form-like body from elsewhere): a read token on a change, a token where only the owner may act, a cross-site request (CROSS_SITE), a Host not allowed, or a proxied request to a local dashboard without a password (PROXIED_WITHOUT_PASSWORD).'],
   404: ['NotFound', 'No such resource (a project, a stored credential, an OAuth provider, a webhook integration).'],
   409: ['Conflict', 'Conflicts with the current state (a taken slug, a backup already running, a webhook delivered twice).'],
   413: ['PayloadTooLarge', `The body is larger than the route takes (${MAX_BODY_BYTES / 1024} KB for most; the import takes a whole export).`],
@@ -300,10 +300,10 @@ export const outsideTheTable: readonly OutsideOperation[] = [
     operation: () => ({
       operationId: 'oauthRedirect',
       summary: "Start connecting an account: redirects the browser to the provider's authorization page",
-      description: `A browser's link (it sets the flow's cookie), not a script's call.\n\n${accessNote.read}`,
+      description: `A browser's link (it sets the flow's cookie), not a script's call. It changes the stored credentials.\n\n${accessNote.write}`,
       tags: ['oauth'],
-      'x-scope': 'read',
-      security: readAccess,
+      'x-scope': 'write',
+      security: [{ apiToken: ['write'] }, { session: [] }],
       parameters: [
         providerParam,
         { name: 'credKey', in: 'query', required: true, description: 'The credential store key the tokens go under (google, google:work…).', schema: { type: 'string' } },
@@ -366,7 +366,10 @@ function components(writer: SchemaWriter, sessionCookie: string): Json {
     Object.entries(errorResponses).map(([status, [name, description]]) => {
       // The guards' throttle says how long to wait; a procedure's own 429 (a wrong password on a token's creation) may not.
       const retryAfter = status === '429' ? { headers: { 'retry-after': { required: false, description: 'Seconds to wait.', schema: { type: 'string', pattern: '^\\d+$' } } } } : {};
-      return [name, { description, ...retryAfter, content: { 'application/json': { schema: errorSchema } } }];
+      // SvelteKit's own form check refuses a form-like body (text/plain, form-encoded, multipart) sent without the
+      // dashboard's Origin before any route runs, even with a token, and says so in plain text.
+      const formCheck = status === '403' ? { 'text/plain': { schema: { type: 'string' } } } : {};
+      return [name, { description, ...retryAfter, content: { 'application/json': { schema: errorSchema }, ...formCheck } }];
     }),
   );
   const signature = (name: string, description: string) => ({ type: 'apiKey', in: 'header', name, description });

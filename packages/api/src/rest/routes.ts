@@ -246,7 +246,7 @@ export const restRoutes: readonly RestRoute[] = [
     access: 'owner',
     summary: 'Create an API token; its secret is in this answer only (the owner, with the password once one is set)',
   },
-  { method: 'DELETE', path: '/api/tokens/:id', procedure: 'tokens.remove', input: pathParams, summary: 'Revoke an API token' },
+  { method: 'DELETE', path: '/api/tokens/:id', procedure: 'tokens.remove', input: pathParams, access: 'owner', summary: 'Revoke an API token' },
 
   { method: 'GET', path: '/api/notifications', procedure: 'notifications.list', input: query, summary: 'List notifications, newest first, with filters and a cursor' },
   { method: 'GET', path: '/api/notifications/unread', procedure: 'notifications.unreadCount', input: none, summary: 'Count the unread notifications' },
