@@ -70,7 +70,8 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 /** zod schemas as OpenAPI 3.1 schema objects; named ones become `$ref`s into components.schemas. */
 class SchemaWriter {
   readonly components: Record<string, Json> = {};
-  private cycleDefs = 0;
+  /** Each recursive shape written so far (its self-reference as `#self`) and its component's name. */
+  private readonly shapes = new Map<string, string>();
 
   write(schema: z.ZodType, io: Io): Json {
     const json = z.toJSONSchema(schema, {
@@ -106,23 +107,49 @@ class SchemaWriter {
 
   /**
    * A recursive schema's `$defs` refer to the schema's own root (`#/$defs/…`), which inside the document would be the
-   * document's: they move to components.schemas under names of their own.
+   * document's: they move to components.schemas, one component per distinct shape (z.json(), the only recursive one
+   * today, becomes `JsonValue`), so a generated client gets one type for it, not one per route.
    */
   private hoistDefs(json: Json): Json {
     const defs = json.$defs;
     if (!isObject(defs)) return json;
     delete json.$defs;
-    const renamed = new Map(Object.keys(defs).map((key) => [`#/$defs/${key}`, `#/components/schemas/Recursive${++this.cycleDefs}`]));
-    const rewrite = (node: unknown): unknown => {
-      if (Array.isArray(node)) return node.map(rewrite);
-      if (!isObject(node)) return node;
-      const out: Json = {};
-      for (const [key, value] of Object.entries(node)) out[key] = key === '$ref' && typeof value === 'string' ? (renamed.get(value) ?? value) : rewrite(value);
-      return out;
-    };
-    for (const [key, value] of Object.entries(defs)) this.components[(renamed.get(`#/$defs/${key}`) ?? '').split('/').pop() ?? key] = rewrite(value) as Json;
-    return rewrite(json) as Json;
+    const renamed = new Map<string, string>();
+    for (const [key, def] of Object.entries(defs)) {
+      const shape = JSON.stringify(rewriteRefs(def, new Map([[`#/$defs/${key}`, '#self']])));
+      let name = this.shapes.get(shape);
+      if (name === undefined) {
+        name = shape === jsonValueShape() ? 'JsonValue' : `Recursive${this.shapes.size + 1}`;
+        this.shapes.set(shape, name);
+      }
+      renamed.set(`#/$defs/${key}`, `#/components/schemas/${name}`);
+    }
+    for (const [key, def] of Object.entries(defs)) {
+      const name = (renamed.get(`#/$defs/${key}`) ?? '').split('/').pop() ?? key;
+      this.components[name] ??= rewriteRefs(def, renamed) as Json;
+    }
+    return rewriteRefs(json, renamed) as Json;
   }
+}
+
+/** A schema with its `$ref`s renamed as the map says. */
+function rewriteRefs(node: unknown, renamed: Map<string, string>): unknown {
+  if (Array.isArray(node)) return node.map((item) => rewriteRefs(item, renamed));
+  if (!isObject(node)) return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node)) out[key] = key === '$ref' && typeof value === 'string' ? (renamed.get(value) ?? value) : rewriteRefs(value, renamed);
+  return out;
+}
+
+/** The shape of z.json() as zod writes it, its self-reference written `#self`: what `JsonValue` names. */
+let jsonValue: string | undefined;
+function jsonValueShape(): string {
+  if (jsonValue === undefined) {
+    const written = z.toJSONSchema(z.object({ value: z.json() }), { target: 'draft-2020-12' }) as Json;
+    const [key, def] = Object.entries((written.$defs ?? {}) as Json)[0] ?? ['', {}];
+    jsonValue = JSON.stringify(rewriteRefs(def, new Map([[`#/$defs/${key}`, '#self']])));
+  }
+  return jsonValue;
 }
 
 interface ProcedureSchemas {
