@@ -12,6 +12,8 @@ const BACKUP_SECRET = 'backup-secret-that-must-not-leak-0123456789';
 let dashboard: RunningDashboard;
 let browser: Browser;
 let cookie: string;
+/** A read token, made as its owner makes one. */
+let readToken: string;
 
 beforeAll(async () => {
   [dashboard, browser] = await Promise.all([startDashboard({ env: { BACKUP_SECRET } }), launchChromium()]);
@@ -27,6 +29,12 @@ beforeAll(async () => {
     body: new URLSearchParams({ password: PASSWORD }).toString(),
   });
   cookie = cookieOf(login);
+  const made = await raw(`${dashboard.url}/api/tokens`, {
+    method: 'POST',
+    headers: { cookie, origin: dashboard.url, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'docs reader', scope: 'read', password: PASSWORD }),
+  });
+  readToken = (JSON.parse(made.body) as { token: string }).token;
 });
 afterAll(async () => {
   await browser?.close();
@@ -36,21 +44,15 @@ afterAll(async () => {
 describe('the OpenAPI document and the reference', () => {
   it('are behind the sign-in like the rest of /api; a read token opens the document, which holds no secret', async () => {
     for (const path of ['/api/openapi.json', '/api/docs']) expect([path, (await raw(dashboard.url + path)).status]).toEqual([path, 401]);
-    const made = await raw(`${dashboard.url}/api/tokens`, {
-      method: 'POST',
-      headers: { cookie, origin: dashboard.url, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'docs reader', scope: 'read', password: PASSWORD }),
-    });
-    const { token } = JSON.parse(made.body) as { token: string };
-    const answer = await raw(`${dashboard.url}/api/openapi.json`, { headers: { authorization: `Bearer ${token}` } });
+    const answer = await raw(`${dashboard.url}/api/openapi.json`, { headers: { authorization: `Bearer ${readToken}` } });
     expect([answer.status, answer.headers['content-type']]).toEqual([200, 'application/json']);
     const document = JSON.parse(answer.body) as { openapi: string; paths: Record<string, unknown> };
     expect(document.openapi).toMatch(/^3\.1\./);
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/api/revenue', '/api/projects/{slug}', '/api/webhooks/{integration}']));
-    for (const secret of [BACKUP_SECRET, PASSWORD, token, cookie.split('=')[1] ?? cookie]) expect(answer.body).not.toContain(secret);
+    for (const secret of [BACKUP_SECRET, PASSWORD, readToken, cookie.split('=')[1] ?? cookie]) expect(answer.body).not.toContain(secret);
   });
 
-  it('renders from this origin alone, with no CSP violation, and Settings → Security links to it', async () => {
+  it('renders from this origin alone, with no CSP violation, is linked from Settings → Security, and tries a route with a token', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const violations: string[] = [];
     const elsewhere: string[] = [];
@@ -79,6 +81,14 @@ describe('the OpenAPI document and the reference', () => {
       await page.getByRole('button', { name: 'data', exact: true }).or(page.getByText('data', { exact: true })).first().click();
       await expect.poll(() => page.getByText('Revenue: gross, MRR, net, subscribers and a daily chart').first().isVisible(), { timeout: 10_000 }).toBe(true);
       await page.screenshot({ path: `${screenshotDir}api-docs.png` });
+
+      // "Try it": the route's test request, signed with the read token typed in, answered by this dashboard.
+      await page.getByRole('button', { name: /Test Request \(get \/api\/settings\)/ }).click();
+      await page.getByPlaceholder('Token').fill(readToken);
+      const answered = page.waitForResponse((response) => response.url() === `${dashboard.url}/api/settings` && response.request().headers().authorization === `Bearer ${readToken}`);
+      await page.getByRole('button', { name: /^Send/ }).first().click();
+      expect((await answered).status()).toBe(200);
+      await expect.poll(() => page.getByText('200 OK').first().isVisible(), { timeout: 10_000 }).toBe(true);
 
       expect(violations).toEqual([]);
       expect(elsewhere).toEqual([]);
