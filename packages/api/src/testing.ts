@@ -15,6 +15,8 @@ import { createContext, type RelayEnvironment } from './index.ts';
 import { OpenApiJudge } from './rest/conformance.ts';
 import { handleRest } from './rest/index.ts';
 import { openApiDocument } from './rest/openapi.ts';
+
+export { invalidRequests, validRequests, type GeneratedRequest } from './rest/openapi-requests.ts';
 import { createCaller, type Caller } from './root.ts';
 
 export const migrationsDir = fileURLToPath(new URL('../../../drizzle', import.meta.url));
