@@ -264,7 +264,7 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Json {
 export interface OutsideOperation {
   method: Method;
   path: string;
-  operation: (writer: SchemaWriter) => Json;
+  operation: Json;
 }
 
 const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, errorResponseRef(status)]));
@@ -276,31 +276,31 @@ export const outsideTheTable: readonly OutsideOperation[] = [
   {
     method: 'GET',
     path: '/api/openapi.json',
-    operation: () => ({
+    operation: {
       operationId: 'openApiDocument',
       summary: 'This OpenAPI 3.1 document',
       tags: ['reference'],
       'x-scope': 'read',
       security: readAccess,
       responses: { 200: { description: 'The document.', content: { 'application/json': { schema: { type: 'object' } } } }, ...errors(401, 403, 429, 500, 503) },
-    }),
+    },
   },
   {
     method: 'GET',
     path: '/api/docs',
-    operation: () => ({
+    operation: {
       operationId: 'apiReference',
       summary: 'This document as a readable reference (HTML), with "try it" for each route',
       tags: ['reference'],
       'x-scope': 'read',
       security: readAccess,
       responses: { 200: { description: 'The reference page.', content: { 'text/html': { schema: { type: 'string' } } } }, ...errors(401, 403, 429, 500, 503) },
-    }),
+    },
   },
   {
     method: 'GET',
     path: '/api/notifications/stream',
-    operation: () => ({
+    operation: {
       operationId: 'notificationsStream',
       summary: 'The live inbox as Server-Sent Events',
       description:
@@ -319,12 +319,12 @@ export const outsideTheTable: readonly OutsideOperation[] = [
         200: { description: 'An event stream that stays open.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
         ...errors(400, 401, 403, 429, 500, 503),
       },
-    }),
+    },
   },
   {
     method: 'GET',
     path: '/api/auth/{provider}/redirect',
-    operation: () => ({
+    operation: {
       operationId: 'oauthRedirect',
       summary: "Start connecting an account: redirects the browser to the provider's authorization page",
       description: `A browser's link (it sets the flow's cookie), not a script's call. It changes the stored credentials.\n\n${accessNote.write}`,
@@ -337,12 +337,12 @@ export const outsideTheTable: readonly OutsideOperation[] = [
         { name: 'scopes', in: 'query', required: false, description: 'Space-separated OAuth scopes.', schema: { type: 'string' } },
       ],
       responses: { 302: redirect("To the provider's authorization page (or to the dashboard's public address first)."), ...errors(400, 401, 403, 404, 429, 500, 503) },
-    }),
+    },
   },
   {
     method: 'GET',
     path: '/api/auth/{provider}/callback',
-    operation: () => ({
+    operation: {
       operationId: 'oauthCallback',
       summary: 'Where the provider sends the browser back: stores the tokens, then redirects to Settings',
       description: `To /settings?oauth=success, or /settings?oauth=error&reason=<code>. Its query is the provider's.\n\n${accessNote.read}`,
@@ -351,12 +351,12 @@ export const outsideTheTable: readonly OutsideOperation[] = [
       security: readAccess,
       parameters: [providerParam],
       responses: { 302: redirect('To /settings?oauth=success or /settings?oauth=error&reason=<code>.'), ...errors(401, 403, 404, 429, 500, 503) },
-    }),
+    },
   },
   {
     method: 'POST',
     path: '/api/webhooks/{integration}',
-    operation: () => ({
+    operation: {
       operationId: 'webhooksReceive',
       summary: "Receive a provider's webhook on this dashboard (no relay)",
       description:
@@ -378,7 +378,7 @@ export const outsideTheTable: readonly OutsideOperation[] = [
         },
         ...errors(400, 401, 403, 404, 409, 413, 415, 429, 500, 503),
       },
-    }),
+    },
   },
 ];
 
@@ -430,7 +430,7 @@ export function buildOpenApiDocument(options: DocumentOptions = {}, routes: read
     item[method.toLowerCase()] = operation;
   };
   for (const route of routes) add(route.method, pathTemplate(route.path), operationOf(route, writer));
-  for (const extra of outsideTheTable) add(extra.method, extra.path, extra.operation(writer));
+  for (const extra of outsideTheTable) add(extra.method, extra.path, extra.operation);
   const componentsObject = components(writer, options.sessionCookie ?? 'dash_session');
   const tags = [...new Set(Object.values(paths).flatMap((item) => Object.values(item).flatMap((op) => (op as { tags: string[] }).tags)))];
   return {
