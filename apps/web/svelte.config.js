@@ -1,7 +1,38 @@
 import nodeAdapter from '@sveltejs/adapter-node';
 import { vitePreprocess } from '@sveltejs/vite-plugin-svelte';
-import { rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+
+const COMPRESSIBLE = /\.(html|js|mjs|json|css|svg|xml|wasm)$/;
+const MB = 1024 * 1024;
+
+/**
+ * SvelteKit's precompression for adapter-node (a .gz and a .br beside each text file), except that brotli runs at quality 9, not
+ * the maximum, on files over 1 MB: the API reference's 4.8 MB bundle takes 13 s at the maximum, for 10% less.
+ * @param {string} dir
+ */
+async function precompress(dir) {
+  if (!existsSync(dir)) return;
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && COMPRESSIBLE.test(entry.name))
+    .map((entry) => join(entry.parentPath, entry.name));
+  await Promise.all(
+    files.flatMap((file) => {
+      const size = statSync(file).size;
+      const brotli = {
+        [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
+        [zlib.constants.BROTLI_PARAM_QUALITY]: size > MB ? 9 : zlib.constants.BROTLI_MAX_QUALITY,
+        [zlib.constants.BROTLI_PARAM_SIZE_HINT]: size,
+      };
+      return [
+        pipeline(createReadStream(file), zlib.createGzip({ level: zlib.constants.Z_BEST_COMPRESSION }), createWriteStream(`${file}.gz`)),
+        pipeline(createReadStream(file), zlib.createBrotliCompress({ params: brotli }), createWriteStream(`${file}.br`)),
+      ];
+    }),
+  );
+}
 
 /**
  * adapter-node, whose own entry (build/index.js, what `node build` runs) would serve the app without the dashboard's
@@ -15,7 +46,8 @@ function adapter(options) {
   return {
     ...inner,
     async adapt(builder) {
-      await inner.adapt(builder);
+      // adapter-node still precompresses (and its server serves the .br and .gz files), with `precompress` below.
+      await inner.adapt(Object.assign(Object.create(builder), { compress: precompress }));
       rmSync(join(options.out, 'index.js.map'), { force: true });
       writeFileSync(
         join(options.out, 'index.js'),

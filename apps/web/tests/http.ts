@@ -1,4 +1,5 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { holdToDocument } from './described.ts';
 
 /** An answer as it came over the socket. */
 export interface Answer {
@@ -16,7 +17,7 @@ export interface RawRequest {
 }
 
 /**
- * One request exactly as curl sends it: these headers (and Host) and nothing a browser or fetch would add or refuse
+ * One request exactly as curl sends it (its answer held to the OpenAPI document, see described.ts): these headers (and Host) and nothing a browser or fetch would add or refuse
  * (fetch may not set Host). Node's client would send a DELETE body with neither Content-Length nor chunked framing,
  * so a body always gets its length.
  */
@@ -27,7 +28,15 @@ export function raw(url: string, { method = 'GET', headers = {}, body, from }: R
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      res.on('end', () => {
+        const { pathname, search } = new URL(url);
+        try {
+          holdToDocument(method, pathname + search, res.statusCode ?? 0, res.headers, text);
+        } catch (error) {
+          return reject(error instanceof Error ? error : new Error(String(error)));
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text });
+      });
     });
     req.on('error', reject);
     req.end(body);

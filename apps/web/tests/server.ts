@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
+import { holdResponseToDocument } from './described.ts';
 
 const webDir = fileURLToPath(new URL('..', import.meta.url));
 const repoDir = join(webDir, '../..');
@@ -29,7 +30,10 @@ export interface RunningDashboard {
   dataDir: string;
   /** Everything the server printed so far. */
   output(): string;
-  /** A request to `path` as the dashboard's own pages send it: with their Origin, so the cross-site guard lets a change through. */
+  /**
+   * A request to `path` as the dashboard's own pages send it: with their Origin, so the cross-site guard lets a change
+   * through. An /api answer is held to the OpenAPI document (described.ts).
+   */
   fetch(path: string, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
 }
@@ -117,10 +121,12 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const sameOrigin = (path: string, init: RequestInit = {}) => {
+  const sameOrigin = async (path: string, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
     headers.set('origin', url);
-    return fetch(url + path, { ...init, headers });
+    const response = await fetch(url + path, { ...init, headers });
+    await holdResponseToDocument(init.method ?? 'GET', url + path, response);
+    return response;
   };
   return { url, port, dataDir, output: () => output, fetch: sameOrigin, stop };
 }

@@ -12,7 +12,11 @@ import type { Context, DemoProvider, Logger } from './context.ts';
 import { CredentialVault } from './credentials/vault.ts';
 import { Runtime } from './database/runtime.ts';
 import { createContext, type RelayEnvironment } from './index.ts';
+import { OpenApiJudge } from './rest/conformance.ts';
 import { handleRest } from './rest/index.ts';
+import { openApiDocument } from './rest/openapi.ts';
+
+export { invalidRequests, validRequests, type GeneratedRequest } from './rest/openapi-requests.ts';
 import { createCaller, type Caller } from './root.ts';
 
 export const migrationsDir = fileURLToPath(new URL('../../../drizzle', import.meta.url));
@@ -102,9 +106,14 @@ export async function createTestApi(
   };
 }
 
+let judge: OpenApiJudge | undefined;
+/** The OpenAPI document as a judge of answers, built once for all tests of a worker. */
+export const openApiJudge = () => (judge ??= new OpenApiJudge(openApiDocument()));
+
 /**
  * Calls the REST adapter as an HTTP client would, without a socket: a JSON body (a string goes as it
- * is), its status, headers, text and parsed JSON.
+ * is), its status, headers, text and parsed JSON. Every answer is held to the OpenAPI document
+ * (status, content type, body, headers): one that drifted from its description fails the test.
  */
 export function restClient(caller: () => Caller) {
   return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
@@ -115,6 +124,7 @@ export function restClient(caller: () => Caller) {
     }
     const response = await handleRest(new Request(`http://dash.test${path}`, init), caller());
     const text = await response.text();
+    openApiJudge().assert({ method, path, status: response.status, headers: response.headers, body: text });
     return { status: response.status, headers: response.headers, text, json: JSON.parse(text) as Record<string, unknown> };
   };
 }

@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 /**
  * Error codes of the REST JSON error body; they are tRPC's codes, so one table serves both, plus the
- * two that only the request guards answer: CROSS_SITE (403) and SETUP_REQUIRED (503).
+ * three that only the request guards answer: CROSS_SITE (403), PROXIED_WITHOUT_PASSWORD (403) and
+ * SETUP_REQUIRED (503).
  */
 export const errorCodes = [
   'BAD_REQUEST',
@@ -18,6 +19,7 @@ export const errorCodes = [
   'BAD_GATEWAY',
   'SERVICE_UNAVAILABLE',
   'CROSS_SITE',
+  'PROXIED_WITHOUT_PASSWORD',
   'SETUP_REQUIRED',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];

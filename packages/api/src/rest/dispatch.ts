@@ -102,10 +102,10 @@ export function createRestHandler(routes: readonly RestRoute[]) {
       }
 
       const body = METHODS_WITH_BODY.has(request.method) ? await readJsonBody(request, match.route.maxBodyBytes ?? MAX_BODY_BYTES) : undefined;
-      const input = match.route.input({ params: match.params, query: Object.fromEntries(url.searchParams), body });
+      const input = match.route.input.build({ params: match.params, query: Object.fromEntries(url.searchParams), body });
       const output = await procedureAt(caller, match.route.procedure)(input);
-      if (!match.route.respond) return json(match.route.status ?? 200, output);
-      const { body: answer, headers } = match.route.respond(output);
+      if (!match.route.answer) return json(match.route.status ?? 200, output);
+      const { body: answer, headers } = match.route.answer.respond(output);
       return json(match.route.status ?? 200, answer, headers);
     } catch (error) {
       if (error instanceof RestError) {

@@ -1,5 +1,6 @@
 import type { inferRouterInputs } from '@trpc/server';
-import { MAX_DUMP_BYTES, type DataResult } from '@dash/contracts';
+import { z } from 'zod';
+import { dumpSchema, MAX_DUMP_BYTES, ownerPasswordSchema, type DataResult } from '@dash/contracts';
 import type { AppRouter } from '../root.ts';
 
 type Inputs = inferRouterInputs<AppRouter>;
@@ -17,23 +18,79 @@ export interface RequestParts {
   body: unknown;
 }
 
+/**
+ * Where a part of the request is described from, for the OpenAPI document: the procedure's input itself (`'input'`),
+ * one field of it (`{ field }`), or a schema of its own when the route reshapes the request (an import).
+ */
+export type RequestPart = 'input' | { field: string } | z.ZodType;
+
+/**
+ * How a route turns a request into its procedure's input (`build`), and which parts of the request that reads, so
+ * the OpenAPI document says the same. Path parameters are always the input's fields of their name.
+ */
+export interface InputSource {
+  build: (parts: RequestParts) => unknown;
+  query?: RequestPart;
+  body?: RequestPart;
+}
+
+/** A success header, as the OpenAPI document describes it. */
+export interface HeaderDescription {
+  description: string;
+  schema: Record<string, unknown>;
+  /** Sent on every success (false: only in some cases, as its description says). */
+  always?: boolean;
+}
+
+/**
+ * A route whose body or headers are not the procedure's output as it is: `respond` makes them, `body` says which
+ * part of the output schema the body is (the whole output when absent), `headers` which headers it may set.
+ */
+export interface Answer {
+  respond: (output: unknown) => { body: unknown; headers: Record<string, string> };
+  body?: (output: z.ZodType) => z.ZodType;
+  headers: Record<string, HeaderDescription>;
+  /** One more sentence for the success's description. */
+  description?: string;
+}
+
+/**
+ * Who may call a route, beyond what the method asks of a token (a read token for GET, a write token otherwise; a
+ * session may do both): `owner`, only a signed-in browser (or the open local dashboard), never an API token, and
+ * with the password again where the procedure says so; `backup`, only BACKUP_SECRET as the bearer.
+ */
+export type RouteAccess = 'token' | 'owner' | 'backup';
+
+/** The error statuses a procedure answers itself; those of the guards and the dispatcher are added to every route. */
+export type ProcedureError = 404 | 409 | 502 | 503;
+
 export interface RestRoute {
   method: Method;
   /** `/api/...`, with `:name` for a path parameter. */
   path: string;
   procedure: ProcedurePath;
   /** Builds the procedure's input; the procedure's own zod schema then validates it. */
-  input: (parts: RequestParts) => unknown;
+  input: InputSource;
+  /** One line: the reference's title for it and a generated client's comment. */
+  summary: string;
+  /** Longer notes for the reference, when the summary is not enough. */
+  description?: string;
+  /** `token` (a read or write token, or a session) unless said otherwise. */
+  access?: RouteAccess;
+  /** What its procedure may fail with besides bad input (400) and the guards' 401/403/429/503. */
+  errors?: readonly ProcedureError[];
   /** 200 unless said otherwise. */
   status?: number;
-  /** Turns the procedure's output into the body and headers; the output as it is when absent. */
-  respond?: (output: unknown) => { body: unknown; headers: Record<string, string> };
+  /** The body and headers, when they are not the procedure's output as it is. */
+  answer?: Answer;
   /** The largest body the route reads; `MAX_BODY_BYTES` when absent. */
   maxBodyBytes?: number;
 }
 
-const none = () => undefined;
-const query = ({ query }: RequestParts) => query;
+const none: InputSource = { build: () => undefined };
+const query: InputSource = { build: ({ query }) => query, query: 'input' };
+const body: InputSource = { build: ({ body }) => body, body: 'input' };
+const pathParams: InputSource = { build: ({ params }) => ({ ...params }) };
 
 /** Header values are ASCII; an upstream's reason may not be. */
 const headerText = (text: string) => text.replace(/[^\x20-\x7e]/g, '?').slice(0, 300);
@@ -57,13 +114,33 @@ function dataResponse(output: unknown) {
   }
   return { body: data, headers };
 }
-const body = ({ body }: RequestParts) => body;
+
+const text = { type: 'string' };
+/** The data routes' answer: `data` as the body, `meta` as the x-cache headers (none when not configured). */
+const dataAnswer: Answer = {
+  respond: dataResponse,
+  body: (output) => (output as z.ZodObject<{ data: z.ZodType }>).shape.data,
+  description:
+    'The data, or `{ configured: false, integration, message }` when the integration is not set up for the project (or for any): ' +
+    'that is an answer, not an error, and it comes without the cache headers.',
+  headers: {
+    'x-cache': { description: 'HIT (from the cache), MISS (fetched now) or STALE (the upstream failed; the last good answer).', schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE'] } },
+    'x-cache-fetched-at': { description: 'When the oldest part of the answer was fetched from the upstream (ISO 8601).', schema: { type: 'string', format: 'date-time' } },
+    'x-cache-stale-reason': { description: 'With STALE: why the answer could not be refreshed (the upstream\'s error, without secrets).', schema: text },
+    'x-upstream-failures': { description: 'Projects left out of an all-projects answer because their upstream failed and nothing was cached.', schema: text },
+    'x-currency-conversion': { description: 'Set when amounts were converted with the exchange rates in settings: `USD->CAD at 1.38 (exchangeRates in settings)`.', schema: text },
+  },
+};
 
 /** The export as a download, named for its day: `dashboard-export-2026-11-24.json`. */
 function download(output: unknown) {
   const day = new Date().toISOString().slice(0, 10);
   return { body: output, headers: { 'content-disposition': `attachment; filename="dashboard-export-${day}.json"` } };
 }
+const downloadAnswer: Answer = {
+  respond: download,
+  headers: { 'content-disposition': { description: 'attachment; filename="dashboard-export-<day>.json"', schema: text, always: true } },
+};
 const flag = (value: string | undefined) => value === '1' || value === 'true';
 
 /** An import's body: the export as it was downloaded, or `{ password, dump }` (an export has no `dump` key). */
@@ -73,84 +150,186 @@ function importBody(body: unknown): { dump: unknown; password?: unknown } {
   // Anything else beside them goes to the procedure's strict schema, which names it.
   return { dump, ...(password === undefined ? {} : { password }), ...rest };
 }
-const slug = ({ params }: RequestParts) => ({ slug: params.slug });
+const importInput: InputSource = {
+  // `?dryRun=1` answers what the import would do, writing nothing. The body is the export, or `{ password, dump }`
+  // once a password is set (an import is the owner's).
+  build: ({ body, query }) => ({ ...importBody(body), dryRun: flag(query.dryRun) }),
+  query: z.object({ dryRun: z.enum(['1', 'true', '0', 'false']).optional().describe('1 or true: say what the import would do, and write nothing') }),
+  body: z.union([dumpSchema, z.strictObject({ dump: dumpSchema, password: ownerPasswordSchema })]),
+};
 
-/** The spec's REST paths, each served by one procedure. */
+/** The spec's REST paths, each served by one procedure, with what the OpenAPI document says of it. */
 export const restRoutes: readonly RestRoute[] = [
-  { method: 'GET', path: '/api/settings', procedure: 'settings.get', input: none },
-  { method: 'POST', path: '/api/settings', procedure: 'settings.update', input: body },
+  { method: 'GET', path: '/api/settings', procedure: 'settings.get', input: none, summary: 'Read the tab order, widget layout, exchange rates and relay URL' },
+  {
+    method: 'POST',
+    path: '/api/settings',
+    procedure: 'settings.update',
+    input: body,
+    summary: 'Change settings; only the fields sent change',
+    description: 'Slots and configs merge key by key; null removes one. A projectOrder naming an unknown project is refused.',
+  },
 
-  { method: 'GET', path: '/api/projects', procedure: 'projects.list', input: none },
-  { method: 'POST', path: '/api/projects', procedure: 'projects.create', input: body, status: 201 },
-  { method: 'GET', path: '/api/projects/:slug', procedure: 'projects.get', input: slug },
-  { method: 'PATCH', path: '/api/projects/:slug', procedure: 'projects.update', input: (p) => ({ slug: p.params.slug, patch: p.body }) },
-  { method: 'DELETE', path: '/api/projects/:slug', procedure: 'projects.remove', input: slug },
+  { method: 'GET', path: '/api/projects', procedure: 'projects.list', input: none, summary: 'List the projects in tab order' },
+  { method: 'POST', path: '/api/projects', procedure: 'projects.create', input: body, status: 201, errors: [409], summary: 'Create a project (409 when the slug is taken)' },
+  { method: 'GET', path: '/api/projects/:slug', procedure: 'projects.get', input: pathParams, errors: [404], summary: 'Read one project' },
+  {
+    method: 'PATCH',
+    path: '/api/projects/:slug',
+    procedure: 'projects.update',
+    input: { build: (p) => ({ slug: p.params.slug, patch: p.body }), body: { field: 'patch' } },
+    errors: [404],
+    summary: "Change a project's name, color or integrations (null removes an integration)",
+  },
+  { method: 'DELETE', path: '/api/projects/:slug', procedure: 'projects.remove', input: pathParams, errors: [404], summary: 'Delete a project' },
 
-  { method: 'GET', path: '/api/credentials', procedure: 'credentials.list', input: none },
-  { method: 'POST', path: '/api/credentials', procedure: 'credentials.save', input: body },
-  { method: 'DELETE', path: '/api/credentials', procedure: 'credentials.remove', input: body },
-  { method: 'POST', path: '/api/credentials/test', procedure: 'credentials.test', input: body },
+  { method: 'GET', path: '/api/credentials', procedure: 'credentials.list', input: none, summary: 'List the keys that have stored credentials (never the values)' },
+  { method: 'POST', path: '/api/credentials', procedure: 'credentials.save', input: body, summary: "Store a service's credentials, encrypted" },
+  { method: 'DELETE', path: '/api/credentials', procedure: 'credentials.remove', input: body, summary: "Remove a service's stored credentials" },
+  {
+    method: 'POST',
+    path: '/api/credentials/test',
+    procedure: 'credentials.test',
+    input: body,
+    errors: [404],
+    summary: "Test credentials (the values sent, or the stored ones) with the service's lightest call",
+  },
 
-  { method: 'GET', path: '/api/database/config', procedure: 'database.config', input: none },
-  { method: 'POST', path: '/api/database/config', procedure: 'database.choose', input: body },
-  { method: 'POST', path: '/api/database/test', procedure: 'database.test', input: body },
-  { method: 'POST', path: '/api/database/migrate', procedure: 'database.migrate', input: none },
-  { method: 'GET', path: '/api/database/export', procedure: 'database.export', input: none, respond: download },
+  { method: 'GET', path: '/api/database/config', procedure: 'database.config', input: none, errors: [503], summary: 'Which database is in use, and whether it is configured' },
+  {
+    method: 'POST',
+    path: '/api/database/config',
+    procedure: 'database.choose',
+    input: body,
+    access: 'owner',
+    errors: [409, 502, 503],
+    summary: 'Switch the database (the owner, with the password once one is set)',
+  },
+  { method: 'POST', path: '/api/database/test', procedure: 'database.test', input: body, access: 'owner', errors: [503], summary: 'Test a connection to a database' },
+  {
+    method: 'POST',
+    path: '/api/database/migrate',
+    procedure: 'database.migrate',
+    input: none,
+    access: 'owner',
+    errors: [502, 503],
+    summary: 'Create the tables (or, for the hosted providers that need it, answer the SQL to run)',
+  },
+  { method: 'GET', path: '/api/database/export', procedure: 'database.export', input: none, answer: downloadAnswer, summary: 'Export every stored setting as a download' },
   {
     method: 'POST',
     path: '/api/database/import',
     procedure: 'database.import',
-    // `?dryRun=1` answers what the import would do, writing nothing. The body is the export, or `{ password, dump }`
-    // once a password is set (an import is the owner's).
-    input: ({ body, query }) => ({ ...importBody(body), dryRun: flag(query.dryRun) }),
+    input: importInput,
+    access: 'owner',
     maxBodyBytes: MAX_DUMP_BYTES,
+    summary: 'Import an export (the owner, with the password once one is set); dryRun=1 only says what would change',
   },
 
   // Reads this computer's gcloud / Workspace CLI login files; local dashboards only.
-  { method: 'POST', path: '/api/auth/cli-import', procedure: 'oauth.cliImport', input: none },
+  {
+    method: 'POST',
+    path: '/api/auth/cli-import',
+    procedure: 'oauth.cliImport',
+    input: none,
+    errors: [404],
+    summary: "Import Google's login from this computer's gcloud or Workspace CLI (local dashboards only)",
+  },
 
-  { method: 'GET', path: '/api/tokens', procedure: 'tokens.list', input: none },
-  { method: 'POST', path: '/api/tokens', procedure: 'tokens.create', input: body, status: 201 },
-  { method: 'DELETE', path: '/api/tokens/:id', procedure: 'tokens.remove', input: ({ params }) => ({ id: params.id }) },
+  { method: 'GET', path: '/api/tokens', procedure: 'tokens.list', input: none, access: 'owner', summary: 'List the API tokens (never their secrets)' },
+  {
+    method: 'POST',
+    path: '/api/tokens',
+    procedure: 'tokens.create',
+    input: body,
+    status: 201,
+    access: 'owner',
+    summary: 'Create an API token; its secret is in this answer only (the owner, with the password once one is set)',
+  },
+  { method: 'DELETE', path: '/api/tokens/:id', procedure: 'tokens.remove', input: pathParams, access: 'owner', summary: 'Revoke an API token' },
 
-  { method: 'GET', path: '/api/notifications', procedure: 'notifications.list', input: query },
-  { method: 'GET', path: '/api/notifications/unread', procedure: 'notifications.unreadCount', input: none },
-  { method: 'GET', path: '/api/notifications/:id/events', procedure: 'notifications.events', input: ({ params }) => ({ id: params.id }) },
-  { method: 'POST', path: '/api/notifications/read', procedure: 'notifications.markRead', input: body },
-  { method: 'GET', path: '/api/notifications/policy', procedure: 'notifications.policy', input: none },
-  { method: 'PUT', path: '/api/notifications/preferences', procedure: 'notifications.savePreferences', input: body },
-  { method: 'PUT', path: '/api/notifications/rules', procedure: 'notifications.saveRules', input: body },
-  { method: 'PUT', path: '/api/notifications/quiet-hours', procedure: 'notifications.saveQuietHours', input: body },
-  { method: 'PUT', path: '/api/notifications/flap-hold', procedure: 'notifications.saveFlapHold', input: body },
-  { method: 'POST', path: '/api/notifications/pause', procedure: 'notifications.pause', input: body },
-  { method: 'POST', path: '/api/notifications/dry-run', procedure: 'notifications.dryRun', input: body },
-  { method: 'POST', path: '/api/notifications/snooze', procedure: 'notifications.snooze', input: body },
-  { method: 'POST', path: '/api/notifications/mute', procedure: 'notifications.mute', input: body },
-  { method: 'POST', path: '/api/relay/poll', procedure: 'relay.poll', input: none },
-  { method: 'GET', path: '/api/relay/status', procedure: 'relay.status', input: none },
+  { method: 'GET', path: '/api/notifications', procedure: 'notifications.list', input: query, summary: 'List notifications, newest first, with filters and a cursor' },
+  { method: 'GET', path: '/api/notifications/unread', procedure: 'notifications.unreadCount', input: none, summary: 'Count the unread notifications' },
+  {
+    method: 'GET',
+    path: '/api/notifications/:id/events',
+    procedure: 'notifications.events',
+    input: pathParams,
+    errors: [404],
+    summary: "A notification's events in the order they happened, each with its own decision trace",
+  },
+  { method: 'POST', path: '/api/notifications/read', procedure: 'notifications.markRead', input: body, summary: 'Mark notifications read (some, or all)' },
+  {
+    method: 'GET',
+    path: '/api/notifications/policy',
+    procedure: 'notifications.policy',
+    input: none,
+    summary: 'Read the notification policy: preferences, rules, quiet hours, flap hold, pauses',
+  },
+  { method: 'PUT', path: '/api/notifications/preferences', procedure: 'notifications.savePreferences', input: body, summary: 'Replace the notification preferences' },
+  { method: 'PUT', path: '/api/notifications/rules', procedure: 'notifications.saveRules', input: body, summary: 'Replace the notification rules' },
+  { method: 'PUT', path: '/api/notifications/quiet-hours', procedure: 'notifications.saveQuietHours', input: body, summary: 'Replace the quiet hours' },
+  { method: 'PUT', path: '/api/notifications/flap-hold', procedure: 'notifications.saveFlapHold', input: body, summary: "Set how long an uptime monitor's flapping is held (0-3600 s)" },
+  { method: 'POST', path: '/api/notifications/pause', procedure: 'notifications.pause', input: body, summary: 'Pause notifications for a while, or resume them' },
+  { method: 'POST', path: '/api/notifications/dry-run', procedure: 'notifications.dryRun', input: body, summary: 'Say what the policy would do with an event, on every channel, sending nothing' },
+  { method: 'POST', path: '/api/notifications/snooze', procedure: 'notifications.snooze', input: body, summary: 'Snooze a notification until a time' },
+  { method: 'POST', path: '/api/notifications/mute', procedure: 'notifications.mute', input: body, summary: 'Mute a subject (a monitor, a repository…) for a while' },
+  { method: 'POST', path: '/api/relay/poll', procedure: 'relay.poll', input: none, errors: [502], summary: 'Poll the webhook relay now (`configured: false` when no relay URL is set)' },
+  { method: 'GET', path: '/api/relay/status', procedure: 'relay.status', input: none, summary: "The relay poller's state: last poll, last error, events seen" },
 
   // POST takes BACKUP_SECRET as its bearer (checked before dispatch, with the other guards); GET the usual sign-in.
-  { method: 'POST', path: '/api/backup', procedure: 'backup.run', input: none },
-  { method: 'GET', path: '/api/backup', procedure: 'backup.status', input: none },
+  {
+    method: 'POST',
+    path: '/api/backup',
+    procedure: 'backup.run',
+    input: none,
+    access: 'backup',
+    errors: [409],
+    summary: "Refresh every project's cache now and answer the result (a cron's trigger)",
+    description: 'Takes BACKUP_SECRET as its bearer and nothing else; without BACKUP_SECRET set the route is off (503). 409 while another process backs up.',
+  },
+  { method: 'GET', path: '/api/backup', procedure: 'backup.status', input: none, summary: 'What backup runs, what ran last, and the schedule' },
 
-  { method: 'POST', path: '/api/alerts/send', procedure: 'alerts.send', input: body },
-  { method: 'GET', path: '/api/alerts', procedure: 'alerts.status', input: none },
-  { method: 'POST', path: '/api/alerts/test', procedure: 'alerts.test', input: none },
-  { method: 'GET', path: '/api/alerts/deliveries', procedure: 'alerts.deliveries', input: none },
+  {
+    method: 'POST',
+    path: '/api/alerts/send',
+    procedure: 'alerts.send',
+    input: body,
+    errors: [502],
+    summary: 'Send an email alert (health or custom); `configured: false` when email is not set up',
+  },
+  { method: 'GET', path: '/api/alerts', procedure: 'alerts.status', input: none, summary: 'Where alerts go and what is missing (never the key)' },
+  { method: 'POST', path: '/api/alerts/test', procedure: 'alerts.test', input: none, errors: [502], summary: 'Send a test email' },
+  { method: 'GET', path: '/api/alerts/deliveries', procedure: 'alerts.deliveries', input: none, summary: 'The newest notification emails and how each went' },
 
-  { method: 'GET', path: '/api/briefing', procedure: 'briefing.get', input: query },
-  { method: 'GET', path: '/api/briefing/status', procedure: 'briefing.status', input: none },
-  { method: 'POST', path: '/api/briefing/read', procedure: 'briefing.markRead', input: body },
-  { method: 'GET', path: '/api/briefing/thresholds', procedure: 'briefing.thresholds', input: none },
-  { method: 'PUT', path: '/api/briefing/thresholds', procedure: 'briefing.saveThresholds', input: body },
+  {
+    method: 'GET',
+    path: '/api/briefing',
+    procedure: 'briefing.get',
+    input: query,
+    errors: [404],
+    summary: 'The morning briefing: what changed since the last one across every product, and what needs you',
+  },
+  { method: 'GET', path: '/api/briefing/status', procedure: 'briefing.status', input: none, summary: "Whether today's briefing is unread" },
+  { method: 'POST', path: '/api/briefing/read', procedure: 'briefing.markRead', input: body, summary: 'Mark the briefing read up to its window’s end (the next one starts there)' },
+  { method: 'GET', path: '/api/briefing/thresholds', procedure: 'briefing.thresholds', input: none, summary: 'The thresholds of the briefing’s "needs you" lines' },
+  { method: 'PUT', path: '/api/briefing/thresholds', procedure: 'briefing.saveThresholds', input: body, summary: 'Replace the thresholds of the briefing’s "needs you" lines' },
 
-  { method: 'GET', path: '/api/revenue', procedure: 'data.revenue', input: query, respond: dataResponse },
-  { method: 'GET', path: '/api/ideas', procedure: 'data.ideas', input: query, respond: dataResponse },
-  { method: 'GET', path: '/api/shipping', procedure: 'data.shipping', input: query, respond: dataResponse },
-  { method: 'GET', path: '/api/errortracker', procedure: 'data.errortracker', input: query, respond: dataResponse },
-  { method: 'GET', path: '/api/health', procedure: 'data.health', input: query, respond: dataResponse },
-  { method: 'GET', path: '/api/storefront', procedure: 'data.storefront', input: query, respond: dataResponse },
-  { method: 'GET', path: '/api/analytics', procedure: 'data.analytics', input: query, respond: dataResponse },
-  { method: 'GET', path: '/api/seo', procedure: 'data.seo', input: query, respond: dataResponse },
-  { method: 'GET', path: '/api/funding', procedure: 'data.funding', input: query, respond: dataResponse },
+  { method: 'GET', path: '/api/revenue', procedure: 'data.revenue', input: query, answer: dataAnswer, errors: [404, 502], summary: 'Revenue: gross, MRR, net, subscribers and a daily chart' },
+  { method: 'GET', path: '/api/ideas', procedure: 'data.ideas', input: query, answer: dataAnswer, errors: [404, 502], summary: 'Ideas and bugs from the issue tracker' },
+  {
+    method: 'GET',
+    path: '/api/shipping',
+    procedure: 'data.shipping',
+    input: query,
+    answer: dataAnswer,
+    errors: [404, 502],
+    summary: 'Shipped work: merged pull requests, completed issues, production deploys',
+  },
+  { method: 'GET', path: '/api/errortracker', procedure: 'data.errortracker', input: query, answer: dataAnswer, errors: [404, 502], summary: "The error tracker's open issues" },
+  { method: 'GET', path: '/api/health', procedure: 'data.health', input: query, answer: dataAnswer, errors: [404, 502], summary: 'Uptime monitors and incidents' },
+  { method: 'GET', path: '/api/storefront', procedure: 'data.storefront', input: query, answer: dataAnswer, errors: [404, 502], summary: 'The app store: app, reviews and versions' },
+  { method: 'GET', path: '/api/analytics', procedure: 'data.analytics', input: query, answer: dataAnswer, errors: [404, 502], summary: 'Web analytics: visitors, pages, referrers' },
+  { method: 'GET', path: '/api/seo', procedure: 'data.seo', input: query, answer: dataAnswer, errors: [404, 502], summary: 'Search analytics: queries and totals' },
+  { method: 'GET', path: '/api/funding', procedure: 'data.funding', input: query, answer: dataAnswer, errors: [404, 502], summary: 'Funding: balance, transactions and members' },
 ];
