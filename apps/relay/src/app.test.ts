@@ -176,7 +176,7 @@ for (const { name, open, available } of stores) {
     });
 
     it('slides its rate window: a full window admits again once its oldest request has left it', async () => {
-      const window = { rateKey: 'relay:default:hits:slide', limit: 3, windowMs: 1_000 };
+      const window = { rateKey: 'relay:{default}:hits:slide', limit: 3, windowMs: 1_000 };
       const first = await store.limit(window);
       await new Promise((r) => setTimeout(r, 300));
       const later = [await store.limit(window), await store.limit(window), await store.limit(window)];
@@ -202,10 +202,10 @@ for (const { name, open, available } of stores) {
         occurredAt: received,
         receivedAt: received,
       }));
-      const delivery = { limit: 100, windowMs: 60_000, dedupeMs: 300_000, eventsKey: 'relay:default:events' };
+      const delivery = { limit: 100, windowMs: 60_000, dedupeMs: 300_000, eventsKey: 'relay:{default}:events' };
       const [many, one] = await Promise.all([
-        store.ingest({ ...delivery, rateKey: 'relay:default:hits:a', deliveryKey: 'relay:default:delivery:a', events }),
-        store.ingest({ ...delivery, rateKey: 'relay:default:hits:b', deliveryKey: 'relay:default:delivery:b', events: [{ ...events[0]!, id: 'last', sourceEventId: 'last' }] }),
+        store.ingest({ ...delivery, rateKey: 'relay:{default}:hits:a', deliveryKey: 'relay:{default}:delivery:a', events }),
+        store.ingest({ ...delivery, rateKey: 'relay:{default}:hits:b', deliveryKey: 'relay:{default}:delivery:b', events: [{ ...events[0]!, id: 'last', sourceEventId: 'last' }] }),
       ]);
       expect([many, one]).toEqual([{ outcome: 'stored' }, { outcome: 'stored' }]);
       const page = await store.poll({ eventsKey: delivery.eventsKey, since: 0, limit: 1000, retentionMs: 86_400_000 });
@@ -238,12 +238,12 @@ for (const { name, open, available } of stores) {
         const admin = createClient({ url: REDIS_URL });
         await admin.connect();
         // A string where the events' sorted set belongs: every write of events to it fails.
-        await admin.set('relay:default:events', 'in the way');
+        await admin.set('relay:{default}:events', 'in the way');
         const { app } = relay(store);
         const delivery = githubDelivery({ deliveryId: 'retried' });
         const together = await Promise.all([send(app, delivery), send(app, githubDelivery({ deliveryId: 'beside-it' }))]);
         expect(together.map((r) => r.status)).toEqual([503, 503]);
-        await admin.del('relay:default:events');
+        await admin.del('relay:{default}:events');
         admin.destroy();
         expect((await send(app, delivery)).status).toBe(200);
         expect((await poll(app)).body).toEqual([expect.objectContaining({ type: 'pr.merged' })]);
