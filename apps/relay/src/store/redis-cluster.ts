@@ -28,8 +28,8 @@ export function redisCli(args: string[]): Promise<string> {
   });
 }
 
-/** Sends one command to one node; its reply. */
-async function ask(port: number, ...command: string[]): Promise<string> {
+/** Sends one command to one node (of a test cluster or any redis-server); its reply, as text. */
+export async function ask(port: number, ...command: string[]): Promise<string> {
   const client = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false, connectTimeout: 1_000 } });
   client.on('error', () => {});
   await client.connect();
