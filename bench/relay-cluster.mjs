@@ -6,7 +6,9 @@
 // autocannon (32 connections) posts signed ~8 KB GitHub webhooks round-robin over the tenants, in
 // alternating rounds (single, cluster, single, cluster, ...) so drift on a shared machine hits both
 // alike. Prints each round with the CPU each side spent per webhook (relay process, Redis processes;
-// read from /proc), and the median ratio cluster / single.
+// read from /proc), the median ratio cluster / single, and how many webhooks shared each ingest script
+// call on each side (from Redis's INFO commandstats: every webhook also makes one call of its own, the
+// tenant lookup, which is taken off).
 import { spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -146,36 +148,67 @@ try {
   const onSingle = await startRelay({ REDIS_URL: `redis://127.0.0.1:${singlePort}` });
   const onCluster = await startRelay({ REDIS_CLUSTER_URLS: ports.map((p) => `redis://127.0.0.1:${p}`).join(',') });
 
-  const measure = async (relay, redis) => {
-    const before = [cpuOf(relay.child.pid), redis.reduce((sum, r) => sum + cpuOf(r.pid), 0)];
+  const measure = async (relay, redis, replicas = []) => {
+    const cpuSum = (processes) => processes.reduce((sum, r) => sum + cpuOf(r.pid), 0);
+    const before = [cpuOf(relay.child.pid), cpuSum(redis), cpuSum(replicas)];
     const result = await load(relay.url);
     const bad = result.non2xx + result.errors;
     if (bad > 0) throw new Error(`the relay answered ${bad} requests with an error`);
     const sent = result.requests.total;
     return {
+      sent,
       rate: result.requests.average,
       p99: result.latency.p99,
       relayCpu: (cpuOf(relay.child.pid) - before[0]) / sent,
-      redisCpu: (redis.reduce((sum, r) => sum + cpuOf(r.pid), 0) - before[1]) / sent,
+      redisCpu: (cpuSum(redis) - before[1]) / sent,
+      replicaCpu: replicas.length > 0 ? (cpuSum(replicas) - before[2]) / sent : undefined,
     };
   };
-  const show = (r) => `${r.rate.toFixed(0)} req/s (p99 ${r.p99} ms; CPU per webhook: relay ${r.relayCpu.toFixed(0)} µs, Redis ${r.redisCpu.toFixed(1)} µs)`;
+  const show = (r) =>
+    `${r.rate.toFixed(0)} req/s (p99 ${r.p99} ms; CPU per webhook: relay ${r.relayCpu.toFixed(0)} µs, ` +
+    (r.replicaCpu === undefined ? `Redis ${r.redisCpu.toFixed(1)} µs)` : `Redis masters ${r.redisCpu.toFixed(1)} µs + replicas ${r.replicaCpu.toFixed(1)} µs)`);
 
   // Warm-up, unmeasured: the JIT, connection pools, the scripts loaded on every master.
   await load(onSingle.url, 2);
   await load(onCluster.url, 2);
+  const masters = async () => {
+    const masterPorts = [];
+    for (const port of ports) if ((await run('redis-cli', ['-p', String(port), 'ROLE'])).startsWith('master')) masterPorts.push(port);
+    return masterPorts;
+  };
+  const scriptCalls = async (redisPorts) => {
+    let calls = 0;
+    for (const port of redisPorts) {
+      const stats = await run('redis-cli', ['-p', String(port), 'INFO', 'commandstats']);
+      for (const name of ['evalsha', 'eval']) calls += Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    }
+    return calls;
+  };
+  for (const port of [singlePort, ...ports]) await run('redis-cli', ['-p', String(port), 'CONFIG', 'RESETSTAT']);
+  const sent = { single: 0, cluster: 0 };
+  const masterPorts = await masters();
+  const masterNodes = nodes.filter((_, i) => masterPorts.includes(ports[i]));
+  const replicaNodes = nodes.filter((_, i) => !masterPorts.includes(ports[i]));
 
   const ratios = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const a = await measure(onSingle, [single]);
-    const b = await measure(onCluster, nodes);
+    const b = await measure(onCluster, masterNodes, replicaNodes);
+    sent.single += a.sent;
+    sent.cluster += b.sent;
     ratios.push(b.rate / a.rate);
     console.log(`round ${round}: single Redis ${show(a)}`);
     console.log(`         Redis Cluster (3 masters + 3 replicas) ${show(b)}, ratio ${(b.rate / a.rate).toFixed(2)}`);
   }
   console.log(`ratio cluster / single (median of ${ROUNDS})  ${median(ratios).toFixed(2)}`);
+  const perCall = (calls, webhooks) => (webhooks / Math.max(1, calls - webhooks)).toFixed(1);
+  console.log(
+    `webhooks per ingest script call: single Redis ${perCall(await scriptCalls([singlePort]), sent.single)}, ` +
+      `Redis Cluster ${perCall(await scriptCalls(masterPorts), sent.cluster)} (a group commit is split by slot)`,
+  );
 } finally {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  // The relays first, so they do not log their Redis going away.
+  for (const child of [...children].reverse()) if (child.exitCode === null) child.kill('SIGKILL');
   await Promise.all(children.map((child) => (child.exitCode === null && child.signalCode === null ? once(child, 'exit') : undefined)));
   rmSync(dir, { recursive: true, force: true });
 }
