@@ -69,8 +69,10 @@ export async function startRedisCluster(options: { masters?: number } = {}) {
       [
         '--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-port', String(bus),
         '--cluster-config-file', `nodes-${port}.conf`, '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no',
-        // A master that stops answering is replaced by its replica after 2 s, not the default 15.
-        '--cluster-node-timeout', '2000',
+        // A master that stops answering is replaced by its replica after 2 s, not the default 15; and
+        // meanwhile the other masters keep serving their slots (by default the whole cluster refuses
+        // every command while any slot has no master), as the README recommends.
+        '--cluster-node-timeout', '2000', '--cluster-require-full-coverage', 'no', '--logfile', `node-${port}.log`,
       ],
       { stdio: 'ignore' },
     );
@@ -105,12 +107,18 @@ export async function startRedisCluster(options: { masters?: number } = {}) {
     throw error;
   }
 
-  /** Waits until every node answers and sees the cluster as whole: every slot served, every replica attached. */
+  /**
+   * Waits until every node answers and sees the cluster as whole: every slot served, every replica
+   * attached and in sync with its master (a replica that never synced would not take over).
+   */
   async function whole() {
     await waitFor('whole', async () => {
       for (const port of ports) if (!(await ask(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok')) return false;
       const nodes = await clusterNodes(ports[0]!);
-      return nodes.length === ports.length && nodes.filter((n) => n.role === 'replica' && n.masterId).length === masters;
+      const replicas = nodes.filter((n) => n.role === 'replica' && n.masterId);
+      if (nodes.length !== ports.length || replicas.length !== masters) return false;
+      for (const replica of replicas) if (!(await ask(replica.port, 'INFO', 'replication')).includes('master_link_status:up')) return false;
+      return true;
     });
   }
 
@@ -178,6 +186,27 @@ export async function startRedisCluster(options: { masters?: number } = {}) {
         const now = await clusterNodes(masterPort);
         if (now.find((n) => n.port === replica.port)?.role !== 'master') return false;
         for (const port of ports) if (!(await ask(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok')) return false;
+        return true;
+      });
+      return replica.port;
+    },
+    /**
+     * Kills the master on `masterPort` (SIGKILL, no warning) and waits until the cluster has promoted its
+     * replica (after `cluster-node-timeout`, 2 s here) and is whole again without it; returns the replica's port.
+     */
+    async crash(masterPort: number): Promise<number> {
+      const all = await nodes();
+      const master = all.find((n) => n.port === masterPort && n.role === 'master');
+      const replica = all.find((n) => n.role === 'replica' && n.masterId === master?.id);
+      const server = servers.get(masterPort);
+      if (!master || !replica || !server) throw new Error(`Redis Cluster: ${masterPort} is not a running master with a replica`);
+      await new Promise((resolve) => server.once('exit', resolve).kill('SIGKILL'));
+      servers.delete(masterPort);
+      await waitFor(`promoted ${replica.port} in place of ${masterPort}`, async () => {
+        for (const port of servers.keys()) {
+          if (!(await ask(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok')) return false;
+          if ((await clusterNodes(port)).find((n) => n.port === replica.port)?.role !== 'master') return false;
+        }
         return true;
       });
       return replica.port;

@@ -133,6 +133,9 @@ export async function redisClusterStore(urls: readonly string[], onError: (error
   const seed = new URL(urls[0] ?? 'redis://127.0.0.1:6379');
   const cluster = createCluster({
     rootNodes: urls.map((url) => ({ url })),
+    // A node the client cannot reach makes it ask the others for the slots a second later (not five):
+    // when a master dies, its tenants' webhooks reach the promoted replica soon after the promotion.
+    topologyRefreshOnReconnectionAttemptStrategy: 1_000,
     defaults: {
       disableOfflineQueue: true,
       ...(seed.username ? { username: decodeURIComponent(seed.username) } : {}),
