@@ -1,10 +1,12 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { keysOf } from '../keys.ts';
-import { ADMIN_SECRET, githubDelivery, pollHeaders, relay } from '../testing.ts';
+import { ADMIN_SECRET, GITHUB_SECRET, githubDelivery, POLL_SECRET, pollHeaders, relay } from '../testing.ts';
 import { ask, startRedisCluster, type RedisCluster } from './redis-cluster.ts';
 import { redisClusterStore } from './redis.ts';
-import { hasRedisServer as redisServerInstalled } from './redis-server.ts';
+import { freePort, hasRedisServer as redisServerInstalled } from './redis-server.ts';
 import { slotOf } from './slots.ts';
 import type { RelayStore } from './types.ts';
 
@@ -218,6 +220,36 @@ describe.skipIf(!hasRedisServer)('the managed relay on a Redis Cluster', () => {
     expect(woken.map((e) => e.sourceEventId)).toEqual([sourceIdOf(100_000)]);
     expect(performance.now() - postedAt).toBeLessThan(1_000);
   }, 60_000);
+
+  it('is what the relay process uses when started with REDIS_CLUSTER_URLS', async () => {
+    const port = await freePort();
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !/^(REDIS_|KV_REST_API_|RELAY_|WEBHOOK_SECRET_)/.test(name)) env[name] = value;
+    const main = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../main.ts', import.meta.url))], {
+      cwd: fileURLToPath(new URL('../../../..', import.meta.url)),
+      env: { ...env, REDIS_CLUSTER_URLS: cluster.urls.join(','), RELAY_HOST: '127.0.0.1', RELAY_PORT: String(port), RELAY_POLL_SECRET: POLL_SECRET, WEBHOOK_SECRET_GITHUB: GITHUB_SECRET },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    main.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    main.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    cleanup.push(() => main.kill('SIGKILL'));
+    for (let i = 0; !output.includes('listening on'); i++) {
+      if (i > 300 || main.exitCode !== null) throw new Error(`The relay did not start:\n${output}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(output).toContain(`listening on http://127.0.0.1:${port} (store: redis cluster)`);
+    const delivery = githubDelivery({ number: 77 });
+    const posted = await fetch(`http://127.0.0.1:${port}/api/webhooks/code_host`, { method: 'POST', body: delivery.body, headers: delivery.headers });
+    expect(posted.status).toBe(200);
+    // Stored on the cluster, under the single-tenant relay's hash tag.
+    const events = await fetch(`http://127.0.0.1:${port}/api/events`, { headers: pollHeaders() });
+    expect(((await events.json()) as { sourceEventId: string }[]).map((e) => e.sourceEventId)).toEqual([sourceIdOf(77)]);
+    const holder = createClient({ url: `redis://127.0.0.1:${await cluster.masterOf(slotOf(keysOf('default').events))}` });
+    await holder.connect();
+    expect(await holder.zCard(keysOf('default').events)).toBe(1);
+    holder.destroy();
+  }, 30_000);
 
   // Last: the cluster goes on without the killed node.
   it('keeps serving the other masters’ tenants while a master is killed, and its own again once its replica takes over, losing no accepted webhook', async () => {
