@@ -33,8 +33,8 @@ describe.skipIf(!hasRedisServer)('the managed relay on a Redis Cluster', () => {
   });
 
   /** A relay process on the cluster, in managed mode. */
-  async function relayProcess() {
-    const store: RelayStore = await redisClusterStore(cluster.urls, () => {});
+  async function relayProcess(options: { shardedPubSub?: boolean } = {}) {
+    const store: RelayStore = await redisClusterStore(cluster.urls, () => {}, options);
     cleanup.push(() => store.close());
     return relay(store, { RELAY_ADMIN_SECRET: ADMIN_SECRET }).app;
   }
@@ -168,24 +168,35 @@ describe.skipIf(!hasRedisServer)('the managed relay on a Redis Cluster', () => {
     }
   }, 60_000);
 
-  it("wakes a long poll held by one relay process when another stores the tenant's webhook (sharded pub/sub)", async () => {
-    const [a, b] = [await relayProcess(), await relayProcess()];
-    const names = ids(3, 'wake');
-    const secrets = await tenants(a, names);
-    // One held poll per tenant; the tenants lie on different masters, so different shards carry the notices.
-    expect(new Set(await Promise.all(names.map((id) => cluster.masterOf(slotOf(keysOf(id).events))))).size).toBeGreaterThan(1);
-    const held = names.map(async (id) => {
-      const res = await a.request(`/api/t/${id}/events?since=0&wait=10`, { headers: pollHeaders('198.51.100.20', secrets.get(id)) });
-      return { at: performance.now(), events: ((await res.json()) as { sourceEventId: string }[]).map((e) => e.sourceEventId) };
+  for (const [kind, options, sharded] of [
+    ['sharded pub/sub, found on Redis 7', {}, true],
+    ['plain pub/sub, as on a cluster before Redis 7', { shardedPubSub: false }, false],
+  ] as const) {
+    it(`wakes a long poll held by one relay process when another stores the tenant's webhook (${kind})`, async () => {
+      const [a, b] = [await relayProcess(options), await relayProcess(options)];
+      const names = ids(3, 'wake');
+      const secrets = await tenants(a, names);
+      // One held poll per tenant; the tenants lie on different masters, so different shards carry the notices.
+      const holders = await Promise.all(names.map((id) => cluster.masterOf(slotOf(keysOf(id).events))));
+      expect(new Set(holders).size).toBeGreaterThan(1);
+      const held = names.map(async (id) => {
+        const res = await a.request(`/api/t/${id}/events?since=0&wait=10`, { headers: pollHeaders('198.51.100.20', secrets.get(id)) });
+        return { at: performance.now(), events: ((await res.json()) as { sourceEventId: string }[]).map((e) => e.sourceEventId) };
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      // Sharded: each poll's channel is subscribed on its tenant's own master.
+      if (sharded) {
+        const subscribed = await Promise.all(names.map(async (id, i) => (await ask(holders[i]!, 'PUBSUB', 'SHARDCHANNELS', `${keysOf(id).events}:stored`)).includes(id)));
+        expect(subscribed).toEqual([true, true, true]);
+      }
+      const postedAt = performance.now();
+      for (const id of names) expect(await post(b, id, webhook(id, 5))).toBe(200);
+      for (const answer of await Promise.all(held)) {
+        expect(answer.events).toEqual([sourceIdOf(5)]);
+        expect(answer.at - postedAt).toBeLessThan(1_000);
+      }
     });
-    await new Promise((r) => setTimeout(r, 300));
-    const postedAt = performance.now();
-    for (const id of names) expect(await post(b, id, webhook(id, 5))).toBe(200);
-    for (const answer of await Promise.all(held)) {
-      expect(answer.events).toEqual([sourceIdOf(5)]);
-      expect(answer.at - postedAt).toBeLessThan(1_000);
-    }
-  });
+  }
 
   it('loses no accepted webhook while a master fails over to its replica, and wakes long polls on its new master', async () => {
     const app = await relayProcess();

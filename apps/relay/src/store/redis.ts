@@ -128,7 +128,11 @@ export async function renameUntaggedKeys(client: {
  * commit is one call per slot. Long polls are woken by sharded pub/sub (SPUBLISH from the ingest
  * script, SSUBSCRIBE here), which the client keeps on the shard that owns each channel's slot.
  */
-export async function redisClusterStore(urls: readonly string[], onError: (error: Error) => void): Promise<RelayStore> {
+export async function redisClusterStore(
+  urls: readonly string[],
+  onError: (error: Error) => void,
+  options: { shardedPubSub?: boolean } = {},
+): Promise<RelayStore> {
   // The seed URLs only find the cluster; what every connection needs (credentials, TLS) is in `defaults`.
   const seed = new URL(urls[0] ?? 'redis://127.0.0.1:6379');
   const cluster = createCluster({
@@ -151,13 +155,18 @@ export async function redisClusterStore(urls: readonly string[], onError: (error
     (script, keys, args) => cluster.eval(script, { keys, arguments: args }),
   );
 
-  const onMessage = (_position: string, channel: string) => board.notify(eventsKeyOf(channel));
+  // Sharded pub/sub came with Redis 7 (COMMAND INFO answers nil for a command the server lacks); before
+  // it, PUBLISH and SUBSCRIBE, which the client keeps on one node and the cluster bus carries to all.
+  const sharded =
+    options.shardedPubSub ?? (await cluster.sendCommand<unknown[]>(undefined, true, ['COMMAND', 'INFO', 'SPUBLISH'])).some((info) => Array.isArray(info));
+  const onMessage = (_position: unknown, channel: string | Buffer) => board.notify(eventsKeyOf(channel.toString()));
   const board = noticeBoard({
     subscribe(eventsKey) {
       if (!cluster.isReady) return Promise.reject(new Error('The cluster connection is down'));
-      return cluster.sSubscribe(storedChannel(eventsKey), onMessage);
+      return sharded ? cluster.sSubscribe(storedChannel(eventsKey), onMessage) : cluster.subscribe(storedChannel(eventsKey), onMessage);
     },
-    unsubscribe: (eventsKey) => cluster.sUnsubscribe(storedChannel(eventsKey), onMessage),
+    unsubscribe: (eventsKey) =>
+      sharded ? cluster.sUnsubscribe(storedChannel(eventsKey), onMessage) : cluster.unsubscribe(storedChannel(eventsKey), onMessage),
   });
   // A connection to a node (or to a shard's new master, after a failover) is back: a notice may have
   // been lost meanwhile, so every waiting poll reads once more.
@@ -175,7 +184,7 @@ export async function redisClusterStore(urls: readonly string[], onError: (error
       return Promise.resolve();
     },
     board.notices,
-    { cluster: true },
+    { cluster: true, sharded },
   );
 }
 

@@ -164,7 +164,7 @@ async function ingestAll(evaluate: Evaluate, script: string, batch: readonly Del
  * keys share one, through their hash tag), and each part is one call, all sent at once. A part that
  * fails answers its own webhooks with 503 and no others.
  */
-async function ingestBySlot(evaluate: Evaluate, batch: readonly Delivery[]): Promise<(IngestOutcome | Error)[]> {
+async function ingestBySlot(evaluate: Evaluate, script: string, batch: readonly Delivery[]): Promise<(IngestOutcome | Error)[]> {
   const parts = new Map<number, number[]>();
   const answers: (IngestOutcome | Error)[] = [];
   batch.forEach((delivery, i) => {
@@ -179,7 +179,7 @@ async function ingestBySlot(evaluate: Evaluate, batch: readonly Delivery[]): Pro
   await Promise.all(
     [...parts.values()].map(async (indexes) => {
       try {
-        const outcomes = await ingestAll(evaluate, INGEST_SHARDED, indexes.map((i) => batch[i]!));
+        const outcomes = await ingestAll(evaluate, script, indexes.map((i) => batch[i]!));
         indexes.forEach((i, j) => (answers[i] = outcomes[j]!));
       } catch (error) {
         for (const i of indexes) answers[i] = new StoreUnavailableError(error);
@@ -206,20 +206,21 @@ function numbers(reply: unknown): number[] {
  * The Redis and Upstash stores: the same scripts, run through each client's `evaluate`. `notices` are
  * the store's (Redis pub/sub) or undefined (Upstash); `close` ends them first. With `cluster`, every
  * call touches the keys of one slot only (group commits are split by slot) and the ingest script
- * announces stored events with sharded pub/sub.
+ * announces stored events with sharded pub/sub (SPUBLISH), unless `sharded` is false (a cluster
+ * before Redis 7: PUBLISH, which the cluster bus carries to every node).
  */
 export function scriptStore(
   kind: 'redis' | 'upstash',
   evaluate: Evaluate,
   close: () => Promise<void>,
   notices?: EventNotices,
-  options: { cluster?: boolean } = {},
+  options: { cluster?: boolean; sharded?: boolean } = {},
 ): RelayStore {
   // Group commit: the webhooks that arrive in one turn of the event loop share one script call (one
   // per slot on a cluster), so under load the store's per-command cost (and Redis's per-script cost)
   // is paid once per batch.
   const commit = options.cluster
-    ? (batch: readonly Delivery[]) => ingestBySlot(evaluate, batch)
+    ? (batch: readonly Delivery[]) => ingestBySlot(evaluate, options.sharded === false ? INGEST : INGEST_SHARDED, batch)
     : (batch: readonly Delivery[]) => guarded(() => ingestAll(evaluate, INGEST, batch));
   const deliveries = new DataLoader<Delivery, IngestOutcome>(commit, {
     cache: false,
