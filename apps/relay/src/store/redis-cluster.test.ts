@@ -4,9 +4,9 @@ import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { keysOf } from '../keys.ts';
 import { ADMIN_SECRET, GITHUB_SECRET, githubDelivery, POLL_SECRET, pollHeaders, relay } from '../testing.ts';
-import { ask, startRedisCluster, type RedisCluster } from './redis-cluster.ts';
-import { redisClusterStore } from './redis.ts';
-import { freePort, hasRedisServer as redisServerInstalled } from './redis-server.ts';
+import { ask, redisCli, startRedisCluster, type RedisCluster } from './redis-cluster.ts';
+import { redisClusterStore, redisStore } from './redis.ts';
+import { freePort, hasRedisServer as redisServerInstalled, startRedis } from './redis-server.ts';
 import { slotOf } from './slots.ts';
 import type { RelayStore } from './types.ts';
 
@@ -260,6 +260,35 @@ describe.skipIf(!hasRedisServer)('the managed relay on a Redis Cluster', () => {
     await holder.connect();
     expect(await holder.zCard(keysOf('default').events)).toBe(1);
     holder.destroy();
+  }, 30_000);
+
+  it("takes over a single Redis's tenants, events, cursors and replay records with redis-cli --cluster import, as the README says", async () => {
+    const port = await freePort();
+    const single = await startRedis(port);
+    cleanup.push(() => single.kill('SIGKILL'));
+    const before = await redisStore(`redis://127.0.0.1:${port}`, () => {});
+    cleanup.push(() => before.close());
+    const old = relay(before, { RELAY_ADMIN_SECRET: ADMIN_SECRET }).app;
+    const names = ids(6, 'moved');
+    const secrets = await tenants(old, names);
+    for (const id of names) for (const n of [1, 2, 3]) expect(await post(old, id, webhook(id, n))).toBe(200);
+    const cursors = new Map<string, string | null>();
+    for (const id of names) {
+      const first = await old.request(`/api/t/${id}/events?since=0&limit=1`, { headers: pollHeaders('198.51.100.40', secrets.get(id)) });
+      cursors.set(id, first.headers.get('x-relay-timestamp'));
+    }
+
+    await redisCli(['--cluster', 'import', `127.0.0.1:${cluster.ports[0]}`, '--cluster-from', `127.0.0.1:${port}`, '--cluster-copy', '--cluster-replace']);
+
+    const app = await relayProcess();
+    for (const id of names) {
+      // The tenant, its poll secret and its signing secret came along; so did its events, at their positions.
+      const rest = await app.request(`/api/t/${id}/events?since=${cursors.get(id)}`, { headers: pollHeaders('198.51.100.41', secrets.get(id)) });
+      expect(((await rest.json()) as { sourceEventId: string }[]).map((e) => e.sourceEventId)).toEqual([sourceIdOf(2), sourceIdOf(3)]);
+      // And its replay memory: a retry of a webhook the single Redis took is still refused.
+      expect(await post(app, id, webhook(id, 2))).toBe(409);
+      expect(await post(app, id, webhook(id, 4))).toBe(200);
+    }
   }, 30_000);
 
   // Last: the cluster goes on without the killed node.
