@@ -1,9 +1,11 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
-import { createClient } from 'redis';
+import { createClient, createCluster } from 'redis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { LIMITS } from './app.ts';
 import { memoryStore } from './store/memory.ts';
-import { redisStore, upstashStore } from './store/redis.ts';
+import { startRedisCluster } from './store/redis-cluster.ts';
+import { redisClusterStore, redisStore, upstashStore } from './store/redis.ts';
+import { hasRedisServer } from './store/redis-server.ts';
 import { startUpstashRestServer } from './store/upstash-rest-server.ts';
 import { StoreUnavailableError, type RelayStore } from './store/types.ts';
 import { ADMIN_SECRET, GITHUB_SECRET, githubDelivery, pollHeaders, relay } from './testing.ts';
@@ -32,29 +34,73 @@ if (!hasRedis) {
 const UPSTASH_TOKEN = 'upstash-test-token';
 const upstash = hasRedis ? await startUpstashRestServer(REDIS_URL, UPSTASH_TOKEN) : undefined;
 
-const stores: { name: string; open: () => Promise<RelayStore>; available: boolean }[] = [
+// A private three-master Redis Cluster (see store/redis-cluster.ts), from the redis-server on PATH.
+const withRedisServer = await hasRedisServer();
+if (!withRedisServer) console.warn("*** redis-server is not installed: the relay's tests on a Redis Cluster are SKIPPED ***");
+const cluster = withRedisServer ? await startRedisCluster() : undefined;
+
+/** What a test does to a store's Redis behind its back: empty it, put a key in the way, take it out. */
+interface RedisAdmin {
+  flush(): Promise<void>;
+  set(key: string, value: string): Promise<void>;
+  del(key: string): Promise<void>;
+}
+
+interface Commands {
+  flushDb(): Promise<unknown>;
+  set(key: string, value: string): Promise<unknown>;
+  del(key: string): Promise<unknown>;
+}
+
+async function singleAdmin(use: (client: Commands) => Promise<unknown>): Promise<void> {
+  const admin = createClient({ url: REDIS_URL });
+  await admin.connect();
+  try {
+    await use(admin);
+  } finally {
+    admin.destroy();
+  }
+}
+const onSingle: RedisAdmin = {
+  flush: () => singleAdmin((admin) => admin.flushDb()),
+  set: (key, value) => singleAdmin((admin) => admin.set(key, value)),
+  del: (key) => singleAdmin((admin) => admin.del(key)),
+};
+async function clusterAdmin(use: (client: Omit<Commands, 'flushDb'>) => Promise<unknown>): Promise<void> {
+  const admin = createCluster({ rootNodes: cluster!.urls.map((url) => ({ url })) });
+  await admin.connect();
+  try {
+    await use(admin);
+  } finally {
+    admin.destroy();
+  }
+}
+const onCluster: RedisAdmin = {
+  flush: () => cluster!.flush(),
+  set: (key, value) => clusterAdmin((admin) => admin.set(key, value)),
+  del: (key) => clusterAdmin((admin) => admin.del(key)),
+};
+
+const stores: { name: string; open: () => Promise<RelayStore>; available: boolean; admin?: RedisAdmin }[] = [
   { name: 'memory', open: () => Promise.resolve(memoryStore()), available: true },
-  { name: 'redis', open: () => redisStore(REDIS_URL, () => {}), available: hasRedis },
+  { name: 'redis', open: () => redisStore(REDIS_URL, () => {}), available: hasRedis, admin: onSingle },
   // Upstash's REST protocol, served over the same real Redis.
-  { name: 'upstash', open: () => Promise.resolve(upstashStore(upstash?.url ?? '', UPSTASH_TOKEN)), available: hasRedis },
+  { name: 'upstash', open: () => Promise.resolve(upstashStore(upstash?.url ?? '', UPSTASH_TOKEN)), available: hasRedis, admin: onSingle },
+  { name: 'Redis Cluster', open: () => redisClusterStore(cluster?.urls ?? [], () => {}), available: withRedisServer, admin: onCluster },
 ];
 
 const opened: RelayStore[] = [];
 afterAll(async () => {
   await Promise.all(opened.map((s) => s.close()));
   await upstash?.close();
+  await cluster?.stop();
 });
 
-for (const { name, open, available } of stores) {
+for (const { name, open, available, admin: redis } of stores) {
   describe.skipIf(!available)(`relay on the ${name} store`, () => {
     let store: RelayStore;
     beforeEach(async () => {
-      if (name !== 'memory') {
-        const admin = createClient({ url: REDIS_URL });
-        await admin.connect();
-        await admin.flushDb();
-        admin.destroy();
-      }
+      await redis?.flush();
       store = await open();
       opened.push(store);
     });
@@ -176,7 +222,7 @@ for (const { name, open, available } of stores) {
     });
 
     it('slides its rate window: a full window admits again once its oldest request has left it', async () => {
-      const window = { rateKey: 'relay:default:hits:slide', limit: 3, windowMs: 1_000 };
+      const window = { rateKey: 'relay:{default}:hits:slide', limit: 3, windowMs: 1_000 };
       const first = await store.limit(window);
       await new Promise((r) => setTimeout(r, 300));
       const later = [await store.limit(window), await store.limit(window), await store.limit(window)];
@@ -202,10 +248,10 @@ for (const { name, open, available } of stores) {
         occurredAt: received,
         receivedAt: received,
       }));
-      const delivery = { limit: 100, windowMs: 60_000, dedupeMs: 300_000, eventsKey: 'relay:default:events' };
+      const delivery = { limit: 100, windowMs: 60_000, dedupeMs: 300_000, eventsKey: 'relay:{default}:events' };
       const [many, one] = await Promise.all([
-        store.ingest({ ...delivery, rateKey: 'relay:default:hits:a', deliveryKey: 'relay:default:delivery:a', events }),
-        store.ingest({ ...delivery, rateKey: 'relay:default:hits:b', deliveryKey: 'relay:default:delivery:b', events: [{ ...events[0]!, id: 'last', sourceEventId: 'last' }] }),
+        store.ingest({ ...delivery, rateKey: 'relay:{default}:hits:a', deliveryKey: 'relay:{default}:delivery:a', events }),
+        store.ingest({ ...delivery, rateKey: 'relay:{default}:hits:b', deliveryKey: 'relay:{default}:delivery:b', events: [{ ...events[0]!, id: 'last', sourceEventId: 'last' }] }),
       ]);
       expect([many, one]).toEqual([{ outcome: 'stored' }, { outcome: 'stored' }]);
       const page = await store.poll({ eventsKey: delivery.eventsKey, since: 0, limit: 1000, retentionMs: 86_400_000 });
@@ -233,18 +279,15 @@ for (const { name, open, available } of stores) {
     });
 
     // Only Redis has types to get in the way of a write; the memory store has no such failure.
-    if (name !== 'memory') {
+    if (redis) {
       it('leaves a delivery id unspent when its events could not be written, so the retry is stored', async () => {
-        const admin = createClient({ url: REDIS_URL });
-        await admin.connect();
         // A string where the events' sorted set belongs: every write of events to it fails.
-        await admin.set('relay:default:events', 'in the way');
+        await redis.set('relay:{default}:events', 'in the way');
         const { app } = relay(store);
         const delivery = githubDelivery({ deliveryId: 'retried' });
         const together = await Promise.all([send(app, delivery), send(app, githubDelivery({ deliveryId: 'beside-it' }))]);
         expect(together.map((r) => r.status)).toEqual([503, 503]);
-        await admin.del('relay:default:events');
-        admin.destroy();
+        await redis.del('relay:{default}:events');
         expect((await send(app, delivery)).status).toBe(200);
         expect((await poll(app)).body).toEqual([expect.objectContaining({ type: 'pr.merged' })]);
       });

@@ -58,4 +58,24 @@ describe("the relay's environment", () => {
     expect(readConfig({ KV_REST_API_URL: 'https://eu1-x.upstash.io', KV_REST_API_TOKEN: 't' }).store).toEqual({ kind: 'upstash', url: 'https://eu1-x.upstash.io', token: 't' });
     expect(readConfig({ KV_REST_API_URL: 'https://eu1-x.upstash.io' }).store).toEqual({ kind: 'memory' });
   });
+
+  it('takes a Redis Cluster from REDIS_CLUSTER_URLS, its comma-separated seed nodes', () => {
+    expect(readConfig({ REDIS_CLUSTER_URLS: 'redis://10.0.0.1:7000, redis://10.0.0.2:7000,rediss://:pw@10.0.0.3:7000' }).store).toEqual({
+      kind: 'redis-cluster',
+      urls: ['redis://10.0.0.1:7000', 'redis://10.0.0.2:7000', 'rediss://:pw@10.0.0.3:7000'],
+    });
+    expect(readConfig({ RELAY_STORE: 'redis', REDIS_CLUSTER_URLS: 'redis://10.0.0.1:7000' }).store).toEqual({ kind: 'redis-cluster', urls: ['redis://10.0.0.1:7000'] });
+  });
+
+  it('refuses REDIS_URL beside REDIS_CLUSTER_URLS, and a malformed Redis URL, naming it (never its password)', () => {
+    expect(() => readConfig({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_URLS: 'redis://127.0.0.1:7000' })).toThrow(
+      /^REDIS_URL and REDIS_CLUSTER_URLS are both set/,
+    );
+    expect(() => readConfig({ REDIS_CLUSTER_URLS: 'redis://10.0.0.1:7000,10.0.0.2:7000' })).toThrow(
+      'entry 2 of REDIS_CLUSTER_URLS has "10.0.0.2:7000", which is not a redis:// or rediss:// URL with a host',
+    );
+    expect(() => readConfig({ REDIS_CLUSTER_URLS: 'http://10.0.0.1:7000' })).toThrow('REDIS_CLUSTER_URLS has "http://10.0.0.1:7000", which is not');
+    expect(() => readConfig({ REDIS_URL: 'redis//user:hunter2@host' })).toThrow('REDIS_URL has "redis//user:***@host", which is not a redis:// or rediss:// URL');
+    expect(() => readConfig({ REDIS_URL: 'redis://user:hunter2@' })).toThrow('REDIS_URL has "redis://user:***@", which is not');
+  });
 });

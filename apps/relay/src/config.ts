@@ -5,7 +5,12 @@ import { z } from 'zod';
 export interface RelayConfig extends ReceiveSettings {
   host: string;
   port: number;
-  store: { kind: 'redis'; url: string } | { kind: 'upstash'; url: string; token: string } | { kind: 'memory' };
+  store:
+    | { kind: 'redis'; url: string }
+    /** REDIS_CLUSTER_URLS: the seed nodes of a Redis Cluster. */
+    | { kind: 'redis-cluster'; urls: string[] }
+    | { kind: 'upstash'; url: string; token: string }
+    | { kind: 'memory' };
   pollSecrets: readonly string[];
   /** RELAY_ADMIN_SECRET: turns on the managed multi-tenant mode and guards its API. */
   adminSecrets: readonly string[];
@@ -44,6 +49,7 @@ const envSchema = z.object({
   PORT: port.default(8787),
   RELAY_STORE: z.enum(['redis', 'upstash', 'memory']).optional(),
   REDIS_URL: z.string().optional(),
+  REDIS_CLUSTER_URLS: z.string().optional(),
   KV_REST_API_URL: z.url().optional(),
   KV_REST_API_TOKEN: z.string().optional(),
   RELAY_POLL_SECRET: z.string().optional(),
@@ -54,6 +60,22 @@ const envSchema = z.object({
   ERROR_TRACKER_DSN: z.url().optional(),
 });
 
+/** A `redis://` or `rediss://` URL with a host, or an error naming the variable (and the entry, in a list) and the value. */
+function redisUrl(name: string, value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // Not a URL at all: said below.
+  }
+  if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || !url.hostname) {
+    // The value is shown without its password, if it has one.
+    const shown = value.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+    throw new Error(`${name} has "${shown}", which is not a redis:// or rediss:// URL with a host (such as redis://10.0.0.1:6379)`);
+  }
+  return value;
+}
+
 /**
  * Reads the relay's environment once; a variable set to the empty string counts as unset. Secrets and
  * switches are accepted under the spec's neutral name (WEBHOOK_SECRET_CODE_HOST) and under the
@@ -63,11 +85,19 @@ export function readConfig(raw: RawEnv): RelayConfig {
   const env = withoutBlanks(raw);
   const e = parseEnv(envSchema, env, 'relay environment');
 
-  const kind = e.RELAY_STORE ?? (e.REDIS_URL ? 'redis' : e.KV_REST_API_URL && e.KV_REST_API_TOKEN ? 'upstash' : 'memory');
+  if (e.REDIS_URL && e.REDIS_CLUSTER_URLS) {
+    throw new Error('REDIS_URL and REDIS_CLUSTER_URLS are both set: set REDIS_URL for one Redis, or REDIS_CLUSTER_URLS (comma-separated seed nodes) for a Redis Cluster, not both');
+  }
+  const kind = e.RELAY_STORE ?? (e.REDIS_URL || e.REDIS_CLUSTER_URLS ? 'redis' : e.KV_REST_API_URL && e.KV_REST_API_TOKEN ? 'upstash' : 'memory');
   let store: RelayConfig['store'];
   if (kind === 'redis') {
-    if (!e.REDIS_URL) throw new Error('RELAY_STORE=redis needs REDIS_URL');
-    store = { kind, url: e.REDIS_URL };
+    if (e.REDIS_CLUSTER_URLS) {
+      const urls = commaList(e.REDIS_CLUSTER_URLS).map((url, i, all) => redisUrl(all.length > 1 ? `entry ${i + 1} of REDIS_CLUSTER_URLS` : 'REDIS_CLUSTER_URLS', url));
+      store = { kind: 'redis-cluster', urls };
+    } else {
+      if (!e.REDIS_URL) throw new Error('RELAY_STORE=redis needs REDIS_URL (one Redis) or REDIS_CLUSTER_URLS (a Redis Cluster)');
+      store = { kind, url: redisUrl('REDIS_URL', e.REDIS_URL) };
+    }
   } else if (kind === 'upstash') {
     if (!e.KV_REST_API_URL || !e.KV_REST_API_TOKEN) throw new Error('RELAY_STORE=upstash needs KV_REST_API_URL and KV_REST_API_TOKEN');
     store = { kind, url: e.KV_REST_API_URL, token: e.KV_REST_API_TOKEN };

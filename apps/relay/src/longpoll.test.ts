@@ -156,7 +156,7 @@ for (const { name, open, available } of stores) {
           poll: async (options) => {
             const page = await store.poll(options);
             if (++reads === storedAfter) {
-              const ingest = { rateKey: 'relay:default:hits:race', limit: 100, windowMs: 60_000, deliveryKey: 'relay:default:delivery:race', dedupeMs: 300_000 };
+              const ingest = { rateKey: 'relay:{default}:hits:race', limit: 100, windowMs: 60_000, deliveryKey: 'relay:{default}:delivery:race', dedupeMs: 300_000 };
               expect(await store.ingest({ ...ingest, eventsKey: EVENTS, events: [event('racing')] })).toEqual({ outcome: 'stored' });
             }
             return page;

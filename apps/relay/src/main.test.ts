@@ -12,7 +12,7 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && !/^(REDIS_URL|KV_REST_API_|RELAY_|WEBHOOK_SECRET_|ERROR_TRACKER_DSN|ALLOWED_ORIGIN|TRUST_PROXY)/.test(name)) env[name] = value;
+    if (value !== undefined && !/^(REDIS_URL|REDIS_CLUSTER_URLS|KV_REST_API_|RELAY_|WEBHOOK_SECRET_|ERROR_TRACKER_DSN|ALLOWED_ORIGIN|TRUST_PROXY)/.test(name)) env[name] = value;
   }
   return env;
 }
@@ -80,6 +80,26 @@ describe('the relay process', () => {
       expect(output).not.toContain('listening on');
       // Nothing listens on its port.
       await expect(fetch(`http://127.0.0.1:${port}/api/health`)).rejects.toThrow();
+    }));
+  });
+
+  it('refuses to start with both REDIS_URL and REDIS_CLUSTER_URLS, or a malformed cluster URL, naming the variable', async () => {
+    const refused = [
+      { env: { REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_URLS: 'redis://127.0.0.1:7000' }, says: 'REDIS_URL and REDIS_CLUSTER_URLS are both set' },
+      { env: { REDIS_CLUSTER_URLS: 'redis://127.0.0.1:7000,127.0.0.1:7001' }, says: 'entry 2 of REDIS_CLUSTER_URLS has "127.0.0.1:7001", which is not a redis:// or rediss:// URL' },
+    ];
+    await Promise.all(refused.map(async ({ env, says }) => {
+      const relay = spawn(process.execPath, ['--import', 'tsx', main], {
+        cwd: root,
+        env: { ...cleanEnv(), RELAY_HOST: '127.0.0.1', RELAY_PORT: String(await freePort()), RELAY_POLL_SECRET: POLL_SECRET, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      relay.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      relay.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const [code] = (await once(relay, 'exit')) as [number | null];
+      expect(code).toBe(1);
+      expect(output).toContain(`not starting: ${says}`);
     }));
   });
 });

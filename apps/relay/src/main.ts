@@ -4,7 +4,7 @@ import { createRelayApp, type Logger } from './app.ts';
 import { readConfig, type RelayConfig } from './config.ts';
 import { sentryReporter } from './report.ts';
 import { memoryStore } from './store/memory.ts';
-import { redisStore, upstashStore } from './store/redis.ts';
+import { redisClusterStore, redisStore, upstashStore } from './store/redis.ts';
 import type { RelayStore } from './store/types.ts';
 
 const log: Logger = {
@@ -25,11 +25,13 @@ try {
 async function openStore(): Promise<RelayStore> {
   switch (config.store.kind) {
     case 'redis':
-      return redisStore(config.store.url, (error) => log.error(`redis: ${error.message}`));
+      return redisStore(config.store.url, (error) => log.error(`redis: ${error.message}`), (message) => log.info(message));
+    case 'redis-cluster':
+      return redisClusterStore(config.store.urls, (error) => log.error(`redis cluster: ${error.message}`));
     case 'upstash':
       return upstashStore(config.store.url, config.store.token);
     case 'memory':
-      log.warn('MEMORY STORE: events, rate limits and replay records live in this process only and vanish on restart. For local use only; set REDIS_URL or KV_REST_API_URL + KV_REST_API_TOKEN in production.');
+      log.warn('MEMORY STORE: events, rate limits and replay records live in this process only and vanish on restart. For local use only; set REDIS_URL, REDIS_CLUSTER_URLS or KV_REST_API_URL + KV_REST_API_TOKEN in production.');
       return memoryStore();
   }
 }
@@ -39,7 +41,7 @@ if (config.pollSecrets.length === 0) log.warn('RELAY_POLL_SECRET is not set: eve
 const reporter = config.errorTrackerDsn ? sentryReporter(config.errorTrackerDsn) : undefined;
 const app = createRelayApp({ config, store, log, reporter, socketAddress: (c) => getConnInfo(c).remote.address });
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
-  log.info(`listening on http://${info.address}:${info.port} (store: ${store.kind})`);
+  log.info(`listening on http://${info.address}:${info.port} (store: ${config.store.kind === 'redis-cluster' ? 'redis cluster' : store.kind})`);
 });
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

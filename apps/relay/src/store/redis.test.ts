@@ -1,100 +1,194 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import { createClient } from 'redis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { githubDelivery, pollHeaders, relay } from '../testing.ts';
-import { redisStore } from './redis.ts';
+import { startRedisCluster, type RedisCluster } from './redis-cluster.ts';
+import { redisClusterStore, redisStore } from './redis.ts';
 import { freePort, hasRedisServer as redisServerInstalled, startRedis } from './redis-server.ts';
 import type { RelayStore } from './types.ts';
 
+// The Redis store's own cases, on a private redis-server and on a private three-master Redis Cluster
+// (see redis-cluster.test.ts for what only a cluster has: slots, shards and failover).
+
 const hasRedisServer = await redisServerInstalled();
+if (!hasRedisServer) console.warn('*** redis-server is not installed: the Redis store tests (single node and cluster) are SKIPPED ***');
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+/** Where a test's stores live: opened, taken away and brought back, emptied after each test. */
+interface Backend {
+  open(): Promise<RelayStore>;
+  /** Kills the server (every node of a cluster). */
+  down(): Promise<void>;
+  /** Brings it back on the same address(es), empty. */
+  up(): Promise<void>;
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
 
-describe.skipIf(!hasRedisServer)('the Redis store', () => {
-  it('shares one rate limit and one replay memory between two relay processes', async () => {
-    const port = await freePort();
-    const server = await startRedis(port);
-    cleanup.push(() => server.kill('SIGKILL'));
-    const stores: RelayStore[] = [await redisStore(`redis://127.0.0.1:${port}`, () => {}), await redisStore(`redis://127.0.0.1:${port}`, () => {})];
-    cleanup.push(() => Promise.all(stores.map((s) => s.close())));
-    const [a, b] = stores.map((store) => relay(store).app);
-    const send = (app: typeof a, delivery: ReturnType<typeof githubDelivery>) =>
-      app!.request('/api/webhooks/code_host', { method: 'POST', body: delivery.body, headers: delivery.headers });
+async function singleNode(): Promise<Backend & { url: string }> {
+  const port = await freePort();
+  let server: ChildProcess | undefined = await startRedis(port);
+  const url = `redis://127.0.0.1:${port}`;
+  const kill = async () => {
+    const running = server;
+    server = undefined;
+    if (running && running.exitCode === null) await new Promise((r) => running.once('exit', r).kill('SIGKILL'));
+  };
+  return {
+    url,
+    open: () => redisStore(url, () => {}),
+    down: kill,
+    up: async () => void (server = await startRedis(port)),
+    async flush() {
+      const admin = createClient({ url });
+      await admin.connect();
+      await admin.flushAll();
+      admin.destroy();
+    },
+    stop: kill,
+  };
+}
 
-    const once = githubDelivery({ deliveryId: 'shared' });
-    expect((await send(a, once)).status).toBe(200);
-    expect((await send(b, once)).status).toBe(409);
+async function cluster(): Promise<Backend> {
+  const started: RedisCluster = await startRedisCluster();
+  return {
+    open: () => redisClusterStore(started.urls, () => {}),
+    down: () => started.kill(),
+    up: () => started.revive(),
+    flush: () => started.flush(),
+    stop: () => started.stop(),
+  };
+}
 
-    for (let i = 0; i < 99; i++) await send(i % 2 ? a : b, githubDelivery({ number: i, ip: '203.0.113.50' }));
-    expect((await send(a, githubDelivery({ number: 500, ip: '203.0.113.50' }))).status).toBe(200);
-    expect((await send(b, githubDelivery({ number: 501, ip: '203.0.113.50' }))).status).toBe(429);
-  });
+for (const [name, start] of [
+  ['single Redis', singleNode],
+  ['Redis Cluster (3 masters, 3 replicas)', cluster],
+] as const) {
+  describe.skipIf(!hasRedisServer)(`the Redis store on a ${name}`, () => {
+    let backend: Backend;
+    beforeAll(async () => {
+      backend = await start();
+    }, 60_000);
+    afterAll(() => backend?.stop());
 
-  it('answers 503 while Redis is away, stays up, and recovers by itself when it returns', async () => {
-    const port = await freePort();
-    let server = await startRedis(port);
-    const store = await redisStore(`redis://127.0.0.1:${port}`, () => {});
-    cleanup.push(() => store.close());
-    const { app } = relay(store);
-    const send = (n: number) => {
-      const d = githubDelivery({ number: n });
-      return app.request('/api/webhooks/code_host', { method: 'POST', body: d.body, headers: d.headers });
-    };
-    expect((await send(1)).status).toBe(200);
+    const cleanup: (() => unknown)[] = [];
+    afterEach(async () => {
+      for (const step of cleanup.splice(0).reverse()) await step();
+      await backend.flush();
+    });
 
-    server.kill('SIGKILL');
-    await new Promise((r) => server.once('exit', r));
-    const down = await send(2);
-    expect([down.status, down.headers.get('retry-after')]).toEqual([503, '5']);
-
-    server = await startRedis(port);
-    cleanup.push(() => server.kill('SIGKILL'));
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      status = (await send(3)).status;
+    async function open() {
+      const store = await backend.open();
+      cleanup.push(() => store.close());
+      return store;
     }
-    expect(status).toBe(200);
-  });
 
-  it('hands out every event exactly once while events keep arriving during the polls', async () => {
-    const port = await freePort();
-    const server = await startRedis(port);
-    cleanup.push(() => server.kill('SIGKILL'));
-    const store = await redisStore(`redis://127.0.0.1:${port}`, () => {});
-    cleanup.push(() => store.close());
-    const { app } = relay(store);
+    it('shares one rate limit and one replay memory between two relay processes', async () => {
+      const stores: RelayStore[] = [await open(), await open()];
+      const [a, b] = stores.map((store) => relay(store).app);
+      const send = (app: typeof a, delivery: ReturnType<typeof githubDelivery>) =>
+        app!.request('/api/webhooks/code_host', { method: 'POST', body: delivery.body, headers: delivery.headers });
 
-    const total = 2_000;
-    const ingest = (async () => {
-      for (let i = 0; i < total; i += 50) {
-        await Promise.all(
-          Array.from({ length: 50 }, async (_, j) => {
-            const d = githubDelivery({ number: i + j, ip: `10.0.${Math.floor((i + j) / 90)}.1` });
-            return app.request('/api/webhooks/code_host', { method: 'POST', body: d.body, headers: d.headers });
-          }),
-        );
+      const once = githubDelivery({ deliveryId: 'shared' });
+      expect((await send(a, once)).status).toBe(200);
+      expect((await send(b, once)).status).toBe(409);
+
+      for (let i = 0; i < 99; i++) await send(i % 2 ? a : b, githubDelivery({ number: i, ip: '203.0.113.50' }));
+      expect((await send(a, githubDelivery({ number: 500, ip: '203.0.113.50' }))).status).toBe(200);
+      expect((await send(b, githubDelivery({ number: 501, ip: '203.0.113.50' }))).status).toBe(429);
+    });
+
+    it('answers 503 while Redis is away, stays up, and recovers by itself when it returns', async () => {
+      const { app } = relay(await open());
+      const send = (n: number) => {
+        const d = githubDelivery({ number: n });
+        return app.request('/api/webhooks/code_host', { method: 'POST', body: d.body, headers: d.headers });
+      };
+      expect((await send(1)).status).toBe(200);
+
+      await backend.down();
+      const down = await send(2);
+      expect([down.status, down.headers.get('retry-after')]).toEqual([503, '5']);
+
+      await backend.up();
+      let status = 0;
+      for (let i = 0; i < 100 && status !== 200; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        status = (await send(3)).status;
       }
-    })();
+      expect(status).toBe(200);
+    }, 60_000);
 
-    const seen: string[] = [];
-    let since = 0;
-    let round = 0;
-    let ingesting = true;
-    void ingest.then(() => (ingesting = false));
-    for (;;) {
-      // Read before the poll: an empty page only ends the loop if ingestion had finished before it began.
-      const finished = !ingesting;
-      const res = await app.request(`/api/events?since=${since}&limit=13`, { headers: pollHeaders(`198.18.${Math.floor(round / 15)}.${round % 15}`) });
-      round++;
-      const events = (await res.json()) as { sourceEventId: string }[];
-      seen.push(...events.map((e) => e.sourceEventId));
-      since = Number(res.headers.get('x-relay-timestamp'));
-      if (events.length === 0 && finished) break;
+    it('hands out every event exactly once while events keep arriving during the polls', async () => {
+      const { app } = relay(await open());
+
+      const total = 2_000;
+      const ingest = (async () => {
+        for (let i = 0; i < total; i += 50) {
+          await Promise.all(
+            Array.from({ length: 50 }, async (_, j) => {
+              const d = githubDelivery({ number: i + j, ip: `10.0.${Math.floor((i + j) / 90)}.1` });
+              return app.request('/api/webhooks/code_host', { method: 'POST', body: d.body, headers: d.headers });
+            }),
+          );
+        }
+      })();
+
+      const seen: string[] = [];
+      let since = 0;
+      let round = 0;
+      let ingesting = true;
+      void ingest.then(() => (ingesting = false));
+      for (;;) {
+        // Read before the poll: an empty page only ends the loop if ingestion had finished before it began.
+        const finished = !ingesting;
+        const res = await app.request(`/api/events?since=${since}&limit=13`, { headers: pollHeaders(`198.18.${Math.floor(round / 15)}.${round % 15}`) });
+        round++;
+        const events = (await res.json()) as { sourceEventId: string }[];
+        seen.push(...events.map((e) => e.sourceEventId));
+        since = Number(res.headers.get('x-relay-timestamp'));
+        if (events.length === 0 && finished) break;
+      }
+      await ingest;
+      expect(seen.length).toBe(total);
+      expect(new Set(seen).size).toBe(total);
+    });
+  });
+}
+
+describe.skipIf(!hasRedisServer)("the Redis store on a single Redis, started over an earlier relay's data", () => {
+  it('moves the keys of an earlier relay (relay:<tenant>:…) to hash-tagged names: events, cursors and replay records carry over', async () => {
+    const backend = await singleNode();
+    const admin = createClient({ url: backend.url });
+    await admin.connect();
+    try {
+      const earlier = await backend.open();
+      const { app } = relay(earlier);
+      const send = (delivery: ReturnType<typeof githubDelivery>) => app.request('/api/webhooks/code_host', { method: 'POST', body: delivery.body, headers: delivery.headers });
+      const [d1, d2, d3] = [1, 2, 3].map((number) => githubDelivery({ number, deliveryId: `before-${number}` }));
+      expect([(await send(d1!)).status, (await send(d2!)).status]).toEqual([200, 200]);
+      const first = await app.request('/api/events?since=0&limit=1', { headers: pollHeaders() });
+      const cursor = first.headers.get('x-relay-timestamp');
+      // What a relay before hash tags left behind: the same keys, named relay:default:….
+      for await (const keys of admin.scanIterator({ MATCH: 'relay:{default}:*' })) {
+        for (const key of keys) await admin.rename(key, key.replace('relay:{default}:', 'relay:default:'));
+      }
+      // And a newer process has already stored one under the new names beside them.
+      expect((await send(d3!)).status).toBe(200);
+      await earlier.close();
+
+      const { app: restarted } = relay(await backend.open());
+      const poll = async (since: string | null) =>
+        ((await (await restarted.request(`/api/events?since=${since}`, { headers: pollHeaders('198.51.100.9') })).json()) as { title: string }[]).map((e) => e.title);
+      expect(await poll('0')).toEqual(['PR #1 merged: Change 1', 'PR #2 merged: Change 2', 'PR #3 merged: Change 3']);
+      expect(await poll(cursor)).toEqual(['PR #2 merged: Change 2', 'PR #3 merged: Change 3']);
+      // Replay memory carried over too.
+      expect((await restarted.request('/api/webhooks/code_host', { method: 'POST', body: d1!.body, headers: d1!.headers })).status).toBe(409);
+      const untagged: string[] = [];
+      for await (const keys of admin.scanIterator({ MATCH: 'relay:[^{]*' })) untagged.push(...keys);
+      expect(untagged).toEqual([]);
+    } finally {
+      admin.destroy();
+      await backend.stop();
     }
-    await ingest;
-    expect(seen.length).toBe(total);
-    expect(new Set(seen).size).toBe(total);
   });
 });

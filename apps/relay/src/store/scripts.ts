@@ -1,6 +1,7 @@
 import type { RelayEvent } from '@dash/webhooks';
 import DataLoader from 'dataloader';
 import type { EventNotices, IngestOutcome, PollPage, RateCheck, RelayStore, TenantRecord } from './types.ts';
+import { slotOf } from './slots.ts';
 import { StoreUnavailableError } from './types.ts';
 
 /** Runs a Lua script by its text (EVALSHA with a fallback to EVAL, as each client does best). */
@@ -56,9 +57,11 @@ export const eventsKeyOf = (channel: string) => channel.slice(0, -STORED.length)
  * spent on events that were not stored, so the provider's retry is stored rather than refused.
  * Then one PUBLISH per events key that got events (its new last position; long polls read the store
  * themselves), inside this same call: no round trip of its own, and next to nothing when no relay
- * process subscribes to the key, which is whenever no long poll waits on it.
+ * process subscribes to the key, which is whenever no long poll waits on it. On a Redis Cluster it is
+ * SPUBLISH, the sharded kind: the message goes to the channel's own shard only (the channel is the
+ * events key's name plus a suffix, so it shares the key's hash tag and slot), not to every node.
  */
-export const INGEST = `${NOW}
+const ingestScript = (publish: 'PUBLISH' | 'SPUBLISH') => `${NOW}
 ${ADMIT}
 local replies, last, added, order, ids = {}, {}, {}, {}, {}
 local arg = 1
@@ -108,9 +111,11 @@ for delivery, ttl in pairs(ids) do
   redis.call('SET', delivery, '1', 'PX', ttl)
 end
 for _, keys in ipairs(order) do
-  redis.call('PUBLISH', keys[1] .. '${STORED}', last[keys[1]])
+  redis.call('${publish}', keys[1] .. '${STORED}', last[keys[1]])
 end
 return replies`;
+export const INGEST = ingestScript('PUBLISH');
+export const INGEST_SHARDED = ingestScript('SPUBLISH');
 
 /** KEYS: events. ARGV: since, limit, retention ms. Returns member, score, member, score… */
 export const POLL = `${NOW}
@@ -126,9 +131,9 @@ const TENANT_LIST = `return redis.call('HVALS', KEYS[1])`;
 const TENANT_REPLACE = `if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1`;
-const TENANT_REMOVE = `if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
-redis.call('DEL', KEYS[2], KEYS[3])
-return 1`;
+const TENANT_REMOVE = `return redis.call('HDEL', KEYS[1], ARGV[1])`;
+/** KEYS: a tenant's events and last position; in the tenant's slot, so a call of its own on a cluster. */
+const TENANT_EVENTS_REMOVE = `return redis.call('DEL', KEYS[1], KEYS[2])`;
 
 const tenantOf = (reply: unknown) => (typeof reply === 'string' ? (JSON.parse(reply) as TenantRecord) : undefined);
 
@@ -137,7 +142,7 @@ type Delivery = Parameters<RelayStore['ingest']>[0];
 /** Enough to amortise the call; few enough that one script never holds Redis for long. */
 const MAX_BATCH = 64;
 
-async function ingestAll(evaluate: Evaluate, batch: readonly Delivery[]): Promise<IngestOutcome[]> {
+async function ingestAll(evaluate: Evaluate, script: string, batch: readonly Delivery[]): Promise<IngestOutcome[]> {
   const keys: string[] = [];
   const args: string[] = [];
   for (const { rateKey, limit, windowMs, deliveryKey, dedupeMs, eventsKey, events } of batch) {
@@ -145,13 +150,43 @@ async function ingestAll(evaluate: Evaluate, batch: readonly Delivery[]): Promis
     args.push(String(limit), String(windowMs), String(dedupeMs), String(events ? events.length : -1));
     for (const event of events ?? []) args.push(JSON.stringify(event));
   }
-  const replies = numbers(await evaluate(INGEST, keys, args));
+  const replies = numbers(await evaluate(script, keys, args));
   if (replies.length !== batch.length * 2) throw new Error(`Expected ${batch.length * 2} numbers from the ingest script, got ${replies.length}`);
   return batch.map((_, i): IngestOutcome => {
     const code = replies[i * 2];
     if (code === 0) return { outcome: 'rate_limited', retryAfterMs: Math.max(0, replies[i * 2 + 1] ?? 0) };
     return { outcome: code === 2 ? 'duplicate' : code === 3 ? 'stored' : 'admitted' };
   });
+}
+
+/**
+ * On a Redis Cluster one script may only touch keys of one slot: the batch is split by slot (a tenant's
+ * keys share one, through their hash tag), and each part is one call, all sent at once. A part that
+ * fails answers its own webhooks with 503 and no others.
+ */
+async function ingestBySlot(evaluate: Evaluate, script: string, batch: readonly Delivery[]): Promise<(IngestOutcome | Error)[]> {
+  const parts = new Map<number, number[]>();
+  const answers: (IngestOutcome | Error)[] = [];
+  batch.forEach((delivery, i) => {
+    const slot = slotOf(delivery.rateKey);
+    const keys = [delivery.deliveryKey, delivery.eventsKey, lastPositionKey(delivery.eventsKey)];
+    if (keys.some((key) => slotOf(key) !== slot)) {
+      answers[i] = new StoreUnavailableError(new Error(`The keys of one webhook lie in more than one cluster slot: ${[delivery.rateKey, ...keys].join(', ')}`));
+      return;
+    }
+    parts.set(slot, [...(parts.get(slot) ?? []), i]);
+  });
+  await Promise.all(
+    [...parts.values()].map(async (indexes) => {
+      try {
+        const outcomes = await ingestAll(evaluate, script, indexes.map((i) => batch[i]!));
+        indexes.forEach((i, j) => (answers[i] = outcomes[j]!));
+      } catch (error) {
+        for (const i of indexes) answers[i] = new StoreUnavailableError(error);
+      }
+    }),
+  );
+  return answers;
 }
 
 async function guarded<T>(run: () => Promise<T>): Promise<T> {
@@ -169,12 +204,25 @@ function numbers(reply: unknown): number[] {
 
 /**
  * The Redis and Upstash stores: the same scripts, run through each client's `evaluate`. `notices` are
- * the store's (Redis pub/sub) or undefined (Upstash); `close` ends them first.
+ * the store's (Redis pub/sub) or undefined (Upstash); `close` ends them first. With `cluster`, every
+ * call touches the keys of one slot only (group commits are split by slot) and the ingest script
+ * announces stored events with sharded pub/sub (SPUBLISH), unless `sharded` is false (a cluster
+ * before Redis 7: PUBLISH, which the cluster bus carries to every node).
  */
-export function scriptStore(kind: 'redis' | 'upstash', evaluate: Evaluate, close: () => Promise<void>, notices?: EventNotices): RelayStore {
-  // Group commit: the webhooks that arrive in one turn of the event loop share one script call, so
-  // under load the store's per-command cost (and Redis's per-script cost) is paid once per batch.
-  const deliveries = new DataLoader<Delivery, IngestOutcome>((batch) => guarded(() => ingestAll(evaluate, batch)), {
+export function scriptStore(
+  kind: 'redis' | 'upstash',
+  evaluate: Evaluate,
+  close: () => Promise<void>,
+  notices?: EventNotices,
+  options: { cluster?: boolean; sharded?: boolean } = {},
+): RelayStore {
+  // Group commit: the webhooks that arrive in one turn of the event loop share one script call (one
+  // per slot on a cluster), so under load the store's per-command cost (and Redis's per-script cost)
+  // is paid once per batch.
+  const commit = options.cluster
+    ? (batch: readonly Delivery[]) => ingestBySlot(evaluate, options.sharded === false ? INGEST : INGEST_SHARDED, batch)
+    : (batch: readonly Delivery[]) => guarded(() => ingestAll(evaluate, INGEST, batch));
+  const deliveries = new DataLoader<Delivery, IngestOutcome>(commit, {
     cache: false,
     maxBatchSize: MAX_BATCH,
     batchScheduleFn: (run) => setImmediate(run),
@@ -204,8 +252,13 @@ export function scriptStore(kind: 'redis' | 'upstash', evaluate: Evaluate, close
           return (Array.isArray(reply) ? reply : []).flatMap((value) => tenantOf(value) ?? []);
         }),
       replace: (record) => guarded(async () => Number(await evaluate(TENANT_REPLACE, [TENANTS], [record.id, JSON.stringify(record)])) === 1),
+      // Two calls, as the registry and the tenant's events lie in different slots on a cluster. The events
+      // go first: should the second call fail, the tenant is still there (503) and removing it again works.
       remove: (id, eventsKey) =>
-        guarded(async () => Number(await evaluate(TENANT_REMOVE, [TENANTS, eventsKey, lastPositionKey(eventsKey)], [id])) === 1),
+        guarded(async () => {
+          await evaluate(TENANT_EVENTS_REMOVE, [eventsKey, lastPositionKey(eventsKey)], []);
+          return Number(await evaluate(TENANT_REMOVE, [TENANTS], [id])) === 1;
+        }),
     },
 
     poll: ({ eventsKey, since, limit, retentionMs }) =>
