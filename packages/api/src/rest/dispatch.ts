@@ -105,7 +105,10 @@ export function createRestHandler(routes: readonly RestRoute[]) {
       const input = match.route.input({ params: match.params, query: Object.fromEntries(url.searchParams), body });
       const output = await procedureAt(caller, match.route.procedure)(input);
       if (!match.route.respond) return json(match.route.status ?? 200, output);
-      const { body: answer, headers } = match.route.respond(output);
+      const { body: answer, headers, raw } = match.route.respond(output);
+      if (raw !== undefined && typeof answer === 'string') {
+        return new Response(answer, { status: match.route.status ?? 200, headers: { 'content-type': raw, 'cache-control': 'no-store', ...headers } });
+      }
       return json(match.route.status ?? 200, answer, headers);
     } catch (error) {
       if (error instanceof RestError) {

@@ -26,8 +26,11 @@ export interface RestRoute {
   input: (parts: RequestParts) => unknown;
   /** 200 unless said otherwise. */
   status?: number;
-  /** Turns the procedure's output into the body and headers; the output as it is when absent. */
-  respond?: (output: unknown) => { body: unknown; headers: Record<string, string> };
+  /**
+   * Turns the procedure's output into the body and headers; the output as it is when absent. With `raw` (a content
+   * type), `body` is a string sent as it is with that type instead of JSON (the briefing email's HTML).
+   */
+  respond?: (output: unknown) => { body: unknown; headers: Record<string, string>; raw?: string };
   /** The largest body the route reads; `MAX_BODY_BYTES` when absent. */
   maxBodyBytes?: number;
 }
@@ -63,6 +66,18 @@ const body = ({ body }: RequestParts) => body;
 function download(output: unknown) {
   const day = new Date().toISOString().slice(0, 10);
   return { body: output, headers: { 'content-disposition': `attachment; filename="dashboard-export-${day}.json"` } };
+}
+/**
+ * The briefing email's HTML as a page of its own, to open in a browser or frame in settings. Every value in it is
+ * escaped; its CSP still allows nothing but its inline styles (no script, no request anywhere), and only this
+ * dashboard may frame it.
+ */
+function emailDocument(output: unknown) {
+  return {
+    body: (output as { html: string }).html,
+    raw: 'text/html; charset=utf-8',
+    headers: { 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self'", 'x-frame-options': 'SAMEORIGIN' },
+  };
 }
 const flag = (value: string | undefined) => value === '1' || value === 'true';
 
@@ -142,6 +157,11 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'POST', path: '/api/briefing/read', procedure: 'briefing.markRead', input: body },
   { method: 'GET', path: '/api/briefing/thresholds', procedure: 'briefing.thresholds', input: none },
   { method: 'PUT', path: '/api/briefing/thresholds', procedure: 'briefing.saveThresholds', input: body },
+  { method: 'GET', path: '/api/briefing/settings', procedure: 'briefing.settings', input: none },
+  { method: 'PUT', path: '/api/briefing/schedule', procedure: 'briefing.saveSchedule', input: body },
+  { method: 'GET', path: '/api/briefing/preview', procedure: 'briefing.preview', input: none },
+  { method: 'GET', path: '/api/briefing/preview.html', procedure: 'briefing.preview', input: none, respond: emailDocument },
+  { method: 'POST', path: '/api/briefing/test', procedure: 'briefing.sendTest', input: none },
 
   { method: 'GET', path: '/api/revenue', procedure: 'data.revenue', input: query, respond: dataResponse },
   { method: 'GET', path: '/api/ideas', procedure: 'data.ideas', input: query, respond: dataResponse },
