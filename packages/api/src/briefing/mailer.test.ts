@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { briefingEmailSchema, briefingSettingsSchema, type BriefingSchedule } from '@dash/contracts';
+import { systemClock } from '@dash/connectors';
 import { testClock } from '@dash/connectors/testing';
 import { PG_SERVER, postgresProblem, scratchPostgres } from '@dash/db/testing';
 import { demoSetup, sandboxTokens, sendgridError, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
@@ -301,3 +302,56 @@ describe('a failed send', () => {
     expect(sendgridPosts()).toBe(1);
   });
 });
+
+describe('a process that died while sending', () => {
+  it('leaves a day marked `sending`, which is not sent again (SendGrid may have taken it) and says why', async () => {
+    const clock = testClock();
+    const api = await withDemo(clock);
+    const { schedule, sendAt } = soon(clock);
+    await api.caller.briefing.saveSchedule(schedule);
+    clock.advance(sendAt - clock.now());
+    const date = iso(sendAt).slice(0, 10);
+    // What a process writes just before asking SendGrid, left behind as it died (its lease ran out since).
+    await api.store.meta.put('briefing.email', {
+      days: { [date]: { status: 'sending', attempts: 1, at: sendAt, until: iso(sendAt), id: null, error: null, retryAt: null } },
+      lastSent: null,
+      deliveredUntil: null,
+    });
+    expect(await api.ctx.briefing.tick()).toEqual({ action: 'done', date });
+    expect(await api.ctx.briefing.tick()).toEqual({ action: 'done', date });
+    expect(sandbox.mails()).toHaveLength(0);
+    expect(await api.store.meta.get('briefing.email')).toMatchObject({ days: { [date]: { status: 'failed', error: expect.stringContaining('stopped midway') } } });
+    expect((await api.caller.briefing.settings()).nextSendAt).toBe(iso(sendAt + DAY));
+  });
+});
+
+describe('the sender on its own', () => {
+  it('wakes at the scheduled minute and sends, with no one calling it', async () => {
+    // A real clock, shifted so that the next whole minute is two seconds away.
+    const offset = Math.ceil((Date.now() + 2_000) / MINUTE) * MINUTE - (Date.now() + 2_000);
+    const clock = { now: () => Date.now() + offset, sleep: (ms: number, signal?: AbortSignal) => systemClock.sleep(ms, signal) };
+    const api = await createTestApi({
+      clock,
+      demo: { setup: () => Promise.resolve(demoSetup(upstreams)) },
+      backup: { delays: { revenue: 0, storefront: 0, other: 0 } },
+      rateLimits: { revenuecat: { limit: 1_000, windowMs: MINUTE } },
+      access: { mode: 'local', origin: ORIGIN },
+    });
+    cleanup.push(() => api.dispose());
+    await startDemo(api.ctx);
+    const sendAt = Math.ceil(clock.now() / MINUTE) * MINUTE;
+    const settings = await api.caller.briefing.saveSchedule({ enabled: true, time: iso(sendAt).slice(11, 16), timezone: 'UTC', days: everyDay });
+    expect(settings.nextSendAt).toBe(iso(sendAt));
+    const briefings = () => sandbox.mails().filter((mail) => mail.categories.includes('briefing'));
+    const started = Date.now();
+    let lastSent = settings.lastSent;
+    while (lastSent === null && Date.now() - started < 15_000) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      lastSent = (await api.caller.briefing.settings()).lastSent;
+    }
+    expect(lastSent).toMatchObject({ status: 'sent' });
+    expect(Date.parse(lastSent?.at ?? '')).toBeGreaterThanOrEqual(sendAt);
+    expect(briefings()).toHaveLength(1);
+  });
+});
+

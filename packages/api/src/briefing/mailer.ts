@@ -250,7 +250,9 @@ export class BriefingMailer {
     const now = this.options.clock.now();
     const due = dueOccurrence(schedule, now, savedAt);
     if (!due) return { action: schedule.enabled ? 'waiting' : 'off' };
-    if (!pending((await mailerState(store)).days[due.date], now)) return { action: 'done', date: due.date };
+    const record = (await mailerState(store)).days[due.date];
+    // A day left `sending` is looked at under the lease: its sender holds it while alive, and if it is gone, says so.
+    if (!pending(record, now) && record?.status !== 'sending') return { action: 'done', date: due.date };
     if (this.stopped || !(await this.acquire(store))) return { action: 'busy', date: due.date };
     // Renewed while it works (a refresh waits on RevenueCat's limiter for minutes); given up when done.
     const renew = setInterval(() => void this.acquire(store).catch(() => undefined), LEASE_MS / 3);
