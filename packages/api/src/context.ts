@@ -12,6 +12,7 @@ import type { Backups } from './backup/runner.ts';
 import type { CliLocations } from './oauth/cli-import.ts';
 import type { Alerts } from './alerts/index.ts';
 import type { EmailSender } from './notifications/email-sender.ts';
+import type { BriefingMailer } from './briefing/mailer.ts';
 
 /** Where the api writes what operators should see. Never handed a secret or a request body. */
 export interface Logger {
@@ -48,6 +49,8 @@ export interface Context {
   backup: Backups;
   /** Email alerts through SendGrid: POST /api/alerts/send, settings' test email. */
   alerts: Alerts;
+  /** The morning briefing's email: sends it at the scheduled local time, once a day across processes. */
+  briefing: BriefingMailer;
   /** Where gcloud and the Workspace CLI keep their files on this computer (POST /api/auth/cli-import); absent: no import. */
   cliLocations?: CliLocations;
   /** Which database the dashboard stores in, and moving to another; absent where nothing manages it (a benchmark). */

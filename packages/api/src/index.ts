@@ -15,6 +15,7 @@ import type { DatabaseHandle } from './database/runtime.ts';
 import { Backups, type BackupOptions } from './backup/runner.ts';
 import { Alerts, type EmailEnvironment } from './alerts/index.ts';
 import { EmailSender } from './notifications/email-sender.ts';
+import { BriefingMailer } from './briefing/mailer.ts';
 import type { CliLocations } from './oauth/cli-import.ts';
 
 export { appRouter, createCaller, type AppRouter, type Caller } from './root.ts';
@@ -123,10 +124,13 @@ export async function createContext(options: {
     notifications,
     backup: new Backups(() => context, { store, log, clock, ...options.backup }),
     alerts,
+    briefing: new BriefingMailer(() => context, { clock, log }),
     ...(options.demo ? { demo: options.demo } : {}),
     ...(options.database ? { database: options.database } : {}),
     ...(options.cliLocations ? { cliLocations: options.cliLocations } : {}),
   };
   context.backup.schedule();
+  // The briefing email's sender runs with the other schedulers (a test with a fake clock calls `briefing.tick()`).
+  if (options.scheduler !== false) context.briefing.start();
   return context;
 }

@@ -19,8 +19,8 @@ export const backupResultSchema = z.object({
 });
 export type BackupResult = z.infer<typeof backupResultSchema>;
 
-/** Who started a backup. */
-export const backupTriggers = ['http', 'dashboard', 'schedule'] as const;
+/** Who started a backup (`briefing`: the briefing email refreshes everything before it is written). */
+export const backupTriggers = ['http', 'dashboard', 'schedule', 'briefing'] as const;
 export type BackupTrigger = (typeof backupTriggers)[number];
 
 /** What one lane spent: its calls (each one's time, waits for the upstream's limiter included) and the delays between them. */

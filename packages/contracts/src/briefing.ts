@@ -227,3 +227,7 @@ export const briefingSettingsSchema = z.object({
   lastSent: z.object({ at: instant, until: instant, status: z.enum(['sent', 'failed']), error: z.string().nullable() }).nullable(),
 });
 export type BriefingSettings = z.infer<typeof briefingSettingsSchema>;
+
+/** The briefing email as it is sent: its subject, HTML body and plain-text part. */
+export const briefingEmailSchema = z.object({ subject: z.string(), html: z.string(), text: z.string() });
+export type BriefingEmail = z.infer<typeof briefingEmailSchema>;

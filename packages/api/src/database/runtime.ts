@@ -75,7 +75,7 @@ export class Runtime {
 
   private async retire(context: Context, store: Store | undefined): Promise<void> {
     context.notifications.inbox.close();
-    await Promise.all([context.notifications.poller.stop(), context.notifications.emails.stop(), context.backup.stop()]);
+    await Promise.all([context.notifications.poller.stop(), context.notifications.emails.stop(), context.briefing.stop(), context.backup.stop()]);
     await context.notifications.inbox.idle();
     if (!store) return;
     await new Promise((resolve) => setTimeout(resolve, this.options.graceMs ?? 5_000).unref());
@@ -86,7 +86,7 @@ export class Runtime {
   async close(): Promise<void> {
     const { inbox, poller, emails } = this.#context.notifications;
     inbox.close();
-    await Promise.all([poller.stop(), emails.stop(), this.#context.backup.stop()]);
+    await Promise.all([poller.stop(), emails.stop(), this.#context.briefing.stop(), this.#context.backup.stop()]);
     await inbox.idle();
     await Promise.all(this.retiring);
     await this.#store.close();

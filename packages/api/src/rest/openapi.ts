@@ -243,12 +243,12 @@ function operationOf(route: RestRoute, writer: SchemaWriter): Json {
     [success]: {
       description: [route.summary, route.answer?.description].filter(Boolean).join('. '),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
-      content: { 'application/json': { schema: writer.write(body, 'output') } },
+      content: route.answer?.mediaType ? { [route.answer.mediaType]: { schema: { type: 'string' } } } : { 'application/json': { schema: writer.write(body, 'output') } },
     },
   };
   for (const status of statusesOf(route)) if (status !== success) responses[status] = errorResponseRef(status);
   return {
-    operationId: operationIdOf(route.procedure),
+    operationId: route.operationId ?? operationIdOf(route.procedure),
     summary: route.summary,
     description: [route.description, accessNote[scope]].filter(Boolean).join('\n\n'),
     tags: [route.procedure.split('.')[0]],

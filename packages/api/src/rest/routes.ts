@@ -49,6 +49,8 @@ export interface HeaderDescription {
 export interface Answer {
   respond: (output: unknown) => { body: unknown; headers: Record<string, string> };
   body?: (output: z.ZodType) => z.ZodType;
+  /** A media type other than JSON (the briefing email's `text/html`): `respond`'s body is then a string sent as it is. */
+  mediaType?: string;
   headers: Record<string, HeaderDescription>;
   /** One more sentence for the success's description. */
   description?: string;
@@ -73,6 +75,8 @@ export interface RestRoute {
   input: InputSource;
   /** One line: the reference's title for it and a generated client's comment. */
   summary: string;
+  /** The operation's id when two routes serve one procedure (the id is the procedure's otherwise: `briefingPreview`). */
+  operationId?: string;
   /** Longer notes for the reference, when the summary is not enough. */
   description?: string;
   /** `token` (a read or write token, or a session) unless said otherwise. */
@@ -140,6 +144,22 @@ function download(output: unknown) {
 const downloadAnswer: Answer = {
   respond: download,
   headers: { 'content-disposition': { description: 'attachment; filename="dashboard-export-<day>.json"', schema: text, always: true } },
+};
+/**
+ * The briefing email's HTML as a page of its own, to open in a browser or frame in settings. Every value in it is
+ * escaped; its CSP still allows nothing but its inline styles (no script, no request anywhere), and only this
+ * dashboard may frame it.
+ */
+const emailDocument: Answer = {
+  respond: (output) => ({
+    body: (output as { html: string }).html,
+    headers: { 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self'", 'x-frame-options': 'SAMEORIGIN' },
+  }),
+  mediaType: 'text/html',
+  description: 'The HTML part of the email itself, as a page (it loads nothing and runs nothing)',
+  headers: {
+    'content-security-policy': { description: "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self'", schema: text, always: true },
+  },
 };
 const flag = (value: string | undefined) => value === '1' || value === 'true';
 
@@ -314,6 +334,25 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'POST', path: '/api/briefing/read', procedure: 'briefing.markRead', input: body, summary: 'Mark the briefing read up to its window’s end (the next one starts there)' },
   { method: 'GET', path: '/api/briefing/thresholds', procedure: 'briefing.thresholds', input: none, summary: 'The thresholds of the briefing’s "needs you" lines' },
   { method: 'PUT', path: '/api/briefing/thresholds', procedure: 'briefing.saveThresholds', input: body, summary: 'Replace the thresholds of the briefing’s "needs you" lines' },
+  {
+    method: 'GET',
+    path: '/api/briefing/settings',
+    procedure: 'briefing.settings',
+    input: none,
+    summary: 'The briefing’s settings: thresholds, the email’s schedule, whether email can be offered, the next and last sends',
+  },
+  { method: 'PUT', path: '/api/briefing/schedule', procedure: 'briefing.saveSchedule', input: body, summary: 'Set when the briefing email goes out (local time, zone, weekdays)' },
+  { method: 'GET', path: '/api/briefing/preview', procedure: 'briefing.preview', input: none, summary: 'The briefing email as it would be sent now: subject, HTML and text' },
+  {
+    method: 'GET',
+    path: '/api/briefing/preview.html',
+    procedure: 'briefing.preview',
+    input: none,
+    answer: emailDocument,
+    operationId: 'briefingPreviewHtml',
+    summary: 'The briefing email’s HTML as a page, to open or frame',
+  },
+  { method: 'POST', path: '/api/briefing/test', procedure: 'briefing.sendTest', input: none, errors: [502], summary: 'Send a test briefing email now' },
 
   { method: 'GET', path: '/api/revenue', procedure: 'data.revenue', input: query, answer: dataAnswer, errors: [404, 502], summary: 'Revenue: gross, MRR, net, subscribers and a daily chart' },
   { method: 'GET', path: '/api/ideas', procedure: 'data.ideas', input: query, answer: dataAnswer, errors: [404, 502], summary: 'Ideas and bugs from the issue tracker' },

@@ -1,13 +1,20 @@
 import {
+  alertResultSchema,
+  briefingEmailSchema,
   briefingQuerySchema,
+  briefingScheduleSchema,
   briefingSchema,
+  briefingSettingsSchema,
   briefingThresholdsSchema,
   markBriefingReadSchema,
   okSchema,
   saveBriefingThresholdsSchema,
 } from '@dash/contracts';
+import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
+import { EmailRefusedError } from '../alerts/index.ts';
 import { briefingThresholds, briefingUnread, composeBriefing, markBriefingRead, saveBriefingThresholds } from '../briefing/briefing.ts';
+import { BriefingInputError, briefingEmailSettings, previewBriefingEmail, saveBriefingSchedule, sendTestBriefing } from '../briefing/mailer.ts';
 import { fail } from '../errors.ts';
 import { publicProcedure, router } from '../trpc.ts';
 
@@ -48,4 +55,46 @@ export const briefingRouter = router({
     .input(z.void())
     .output(z.object({ unread: z.boolean() }))
     .query(async ({ ctx }) => ({ unread: await briefingUnread(ctx.store, ctx.data.connections.clock.now()) })),
+
+  /** The briefing's settings: thresholds, the email's schedule, whether email can be offered, the next and last sends. */
+  settings: publicProcedure
+    .input(z.void())
+    .output(briefingSettingsSchema)
+    .query(({ ctx }) => briefingEmailSettings(ctx)),
+
+  /** Saves the email's schedule; turning it on before email is set up is a 400 on `enabled`, and nothing is stored. */
+  saveSchedule: publicProcedure
+    .input(briefingScheduleSchema)
+    .output(briefingSettingsSchema)
+    .mutation(async ({ ctx, input }) => {
+      try {
+        return await saveBriefingSchedule(ctx, input);
+      } catch (error) {
+        if (!(error instanceof BriefingInputError)) throw error;
+        const issue = { path: error.path, message: error.message };
+        throw new TRPCError({ code: 'BAD_REQUEST', message: `${error.path.join('.')}: ${error.message}`, cause: { issues: [issue] } });
+      }
+    }),
+
+  /** The email as it would be sent now, from the cache as it is (the scheduled one refreshes everything first). */
+  preview: publicProcedure
+    .input(z.void())
+    .output(briefingEmailSchema)
+    .query(async ({ ctx, signal }) => {
+      const { subject, html, text } = await previewBriefingEmail(ctx, signal);
+      return { subject, html, text };
+    }),
+
+  /** Sends the preview now to the configured addresses; SendGrid refusing is a 502 with its reason (never the key). */
+  sendTest: publicProcedure
+    .input(z.void())
+    .output(alertResultSchema)
+    .mutation(async ({ ctx, signal }) => {
+      try {
+        return await sendTestBriefing(ctx, signal);
+      } catch (error) {
+        if (error instanceof EmailRefusedError) throw fail('BAD_GATEWAY', error.message, error);
+        throw error;
+      }
+    }),
 });

@@ -1,0 +1,58 @@
+import { weekdays, type BriefingSchedule } from '@dash/contracts';
+import type { Temporal } from '@js-temporal/polyfill';
+import { localTime } from '../notifications/policy/quiet-hours.ts';
+
+/**
+ * When the briefing email goes out, pure: the schedule's wall time on its weekdays, read in its time zone with
+ * Temporal's rules as quiet hours are, so daylight saving is followed (08:00 stays 08:00 local; the UTC instant
+ * moves by the hour). A wall time that does not exist that day (inside the spring-forward gap) is moved forward by
+ * the gap; one that happens twice (the fall-back hour) is its earlier instant ("compatible").
+ */
+
+/** One day's send: the local date it belongs to (its record's key) and its instant, ms UTC. */
+export interface Occurrence {
+  date: string;
+  at: number;
+}
+
+/** A late send (the dashboard was down at the time) still goes out up to this long after it; later, that day's is skipped. */
+export const LATE_LIMIT_MS = 6 * 3_600_000;
+
+function instantOn(schedule: BriefingSchedule, date: Temporal.PlainDate): number {
+  const [hour = 0, minute = 0] = schedule.time.split(':').map(Number);
+  return date.toPlainDateTime({ hour, minute }).toZonedDateTime(schedule.timezone, { disambiguation: 'compatible' }).epochMilliseconds;
+}
+
+const chosen = (schedule: BriefingSchedule, date: Temporal.PlainDate) => {
+  const weekday = weekdays[date.dayOfWeek - 1];
+  return weekday !== undefined && schedule.days.includes(weekday);
+};
+
+/** The send of the local day `now` falls on, when that day is one of the schedule's (whether its time has come or not). */
+export function occurrenceOfDay(schedule: BriefingSchedule, now: number): Occurrence | undefined {
+  const { date } = localTime(now, schedule.timezone);
+  return chosen(schedule, date) ? { date: date.toString(), at: instantOn(schedule, date) } : undefined;
+}
+
+/** The first send at or after `from` whose day `skip` does not rule out (a day already done), within the next eight days. */
+export function nextOccurrence(schedule: BriefingSchedule, from: number, skip: (date: string) => boolean = () => false): Occurrence | undefined {
+  const { date: first } = localTime(from, schedule.timezone);
+  for (let i = 0; i <= 8; i++) {
+    const date = first.add({ days: i });
+    if (!chosen(schedule, date)) continue;
+    const at = instantOn(schedule, date);
+    if (at >= from && !skip(date.toString())) return { date: date.toString(), at };
+  }
+  return undefined;
+}
+
+/**
+ * The send due at `now`: today's, once its time has come, while it is at most `LATE_LIMIT_MS` late, and when the
+ * schedule was saved before it (saving 08:00 at 08:30 starts tomorrow, never an email at once).
+ */
+export function dueOccurrence(schedule: BriefingSchedule, now: number, savedAt: number): Occurrence | undefined {
+  if (!schedule.enabled) return undefined;
+  const today = occurrenceOfDay(schedule, now);
+  if (!today || today.at > now || now - today.at > LATE_LIMIT_MS || today.at < savedAt) return undefined;
+  return today;
+}
