@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -10,10 +9,6 @@ export default defineConfig({
           include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'scripts/**/*.test.ts'],
           environment: 'node',
           testTimeout: 20_000,
-          // vitest's default, one core less than the machine has, is a single file at a time on CI's 2 cores, where the
-          // unit files spend much of their time waiting (Postgres, MariaDB, Redis, servers of their own, timers): two at
-          // once. Every file makes its own databases, ports and directories, so they do not meet.
-          maxWorkers: Math.max(2, availableParallelism() - 1),
         },
       },
       {
