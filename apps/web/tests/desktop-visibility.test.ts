@@ -9,7 +9,7 @@
 // CDP's `Emulation.setFocusEmulationEnabled: false` leaves `document.hasFocus()` false.
 import { createHmac } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as vercel from '../../../packages/webhooks/src/vercel/fixtures.ts';
 import { launchChromium } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
@@ -79,10 +79,19 @@ async function setHidden(page: Page, hidden: boolean) {
   }, hidden);
 }
 
+/** One Chromium for the file, started beside the first dashboard; each test has a browser context (cookies, storage, permissions) of its own. */
+let chromium: Promise<Browser>;
+beforeAll(() => {
+  chromium = launchChromium();
+  // A failed launch is the first test's failure, where it awaits the browser; not an unhandled rejection before that.
+  chromium.catch(() => undefined);
+});
+afterAll(async () => {
+  await (await chromium.catch(() => undefined))?.close();
+});
+
 async function context(target: RunningDashboard): Promise<BrowserContext> {
-  const chromium: Browser = await launchChromium();
-  cleanup.push(() => chromium.close());
-  const created = await chromium.newContext({ viewport: { width: 1280, height: 900 } });
+  const created = await (await chromium).newContext({ viewport: { width: 1280, height: 900 } });
   cleanup.push(() => created.close());
   await created.grantPermissions(['notifications'], { origin: target.url });
   await created.addInitScript(spyOnNotifications);
