@@ -18,8 +18,12 @@ afterAll(async () => {
   await dashboard?.stop();
 });
 
-async function open(path: string, options: { width?: number; dark?: boolean } = {}): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ viewport: { width: options.width ?? 1280, height: 1000 }, colorScheme: options.dark ? 'dark' : 'light' });
+async function open(path: string, options: { width?: number; dark?: boolean; timezoneId?: string } = {}): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage({
+    viewport: { width: options.width ?? 1280, height: 1000 },
+    colorScheme: options.dark ? 'dark' : 'light',
+    ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
+  });
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
   page.on('console', (message) => {
@@ -120,6 +124,29 @@ describe('the briefing in the browser', () => {
     await expect.poll(() => page.locator('section[data-project]').count()).toBe(4);
     expect(await page.locator('section[data-project="formfox"] dl').isVisible()).toBe(true);
     await page.screenshot({ path: `${screenshotDir}briefing-partial.png`, fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('schedules the briefing email in Settings → Briefing, sends a test one, and keeps a threshold across a reload', async () => {
+    const { page, problems } = await open('/settings#briefing', { timezoneId: 'Europe/Berlin' });
+    const section = page.locator('#briefing');
+    // The demo's email goes to the sandbox's SendGrid: the email is offered, in this browser's zone.
+    await section.getByLabel('Send the briefing by email').check();
+    expect(await section.getByLabel('Time zone').inputValue()).toBe('Europe/Berlin');
+    await section.getByLabel('Time', { exact: true }).fill('07:30');
+    await section.getByRole('button', { name: 'Save schedule' }).click();
+    await section.getByText(/^Saved: the next briefing email goes out /).waitFor();
+    const saved = (await (await dashboard.fetch('/api/briefing/settings')).json()) as { schedule: { enabled: boolean; time: string; timezone: string } };
+    expect(saved.schedule).toMatchObject({ enabled: true, time: '07:30', timezone: 'Europe/Berlin' });
+    await section.getByRole('button', { name: 'Send a test briefing now' }).click();
+    await section.getByText('Test briefing sent: check the inbox it goes to.').waitFor({ timeout: 20_000 });
+
+    await section.getByLabel('Revenue drop (%)').fill('10');
+    await section.getByRole('button', { name: 'Save thresholds' }).click();
+    await section.getByText('Thresholds saved: the next briefing uses them.').waitFor();
+    await page.reload();
+    expect(await page.locator('#briefing').getByLabel('Revenue drop (%)').inputValue()).toBe('10');
     expect(problems).toEqual([]);
     await page.close();
   });

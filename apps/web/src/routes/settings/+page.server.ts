@@ -6,7 +6,7 @@ import { sessionCookie } from '$lib/server/session';
 
 export const load: PageServerLoad = async ({ locals }) => {
   const api = await callerFor(locals.request);
-  const [settings, { projects }, { connectedKeys }, auth, relay, notifications, database, backup, email, { deliveries: emails }, oauth, { thresholds }] = await Promise.all([
+  const [settings, { projects }, { connectedKeys }, auth, relay, notifications, database, backup, email, { deliveries: emails }, oauth, briefing] = await Promise.all([
     api.settings.get(),
     api.projects.list(),
     api.credentials.list(),
@@ -18,7 +18,7 @@ export const load: PageServerLoad = async ({ locals }) => {
     api.alerts.status(),
     api.alerts.deliveries(),
     api.oauth.connections(),
-    api.briefing.thresholds(),
+    api.briefing.settings(),
   ]);
   // Sessions and tokens are managed from a browser; a request made with an API token sees neither.
   const browser = auth.via !== 'token';
@@ -35,7 +35,7 @@ export const load: PageServerLoad = async ({ locals }) => {
     backup,
     email,
     emails,
-    briefing: { thresholds },
+    briefing,
     sessions: sessions.sessions,
     tokens: tokens.tokens,
   };
