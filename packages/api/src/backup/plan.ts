@@ -8,7 +8,9 @@ import {
   type Project,
   type ServiceName,
 } from '@dash/contracts';
+import { revenueConnectors } from '@dash/connectors';
 import type { Context } from '../context.ts';
+import { BRIEFING_REVENUE_RANGE } from '../briefing/compose.ts';
 import { metaOf, type Loaded } from '../data/serve.ts';
 import { createCallerFactory } from '../trpc.ts';
 import { dataRouter, loadShipped, shippingServices, shippingSources } from '../router/data.ts';
@@ -73,7 +75,7 @@ function judgeLoaded(loaded: Loaded<unknown> | NotConfigured): void {
 
 /**
  * Every cached answer the dashboard reads, per project, as its widgets ask for it: revenue in each
- * currency (RevenueCat reports per currency; Stripe's one fetch serves both), ideas, each source of
+ * currency (RevenueCat reports per currency; Stripe's one fetch serves both, and its two weeks for the briefing), ideas, each source of
  * shipped work, the app store, analytics for all platforms and for each one, search per site, errors,
  * uptime, and funding per collective (once for projects sharing one).
  */
@@ -92,6 +94,14 @@ export function backupPlan(projects: readonly Project[], delays: LaneDelays): Ba
       for (const currency of revenue.provider === 'revenuecat' ? currencies : (['USD'] as const)) {
         add('revenue', revenue.provider === 'revenuecat' ? `revenue (${currency})` : 'revenue', lane, async (ctx, signal) => {
           const { data, meta } = await dataCaller(ctx, { signal }).revenue({ project: slug, currency, refresh: true });
+          judge(data, meta);
+        });
+      }
+      // The briefing compares two weeks of the daily chart: a source asked per range (Stripe) is asked for those too,
+      // so the briefing email's refresh covers every answer it reads. RevenueCat's one history serves every range.
+      if (!revenueConnectors[revenue.provider].wholeHistory) {
+        add('revenue', `revenue (${BRIEFING_REVENUE_RANGE}, briefing)`, lane, async (ctx, signal) => {
+          const { data, meta } = await dataCaller(ctx, { signal }).revenue({ project: slug, range: BRIEFING_REVENUE_RANGE, currency: 'USD', refresh: true });
           judge(data, meta);
         });
       }

@@ -28,7 +28,14 @@ afterEach(async () => {
 
 async function withDemo() {
   const clock = testClock();
-  const api = await createTestApi({ clock, demo: { setup: () => Promise.resolve(demoSetup(upstreams)) } });
+  // SPEC's delays between two calls on a lane and RevenueCat's limit (5 a minute), shortened in proportion (1/50) as in
+  // the backup's tests: on the injected clock a backup then lasts seconds, well inside every answer's time to live.
+  const api = await createTestApi({
+    clock,
+    demo: { setup: () => Promise.resolve(demoSetup(upstreams)) },
+    backup: { delays: { revenue: 300, storefront: 40, other: 10 } },
+    rateLimits: { revenuecat: { limit: 5, windowMs: 1_200 } },
+  });
   apis.push(api);
   await startDemo(api.ctx);
   return { api, clock, call: restClient(() => api.caller) };
@@ -65,7 +72,7 @@ describe('the briefing over the demo', () => {
         expect(briefed.revenue).toBeNull();
       }
       if (project.integrations.code_host || project.integrations.deploy_host || project.integrations.issue_tracker) {
-        const shipping = await api.caller.data.shipping({ project: slug, limit: 200 });
+        const shipping = await api.caller.data.shipping({ project: slug });
         if ('configured' in shipping.data) throw new Error(`${slug}: shipping not configured`);
         expect(briefed.shipping?.items.map((item) => item.title), slug).toEqual(shipping.data.items.filter((item) => within(item.shippedAt, briefing)).map((item) => item.title));
       }
@@ -76,7 +83,7 @@ describe('the briefing over the demo', () => {
         expect(briefed.reviews?.items.map((review) => review.rating), slug).toEqual(reviews.map((review) => review.rating).sort((a, b) => a - b));
       }
       if (project.integrations.analytics) {
-        const analytics = await api.caller.data.analytics({ project: slug, range: '15d' });
+        const analytics = await api.caller.data.analytics({ project: slug, range: '30d' });
         if ('configured' in analytics.data) throw new Error(`${slug}: analytics not configured`);
         expect(briefed.traffic?.visitors.value, slug).toBe(sumDays(analytics.data.chart ?? [], briefing.days.current, (p: { visitors: number }) => p.visitors));
         expect(briefed.traffic?.referrers.map((referrer) => referrer.source), slug).toEqual(analytics.data.referrers.slice(0, 5).map((referrer) => referrer.source));
@@ -104,6 +111,17 @@ describe('the briefing over the demo', () => {
     // Nothing crossed a default threshold, or each line that did names its number and links to its widget or thread.
     for (const line of briefing.needsYou) expect(line.link).toMatch(/^\/\?(project=[a-z0-9-]+#widget-[a-z]+|notification=.+)$/);
     expect(briefing.quiet === null).toBe(briefing.needsYou.length > 0);
+  });
+
+  it('reads only what a backup refreshed: right after one, the briefing asks no upstream anything', async () => {
+    const { api, call } = await withDemo();
+    await api.ctx.data.cache.clear();
+    expect(await api.caller.backup.run()).toMatchObject({ failed: 0, errors: [] });
+    sandbox.reset();
+    const briefing = briefingSchema.parse((await call('GET', '/api/briefing')).json);
+    expect(briefing.failed).toEqual([]);
+    // The briefing email refreshes through the backup first: every answer it then reads is one the backup fetched.
+    expect(sandbox.requests.map((request) => `${request.service} ${request.path}`)).toEqual([]);
   });
 
   it('names a source that could not be read and still shows the rest', async () => {

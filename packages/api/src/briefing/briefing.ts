@@ -15,7 +15,7 @@ import { TRPCError } from '@trpc/server';
 import { describeError } from '../errors.ts';
 import { dataRouter } from '../router/data.ts';
 import { createCallerFactory } from '../trpc.ts';
-import { composeProject, dailyErrorAverage, daysOf, needsYou, snapshotOf, type ProjectAnswers, type ProjectSnapshot, type Window } from './compose.ts';
+import { BRIEFING_REVENUE_RANGE, composeProject, dailyErrorAverage, daysOf, needsYou, snapshotOf, type ProjectAnswers, type ProjectSnapshot, type Window } from './compose.ts';
 
 /**
  * The briefing over the store and the data procedures: which window (since the last briefing read, at least the
@@ -96,12 +96,13 @@ async function answersOf(ctx: Context, project: Project, signal?: AbortSignal) {
   };
   const currency = 'USD';
   const [fortnight, week, shipping, ideas, storefront, analytics, seo, errors, health, funding] = await Promise.all([
-    has.revenue ? answer(() => data.revenue({ project: slug, range: '15d', currency })) : undefined,
+    // The widgets' own reads (the backup's too, so the email's refresh covers each): their default ranges and limits.
+    has.revenue ? answer(() => data.revenue({ project: slug, range: BRIEFING_REVENUE_RANGE, currency })) : undefined,
     has.revenue ? answer(() => data.revenue({ project: slug, range: '7d', currency })) : undefined,
-    has.code_host || has.issue_tracker || has.deploy_host ? answer(() => data.shipping({ project: slug, limit: 200 })) : undefined,
-    has.issue_tracker ? answer(() => data.ideas({ project: slug, limit: 250 })) : undefined,
+    has.code_host || has.issue_tracker || has.deploy_host ? answer(() => data.shipping({ project: slug })) : undefined,
+    has.issue_tracker ? answer(() => data.ideas({ project: slug })) : undefined,
     has.storefront ? answer(() => data.storefront({ project: slug })) : undefined,
-    has.analytics ? answer(() => data.analytics({ project: slug, range: '15d' })) : undefined,
+    has.analytics ? answer(() => data.analytics({ project: slug, range: '30d' })) : undefined,
     has.seo ? answer(() => data.seo({ project: slug })) : undefined,
     has.error_tracker ? answer(() => data.errortracker({ project: slug })) : undefined,
     has.uptime_monitor ? answer(() => data.health({ project: slug })) : undefined,

@@ -23,6 +23,12 @@ import type {
 
 const DAY = 86_400_000;
 
+/**
+ * The revenue widget's range whose daily chart the briefing compares (two weeks and a day); the other answers it reads
+ * are the widgets' defaults (analytics' 30 days, the first ideas and shipped items), which the backup refreshes.
+ */
+export const BRIEFING_REVENUE_RANGE = '15d' as const;
+
 /** A window of the briefing: [since, until), ms UTC. */
 export interface Window {
   since: number;
@@ -87,7 +93,7 @@ export interface ProjectAnswers {
   slug: string;
   name: string;
   color: string | null;
-  /** The revenue widget's 15-day answer (its daily chart) and its 7-day one (net revenue). */
+  /** The revenue widget's two-week answer (its daily chart) and its 7-day one (net revenue). */
   revenue?: { fortnight: Revenue; week: Revenue; currency: string };
   shipping?: Shipping;
   ideas?: Ideas;
