@@ -53,8 +53,8 @@ export const briefingProjectSchema = z.object({
       revenue: comparedSchema,
       /** Gross revenue over the last 7 complete days, against the 7 before (the revenue widget's chart). */
       week: comparedSchema,
-      /** Net revenue over the last 7 days, as the revenue widget's 7-day view reports it. */
-      netWeek: z.number().nullable(),
+      /** Net revenue over the last 7 days, as the revenue widget's 7-day view reports it, and its change since the last briefing's. */
+      netWeek: comparedSchema,
       /** Now, and its change since the last briefing (null: none recorded yet). */
       mrr: comparedSchema,
       activeSubscribers: comparedSchema,

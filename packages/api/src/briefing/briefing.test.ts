@@ -66,7 +66,7 @@ describe('the briefing over the demo', () => {
         if ('configured' in fortnight.data || 'configured' in week.data) throw new Error(`${slug}: revenue not configured`);
         expect(briefed.revenue?.revenue.value, slug).toBeCloseTo(sumDays(fortnight.data.chart, briefing.days.current, (p: { revenue: number }) => p.revenue));
         expect(briefed.revenue?.revenue.previous, slug).toBeCloseTo(sumDays(fortnight.data.chart, briefing.days.previous, (p: { revenue: number }) => p.revenue));
-        expect(briefed.revenue?.netWeek, slug).toBe(week.data.netRevenue);
+        expect(briefed.revenue?.netWeek.value, slug).toBe(week.data.netRevenue);
         expect(briefed.revenue?.mrr.value, slug).toBe(week.data.mrr);
       } else {
         expect(briefed.revenue).toBeNull();
@@ -157,7 +157,11 @@ describe('the briefing over the demo', () => {
     expect(later.days.current.length).toBeGreaterThanOrEqual(2);
     expect(later.unread).toBe(true);
     // MRR's change is now against the figure the read briefing kept.
-    for (const project of later.projects) if (project.revenue) expect(project.revenue.mrr.previous).not.toBeNull();
+    for (const project of later.projects) {
+      if (!project.revenue) continue;
+      expect(project.revenue.mrr.previous).not.toBeNull();
+      expect(project.revenue.netWeek.previous).not.toBeNull();
+    }
   });
 
   it('refuses a bad query or threshold with 4xx naming the field, and changes nothing', async () => {

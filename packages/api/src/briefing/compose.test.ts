@@ -45,13 +45,13 @@ describe('a project briefing', () => {
     expect(briefed.revenue?.revenue).toEqual({ value: 300, previous: 200, weekAgo: 250, change: 0.5 });
     // Days 1–7: 300 + 200 + 5 × 100; days 8–14: 250 + 6 × 100.
     expect(briefed.revenue?.week).toEqual({ value: 1000, previous: 850, weekAgo: null, change: 150 / 850 });
-    expect(briefed.revenue?.netWeek).toBe(612.5);
+    expect(briefed.revenue?.netWeek).toEqual({ value: 612.5, previous: null, weekAgo: null, change: null });
     expect(briefed.revenue?.mrr).toEqual({ value: 1200, previous: null, weekAgo: null, change: null });
     expect(briefed.revenue?.link).toBe('/?project=formfox#widget-revenue');
   });
 
   it('says MRR’s change since the last briefing, and which referrers and queries are new since', () => {
-    const last: ProjectSnapshot = { at: NOW - DAY, mrr: 1000, activeSubscribers: 40, errorEvents: null, referrers: ['google.com'], queries: ['form builder'] };
+    const last: ProjectSnapshot = { at: NOW - DAY, mrr: 1000, netWeek: 500, activeSubscribers: 40, errorEvents: null, referrers: ['google.com'], queries: ['form builder'] };
     const briefed = compose(
       {
         revenue: revenue(() => 100),
@@ -64,6 +64,7 @@ describe('a project briefing', () => {
       last,
     );
     expect(briefed.revenue?.mrr.change).toBeCloseTo(0.2);
+    expect(briefed.revenue?.netWeek).toEqual({ value: 612.5, previous: 500, weekAgo: null, change: 0.225 });
     expect(briefed.traffic?.referrers.map((r) => [r.source, r.new])).toEqual([['google.com', false], ['news.ycombinator.com', true]]);
     expect(briefed.search?.queries.map((q) => [q.query, q.new])).toEqual([['form builder', false], ['free forms', true]]);
     // Without a chart the visitors are unknown, not zero.

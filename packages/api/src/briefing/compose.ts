@@ -81,6 +81,8 @@ export interface ProjectSnapshot {
   /** ms UTC. */
   at: number;
   mrr: number | null;
+  /** Net revenue of the 7 days before it (absent from the snapshots kept before it was recorded). */
+  netWeek?: number | null;
   activeSubscribers: number | null;
   /** The events of the error tracker's listed issues, summed (Sentry's per-issue counts). */
   errorEvents: number | null;
@@ -215,7 +217,7 @@ function revenueSection(revenue: NonNullable<ProjectAnswers['revenue']>, days: D
     currency: revenue.currency,
     revenue: compared(daily(days.current), daily(days.previous), daily(days.weekAgo)),
     week: compared(daily(weekDays(0)), daily(weekDays(7))),
-    netWeek: revenue.week.netRevenue,
+    netWeek: compared(revenue.week.netRevenue, last?.netWeek ?? null),
     mrr: compared(mrr, last?.mrr ?? null),
     activeSubscribers: compared(activeSubscribers, last?.activeSubscribers ?? null),
     link,
@@ -362,6 +364,7 @@ export function snapshotOf(answers: ProjectAnswers, at: number): ProjectSnapshot
   return {
     at,
     mrr: answers.revenue?.week.mrr ?? null,
+    netWeek: answers.revenue?.week.netRevenue ?? null,
     activeSubscribers: answers.revenue?.week.activeSubscribers ?? null,
     errorEvents: answers.errors ? errorEventsOf(answers.errors) : null,
     referrers: (answers.analytics?.referrers ?? []).slice(0, TOP).map((referrer) => referrer.source),

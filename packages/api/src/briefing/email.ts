@@ -96,6 +96,7 @@ function sectionsOf(project: BriefingProject, origin: string | undefined): Secti
       { text: `Revenue ${money(revenue.revenue.value, revenue.currency)} ${change(revenue.revenue)}`.trim(), href: link(revenue.link) },
       { text: `Last 7 days ${money(revenue.week.value, revenue.currency)} ${change(revenue.week)}`.trim() },
     ];
+    if (revenue.netWeek.value !== null) lines.push({ text: `Net, last 7 days ${money(revenue.netWeek.value, revenue.currency)} ${change(revenue.netWeek)}`.trim() });
     if (revenue.mrr.value !== null) lines.push({ text: `MRR ${money(revenue.mrr.value, revenue.currency)} ${change(revenue.mrr)}`.trim() });
     if (revenue.activeSubscribers.value !== null) lines.push({ text: `${count(revenue.activeSubscribers.value)} subscribers ${change(revenue.activeSubscribers)}`.trim() });
     sections.push({ title: 'Revenue', lines });
