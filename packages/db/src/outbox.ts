@@ -1,6 +1,6 @@
 import type { StoredDecision } from '@dash/contracts';
 import { enqueueEmails } from './emails.ts';
-import { isoOf, type RawStatement, type SqlDialect } from './shared.ts';
+import { chunked, isoOf, type RawStatement, type SqlDialect } from './shared.ts';
 import type { DeliveryRow, MuteRow, NotificationEventRow, NotificationRow, OutboxOps, Store, SubjectState, TraceLine } from './store.ts';
 
 /**
@@ -303,8 +303,11 @@ export function outboxOps(run: RunStatement, dialect: SqlDialect, takeSeqs: (cou
       const byEvent = new Map<string, TraceLine[]>();
       for (const line of lines) byEvent.set(line.eventId, [...(byEvent.get(line.eventId) ?? []), line]);
       if (byEvent.size === 0) return;
-      const ids = [...byEvent.keys()];
-      const stored = await exec(`select id, notification_id, decision from notification_events where id in (${list(ids.length)}) and decision is not null`, ids);
+      // A digest after a long pause may move thousands of rows: the ids go a slice at a time (bound parameters are limited).
+      const stored: Record<string, unknown>[] = [];
+      for (const ids of chunked([...byEvent.keys()])) {
+        stored.push(...(await exec(`select id, notification_id, decision from notification_events where id in (${list(ids.length)}) and decision is not null`, ids)));
+      }
       for (const event of stored) {
         const before = String(event.decision);
         const decision = decisionOf(before) as StoredDecision;

@@ -343,6 +343,15 @@ describe.for([
     });
   });
 
+  it.skipIf(skip)("gives each of 300 deferred events its digest line, past one statement's slice of ids (issue 26, 3)", async () => {
+    const dash = await quietDashboard();
+    await dash.ingest(...Array.from({ length: 300 }, (_, i) => events.issue(String(i), NIGHT)));
+    expect(await dash.tickAt(MORNING)).toHaveLength(1);
+    const rows = await dash.store.notifications.list({ limit: 1_000 });
+    expect(rows).toHaveLength(300);
+    expect(rows.filter((row) => row.decision?.trace.at(-1)?.why === 'went out in the 07:00 digest')).toHaveLength(300);
+  });
+
   it.skipIf(skip)('lets a critical event through quiet hours at once (Q2)', async () => {
     const dash = await quietDashboard();
     const result = await dash.ingest(events.deploy('d1', NIGHT));
