@@ -151,7 +151,10 @@ function validParts(document: Json, operation: Json): fc.Arbitrary<Parts> {
 }
 
 const requestOf = (method: string, template: string, { path, query, body }: Parts): GeneratedRequest => {
-  const filled = template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(path[name] ?? 'x') || 'x');
+  // A segment of "." or ".." cannot be sent: URLs resolve it away (`/api/projects/.` is `/api/projects/`), so no
+  // client can ask for it; it stands as `x`, like an empty one.
+  const segment = (value: string | undefined) => (value === undefined || value === '.' || value === '..' ? 'x' : encodeURIComponent(value) || 'x');
+  const filled = template.replace(/\{([^}]+)\}/g, (_, name: string) => segment(path[name]));
   const search = new URLSearchParams(query).toString();
   return { method: method.toUpperCase(), path: search ? `${filled}?${search}` : filled, ...(body === undefined ? {} : { body }) };
 };
