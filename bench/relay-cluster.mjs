@@ -10,14 +10,14 @@
 // call on each side (from Redis's INFO commandstats: every webhook also makes one call of its own, the
 // tenant lookup, which is taken off).
 import { spawn } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { freePort } from './support.mjs';
+import { freePort, signedPullRequest } from './support.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -101,14 +101,7 @@ function cpuOf(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
 }
 
-const body = JSON.stringify({
-  action: 'closed',
-  number: 42,
-  pull_request: { number: 42, title: 'Add billing page', html_url: 'https://github.com/acme/app/pull/42', merged: true, merged_at: '2026-11-22T10:00:00Z', body: 'x'.repeat(7600) },
-  repository: { full_name: 'acme/app', html_url: 'https://github.com/acme/app' },
-  sender: { login: 'octocat' },
-});
-const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+const { body, signature } = signedPullRequest(SECRET);
 let counter = 0;
 
 const load = (url, duration = SECONDS) =>

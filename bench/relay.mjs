@@ -11,10 +11,10 @@
 // sends requests on a schedule (a millisecond's worth at a time), and each latency runs from when
 // the request was due, so a stall counts against the relay even while no request could be sent.
 import { spawn } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './support.mjs';
+import { freePort, signedPullRequest } from './support.mjs';
 import autocannon from 'autocannon';
 import { createClient } from 'redis';
 import { Pool } from 'undici';
@@ -43,14 +43,7 @@ async function startProcess(args, env, port) {
 }
 
 // One ~8 KB pull_request payload; each request gets its own delivery id and client address.
-const body = JSON.stringify({
-  action: 'closed',
-  number: 42,
-  pull_request: { number: 42, title: 'Add billing page', html_url: 'https://github.com/acme/app/pull/42', merged: true, merged_at: '2026-11-22T10:00:00Z', body: 'x'.repeat(7600) },
-  repository: { full_name: 'acme/app', html_url: 'https://github.com/acme/app' },
-  sender: { login: 'octocat' },
-});
-const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+const { body, signature } = signedPullRequest(SECRET);
 let counter = 0;
 function webhookHeaders() {
   counter++;

@@ -1,5 +1,6 @@
 // What the benches share: a free port, their `--name=value` flags, and the built dashboard started on a fresh store.
 import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -73,4 +74,16 @@ export async function startBuiltDashboard(env = {}, ready = async (url) => (awai
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { url, stop, output: () => output };
+}
+
+/** One ~8 KB GitHub pull_request (closed, merged) webhook body and its X-Hub-Signature-256 under `secret`: the relay benches' load. */
+export function signedPullRequest(secret) {
+  const body = JSON.stringify({
+    action: 'closed',
+    number: 42,
+    pull_request: { number: 42, title: 'Add billing page', html_url: 'https://github.com/acme/app/pull/42', merged: true, merged_at: '2026-11-22T10:00:00Z', body: 'x'.repeat(7600) },
+    repository: { full_name: 'acme/app', html_url: 'https://github.com/acme/app' },
+    sender: { login: 'octocat' },
+  });
+  return { body, signature: `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` };
 }
