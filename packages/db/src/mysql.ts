@@ -15,6 +15,8 @@ import {
   notifications,
   notificationSeq,
   projects,
+  rateCalls,
+  rateLimits,
   relayCursor,
   userSettings,
 } from './schema/mysql.ts';
@@ -46,6 +48,7 @@ import {
   type SettingRow,
 } from './shared.ts';
 import { emailSends } from './emails.ts';
+import { rateWindows } from './rates.ts';
 import { notificationReads, outboxOps, type RunStatement } from './outbox.ts';
 import { countRows, dumpRows, dumpTablesOf, restoreRows, type TransferOps } from './transfer.ts';
 import { ProjectExistsError, UnknownProjectsError, type OutboxOps, type Store } from './store.ts';
@@ -494,6 +497,46 @@ export function mysqlStore(db: Db): Store {
         await db.delete(leases).where(and(eq(leases.name, name), eq(leases.holder, holder)));
       },
     },
+
+    rateWindows: rateWindows({
+      // READ COMMITTED, as the notifications' transactions: the row lock alone orders the takes (no gap locks).
+      transaction: (work) =>
+        db.transaction(
+          (tx) =>
+            work({
+              async lock(key) {
+                const locked = () => tx.select({ pausedUntil: rateLimits.pausedUntil }).from(rateLimits).where(eq(rateLimits.key, key)).for('update');
+                let [row] = await locked();
+                if (!row) {
+                  await tx.insert(rateLimits).ignore().values({ key, pausedUntil: 0 });
+                  [row] = await locked();
+                }
+                return row?.pausedUntil ?? 0;
+              },
+              async prune(key, before) {
+                await tx.delete(rateCalls).where(and(eq(rateCalls.key, key), lte(rateCalls.at, before)));
+              },
+              async window(key) {
+                const [row] = await tx.select({ count: sql<number>`count(*)`, oldest: sql<number | null>`min(${rateCalls.at})` }).from(rateCalls).where(eq(rateCalls.key, key));
+                return { count: Number(row?.count ?? 0), oldest: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest) };
+              },
+              async record(key, at) {
+                const [row] = await tx.insert(rateCalls).values({ key, at }).$returningId();
+                return row?.id ?? 0;
+              },
+            }),
+          notificationTx,
+        ),
+      async pause(key, until) {
+        await db
+          .insert(rateLimits)
+          .values({ key, pausedUntil: until })
+          .onDuplicateKeyUpdate({ set: { pausedUntil: sql`greatest(${rateLimits.pausedUntil}, values(${rateLimits.pausedUntil}))` } });
+      },
+      async refund(key, turn) {
+        await db.delete(rateCalls).where(and(eq(rateCalls.key, key), eq(rateCalls.id, turn)));
+      },
+    }),
 
     meta: {
       async get(name) {

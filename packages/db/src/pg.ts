@@ -14,6 +14,8 @@ import {
   notificationEvents,
   notifications,
   projects,
+  rateCalls,
+  rateLimits,
   relayCursor,
   userSettings,
 } from './schema/pg.ts';
@@ -47,6 +49,7 @@ import {
   type SettingRow,
 } from './shared.ts';
 import { emailSends } from './emails.ts';
+import { rateWindows } from './rates.ts';
 import { notificationReads, outboxOps } from './outbox.ts';
 import { ProjectExistsError, UnknownProjectsError, type OutboxOps, type Store } from './store.ts';
 
@@ -463,6 +466,43 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
         await db.delete(leases).where(and(eq(leases.name, name), eq(leases.holder, holder)));
       },
     },
+
+    rateWindows: rateWindows({
+      transaction: (work) =>
+        db.transaction((tx) =>
+          work({
+            async lock(key) {
+              const locked = () => tx.select({ pausedUntil: rateLimits.pausedUntil }).from(rateLimits).where(eq(rateLimits.key, key)).for('update');
+              let [row] = await locked();
+              if (!row) {
+                await tx.insert(rateLimits).values({ key, pausedUntil: 0 }).onConflictDoNothing();
+                [row] = await locked();
+              }
+              return row?.pausedUntil ?? 0;
+            },
+            async prune(key, before) {
+              await tx.delete(rateCalls).where(and(eq(rateCalls.key, key), lte(rateCalls.at, before)));
+            },
+            async window(key) {
+              const [row] = await tx.select({ count: sql<number>`count(*)::int`, oldest: sql<number | null>`min(${rateCalls.at})` }).from(rateCalls).where(eq(rateCalls.key, key));
+              return { count: row?.count ?? 0, oldest: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest) };
+            },
+            async record(key, at) {
+              const [row] = await tx.insert(rateCalls).values({ key, at }).returning({ id: rateCalls.id });
+              return row?.id ?? 0;
+            },
+          }),
+        ),
+      async pause(key, until) {
+        await db
+          .insert(rateLimits)
+          .values({ key, pausedUntil: until })
+          .onConflictDoUpdate({ target: rateLimits.key, set: { pausedUntil: sql`greatest(${rateLimits.pausedUntil}, excluded.paused_until)` } });
+      },
+      async refund(key, turn) {
+        await db.delete(rateCalls).where(and(eq(rateCalls.key, key), eq(rateCalls.id, turn)));
+      },
+    }),
 
     meta: {
       async get(name) {

@@ -484,6 +484,12 @@ export interface Store {
     release(name: string, holder: string): Promise<void>;
   };
 
+  /**
+   * Upstream rate windows shared by every dashboard process on this database: Postgres and MySQL have them, SQLite
+   * does not (one process is all there is; its limiters stay in memory). `key` names one upstream account.
+   */
+  rateWindows?: RateWindows;
+
   /** Small internal values such as the credentials key check; JSON-serialisable. */
   meta: {
     get(key: string): Promise<unknown>;
@@ -510,4 +516,17 @@ export interface Store {
   };
 
   close(): Promise<void>;
+}
+
+/** A sliding window of calls per key (see `Store.rateWindows`); every method is one transaction. Instants are ms UTC. */
+export interface RateWindows {
+  /**
+   * Counts a call at `now` when fewer than `limit` fall within the last `windowMs` and no pause holds: its turn (to
+   * refund); otherwise how long until a place could free, and nothing is counted.
+   */
+  take(key: string, limit: number, windowMs: number, now: number): Promise<{ turn: number } | { waitMs: number }>;
+  /** The upstream said 429: no call until `until`. A later pause wins over an earlier one. */
+  pause(key: string, until: number): Promise<void>;
+  /** The upstream did not count the call that took `turn`: its place is free again. */
+  refund(key: string, turn: number): Promise<void>;
 }

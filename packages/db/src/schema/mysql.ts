@@ -212,6 +212,23 @@ export const leases = mysqlTable('leases', {
   expiresAt: instant('expires_at').notNull(),
 });
 
+/** Upstream rate windows shared by the dashboard processes on this database (see the Postgres schema). */
+export const rateLimits = mysqlTable('rate_limits', {
+  key: varchar('key', { length: 64 }).primaryKey(),
+  pausedUntil: bigint('paused_until', { mode: 'number' }).notNull(),
+});
+
+/** The calls in each account's window (see the Postgres schema). */
+export const rateCalls = mysqlTable(
+  'rate_calls',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().autoincrement(),
+    key: varchar('key', { length: 64 }).notNull(),
+    at: bigint('at', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('rate_calls_key_at_idx').on(t.key, t.at)],
+);
+
 /** The durable outbox of interruptions (see the SQLite schema). Instants are ms UTC. */
 export const notificationDeliveries = mysqlTable(
   'notification_deliveries',

@@ -195,6 +195,26 @@ export const leases = pgTable('leases', {
 });
 
 /**
+ * Upstream rate windows shared by the dashboard processes on this database (`Store.rateWindows`). One row per upstream
+ * account (its key is a digest of the credential's name): when a 429 said to wait until, and the row a take locks.
+ */
+export const rateLimits = pgTable('rate_limits', {
+  key: text('key').primaryKey(),
+  pausedUntil: bigint('paused_until', { mode: 'number' }).notNull(),
+});
+
+/** The calls in each account's window: one row per call sent, ms UTC; a take deletes those that left the window. */
+export const rateCalls = pgTable(
+  'rate_calls',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    key: text('key').notNull(),
+    at: bigint('at', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('rate_calls_key_at_idx').on(t.key, t.at)],
+);
+
+/**
  * The durable outbox of interruptions (browser notifications; email later). A row is `held` by a flap hold until
  * `due_at`, `deferred` by quiet hours or a pause into the next digest, `sent` (it then has a `seq` from the
  * notifications' sequence: the live stream's event id), `cancelled` (its recovery came within the hold),
