@@ -11,7 +11,17 @@ export {
   type GuardedAgentOptions,
 } from './address-guard.ts';
 export { systemClock, type Clock, type ConnectorContext, type TokenKeeper } from './context.ts';
-export { LimiterBusyError, MAX_LIMITER_WAIT_MS, slidingWindowLimiter, unlimited, type RateLimit, type RateLimiter, type Turn } from './limiter.ts';
+export {
+  LimiterBusyError,
+  MAX_LIMITER_WAIT_MS,
+  sharedWindowLimiter,
+  slidingWindowLimiter,
+  unlimited,
+  type RateLimit,
+  type RateLimiter,
+  type SharedWindow,
+  type Turn,
+} from './limiter.ts';
 export { collectPages, defineClient, nextLink, parseRetryAfter, type Client, type ClientSpec } from './http.ts';
 export { dailyChart, dailySeries, daysOf, isoDay, rangeDays, roundMoney } from './dates.ts';
 export { sumKnown } from './figures.ts';

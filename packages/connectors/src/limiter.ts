@@ -44,7 +44,6 @@ export function unlimited(clock: Clock): RateLimiter {
 export function slidingWindowLimiter({ limit, windowMs }: RateLimit, clock: Clock): RateLimiter {
   const sent: number[] = [];
   let pausedUntil = 0;
-  let queue: Promise<unknown> = Promise.resolve();
 
   async function waitForTurn(signal: AbortSignal | undefined, maxWaitMs: number): Promise<Turn> {
     for (;;) {
@@ -63,18 +62,67 @@ export function slidingWindowLimiter({ limit, windowMs }: RateLimit, clock: Cloc
   }
 
   return {
-    take(signal, maxWaitMs = MAX_LIMITER_WAIT_MS) {
-      const turn = queue.then(() => waitForTurn(signal, maxWaitMs));
-      // The next caller waits for this one's turn, whether it was served or gave up.
-      queue = turn.catch(() => undefined);
-      return turn;
-    },
+    take: inOrder(waitForTurn),
     pauseFor(ms) {
       pausedUntil = Math.max(pausedUntil, clock.now() + ms);
     },
     refund(turn) {
       const index = sent.lastIndexOf(turn);
       if (index >= 0) sent.splice(index, 1);
+    },
+  };
+}
+
+/** `take` serving this process's callers in the order they asked, whether each was served or gave up. */
+function inOrder(waitForTurn: (signal: AbortSignal | undefined, maxWaitMs: number) => Promise<Turn>): RateLimiter['take'] {
+  let queue: Promise<unknown> = Promise.resolve();
+  return (signal, maxWaitMs = MAX_LIMITER_WAIT_MS) => {
+    const turn = queue.then(() => waitForTurn(signal, maxWaitMs));
+    queue = turn.catch(() => undefined);
+    return turn;
+  };
+}
+
+/**
+ * A window kept outside this process (a database, Redis), so that every process using it shares one limit: `take`
+ * counts a call now when there is room, or says how long until there could be.
+ */
+export interface SharedWindow {
+  take(now: number): Promise<{ turn: number } | { waitMs: number }>;
+  /** No call until `until` (ms UTC), for every process. */
+  pause(until: number): Promise<void>;
+  refund(turn: number): Promise<void>;
+}
+
+/**
+ * The sliding window of `slidingWindowLimiter` held in a `SharedWindow`: several dashboard processes on one account
+ * together stay within its limit. This process's callers still queue in the order they asked; a 429 pauses this
+ * process at once and the others through the window. The window's store failing fails the call (nothing is sent
+ * unless the shared count allowed it).
+ */
+export function sharedWindowLimiter(window: SharedWindow, clock: Clock): RateLimiter {
+  let pausedUntil = 0;
+  const told = (promise: Promise<void>) => void promise.catch(() => undefined);
+
+  async function waitForTurn(signal: AbortSignal | undefined, maxWaitMs: number): Promise<Turn> {
+    for (;;) {
+      signal?.throwIfAborted();
+      const now = clock.now();
+      const answer = pausedUntil > now ? { waitMs: pausedUntil - now } : await window.take(now);
+      if ('turn' in answer) return answer.turn;
+      if (answer.waitMs > maxWaitMs) throw new LimiterBusyError(answer.waitMs);
+      await clock.sleep(answer.waitMs, signal);
+    }
+  }
+
+  return {
+    take: inOrder(waitForTurn),
+    pauseFor(ms) {
+      pausedUntil = Math.max(pausedUntil, clock.now() + ms);
+      told(window.pause(pausedUntil));
+    },
+    refund(turn) {
+      told(window.refund(turn));
     },
   };
 }
