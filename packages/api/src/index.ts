@@ -11,6 +11,7 @@ import type { Context, DemoProvider, Logger } from './context.ts';
 import { CredentialsKeyMismatchError, CredentialVault } from './credentials/vault.ts';
 import { DataCache } from './data/cache.ts';
 import { Connections, type ConnectionOptions } from './data/connections.ts';
+import { coordinationFor, type Coordination } from './data/shared.ts';
 import type { DatabaseHandle } from './database/runtime.ts';
 import { Backups, type BackupOptions } from './backup/runner.ts';
 import { Alerts, type EmailEnvironment } from './alerts/index.ts';
@@ -24,6 +25,7 @@ export { resumeDemo, startDemo } from './router/demo.ts';
 export { describeError } from './errors.ts';
 export { logFailure } from './trpc.ts';
 export { ttl } from './data/ttl.ts';
+export { coordinationFor, redisCoordination, type Coordination } from './data/shared.ts';
 export { BackupBusyError, Backups, type BackupOptions } from './backup/runner.ts';
 export { Access, type AccessOptions, type ClientInfo, type EnvPassword, type Identity, type NewSession, type RequestInfo, type UserIdentity } from './auth/access.ts';
 export { ThrottledError } from './auth/throttle.ts';
@@ -68,6 +70,11 @@ export async function createContext(options: {
   cliLocations?: CliLocations;
   /** Upstream limits other than the published ones: a test or benchmark that shortens time in proportion. */
   rateLimits?: ConnectionOptions['rateLimits'];
+  /**
+   * Where the processes serving one database share rate windows and cache fetches (Redis, from REDIS_URL); through
+   * the store itself when absent (its tables on Postgres and MySQL, this process's memory on SQLite).
+   */
+  coordination?: Coordination;
 }): Promise<Context> {
   const { log } = options;
   const store = memoizeReads(options.store);
@@ -86,9 +93,10 @@ export async function createContext(options: {
     await store.meta.put(KEY_CHECK, vault.seal(KEY_CHECK, {}));
   }
   const clock = options.clock ?? systemClock;
-  const connections = new Connections(store, vault, { clock, rateLimits: options.rateLimits, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const coordination = options.coordination ?? coordinationFor(store);
+  const connections = new Connections(store, vault, { clock, coordination, rateLimits: options.rateLimits, ...(options.fetch ? { fetch: options.fetch } : {}) });
   const access = await Access.open(store, log, options.access ?? { mode: 'local' });
-  const cache = new DataCache(store.cache, clock);
+  const cache = new DataCache(store.cache, clock, coordination.flights);
   const relayEnv = options.relay ?? { receive: receiveSettingsFrom({}) };
   const secrets = new RelaySecrets(store, vault);
   const alerts = new Alerts({ store, vault, env: options.email ?? {}, clock, log });

@@ -1,7 +1,17 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { CacheStatus } from '@dash/contracts';
 import type { Clock } from '@dash/connectors';
 import type { Store } from '@dash/db';
 import type { z } from 'zod';
+import type { Flights } from './shared.ts';
+
+/** How long a process may hold a key's fetch before another may take it over (it died, or an upstream hangs). */
+export const FLIGHT_MS = 30_000;
+/** How often a process waiting on another's fetch looks for the row it writes. */
+const FLIGHT_POLL_MS = 25;
+
+type Fetched = { value: unknown; fetchedAt: string; expiresAt: number };
 
 export interface Cached<T> {
   value: T;
@@ -42,11 +52,15 @@ const holds = (key: string, route: string, part: string) =>
 
 /**
  * The one cache every data route goes through (ARCHITECTURE.md): `api_cache` rows with the route's
- * TTL; concurrent identical requests share one upstream call; when the upstream fails, the last value
- * is served as STALE, and only when there is none does the error reach the caller.
+ * TTL; concurrent identical requests share one upstream call (in this process, and across processes
+ * when `flights` is given: the others wait for the row the one fetching writes, and answer HIT); when
+ * the upstream fails, the last value is served as STALE, and only when there is none does the error
+ * reach the caller.
  */
 export class DataCache {
-  private readonly inflight = new Map<string, Promise<{ value: unknown; fetchedAt: string }>>();
+  private readonly inflight = new Map<string, Promise<Fetched & { waited: boolean }>>();
+  /** This process, as the holder of a fetch other processes wait on. */
+  private readonly holder = randomUUID();
   /**
    * The parsed rows this process has read or written, newest last: a hit costs no query and no
    * re-parse of a year of chart points. The table stays the truth across restarts and processes.
@@ -57,6 +71,8 @@ export class DataCache {
   constructor(
     private readonly store: Store['cache'],
     private readonly clock: Clock,
+    /** Who fetches a key across processes; absent, this process's single-flight is all there is. */
+    private readonly flights?: Flights,
   ) {}
 
   async through<T>(options: {
@@ -75,15 +91,17 @@ export class DataCache {
     }
 
     try {
-      const fresh = await this.shared(key, async () => {
-        const value = await load();
-        const fetched = this.clock.now();
-        const fetchedAt = new Date(fetched).toISOString();
-        await this.store.put({ key, route, value, fetchedAt, expiresAt: new Date(fetched + ttlMs).toISOString() });
-        this.remember(key, { value, fetchedAt, expiresAt: fetched + ttlMs });
-        return { value, fetchedAt };
-      });
-      return { value: fresh.value as T, status: 'MISS', fetchedAt: fresh.fetchedAt };
+      const fresh = await this.shared(key, () =>
+        this.fetchOnce(key, schema, usable?.fetchedAt, async () => {
+          const value = await load();
+          const fetched = this.clock.now();
+          const fetchedAt = new Date(fetched).toISOString();
+          await this.store.put({ key, route, value, fetchedAt, expiresAt: new Date(fetched + ttlMs).toISOString() });
+          return { value, fetchedAt, expiresAt: fetched + ttlMs };
+        }),
+      );
+      this.remember(key, fresh);
+      return { value: fresh.value as T, status: fresh.waited ? 'HIT' : 'MISS', fetchedAt: fresh.fetchedAt };
     } catch (error) {
       if (!usable) throw error;
       return { value: usable.value, status: 'STALE', fetchedAt: usable.fetchedAt, staleReason: (error as Error).message };
@@ -121,19 +139,52 @@ export class DataCache {
     return entry;
   }
 
-  private remember(key: string, entry: { value: unknown; fetchedAt: string; expiresAt: number }) {
+  private remember(key: string, { value, fetchedAt, expiresAt }: Fetched) {
     this.memory.delete(key);
-    this.memory.set(key, entry);
+    this.memory.set(key, { value, fetchedAt, expiresAt });
     if (this.memory.size > DataCache.MEMORY_ENTRIES) this.memory.delete(this.memory.keys().next().value as string);
   }
 
-  /** One load per key at a time; everyone asking meanwhile gets its result. */
-  private shared(key: string, load: () => Promise<{ value: unknown; fetchedAt: string }>) {
-    let running = this.inflight.get(key);
-    if (!running) {
-      running = load().finally(() => this.inflight.delete(key));
-      this.inflight.set(key, running);
+  /**
+   * The fetch of `key`, once across processes: the one that takes the key's flight fetches; the others wait for the
+   * row it writes (a row other than the `seen` one) and use it. Should the holder fail (no row when its flight
+   * ends) or take longer than FLIGHT_MS, the next to take the flight fetches.
+   */
+  private async fetchOnce(key: string, schema: z.ZodType, seen: string | undefined, fetch: () => Promise<Fetched>): Promise<Fetched & { waited: boolean }> {
+    const flights = this.flights;
+    if (!flights) return { ...(await fetch()), waited: false };
+    for (;;) {
+      const written = await this.writtenSince(key, schema, seen);
+      if (written) return { ...written, waited: true };
+      if (await flights.take(key, this.holder, FLIGHT_MS, this.clock.now())) break;
+      await delay(FLIGHT_POLL_MS);
     }
-    return running;
+    try {
+      // Written by the holder that just gave the flight up, between the read above and the take.
+      const written = await this.writtenSince(key, schema, seen);
+      return written ? { ...written, waited: true } : { ...(await fetch()), waited: false };
+    } finally {
+      await flights.release(key, this.holder).catch(() => undefined);
+    }
+  }
+
+  /** The stored row of `key` when another fetch wrote it since the `seen` one, and it is fresh. */
+  private async writtenSince(key: string, schema: z.ZodType, seen: string | undefined): Promise<Fetched | undefined> {
+    const stored = await this.store.get(key);
+    if (!stored || stored.fetchedAt === seen || Date.parse(stored.expiresAt) <= this.clock.now()) return undefined;
+    const parsed = schema.safeParse(stored.value);
+    return parsed.success ? { value: parsed.data, fetchedAt: stored.fetchedAt, expiresAt: Date.parse(stored.expiresAt) } : undefined;
+  }
+
+  /**
+   * One load per key at a time in this process; everyone asking meanwhile gets its result as one that waited (a HIT:
+   * only the request whose load asked the upstream is a MISS).
+   */
+  private async shared(key: string, load: () => Promise<Fetched & { waited: boolean }>) {
+    const running = this.inflight.get(key);
+    if (running) return { ...(await running), waited: true };
+    const loading = load().finally(() => this.inflight.delete(key));
+    this.inflight.set(key, loading);
+    return loading;
   }
 }

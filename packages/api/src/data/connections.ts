@@ -2,6 +2,7 @@ import { services, type ServiceName } from '@dash/contracts';
 import {
   connectorFor,
   defaultGuardedFetch,
+  sharedWindowLimiter,
   slidingWindowLimiter,
   unlimited,
   type Clock,
@@ -13,6 +14,7 @@ import {
 } from '@dash/connectors';
 import type { Store } from '@dash/db';
 import type { CredentialVault } from '../credentials/vault.ts';
+import { memoryCoordination, type Coordination } from './shared.ts';
 
 /** No credentials under the key the integration names: the user has not connected the service yet. */
 export class MissingCredentialsError extends Error {
@@ -33,11 +35,14 @@ export interface ConnectionOptions {
   rateLimits?: Partial<Record<ServiceName, RateLimit>> | undefined;
   /** How long a call waits for its turn on a limiter; see ConnectorContext.limiterWaitMs. */
   limiterWaitMs?: number;
+  /** Where the limiters' windows are kept when several processes share them; this process's memory when absent. */
+  coordination?: Coordination;
 }
 
 /**
  * Builds connector contexts from stored credentials. Limiters live here, one per credential key, so
- * every route, project and credential test on one account shares its upstream's limit.
+ * every route, project and credential test on one account shares its upstream's limit (with every other
+ * dashboard process too, when `coordination` keeps the windows in the database or Redis).
  */
 export class Connections {
   constructor(
@@ -60,7 +65,9 @@ export class Connections {
     let limiter = this.limiters.get(key);
     if (!limiter) {
       const rateLimit = this.options.rateLimits?.[connector.service] ?? connector.rateLimit;
-      limiter = rateLimit ? slidingWindowLimiter(rateLimit, this.clock) : unlimited(this.clock);
+      // Shared when other processes may call the same account: their calls count against the same published limit.
+      const shared = rateLimit && (this.options.coordination ?? memoryCoordination).window(key, rateLimit);
+      limiter = shared ? sharedWindowLimiter(shared, this.clock) : rateLimit ? slidingWindowLimiter(rateLimit, this.clock) : unlimited(this.clock);
       this.limiters.set(key, limiter);
     }
     return limiter;

@@ -116,6 +116,8 @@ describe('data routes through the cache', () => {
     const answers = await Promise.all(Array.from({ length: 100 }, () => get('/api/health')));
     expect(new Set(answers.map((a) => JSON.stringify(a.json))).size).toBe(1);
     expect(monitorListings()).toBe(1);
+    // Only the request whose fetch asked the upstream is a MISS: the other 99 waited for it.
+    expect(answers.map((a) => a.headers.get('x-cache')).filter((cache) => cache === 'MISS')).toHaveLength(1);
     // One listing, then one response-times and one incidents call per monitor: five in all.
     expect(sandbox.requestsTo('betterstack')).toHaveLength(5);
   });

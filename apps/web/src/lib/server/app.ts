@@ -2,12 +2,14 @@ import {
   createCaller,
   createContext,
   CredentialVault,
+  redisCoordination,
   resolveCredentialsKey,
   resumeDemo,
   Runtime,
   startDemo,
   type Caller,
   type Context,
+  type Coordination,
   type DemoProvider,
   type EnvPassword,
   type Logger,
@@ -56,6 +58,7 @@ process.once('sveltekit:shutdown', () => {
     const started = await runtime?.catch(() => undefined);
     clearInterval(pruning);
     await started?.close();
+    await (await coordination?.catch(() => undefined))?.close();
     await (await sandbox)?.close();
   })();
 });
@@ -93,8 +96,18 @@ function envPassword(env: Env): EnvPassword | undefined {
   return { source: 'DASHBOARD_PASSWORD_FILE', password };
 }
 
+/** Redis for what the dashboard processes share, when REDIS_URL names one (one client for every context). */
+let coordination: Promise<Coordination> | undefined;
+
 async function start(): Promise<Runtime> {
   const env = serverEnv();
+  if (env.REDIS_URL) {
+    coordination ??= redisCoordination(env.REDIS_URL).catch((error: unknown) => {
+      coordination = undefined;
+      throw error;
+    });
+    log.info(`shared rate limits and cache fetches: Redis at ${new URL(env.REDIS_URL).host}`);
+  }
   const { key, source } = resolveCredentialsKey({ configured: env.CREDENTIALS_KEY, dataDir: env.DATA_DIR });
   if (source !== 'env') log.info(`credentials key: ${source === 'generated' ? 'generated into' : 'read from'} ${resolve(env.DATA_DIR, 'credentials.key')}`);
   const started = await Runtime.start({
@@ -118,6 +131,7 @@ async function start(): Promise<Runtime> {
         relay: { url: env.WEBHOOK_RELAY_URL, secret: env.RELAY_POLL_SECRET, receive: env.receive },
         backup: { interval: env.BACKUP_INTERVAL, httpEnabled: env.BACKUP_SECRET.length > 0 },
         cliLocations: env.cli,
+        ...(coordination ? { coordination: await coordination } : {}),
         email: { SENDGRID_API_KEY: env.SENDGRID_API_KEY, ALERT_EMAIL_FROM: env.ALERT_EMAIL_FROM, ALERT_EMAIL_TO: env.ALERT_EMAIL_TO, SENDGRID_API_URL: env.SENDGRID_API_URL },
       });
       ctx.notifications.poller.start();

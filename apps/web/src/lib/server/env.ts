@@ -44,6 +44,11 @@ const schema = z
     DATA_DIR: z.string().default('./data'),
     /** Where drizzle-kit's migrations live (`sqlite/` and `pg/` inside). */
     MIGRATIONS_DIR: z.string().default('./drizzle'),
+    /**
+     * Redis for what several dashboard processes share (each upstream's rate window, one fetch per cache miss); unset,
+     * they share through the database when it is Postgres or MySQL, and a SQLite dashboard keeps them in memory.
+     */
+    REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379' }).optional(),
     /** The relay's base for events (`<relay>/api`, or `<relay>/api/t/<tenant>`); `relayUrl` in settings overrides it. */
     WEBHOOK_RELAY_URL: z.url({ protocol: /^https?$/, error: 'WEBHOOK_RELAY_URL must be an http(s) URL such as https://relay.example.com/api' }).optional(),
     /** The relay's poll secret; one saved in settings overrides it. The relay's list for rotation (`new,old`) polls with the first. */

@@ -1,0 +1,166 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createClient } from 'redis';
+import { LimiterBusyError, sharedWindowLimiter, systemClock } from '@dash/connectors';
+import { openStore, type Store } from '@dash/db';
+import { mysqlProblem, postgresProblem, scratchMysql, scratchPostgres } from '@dash/db/testing';
+import { migrationsDir } from '../testing.ts';
+import { DataCache } from './cache.ts';
+import { coordinationFor, redisCoordination, type Coordination } from './shared.ts';
+
+// Two dashboard processes on one database, each with its own store connection, cache and limiters, share one upstream
+// call per cache miss (the other answers HIT with the same value) and one rate window per account, through Postgres,
+// MySQL, or Redis beside either. SQLite keeps both in memory.
+
+const REDIS_URL = 'redis://127.0.0.1:6379/13';
+const inCI = process.env.CI === 'true';
+const pgProblem = await postgresProblem();
+const myProblem = await mysqlProblem();
+
+/** A process: its own connection to the shared database, and the coordination it would build. */
+interface Process {
+  store: Store;
+  coordination: Coordination;
+}
+
+type Engine = { name: string; problem: string | undefined; scratch: () => Promise<{ url: string; drop: () => Promise<void> }>; redis: boolean };
+const engines: Engine[] = [
+  { name: 'Postgres', problem: pgProblem, scratch: scratchPostgres, redis: false },
+  { name: 'MySQL', problem: myProblem, scratch: scratchMysql, redis: false },
+  { name: 'Postgres with REDIS_URL', problem: pgProblem, scratch: scratchPostgres, redis: true },
+];
+
+const schema = z.object({ n: z.number() });
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.for(engines)('two processes sharing through $name', (engine) => {
+  const skip = engine.problem !== undefined && !inCI;
+  let processes: [Process, Process];
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    if (skip) return;
+    const scratch = await engine.scratch();
+    drop = scratch.drop;
+    const open = async (): Promise<Process> => {
+      const store = await openStore({ url: scratch.url, migrationsDir });
+      return { store, coordination: engine.redis ? await redisCoordination(REDIS_URL) : coordinationFor(store) };
+    };
+    processes = [await open(), await open()];
+    expect(processes.map((p) => p.coordination.where)).toEqual(engine.redis ? ['redis', 'redis'] : ['database', 'database']);
+  });
+  afterAll(async () => {
+    if (skip) return;
+    for (const { store, coordination } of processes) {
+      await coordination.close();
+      await store.close();
+    }
+    await drop();
+    if (engine.redis) {
+      const client = createClient({ url: REDIS_URL });
+      await client.connect();
+      await client.flushDb();
+      await client.close();
+    }
+  });
+
+  it.skipIf(skip)('one upstream call per cache miss: the process that waited answers HIT with the value the other fetched', async () => {
+    const caches = processes.map(({ store, coordination }) => new DataCache(store.cache, systemClock, coordination.flights));
+    let calls = 0;
+    const load = async () => {
+      calls += 1;
+      await wait(150);
+      return { n: calls };
+    };
+    const ask = (cache: DataCache) => cache.through({ route: 'revenue', params: { project: 'acme' }, ttlMs: 60_000, schema, load });
+    const answers = await Promise.all([...caches, ...caches, ...caches].map(ask));
+    expect(calls).toBe(1);
+    expect(new Set(answers.map((answer) => JSON.stringify([answer.value, answer.fetchedAt]))).size).toBe(1);
+    // The one request whose fetch asked the upstream says MISS; every other, in either process, waited and says HIT.
+    expect(answers.map((answer) => answer.status).sort()).toEqual(['HIT', 'HIT', 'HIT', 'HIT', 'HIT', 'MISS']);
+    // Fresh now: both answer from it without another call.
+    expect((await Promise.all(caches.map(ask))).map((answer) => answer.status)).toEqual(['HIT', 'HIT']);
+    expect(calls).toBe(1);
+  });
+
+  it.skipIf(skip)('a fetch that fails hands the key to the next process, which fetches it', async () => {
+    const [first, second] = processes.map(({ store, coordination }) => new DataCache(store.cache, systemClock, coordination.flights));
+    let calls = 0;
+    const ask = (cache: DataCache, fail: boolean) =>
+      cache.through({
+        route: 'traffic',
+        params: { project: 'acme' },
+        ttlMs: 60_000,
+        schema,
+        load: async () => {
+          calls += 1;
+          await wait(100);
+          if (fail) throw new Error('upstream 503');
+          return { n: 7 };
+        },
+      });
+    const failing = ask(first!, true);
+    await wait(20);
+    const [failed, fetched] = await Promise.allSettled([failing, ask(second!, false)]);
+    expect(failed).toMatchObject({ status: 'rejected', reason: { message: 'upstream 503' } });
+    expect(fetched).toMatchObject({ status: 'fulfilled', value: { value: { n: 7 }, status: 'MISS' } });
+    expect(calls).toBe(2);
+  });
+
+  it.skipIf(skip)('calls on one account from both processes stay within its limit in every window', async () => {
+    const rate = { limit: 4, windowMs: 400 };
+    const limiters = processes.map(({ coordination }) => sharedWindowLimiter(coordination.window(`acct-${engine.name}`, rate)!, systemClock));
+    const sent: number[] = [];
+    await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        await limiters[i % 2]!.take(undefined, 5_000);
+        sent.push(Date.now());
+      }),
+    );
+    sent.sort((a, b) => a - b);
+    // Twelve calls at four per 400 ms take at least two full windows, and no window holds more than four.
+    expect(sent.at(-1)! - sent[0]!).toBeGreaterThanOrEqual(2 * rate.windowMs - 20);
+    for (const [i, at] of sent.entries()) expect(sent.filter((other) => other >= at && other < at + rate.windowMs - 20).length, `from call ${i}`).toBeLessThanOrEqual(4);
+  });
+
+  it.skipIf(skip)("a 429 seen by one process pauses the other's calls to that account, and a refund frees a place", async () => {
+    const rate = { limit: 2, windowMs: 60_000 };
+    const [a, b] = processes.map(({ coordination }) => sharedWindowLimiter(coordination.window(`paused-${engine.name}`, rate)!, systemClock));
+    await a!.take();
+    a!.pauseFor(30_000);
+    await wait(50);
+    await expect(b!.take(undefined, 1_000)).rejects.toBeInstanceOf(LimiterBusyError);
+
+    const [c, d] = processes.map(({ coordination }) => sharedWindowLimiter(coordination.window(`refund-${engine.name}`, rate)!, systemClock));
+    await c!.take();
+    const second = await d!.take();
+    await expect(c!.take(undefined, 1_000)).rejects.toBeInstanceOf(LimiterBusyError);
+    d!.refund(second);
+    await wait(50);
+    await expect(c!.take(undefined, 1_000)).resolves.toEqual(expect.any(Number));
+  });
+});
+
+describe('one process on SQLite', () => {
+  it('keeps its windows and fetches in memory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dash-shared-'));
+    const store = await openStore({ url: `file:${join(dir, 'dashboard.db')}`, migrationsDir });
+    try {
+      const coordination = coordinationFor(store);
+      expect(coordination).toMatchObject({ where: 'memory', flights: undefined });
+      expect(coordination.window('acct', { limit: 5, windowMs: 60_000 })).toBeUndefined();
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('REDIS_URL that cannot be reached', () => {
+  it('fails the start with where it looked, and no password', async () => {
+    await expect(redisCoordination('redis://user:s3cret-pass@127.0.0.1:1')).rejects.toThrow(/^REDIS_URL: cannot reach Redis at 127\.0\.0\.1:1 \((?!.*s3cret).*\)$/);
+  });
+});
