@@ -227,7 +227,7 @@ describe.skipIf(postgresDown !== undefined && process.env.CI !== 'true')('two da
     expect(sandbox.requestsTo('opencollective').length - before).toBe(1);
   });
 
-  it('sends the failed deploy’s email once, and the digest of a pause that both processes watched end once', async () => {
+  it('sends a failed deploy’s email once, and one digest when a pause is lifted on both processes at once', async () => {
     // The deploy streamed above was emailed at once (a failed deploy is critical), by one process only.
     const mailsAbout = (name: string) => sandbox.mails().filter((mail) => mail.subject.includes(name));
     await until(() => Promise.resolve(mailsAbout('streamed-app').length), (n) => n > 0, 10_000, 'the failed deploy’s email');
