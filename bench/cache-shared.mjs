@@ -1,5 +1,5 @@
 // The data cache's hit rate with two dashboard processes on one database against one process, in the same run.
-//   node scripts/pnpm.mjs --filter @dash/web build && node bench/cache-shared.mjs [--rounds=3] [--waves=8]
+//   node scripts/pnpm.mjs --filter @dash/web build && node bench/cache-shared.mjs [--rounds=3] [--waves=6]
 //
 // Starts packages/sandbox's fake upstreams in a child process of its own (under tsx), which counts every
 // request they answer, and the built dashboard as:
@@ -22,7 +22,7 @@
 // Legs alternate in each round (baseline, postgres, redis, ...) after an uncounted warm-up wave each.
 // Prints each round and the medians; the target is a hit rate of at least 0.9 of the baseline's.
 //
-// Flags: --rounds=3, --waves=8 (per leg and round), --clients=12, --spread=400 (ms), --legs=baseline,postgres,redis
+// Flags: --rounds=3, --waves=6 (per leg and round), --clients=12, --spread=400 (ms), --legs=baseline,postgres,redis
 // (the baseline always runs), --verbose (each wave). Env: BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres),
 // BENCH_REDIS_URL (redis://127.0.0.1:6379/15).
 import { spawn } from 'node:child_process';
@@ -59,7 +59,7 @@ if (args['sandbox-worker']) {
 
 async function main() {
   const ROUNDS = Number(args.rounds ?? 3);
-  const WAVES = Number(args.waves ?? 8);
+  const WAVES = Number(args.waves ?? 6);
   const CLIENTS = Number(args.clients ?? 12);
   const SPREAD = Number(args.spread ?? 400);
   const LEGS = new Set(['baseline', ...(args.legs ?? 'baseline,postgres,redis').split(',')]);
@@ -126,7 +126,8 @@ async function main() {
 
   /** A round-robin proxy over `targets` (the dashboards' URLs), which can be changed; Host is the target's. */
   async function startProxy() {
-    const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+    // Kept-alive connections are dropped after 2 s idle, before the dashboard's 5 s would close one under a request.
+    const agent = new Agent({ keepAlive: true, maxSockets: Infinity, timeout: 2_000 });
     const proxy = { targets: [], next: 0, url: '' };
     const server = createServer((req, res) => {
       const target = new URL(proxy.targets[proxy.next++ % proxy.targets.length]);
@@ -209,6 +210,7 @@ async function main() {
     const paths = ['ideas', 'shipping'].flatMap((route) => [`/api/${route}?limit=${limit}`, ...SLUGS.map((slug) => `/api/${route}?project=${slug}&limit=${limit}`)]);
     const requests = paths.flatMap((path, i) => arrivals(seed * 31 + i, CLIENTS).map((at) => ({ path, at })));
     const before = await sandbox.count();
+    const waveStarted = performance.now();
     const counts = { HIT: 0, MISS: 0, STALE: 0 };
     const failures = [];
     await Promise.all(
@@ -224,7 +226,7 @@ async function main() {
     const after = await sandbox.count();
     if (failures.length > 0) throw new Error(`${leg.name}: ${failures.length} of ${requests.length} answers failed, first: ${failures[0]}`);
     const byService = Object.fromEntries(Object.entries(after.byService).map(([service, n]) => [service, n - (before.byService[service] ?? 0)]).filter(([, n]) => n > 0));
-    return { ...counts, calls: after.count - before.count, byService };
+    return { ...counts, calls: after.count - before.count, byService, ms: performance.now() - waveStarted };
   }
 
   const sandbox = await startSandboxWorker();
@@ -280,7 +282,7 @@ async function main() {
           if (args.verbose) {
             console.log(
               `  round ${round} wave ${w + 1} limit=${limit} ${leg.name.padEnd(8)} HIT ${result.HIT} MISS ${result.MISS} STALE ${result.STALE}; ` +
-                `${result.calls} upstream calls ${JSON.stringify(result.byService)}`,
+                `${result.calls} upstream calls ${JSON.stringify(result.byService)}; ${result.ms.toFixed(0)} ms`,
             );
           }
           await sleep(100);
