@@ -79,6 +79,9 @@ const nextSeq = sql`nextval('notification_seq')`;
  * This needs READ COMMITTED, whatever the server's default: each statement after the lock must see what the
  * previous holder committed (a REPEATABLE READ snapshot would be taken before the wait for the lock).
  */
+/** The channel a commit to the notifications is announced on (`Store.notifications.changes`). */
+const CHANGES_CHANNEL = 'dash_notifications';
+
 const lockNotifications = (tx: Tx) => tx.execute(sql`select pg_advisory_xact_lock(7305046152410968393)`);
 const notificationTx = { isolationLevel: 'read committed' } as const;
 
@@ -373,6 +376,15 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
 
     notifications: {
       ...notificationReads((statement) => run<Record<string, unknown>>(db, statement), pgDialect),
+      changes: {
+        async announce(from) {
+          await db.$client.notify(CHANGES_CHANNEL, from);
+        },
+        async listen(onChange) {
+          const listening = await db.$client.listen(CHANGES_CHANNEL, onChange);
+          return () => listening.unlisten();
+        },
+      },
       ingest: (events, options) =>
         db.transaction(async (tx) => {
           await lockNotifications(tx);

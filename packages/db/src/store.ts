@@ -435,6 +435,16 @@ export interface Store {
     events(notificationId: string): Promise<NotificationEventRow[]>;
     /** Rows changed after `seq` (those whose seq is bigger), oldest change first, at most `limit`: a live stream's replay. */
     changedSince(seq: number, limit: number): Promise<NotificationRow[]>;
+    /**
+     * A signal between the processes on this database that the change feed moved (Postgres's LISTEN/NOTIFY), so
+     * their live streams read it at once instead of at their next poll; absent where the engine has none.
+     */
+    changes?: {
+      /** Tells every listening process (this one included) that `from` committed something. */
+      announce(from: string): Promise<void>;
+      /** Calls `onChange` with each announcement's `from` until the returned function is called. */
+      listen(onChange: (from: string) => void): Promise<() => Promise<void>>;
+    };
     /** The biggest seq of the rows and sent interruptions there are (0 when there are none): where a live stream starts. */
     latestSeq(): Promise<number>;
     /** Unread rows that are not snoozed. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { DeliveryRow, NotificationRow, Store } from '@dash/db';
 
 /** Rows that changed, and interruptions that were sent (`sent` may be empty). */
@@ -17,6 +18,11 @@ export class NotificationHub {
   private readonly told = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private reading = false;
+  /** An announcement came while a read was under way: read once more after it. */
+  private again = false;
+  private unlisten: (() => Promise<void>) | undefined;
+  /** This hub, in its announcements: it does not read the feed again for its own. */
+  private readonly id = randomUUID();
   private readonly closing = new AbortController();
 
   constructor(
@@ -46,10 +52,13 @@ export class NotificationHub {
     this.closing.abort();
     clearInterval(this.timer);
     this.timer = undefined;
+    void this.unlisten?.().catch(() => undefined);
+    this.unlisten = undefined;
   }
 
-  /** Rows (and interruptions) this process just committed. */
+  /** Rows (and interruptions) this process just committed; other processes on the database are told to read the feed. */
   publish(rows: readonly NotificationRow[], sent: readonly DeliveryRow[] = []): void {
+    if (rows.length > 0 || sent.length > 0) void this.store.changes?.announce(this.id).catch(() => undefined);
     this.tell(
       rows.filter((row) => this.fresh(row)),
       sent.filter((delivery) => this.fresh(delivery)),
@@ -77,6 +86,10 @@ export class NotificationHub {
     if (!this.timer && !this.closing.signal.aborted) {
       this.timer = setInterval(() => void this.readStore(), this.intervalMs);
       this.timer.unref();
+      // Where the database announces commits (Postgres), another process's change is read at once; the timer stays
+      // for what an announcement could miss (a reconnect).
+      this.unlisten = await this.store.changes?.listen((from) => from !== this.id && void this.readStore()).catch(() => undefined);
+      if (this.closing.signal.aborted) void this.unlisten?.().catch(() => undefined);
     }
   }
 
@@ -94,9 +107,13 @@ export class NotificationHub {
     return true;
   }
 
-  private async readStore() {
-    if (this.reading) return;
+  private async readStore(): Promise<void> {
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
     this.reading = true;
+    this.again = false;
     try {
       const from = Math.max(0, this.highest - OVERLAP);
       const [rows, sent] = await Promise.all([this.store.changedSince(from, 500), this.store.sentSince(from, 500)]);
@@ -111,5 +128,6 @@ export class NotificationHub {
     } finally {
       this.reading = false;
     }
+    if (this.again) await this.readStore();
   }
 }
