@@ -14,11 +14,10 @@
 // random instants within --spread ms (same instants on every leg). Every wave asks a `limit` no earlier
 // wave asked, so each of its 12 cache keys (ideas and shipping's three sources, per project) has no usable
 // entry, as after its TTL: a wave is "the cache just expired and everyone opens the dashboard".
-// Hit rate = HIT / (HIT + MISS + STALE) of the answers' X-Cache. Note that a request that waits on a fetch
-// in flight in its own process answers MISS, so a wave's hits are the requests that arrive after a fetch
-// is stored; with --spread=0 (all at once) a wave is all MISS. Upstream calls are counted at the sandbox
-// per wave; the baseline makes exactly one fetch per key, so a leg's calls / the baseline's are its
-// fetches per key (1.00 is ideal).
+// Hit rate = HIT / (HIT + MISS + STALE) of the answers' X-Cache: only a request whose fetch asked the upstream
+// is a MISS; one that waited on a fetch in flight (in its own process, or through the shared single-flight in
+// another) is a HIT. Upstream calls are counted at the sandbox per wave; the baseline makes exactly one fetch
+// per key, so a leg's calls / the baseline's are its fetches per key (1.00 is ideal).
 // Legs alternate in each round (baseline, postgres, redis, ...) after an uncounted warm-up wave each.
 // Prints each round and the medians; the target is a hit rate of at least 0.9 of the baseline's.
 //
