@@ -80,6 +80,9 @@ async function openSqlite(url: string, authToken: string | undefined, migrations
   }
 }
 
+/** The migrations' lock (an arbitrary number; Postgres advisory locks are per database, MySQL's named ones per server). */
+const MIGRATIONS_LOCK = 4_610_993_183_517_283;
+
 async function openPostgres(url: string, migrationsFolder: string | undefined, { prepare, ssl }: Pick<StoreOptions, 'prepare' | 'ssl'>): Promise<Store> {
   const client = postgres(url, {
     onnotice: () => {},
@@ -88,7 +91,12 @@ async function openPostgres(url: string, migrationsFolder: string | undefined, {
   });
   try {
     const db = drizzlePg(client);
-    if (migrationsFolder) await migratePg(db, { migrationsFolder });
+    // Several processes starting at once on a fresh database: one migrates while the others wait in this lock (held
+    // by a transaction, so a transaction-mode pooler keeps it on one connection), then find nothing left to do.
+    if (migrationsFolder) await client.begin(async (lock) => {
+      await lock`select pg_advisory_xact_lock(${MIGRATIONS_LOCK})`;
+      await migratePg(db, { migrationsFolder });
+    });
     return pgStore(db);
   } catch (error) {
     await client.end();
@@ -115,7 +123,17 @@ async function openMysql(url: string, migrationsFolder: string | undefined): Pro
   });
   try {
     const db = drizzleMysql(pool);
-    if (migrationsFolder) await migrateMysql(db, { migrationsFolder });
+    if (migrationsFolder) {
+      // As on Postgres: one process migrates at a time, the others wait for its named lock (on a connection of its own).
+      const lock = await pool.getConnection();
+      try {
+        await lock.query('select get_lock(?, 300)', [`dash:${MIGRATIONS_LOCK}`]);
+        await migrateMysql(db, { migrationsFolder });
+      } finally {
+        await lock.query('select release_lock(?)', [`dash:${MIGRATIONS_LOCK}`]).catch(() => undefined);
+        lock.release();
+      }
+    }
     return mysqlStore(db);
   } catch (error) {
     await pool.end();

@@ -25,7 +25,7 @@ import {
   type Store,
 } from './index.ts';
 import { sqliteStore } from './sqlite.ts';
-import { MYSQL_SERVER, mysqlProblem, PG_SERVER, postgresProblem, scratchMysql, withMysql } from './testing.ts';
+import { MYSQL_SERVER, mysqlProblem, PG_SERVER, postgresProblem, scratchMysql, scratchPostgres, withMysql } from './testing.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 const quiet = { onnotice: () => {}, connect_timeout: 5 };
@@ -1308,5 +1308,19 @@ describe('memoizeReads', () => {
       await raw.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe.for([
+  { engine: 'Postgres', problem: pgProblem, scratch: scratchPostgres },
+  { engine: 'MySQL (MariaDB)', problem: myProblem, scratch: scratchMysql },
+])('several dashboard processes starting at once on a fresh $engine database', ({ problem, scratch }) => {
+  it.skipIf(problem !== undefined && !inCI)('all start: one migrates, the others wait for it and find the database up to date', async () => {
+    const database = await scratch();
+    onTestFinished(() => database.drop());
+    const stores = await Promise.all(Array.from({ length: 3 }, () => openStore({ url: database.url, migrationsDir })));
+    for (const store of stores) onTestFinished(() => store.close());
+    await stores[0]!.projects.create({ slug: 'acme', name: 'Acme', integrations: {} });
+    expect((await stores[2]!.projects.list()).map((project) => project.slug)).toEqual(['acme']);
   });
 });
