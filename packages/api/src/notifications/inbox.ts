@@ -268,7 +268,7 @@ export class Inbox {
     });
     if (result.changed.length > 0) await this.expireStaleData(result.changed);
     this.publish(result.changed, result.sent);
-    if (result.stored > 0) this.wakeBy(now + this.planner.holdFor(policy));
+    if (result.stored > 0) this.wakeBy(this.planner.nextLookAfterIngest(now, policy));
     return result;
   }
 

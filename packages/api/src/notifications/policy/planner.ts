@@ -320,6 +320,15 @@ export class Planner {
   }
 
   /**
+   * When the scheduler should look next after storing events at `now`: when a flap hold started now ends, or sooner,
+   * when the pause or quiet hours end (what they deferred goes out then, not at a later look).
+   */
+  nextLookAfterIngest(now: number, policy: NotificationPolicy): number {
+    const quiet = quietAt(now, policy.quietHours);
+    return Math.min(now + this.holdFor(policy), quiet.quiet && quiet.endsAt !== undefined ? quiet.endsAt : Infinity);
+  }
+
+  /**
    * Plans a batch's stored events in order, in the ingest's transaction (the dry run passes outbox operations that
    * keep the writes instead of making them). For each event: count its change for flap detection, then decide by what
    * the fold did with it (a recovery, a join, or an interruption), and store its decision with the steps that decided it.
