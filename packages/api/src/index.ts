@@ -7,7 +7,8 @@ import { receiveSettings, RelaySecrets, relayTarget, type RelayEnvironment } fro
 import { Inbox } from './notifications/inbox.ts';
 import { RelayPoller } from './notifications/poller.ts';
 import { LocalWebhooks } from './notifications/webhooks.ts';
-import type { Context, DemoProvider, Logger } from './context.ts';
+import type { Context, DemoProvider } from './context.ts';
+import type { Logger } from './logger.ts';
 import { CredentialsKeyMismatchError, CredentialVault } from './credentials/vault.ts';
 import { DataCache } from './data/cache.ts';
 import { Connections, type ConnectionOptions } from './data/connections.ts';
@@ -20,7 +21,8 @@ import { BriefingMailer } from './briefing/mailer.ts';
 import type { CliLocations } from './oauth/cli-import.ts';
 
 export { appRouter, createCaller, type AppRouter, type Caller } from './root.ts';
-export type { Context, DemoProvider, Logger } from './context.ts';
+export type { Context, DemoProvider } from './context.ts';
+export type { Logger } from './logger.ts';
 export { resumeDemo, startDemo } from './router/demo.ts';
 export { describeError } from './errors.ts';
 export { logFailure } from './trpc.ts';

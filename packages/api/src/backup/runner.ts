@@ -12,7 +12,8 @@ import {
 import type { Clock } from '@dash/connectors';
 import type { Store } from '@dash/db';
 import { z } from 'zod';
-import type { Context, Logger } from '../context.ts';
+import type { Context } from '../context.ts';
+import type { Logger } from '../logger.ts';
 import { backupPlan, specDelays, type BackupTask, type LaneDelays, type LaneKey } from './plan.ts';
 
 /** Of several dashboard processes on one database, the one holding this lease backs up. */
