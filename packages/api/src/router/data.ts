@@ -29,7 +29,7 @@ import type { DataReads } from '../data/reads.ts';
 import { loadShipped, shippingSources } from '../data/shipping.ts';
 import { ttl } from '../data/ttl.ts';
 import { createCallerFactory, publicProcedure, router } from '../trpc.ts';
-import { growthProcedures } from './growth.ts';
+import { audienceProcedures } from './audience.ts';
 
 const revenueReport = revenueSchema.extend({ currency: z.string() });
 const ideaList = z.array(ideasSchema.shape.items.element.omit({ project: true }));
@@ -38,7 +38,7 @@ const ideaList = z.array(ideasSchema.shape.items.element.omit({ project: true })
 const byPriorityThenAge = (a: Idea, b: Idea) => (a.priority || 5) - (b.priority || 5) || a.createdAt.localeCompare(b.createdAt);
 
 export const dataRouter = router({
-  ...growthProcedures,
+  ...audienceProcedures,
 
   revenue: publicProcedure
     .input(revenueQuerySchema)
