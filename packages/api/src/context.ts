@@ -13,13 +13,7 @@ import type { CliLocations } from './oauth/cli-import.ts';
 import type { Alerts } from './alerts/index.ts';
 import type { EmailSender } from './notifications/email-sender.ts';
 import type { BriefingMailer } from './briefing/mailer.ts';
-
-/** Where the api writes what operators should see. Never handed a secret or a request body. */
-export interface Logger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
+import type { Logger } from './logger.ts';
 
 export interface Context {
   store: Store;

@@ -7,7 +7,8 @@ import { receiveSettings, RelaySecrets, relayTarget, type RelayEnvironment } fro
 import { Inbox } from './notifications/inbox.ts';
 import { RelayPoller } from './notifications/poller.ts';
 import { LocalWebhooks } from './notifications/webhooks.ts';
-import type { Context, DemoProvider, Logger } from './context.ts';
+import type { Context, DemoProvider } from './context.ts';
+import type { Logger } from './logger.ts';
 import { CredentialsKeyMismatchError, CredentialVault } from './credentials/vault.ts';
 import { DataCache } from './data/cache.ts';
 import { Connections, type ConnectionOptions } from './data/connections.ts';
@@ -18,9 +19,13 @@ import { Alerts, type EmailEnvironment } from './alerts/index.ts';
 import { EmailSender } from './notifications/email-sender.ts';
 import { BriefingMailer } from './briefing/mailer.ts';
 import type { CliLocations } from './oauth/cli-import.ts';
+import type { BackupReads } from './backup/plan.ts';
+import { loadShipped } from './data/shipping.ts';
+import { dataReadsOf } from './router/data.ts';
 
 export { appRouter, createCaller, type AppRouter, type Caller } from './root.ts';
-export type { Context, DemoProvider, Logger } from './context.ts';
+export type { Context, DemoProvider } from './context.ts';
+export type { Logger } from './logger.ts';
 export { resumeDemo, startDemo } from './router/demo.ts';
 export { describeError } from './errors.ts';
 export { logFailure } from './trpc.ts';
@@ -122,6 +127,18 @@ export async function createContext(options: {
     env: relayEnv,
     fetch: fetcher,
   };
+  // The backup and the briefing ask the data procedures through callers over the context they are part of.
+  const backup = new Backups({ store, log, clock, ...options.backup, reads: ({ signal, limiterWaitMs }) => backupReads(context, signal, limiterWaitMs) });
+  const briefing = new BriefingMailer({
+    store,
+    clock,
+    log,
+    reads: (signal) => dataReadsOf(context, signal),
+    alerts,
+    backup,
+    policy: inbox.policy,
+    origin: access.options.origin,
+  });
   const context: Context = {
     store,
     vault,
@@ -130,9 +147,9 @@ export async function createContext(options: {
     data: { cache, connections },
     access,
     notifications,
-    backup: new Backups(() => context, { store, log, clock, ...options.backup }),
+    backup,
     alerts,
-    briefing: new BriefingMailer(() => context, { clock, log }),
+    briefing,
     ...(options.demo ? { demo: options.demo } : {}),
     ...(options.database ? { database: options.database } : {}),
     ...(options.cliLocations ? { cliLocations: options.cliLocations } : {}),
@@ -141,4 +158,10 @@ export async function createContext(options: {
   // The briefing email's sender runs with the other schedulers (a test with a fake clock calls `briefing.tick()`).
   if (options.scheduler !== false) context.briefing.start();
   return context;
+}
+
+/** What a backup asks over the context: the data procedures and shipping's loaders, with connections that wait their turn. */
+function backupReads(context: Context, signal: AbortSignal, limiterWaitMs: number): BackupReads {
+  const patient: Context = { ...context, data: { ...context.data, connections: context.data.connections.patient(limiterWaitMs) } };
+  return { procedures: dataReadsOf(patient, signal), shipped: (source, input) => loadShipped(patient, source, input, signal) };
 }

@@ -1,6 +1,7 @@
 import { initTRPC, isTrackedEnvelope, tracked, type TrackedEnvelope, type TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import type { Context, Logger } from './context.ts';
+import type { Context } from './context.ts';
+import type { Logger } from './logger.ts';
 import { describeError } from './errors.ts';
 
 const t = initTRPC.context<Context>().create({

@@ -1,27 +1,7 @@
+import type { Clock } from './clock.ts';
 import type { RateLimiter } from './limiter.ts';
 
-/** Time as a connector sees it, so tests can move it and sleeps can be cut short. */
-export interface Clock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason as Error);
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', abort);
-        resolve();
-      }, ms);
-      const abort = () => {
-        clearTimeout(timer);
-        reject(signal?.reason as Error);
-      };
-      signal?.addEventListener('abort', abort, { once: true });
-    }),
-};
+export { systemClock, type Clock } from './clock.ts';
 
 /**
  * Everything a connector may use, handed in by the caller: it never reads env, never picks its own

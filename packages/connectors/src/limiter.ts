@@ -1,4 +1,4 @@
-import type { Clock } from './context.ts';
+import type { Clock } from './clock.ts';
 
 /** The wait for a turn would be longer than the caller is willing to hold a request open. */
 export class LimiterBusyError extends Error {

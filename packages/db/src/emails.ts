@@ -1,4 +1,4 @@
-import { bind, DELIVERY_COLUMNS, numOrNull, rawDelivery, type RunStatement } from './outbox.ts';
+import { bind, DELIVERY_COLUMNS, numOrNull, rawDelivery, type RunStatement } from './sql-rows.ts';
 import type { SqlDialect } from './shared.ts';
 import type { DeliveryRow, EmailSendRow, Store } from './store.ts';
 

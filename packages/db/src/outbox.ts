@@ -1,6 +1,7 @@
 import type { StoredDecision } from '@dash/contracts';
 import { enqueueEmails } from './emails.ts';
-import { chunked, isoOf, type RawStatement, type SqlDialect } from './shared.ts';
+import { chunked, isoOf, type SqlDialect } from './shared.ts';
+import { bind, DELIVERY_COLUMNS, num, numOrNull, parseJson, rawDelivery, type RunStatement } from './sql-rows.ts';
 import type { DeliveryRow, MuteRow, NotificationEventRow, NotificationRow, OutboxOps, Store, SubjectState, TraceLine } from './store.ts';
 
 /**
@@ -10,12 +11,7 @@ import type { DeliveryRow, MuteRow, NotificationEventRow, NotificationRow, Outbo
  * that takes seqs. Instants of these tables are integer ms UTC.
  */
 
-/** Runs one statement in the transaction and answers its rows, with the column names as the database spells them. */
-export type RunStatement = (statement: RawStatement) => Promise<Record<string, unknown>[]>;
-
-const num = (value: unknown): number => Number(value);
-export const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
-const parseJson = <T>(value: unknown): T => (typeof value === 'string' ? (JSON.parse(value) as T) : (value as T));
+export type { RunStatement } from './sql-rows.ts';
 
 /** A `StoredDecision` column: JSON text, or null. */
 export const decisionOf = (value: unknown): StoredDecision | null => (value === null || value === undefined ? null : parseJson<StoredDecision>(value));
@@ -47,26 +43,6 @@ export function rawNotification(r: Record<string, unknown>): NotificationRow {
   };
 }
 
-export function rawDelivery(r: Record<string, unknown>): DeliveryRow {
-  return {
-    id: String(r.id),
-    notificationId: (r.notification_id as string | null) ?? null,
-    eventId: (r.event_id as string | null) ?? null,
-    subjectKey: (r.subject_key as string | null) ?? null,
-    channel: r.channel as DeliveryRow['channel'],
-    purpose: r.purpose as DeliveryRow['purpose'],
-    status: r.status as DeliveryRow['status'],
-    reason: String(r.reason),
-    heldFor: (r.held_for as DeliveryRow['heldFor']) ?? null,
-    dueAt: numOrNull(r.due_at),
-    message: parseJson(r.message),
-    seq: numOrNull(r.seq),
-    digestId: (r.digest_id as string | null) ?? null,
-    createdAt: num(r.created_at),
-    sentAt: numOrNull(r.sent_at),
-  };
-}
-
 const rawSubject = (r: Record<string, unknown>): SubjectState => ({
   subjectKey: String(r.subject_key),
   outages: parseJson<number[]>(r.outages),
@@ -89,14 +65,6 @@ const rawEvent = (r: Record<string, unknown>): NotificationEventRow => ({
 });
 
 const rawMute = (r: Record<string, unknown>): MuteRow => ({ subjectKey: String(r.subject_key), until: num(r.until), createdAt: num(r.created_at) });
-
-export const DELIVERY_COLUMNS = ['id', 'notification_id', 'event_id', 'subject_key', 'channel', 'purpose', 'status', 'reason', 'held_for', 'due_at', 'message', 'seq', 'digest_id', 'created_at', 'sent_at'];
-
-/** `text` with each `?` replaced by the dialect's placeholder, in order. */
-export function bind({ placeholder }: SqlDialect, text: string, params: unknown[]): RawStatement {
-  let index = 0;
-  return { sql: text.replace(/\?/g, () => placeholder(index++)), params };
-}
 
 /** What `NotificationReads` serves: the inbox's plain reads, the same on both dialects. */
 type NotificationReads = Pick<Store['notifications'], 'list' | 'events' | 'changedSince' | 'latestSeq' | 'unreadCount' | 'mutes' | 'sentSince' | 'read'>;

@@ -56,7 +56,3 @@ export function shapeDifferences(documented: unknown, actual: unknown, at = '$')
   for (const key of Object.keys(have)) if (!(key in wanted)) differences.push(`${at}.${key}: not documented`);
   return differences;
 }
-
-export { betterstackDocumented } from './betterstack/documented.ts';
-export { umamiDocumented } from './umami/documented.ts';
-export { sendgridDocumented } from './sendgrid/documented.ts';

@@ -8,4 +8,7 @@ export { demoSetup, type DemoSetup, type DemoUpstreams } from './setup.ts';
 export { demoEvents, type DemoEvent } from './notifications.ts';
 export { sendgridError, type FakeSendGrid, type ReceivedMail } from './sendgrid/index.ts';
 export { NARROW_REFRESH_TOKEN, REVOKED_REFRESH_TOKEN_PREFIX } from './google/index.ts';
-export { betterstackDocumented, sendgridDocumented, umamiDocumented, type DocumentedExample } from './documented.ts';
+export type { DocumentedExample } from './documented.ts';
+export { betterstackDocumented } from './betterstack/documented.ts';
+export { sendgridDocumented } from './sendgrid/documented.ts';
+export { umamiDocumented } from './umami/documented.ts';

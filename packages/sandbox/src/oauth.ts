@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { SandboxReply, SandboxRequest } from './service.ts';
+import type { SandboxReply, SandboxRequest } from './request.ts';
 
 /** An OAuth client the fake provider knows: a Google web client, a GitHub OAuth app, or a GitHub App (expiring tokens). */
 export interface FakeOAuthClient {

@@ -1,5 +1,4 @@
-import type { NotificationSeverity } from '@dash/contracts';
-import type { RelayIntegration } from './integrations.ts';
+import type { NotificationSeverity, WebhookIntegration as RelayIntegration } from '@dash/contracts';
 
 /** Header lookup, case-insensitive (a fetch `Headers` fits). */
 export interface HeaderBag {

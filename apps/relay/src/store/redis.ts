@@ -3,7 +3,7 @@ import { createClient, createCluster } from 'redis';
 import { Redis as Upstash } from '@upstash/redis';
 import { noticeBoard } from './notices.ts';
 import { eventsKeyOf, scriptStore, storedChannel, type Evaluate } from './scripts.ts';
-import type { RelayStore } from './types.ts';
+import type { EventNotices, RelayStore } from './types.ts';
 
 const reconnectStrategy = (retries: number) => Math.min(100 * 2 ** retries, 2_000);
 
@@ -62,20 +62,20 @@ export async function redisStore(url: string, onError: (error: Error) => void, o
   // every waiting poll reads once more.
   subscriber.on('ready', () => board.notifyAll());
 
+  return connectedStore([subscriber, client], evaluate, board.notices);
+}
+
+/** The store over connected Redis clients (a single node's, or a cluster's): closing it destroys each of them, once. */
+function connectedStore(clients: readonly { destroy(): void }[], evaluate: Evaluate, notices: EventNotices, options?: { cluster: boolean; sharded: boolean }): RelayStore {
   let closed = false;
-  return scriptStore(
-    'redis',
-    evaluate,
-    () => {
-      if (!closed) {
-        closed = true;
-        subscriber.destroy();
-        client.destroy();
-      }
-      return Promise.resolve();
-    },
-    board.notices,
-  );
+  const close = () => {
+    if (!closed) {
+      closed = true;
+      for (const client of clients) client.destroy();
+    }
+    return Promise.resolve();
+  };
+  return scriptStore('redis', evaluate, close, notices, options);
 }
 
 /** KEYS: an old key name, its new one. ARGV: 'max' to keep the greater number of two (a last position). */
@@ -172,20 +172,7 @@ export async function redisClusterStore(
   // been lost meanwhile, so every waiting poll reads once more.
   cluster.on('node-ready', () => board.notifyAll());
 
-  let closed = false;
-  return scriptStore(
-    'redis',
-    evaluate,
-    () => {
-      if (!closed) {
-        closed = true;
-        cluster.destroy();
-      }
-      return Promise.resolve();
-    },
-    board.notices,
-    { cluster: true, sharded },
-  );
+  return connectedStore([cluster], evaluate, board.notices, { cluster: true, sharded });
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { AlertResult, EmailStatus } from '@dash/contracts';
 import type { Clock } from '@dash/connectors';
 import type { Store } from '@dash/db';
-import type { Logger } from '../context.ts';
+import type { Logger } from '../logger.ts';
 import type { CredentialVault } from '../credentials/vault.ts';
 import { emailReady, resolveEmail, type EmailConfig, type EmailEnvironment } from './config.ts';
 import type { Email } from './render.ts';

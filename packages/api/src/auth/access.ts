@@ -2,7 +2,7 @@ import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isLoopbackHost, type AccessMode, type AuthStatus, type SessionInfo, type TokenCreate, type TokenCreated, type TokenInfo, type TokenScope } from '@dash/contracts';
 import type { ApiTokenRow, SessionRow, Store } from '@dash/db';
-import type { Logger } from '../context.ts';
+import type { Logger } from '../logger.ts';
 import { fail } from '../errors.ts';
 import { PasswordHasher } from './passwords.ts';
 import { newApiToken, newSessionToken, newSetupToken, parseApiToken, parseSessionToken, sameSecret, sha256, tokenHint } from './secrets.ts';

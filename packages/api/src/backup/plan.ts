@@ -9,11 +9,10 @@ import {
   type ServiceName,
 } from '@dash/contracts';
 import { revenueConnectors } from '@dash/connectors';
-import type { Context } from '../context.ts';
 import { BRIEFING_REVENUE_RANGE } from '../briefing/compose.ts';
+import type { DataReads } from '../data/reads.ts';
 import { metaOf, type Loaded } from '../data/serve.ts';
-import { createCallerFactory } from '../trpc.ts';
-import { dataRouter, loadShipped, shippingServices, shippingSources } from '../router/data.ts';
+import { shippingServices, shippingSources, type ShippingSource } from '../data/shipping.ts';
 
 /** SPEC.md's delays between two calls on one lane. */
 export interface LaneDelays {
@@ -42,6 +41,15 @@ function laneOf(service: ServiceName, credentialKey: string | undefined, delays:
   return { id: `${service}|${key}`, label: key === service ? label : `${label} (${key})`, delayMs: delayOf(service, delays) };
 }
 
+/**
+ * What a backup asks: the data procedures (a caller of the data router made in the composition, over connections
+ * that wait their turn on a limiter), and each source of shipped work alone (the shipping route merges the three).
+ */
+export interface BackupReads {
+  procedures: DataReads;
+  shipped(source: ShippingSource, input: { project?: string | undefined; limit: number; refresh: boolean }): Promise<Loaded<unknown> | NotConfigured>;
+}
+
 /** One cached answer to ask again: a data procedure's, for one project, with refresh. */
 export interface BackupTask {
   project: Project;
@@ -51,13 +59,11 @@ export interface BackupTask {
   /** The lanes it calls; it waits until each is free (most tasks have one). */
   lanes: LaneKey[];
   /** Resolves when the answer is fresh; rejects with the reason when it is not. */
-  run(ctx: Context, signal: AbortSignal): Promise<void>;
+  run(reads: BackupReads): Promise<void>;
 }
 
 /** The fresh answer could not be had: the route served what was cached before, or nothing. */
 export class RefreshFailed extends Error {}
-
-const dataCaller = createCallerFactory(dataRouter);
 
 /** A data procedure's answer, judged: fresh from the upstream, or the reason it is not. */
 function judge(data: object, meta: DataMeta | null): void {
@@ -92,36 +98,36 @@ export function backupPlan(projects: readonly Project[], delays: LaneDelays): Ba
     if (revenue) {
       const lane = [laneOf(revenue.provider, revenue.credentialKey, delays)];
       for (const currency of revenue.provider === 'revenuecat' ? currencies : (['USD'] as const)) {
-        add('revenue', revenue.provider === 'revenuecat' ? `revenue (${currency})` : 'revenue', lane, async (ctx, signal) => {
-          const { data, meta } = await dataCaller(ctx, { signal }).revenue({ project: slug, currency, refresh: true });
+        add('revenue', revenue.provider === 'revenuecat' ? `revenue (${currency})` : 'revenue', lane, async (reads) => {
+          const { data, meta } = await reads.procedures.revenue({ project: slug, currency, refresh: true });
           judge(data, meta);
         });
       }
       // The briefing compares two weeks of the daily chart: a source asked per range (Stripe) is asked for those too,
       // so the briefing email's refresh covers every answer it reads. RevenueCat's one history serves every range.
       if (!revenueConnectors[revenue.provider].wholeHistory) {
-        add('revenue', `revenue (${BRIEFING_REVENUE_RANGE}, briefing)`, lane, async (ctx, signal) => {
-          const { data, meta } = await dataCaller(ctx, { signal }).revenue({ project: slug, range: BRIEFING_REVENUE_RANGE, currency: 'USD', refresh: true });
+        add('revenue', `revenue (${BRIEFING_REVENUE_RANGE}, briefing)`, lane, async (reads) => {
+          const { data, meta } = await reads.procedures.revenue({ project: slug, range: BRIEFING_REVENUE_RANGE, currency: 'USD', refresh: true });
           judge(data, meta);
         });
       }
     }
     if (integrations.issue_tracker) {
-      add('issue_tracker', 'ideas', [laneOf('linear', integrations.issue_tracker.credentialKey, delays)], async (ctx, signal) => {
-        const { data, meta } = await dataCaller(ctx, { signal }).ideas({ project: slug, refresh: true });
+      add('issue_tracker', 'ideas', [laneOf('linear', integrations.issue_tracker.credentialKey, delays)], async (reads) => {
+        const { data, meta } = await reads.procedures.ideas({ project: slug, refresh: true });
         judge(data, meta);
       });
     }
     for (const source of shippingSources) {
       const config = integrations[source];
       if (!config) continue;
-      add(source, source === 'issue_tracker' ? 'shipped issues' : 'shipped', [laneOf(shippingServices[source], config.credentialKey, delays)], async (ctx, signal) =>
-        judgeLoaded(await loadShipped(ctx, source, { ...shippingQuerySchema.parse({ project: slug }), refresh: true }, signal)),
+      add(source, source === 'issue_tracker' ? 'shipped issues' : 'shipped', [laneOf(shippingServices[source], config.credentialKey, delays)], async (reads) =>
+        judgeLoaded(await reads.shipped(source, { ...shippingQuerySchema.parse({ project: slug }), refresh: true })),
       );
     }
     if (integrations.storefront) {
-      add('storefront', 'app store', [laneOf('appstoreconnect', integrations.storefront.credentialKey, delays)], async (ctx, signal) => {
-        const { data, meta } = await dataCaller(ctx, { signal }).storefront({ project: slug, refresh: true });
+      add('storefront', 'app store', [laneOf('appstoreconnect', integrations.storefront.credentialKey, delays)], async (reads) => {
+        const { data, meta } = await reads.procedures.storefront({ project: slug, refresh: true });
         judge(data, meta);
       });
     }
@@ -130,42 +136,42 @@ export function backupPlan(projects: readonly Project[], delays: LaneDelays): Ba
       const laneFor = (p: (typeof analytics.platforms)[number]) => laneOf(p.provider, p.credentialKey, delays);
       const unique = (lanes: LaneKey[]) => [...new Map(lanes.map((lane) => [lane.id, lane])).values()];
       // The widget's default range; all platforms together, and each one when there are several.
-      add('analytics', 'analytics', unique(analytics.platforms.map(laneFor)), async (ctx, signal) => {
-        const { data, meta } = await dataCaller(ctx, { signal }).analytics({ project: slug, range: '30d', refresh: true });
+      add('analytics', 'analytics', unique(analytics.platforms.map(laneFor)), async (reads) => {
+        const { data, meta } = await reads.procedures.analytics({ project: slug, range: '30d', refresh: true });
         judge(data, meta);
       });
       if (analytics.platforms.length > 1) {
         for (const p of analytics.platforms) {
-          add('analytics', `analytics (${p.platform})`, [laneFor(p)], async (ctx, signal) => {
-            const { data, meta } = await dataCaller(ctx, { signal }).analytics({ project: slug, range: '30d', platform: p.platform, refresh: true });
+          add('analytics', `analytics (${p.platform})`, [laneFor(p)], async (reads) => {
+            const { data, meta } = await reads.procedures.analytics({ project: slug, range: '30d', platform: p.platform, refresh: true });
             judge(data, meta);
           });
         }
       }
     }
     if (integrations.seo) {
-      add('seo', `search (${integrations.seo.siteUrl})`, [laneOf('google', integrations.seo.credentialKey, delays)], async (ctx, signal) => {
-        const { data, meta } = await dataCaller(ctx, { signal }).seo({ project: slug, refresh: true });
+      add('seo', `search (${integrations.seo.siteUrl})`, [laneOf('google', integrations.seo.credentialKey, delays)], async (reads) => {
+        const { data, meta } = await reads.procedures.seo({ project: slug, refresh: true });
         judge(data, meta);
       });
     }
     if (integrations.error_tracker) {
-      add('error_tracker', 'errors', [laneOf('sentry', integrations.error_tracker.credentialKey, delays)], async (ctx, signal) => {
-        const { data, meta } = await dataCaller(ctx, { signal }).errortracker({ project: slug, refresh: true });
+      add('error_tracker', 'errors', [laneOf('sentry', integrations.error_tracker.credentialKey, delays)], async (reads) => {
+        const { data, meta } = await reads.procedures.errortracker({ project: slug, refresh: true });
         judge(data, meta);
       });
     }
     if (integrations.uptime_monitor) {
-      add('uptime_monitor', 'uptime', [laneOf('betterstack', integrations.uptime_monitor.credentialKey, delays)], async (ctx, signal) => {
-        const { data, meta } = await dataCaller(ctx, { signal }).health({ project: slug, refresh: true });
+      add('uptime_monitor', 'uptime', [laneOf('betterstack', integrations.uptime_monitor.credentialKey, delays)], async (reads) => {
+        const { data, meta } = await reads.procedures.health({ project: slug, refresh: true });
         judge(data, meta);
       });
     }
     const funding = integrations.funding;
     if (funding && !collectives.has(funding.slug)) {
       collectives.add(funding.slug);
-      add('funding', `funding (${funding.slug})`, [laneOf('opencollective', funding.credentialKey, delays)], async (ctx, signal) => {
-        const { data, meta } = await dataCaller(ctx, { signal }).funding({ slug: funding.slug, refresh: true });
+      add('funding', `funding (${funding.slug})`, [laneOf('opencollective', funding.credentialKey, delays)], async (reads) => {
+        const { data, meta } = await reads.procedures.funding({ slug: funding.slug, refresh: true });
         judge(data, meta);
       });
     }

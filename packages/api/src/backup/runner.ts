@@ -12,8 +12,8 @@ import {
 import type { Clock } from '@dash/connectors';
 import type { Store } from '@dash/db';
 import { z } from 'zod';
-import type { Context, Logger } from '../context.ts';
-import { backupPlan, specDelays, type BackupTask, type LaneDelays, type LaneKey } from './plan.ts';
+import type { Logger } from '../logger.ts';
+import { backupPlan, specDelays, type BackupReads, type BackupTask, type LaneDelays, type LaneKey } from './plan.ts';
 
 /** Of several dashboard processes on one database, the one holding this lease backs up. */
 const LEASE = 'backup';
@@ -44,6 +44,11 @@ export interface BackupOptions {
   store: Store;
   log: Logger;
   clock: Clock;
+  /**
+   * What one backup asks, ending with `signal`; its calls wait up to `limiterWaitMs` for their turn on an upstream's
+   * limiter rather than fail (made in the composition: a caller of the data routes over patient connections).
+   */
+  reads: (run: { signal: AbortSignal; limiterWaitMs: number }) => BackupReads;
   /** SPEC.md's delays unless a test shortens them. */
   delays?: Partial<LaneDelays> | undefined;
   /** BACKUP_INTERVAL: as written (`6h`) and in ms; no schedule when absent. */
@@ -100,10 +105,7 @@ export class Backups {
   /** Progress writes in the order they were made, so an older one never lands last. */
   private reports: Promise<void> = Promise.resolve();
 
-  constructor(
-    private readonly context: () => Context,
-    private readonly options: BackupOptions,
-  ) {
+  constructor(private readonly options: BackupOptions) {
     this.delays = { ...specDelays, ...options.delays };
     this.createdAt = options.clock.now();
   }
@@ -196,11 +198,9 @@ export class Backups {
     if (!(await store.leases.acquire(LEASE, this.holder, LEASE_MS, new Date(startedAt).toISOString()))) {
       throw new BackupBusyError(await this.runningElsewhere());
     }
-    const served = this.context();
-    const ctx: Context = { ...served, data: { ...served.data, connections: served.data.connections.patient(LIMITER_WAIT_MS) } };
     let tasks: BackupTask[];
     try {
-      tasks = backupPlan(await ctx.store.projects.list(), this.delays);
+      tasks = backupPlan(await store.projects.list(), this.delays);
     } catch (error) {
       await store.leases.release(LEASE, this.holder).catch(() => undefined);
       throw error;
@@ -222,10 +222,11 @@ export class Backups {
       lanes: [...lanes.values()].map((lane) => lane.progress),
     };
     const abort = new AbortController();
+    const reads = this.options.reads({ signal: abort.signal, limiterWaitMs: LIMITER_WAIT_MS });
     // The lease is renewed (and the progress reported) while the backup runs, also through a long wait on one lane.
     const renew = setInterval(() => void this.report(run, true), LEASE_MS / 3);
     renew.unref();
-    const promise = this.execute(ctx, tasks, lanes, run, abort.signal).finally(async () => {
+    const promise = this.execute(reads, tasks, lanes, run, abort.signal).finally(async () => {
       clearInterval(renew);
       this.current = undefined;
       await store.meta.put(RUNNING, null).catch(() => undefined);
@@ -235,7 +236,7 @@ export class Backups {
     return this.current;
   }
 
-  private async execute(ctx: Context, tasks: BackupTask[], lanes: Map<string, Lane>, run: BackupRun, signal: AbortSignal): Promise<BackupRecord> {
+  private async execute(reads: BackupReads, tasks: BackupTask[], lanes: Map<string, Lane>, run: BackupRun, signal: AbortSignal): Promise<BackupRecord> {
     const { clock, log, store } = this.options;
     await this.report(run, false);
     const errors: (BackupRecord['errors'][number] & { order: number })[] = [];
@@ -255,7 +256,7 @@ export class Backups {
           for (const lane of held) lane.delayedMs += Math.max(0, Math.min(lane.freeAt, callFrom) - waitedFrom);
           for (const lane of held) Object.assign(lane.progress, { state: 'running', current: `${task.project.name} · ${task.label}` });
           try {
-            await task.run(ctx, signal);
+            await task.run(reads);
             refreshed += 1;
           } catch (error) {
             signal.throwIfAborted();

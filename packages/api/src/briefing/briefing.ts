@@ -9,12 +9,11 @@ import {
   type NotConfigured,
   type Project,
 } from '@dash/contracts';
+import type { Clock } from '@dash/connectors';
 import type { Store } from '@dash/db';
-import type { Context } from '../context.ts';
 import { TRPCError } from '@trpc/server';
+import type { DataReads } from '../data/reads.ts';
 import { describeError } from '../errors.ts';
-import { dataRouter } from '../router/data.ts';
-import { createCallerFactory } from '../trpc.ts';
 import { BRIEFING_REVENUE_RANGE, composeProject, dailyErrorAverage, daysOf, needsYou, snapshotOf, type ProjectAnswers, type ProjectSnapshot, type Window } from './compose.ts';
 
 /**
@@ -33,7 +32,13 @@ const THRESHOLDS = 'briefing.thresholds';
 const READ = 'briefing.read';
 const SNAPSHOTS = 'briefing.snapshots';
 
-const dataCaller = createCallerFactory(dataRouter);
+/** What a briefing reads: the store (projects, thresholds, snapshots, uptime threads), the clock, and the widgets' answers. */
+export interface BriefingSources {
+  store: Store;
+  clock: Clock;
+  /** The data procedures, ending with `signal` (a caller made in the composition). */
+  reads: (signal?: AbortSignal) => DataReads;
+}
 
 /** The thresholds that apply: those saved, or the defaults (a stored value that no longer fits falls back, loudly in the log). */
 export async function briefingThresholds(store: Store): Promise<BriefingThresholds> {
@@ -85,8 +90,8 @@ async function answer<T>(read: () => Promise<DataResult<T>>): Promise<Answer<T>>
 }
 
 /** One project's widgets' answers, as the widgets ask for them; the sections that failed, named. */
-async function answersOf(ctx: Context, project: Project, signal?: AbortSignal) {
-  const data = dataCaller(ctx, { signal });
+async function answersOf(sources: BriefingSources, project: Project, signal?: AbortSignal) {
+  const data = sources.reads(signal);
   const slug = project.slug;
   const has = project.integrations;
   const failed: { project: string; section: BriefingSection; error: string }[] = [];
@@ -139,9 +144,9 @@ async function outagesOf(store: Store, slug: string) {
 }
 
 /** The briefing at the context's clock for `query`. */
-export async function composeBriefing(ctx: Context, query: BriefingQuery, signal?: AbortSignal): Promise<Briefing> {
-  const { store } = ctx;
-  const now = ctx.data.connections.clock.now();
+export async function composeBriefing(sources: BriefingSources, query: BriefingQuery, signal?: AbortSignal): Promise<Briefing> {
+  const { store } = sources;
+  const now = sources.clock.now();
   const [projects, thresholds, read, stored] = await Promise.all([store.projects.list(), briefingThresholds(store), lastRead(store), snapshots(store)]);
   const chosen = query.project === undefined ? projects : projects.filter((project) => project.slug === query.project);
   const window = windowOf(now, query.since === undefined ? undefined : Date.parse(query.since), read);
@@ -150,7 +155,7 @@ export async function composeBriefing(ctx: Context, query: BriefingQuery, signal
   const gathered = await Promise.all(
     chosen.map(async (project) => {
       const [{ answers, failed }, outages] = await Promise.all([
-        answersOf(ctx, project, signal),
+        answersOf(sources, project, signal),
         project.integrations.uptime_monitor ? outagesOf(store, project.slug) : Promise.resolve(undefined),
       ]);
       const history = (stored[project.slug] ?? []).filter((snapshot) => snapshot.at < window.until);
@@ -195,19 +200,19 @@ function quietLine(projects: number, failed: number): string {
  * Marks the briefing read up to `until` (its window's end): the next one starts there, the dashboard stops linking
  * it, and each project's figures are kept as the snapshot the next briefings compare with (one per day, a week's).
  */
-export async function markBriefingRead(ctx: Context, until: number, signal?: AbortSignal): Promise<void> {
-  await recordSnapshots(ctx, signal);
-  await ctx.store.meta.put(READ, { until: new Date(until).toISOString() });
+export async function markBriefingRead(sources: BriefingSources, until: number, signal?: AbortSignal): Promise<void> {
+  await recordSnapshots(sources, signal);
+  await sources.store.meta.put(READ, { until: new Date(until).toISOString() });
 }
 
 /** Keeps today's figures of every project (the widgets' answers) for the next briefings. */
-export async function recordSnapshots(ctx: Context, signal?: AbortSignal): Promise<void> {
-  const { store } = ctx;
-  const now = ctx.data.connections.clock.now();
+export async function recordSnapshots(sources: BriefingSources, signal?: AbortSignal): Promise<void> {
+  const { store } = sources;
+  const now = sources.clock.now();
   const [projects, stored] = await Promise.all([store.projects.list(), snapshots(store)]);
   const next: Snapshots = {};
   for (const project of projects) {
-    const { answers } = await answersOf(ctx, project, signal);
+    const { answers } = await answersOf(sources, project, signal);
     const today = startOfUtcDay(now);
     const kept = (stored[project.slug] ?? []).filter((snapshot) => snapshot.at >= today - KEEP_DAYS * DAY && startOfUtcDay(snapshot.at) !== today);
     next[project.slug] = [...kept, snapshotOf(answers, now)];

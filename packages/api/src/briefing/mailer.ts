@@ -11,10 +11,11 @@ import {
 import type { Clock } from '@dash/connectors';
 import type { Store } from '@dash/db';
 import { z } from 'zod';
-import { EmailRefusedError, type Email } from '../alerts/index.ts';
-import { BackupBusyError } from '../backup/runner.ts';
-import type { Context, Logger } from '../context.ts';
-import { briefingThresholds, composeBriefing, recordSnapshots } from './briefing.ts';
+import { EmailRefusedError, type Alerts, type Email } from '../alerts/index.ts';
+import { BackupBusyError, type Backups } from '../backup/runner.ts';
+import type { Logger } from '../logger.ts';
+import type { PolicySettings } from '../notifications/policy/settings.ts';
+import { briefingThresholds, composeBriefing, recordSnapshots, type BriefingSources } from './briefing.ts';
 import { briefingEmail } from './email.ts';
 import { dueOccurrence, nextOccurrence, type Occurrence } from './schedule.ts';
 
@@ -107,61 +108,6 @@ function nextSendAt(schedule: BriefingSchedule, savedAt: number, state: MailerSt
   return nextOccurrence(schedule, now + 1, (date) => date === today?.date || state.days[date] !== undefined)?.at ?? null;
 }
 
-/** The briefing settings page's view: thresholds, the schedule, whether email can be offered, the next and last sends. */
-export async function briefingEmailSettings(ctx: Context): Promise<BriefingSettings> {
-  const [thresholds, { schedule, savedAt }, state, email] = await Promise.all([
-    briefingThresholds(ctx.store),
-    briefingSchedule(ctx.store),
-    mailerState(ctx.store),
-    ctx.alerts.status(),
-  ]);
-  const next = nextSendAt(schedule, savedAt, state, ctx.data.connections.clock.now());
-  return { thresholds, schedule, emailAvailable: email.configured, nextSendAt: next === null ? null : new Date(next).toISOString(), lastSent: state.lastSent };
-}
-
-/** Saves the schedule; turning it on needs email set up (else BriefingInputError on `enabled`, nothing stored). */
-export async function saveBriefingSchedule(ctx: Context, schedule: BriefingSchedule): Promise<BriefingSettings> {
-  if (schedule.enabled && !(await ctx.alerts.status()).configured) {
-    throw new BriefingInputError(
-      ['enabled'],
-      'the briefing email needs email set up (SendGrid: Settings → Refresh & alerts, or SENDGRID_API_KEY, ALERT_EMAIL_FROM and ALERT_EMAIL_TO) before it can be turned on',
-    );
-  }
-  // The time first: a schedule never applies with an older save time (which could send a past hour at once).
-  await ctx.store.meta.put(SAVED_AT, ctx.data.connections.clock.now());
-  await ctx.store.meta.put(SCHEDULE, schedule);
-  ctx.briefing.kick();
-  return briefingEmailSettings(ctx);
-}
-
-/**
- * The briefing and its email as they would go out now: the window starts where the last delivered email's ended
- * (at least the last 24 hours; the app's own "read" is the page's, not the email's), read from the cache as it is.
- */
-async function composeEmail(ctx: Context, schedule: BriefingSchedule, state: MailerState, signal?: AbortSignal): Promise<{ briefing: Briefing; email: Email }> {
-  const now = ctx.data.connections.clock.now();
-  const delivered = state.deliveredUntil === null ? Number.NaN : Date.parse(state.deliveredUntil);
-  const since = Math.min(Number.isFinite(delivered) ? delivered : now, now - DAY);
-  const briefing = await composeBriefing(ctx, { project: undefined, since: new Date(since).toISOString() }, signal);
-  return { briefing, email: briefingEmail(briefing, { origin: ctx.access.options.origin, timezone: schedule.timezone }) };
-}
-
-/** GET /api/briefing/preview: the email as it would be sent now. */
-export async function previewBriefingEmail(ctx: Context, signal?: AbortSignal): Promise<Email> {
-  const [{ schedule }, state] = await Promise.all([briefingSchedule(ctx.store), mailerState(ctx.store)]);
-  return (await composeEmail(ctx, schedule, state, signal)).email;
-}
-
-/**
- * POST /api/briefing/test: the preview, sent now to the configured addresses. It records nothing: the scheduled
- * email's window and its day are untouched. Throws EmailRefusedError with SendGrid's reason when it refuses.
- */
-export async function sendTestBriefing(ctx: Context, signal?: AbortSignal): Promise<AlertResult> {
-  if (!(await ctx.alerts.config())) return { configured: false };
-  const email = await previewBriefingEmail(ctx, signal);
-  return ctx.alerts.send({ ...email, categories: ['briefing', 'test'] });
-}
-
 /** What one look at the schedule did. */
 export interface TickOutcome {
   action: 'off' | 'waiting' | 'done' | 'busy' | 'sent' | 'failed' | 'paused';
@@ -172,9 +118,18 @@ export interface TickOutcome {
   error?: string;
 }
 
-export interface BriefingMailerOptions {
+/** What the briefing email uses: what a briefing reads, and SendGrid, the backup, the pause, the dashboard's address. */
+export interface BriefingMailerOptions extends BriefingSources {
   clock: Clock;
   log: Logger;
+  /** SendGrid: whether it is set up, and the send. */
+  alerts: Pick<Alerts, 'config' | 'send' | 'status'>;
+  /** The refresh before the email (a backup run), and whether another process is running one. */
+  backup: Pick<Backups, 'run' | 'status'>;
+  /** The notifications' pause ("nothing until then") holds the email too. */
+  policy: Pick<PolicySettings, 'get'>;
+  /** The dashboard's public origin, for the email's links. */
+  origin: string | undefined;
 }
 
 /** The scheduled sender of one dashboard process (see the module's comment). */
@@ -186,10 +141,61 @@ export class BriefingMailer {
   private started = false;
   private stopped = false;
 
-  constructor(
-    private readonly context: () => Context,
-    private readonly options: BriefingMailerOptions,
-  ) {}
+  constructor(private readonly options: BriefingMailerOptions) {}
+
+  /** The briefing settings page's view: thresholds, the schedule, whether email can be offered, the next and last sends. */
+  async settings(): Promise<BriefingSettings> {
+    const { store, alerts, clock } = this.options;
+    const [thresholds, { schedule, savedAt }, state, email] = await Promise.all([briefingThresholds(store), briefingSchedule(store), mailerState(store), alerts.status()]);
+    const next = nextSendAt(schedule, savedAt, state, clock.now());
+    return { thresholds, schedule, emailAvailable: email.configured, nextSendAt: next === null ? null : new Date(next).toISOString(), lastSent: state.lastSent };
+  }
+
+  /** Saves the schedule; turning it on needs email set up (else BriefingInputError on `enabled`, nothing stored). */
+  async saveSchedule(schedule: BriefingSchedule): Promise<BriefingSettings> {
+    const { store, alerts, clock } = this.options;
+    if (schedule.enabled && !(await alerts.status()).configured) {
+      throw new BriefingInputError(
+        ['enabled'],
+        'the briefing email needs email set up (SendGrid: Settings → Refresh & alerts, or SENDGRID_API_KEY, ALERT_EMAIL_FROM and ALERT_EMAIL_TO) before it can be turned on',
+      );
+    }
+    // The time first: a schedule never applies with an older save time (which could send a past hour at once).
+    await store.meta.put(SAVED_AT, clock.now());
+    await store.meta.put(SCHEDULE, schedule);
+    this.kick();
+    return this.settings();
+  }
+
+  /** GET /api/briefing/preview: the email as it would be sent now. */
+  async preview(signal?: AbortSignal): Promise<Email> {
+    const { store } = this.options;
+    const [{ schedule }, state] = await Promise.all([briefingSchedule(store), mailerState(store)]);
+    return (await this.compose(schedule, state, signal)).email;
+  }
+
+  /**
+   * POST /api/briefing/test: the preview, sent now to the configured addresses. It records nothing: the scheduled
+   * email's window and its day are untouched. Throws EmailRefusedError with SendGrid's reason when it refuses.
+   */
+  async sendTest(signal?: AbortSignal): Promise<AlertResult> {
+    const { alerts } = this.options;
+    if (!(await alerts.config())) return { configured: false };
+    const email = await this.preview(signal);
+    return alerts.send({ ...email, categories: ['briefing', 'test'] });
+  }
+
+  /**
+   * The briefing and its email as they would go out now: the window starts where the last delivered email's ended
+   * (at least the last 24 hours; the app's own "read" is the page's, not the email's), read from the cache as it is.
+   */
+  private async compose(schedule: BriefingSchedule, state: MailerState, signal?: AbortSignal): Promise<{ briefing: Briefing; email: Email }> {
+    const now = this.options.clock.now();
+    const delivered = state.deliveredUntil === null ? Number.NaN : Date.parse(state.deliveredUntil);
+    const since = Math.min(Number.isFinite(delivered) ? delivered : now, now - DAY);
+    const briefing = await composeBriefing(this.options, { project: undefined, since: new Date(since).toISOString() }, signal);
+    return { briefing, email: briefingEmail(briefing, { origin: this.options.origin, timezone: schedule.timezone }) };
+  }
 
   /** Looks at the schedule now and then whenever the next send is due (at least every minute). */
   start(): void {
@@ -228,8 +234,8 @@ export class BriefingMailer {
     let wait = POLL_MS;
     try {
       await this.tick();
-      const ctx = this.context();
-      const [{ schedule, savedAt }, state] = await Promise.all([briefingSchedule(ctx.store), mailerState(ctx.store)]);
+      const { store } = this.options;
+      const [{ schedule, savedAt }, state] = await Promise.all([briefingSchedule(store), mailerState(store)]);
       const now = this.options.clock.now();
       const next = nextSendAt(schedule, savedAt, state, now);
       if (next !== null) wait = Math.min(POLL_MS, Math.max(1_000, next - now));
@@ -244,8 +250,7 @@ export class BriefingMailer {
   }
 
   private async tickNow(): Promise<TickOutcome> {
-    const ctx = this.context();
-    const { store } = ctx;
+    const { store } = this.options;
     const { schedule, savedAt } = await briefingSchedule(store);
     const now = this.options.clock.now();
     const due = dueOccurrence(schedule, now, savedAt);
@@ -258,7 +263,7 @@ export class BriefingMailer {
     const renew = setInterval(() => void this.acquire(store).catch(() => undefined), LEASE_MS / 3);
     renew.unref();
     try {
-      return await this.sendDue(ctx, schedule, due);
+      return await this.sendDue(schedule, due);
     } finally {
       clearInterval(renew);
       await store.leases.release(LEASE, this.holder).catch(() => undefined);
@@ -266,9 +271,8 @@ export class BriefingMailer {
   }
 
   /** Under the lease: today's send, unless another process did it meanwhile, the pause is on, or email went away. */
-  private async sendDue(ctx: Context, schedule: BriefingSchedule, due: Occurrence): Promise<TickOutcome> {
-    const { clock, log } = this.options;
-    const { store } = ctx;
+  private async sendDue(schedule: BriefingSchedule, due: Occurrence): Promise<TickOutcome> {
+    const { clock, log, store, alerts, policy } = this.options;
     const { date } = due;
     let state = await mailerState(store);
     const before = state.days[date];
@@ -280,7 +284,7 @@ export class BriefingMailer {
     }
     if (!pending(before, clock.now())) return { action: 'done', date };
 
-    const { pauseUntil } = (await ctx.notifications.inbox.policy.get()).quietHours;
+    const { pauseUntil } = (await policy.get()).quietHours;
     const pausedUntil = pauseUntil === null ? Number.NaN : Date.parse(pauseUntil);
     if (pausedUntil > clock.now()) {
       // The pause is "nothing until then": that day's email is not sent (the next one covers the days since the last).
@@ -289,28 +293,28 @@ export class BriefingMailer {
       return { action: 'paused', date };
     }
     const attempts = (before?.attempts ?? 0) + 1;
-    if (!(await ctx.alerts.config())) return this.failed(store, state, date, attempts, null, 'Email is not set up (SendGrid): the briefing was not sent.', false);
+    if (!(await alerts.config())) return this.failed(store, state, date, attempts, null, 'Email is not set up (SendGrid): the briefing was not sent.', false);
 
     // Fresh numbers first, once a day: every cached answer asked again through the backup's lanes.
-    if (attempts === 1) await this.refresh(ctx);
+    if (attempts === 1) await this.refresh();
     if (this.stopped) return { action: 'busy', date };
     // A refresh can outlast the lease on a slow day; if another process took it over, the day is that process's.
     if (!(await this.acquire(store))) return { action: 'busy', date };
     state = await mailerState(store);
     if (!pending(state.days[date], clock.now())) return { action: 'done', date };
 
-    const { briefing, email } = await composeEmail(ctx, schedule, state, this.abort.signal);
+    const { briefing, email } = await this.compose(schedule, state, this.abort.signal);
     const until = briefing.window.until;
     state = await this.record(store, state, date, { status: 'sending', attempts, at: clock.now(), until, id: null, error: null, retryAt: null });
     try {
-      const result = await ctx.alerts.send(email);
+      const result = await alerts.send(email);
       if (!('sent' in result)) return await this.failed(store, state, date, attempts, until, 'Email is not set up (SendGrid): the briefing was not sent.', false);
       const at = clock.now();
       state = { ...state, lastSent: { at: new Date(at).toISOString(), until, status: 'sent', error: null }, deliveredUntil: until };
       await this.record(store, state, date, { status: 'sent', attempts, at, until, id: result.id, error: null, retryAt: null });
       log.info(`briefing email for ${date} sent (${result.id || 'no message id'})`);
       // The figures it showed are what the next briefing compares with (the app's "read" stays the app's).
-      await recordSnapshots(ctx, this.abort.signal).catch((error: unknown) => log.warn(`briefing email: today's figures were not kept: ${(error as Error).message}`));
+      await recordSnapshots(this.options, this.abort.signal).catch((error: unknown) => log.warn(`briefing email: today's figures were not kept: ${(error as Error).message}`));
       return { action: 'sent', date, id: result.id };
     } catch (error) {
       if (!(error instanceof EmailRefusedError)) log.error(`briefing email for ${date}: ${(error as Error).message}`);
@@ -344,10 +348,10 @@ export class BriefingMailer {
    * Every cached answer asked again through the backup's lanes (POST /api/backup's run, trigger `briefing`). A backup
    * another process is running is waited for instead; a refresh that fails leaves the briefing to the cache as it is.
    */
-  private async refresh(ctx: Context): Promise<void> {
-    const { clock, log } = this.options;
+  private async refresh(): Promise<void> {
+    const { clock, log, backup, store } = this.options;
     try {
-      const result = await ctx.backup.run('briefing');
+      const result = await backup.run('briefing');
       if (result.failed > 0) log.info(`briefing email: ${result.failed} answers could not be refreshed; the briefing uses what is cached`);
     } catch (error) {
       if (!(error instanceof BackupBusyError)) {
@@ -356,9 +360,9 @@ export class BriefingMailer {
       }
       const until = clock.now() + BACKUP_WAIT_MS;
       try {
-        while (clock.now() < until && (await ctx.backup.status()).running !== null) {
+        while (clock.now() < until && (await backup.status()).running !== null) {
           await clock.sleep(BACKUP_POLL_MS, this.abort.signal);
-          await this.acquire(ctx.store);
+          await this.acquire(store);
         }
       } catch (waiting) {
         if (!this.stopped) log.warn(`briefing email: waiting for the backup of another process failed: ${(waiting as Error).message}`);

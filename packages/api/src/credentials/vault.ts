@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fail } from '../errors.ts';
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
@@ -93,4 +94,9 @@ export class CredentialVault {
     }
     return JSON.parse(plain) as Record<string, string>;
   }
+}
+
+/** Refuses to write with a key that cannot read what is already stored: that would mix two keys. */
+export function assertKeyMatches(state: { credentialsKeyMatches: boolean }): void {
+  if (!state.credentialsKeyMatches) throw fail('INTERNAL_SERVER_ERROR', new CredentialsKeyMismatchError().message);
 }

@@ -8,9 +8,9 @@ import {
 } from '@dash/contracts';
 import { ConnectorError } from '@dash/connectors';
 import type { z } from 'zod';
-import type { Context } from '../context.ts';
+import type { Store } from '@dash/db';
 import { fail } from '../errors.ts';
-import type { Cached } from './cache.ts';
+import type { Cached, DataCache } from './cache.ts';
 import { MissingCredentialsError } from './connections.ts';
 
 /** What each integration is called on screen. */
@@ -27,6 +27,12 @@ export const integrationLabels: Record<IntegrationName, string> = {
   funding: 'funding platform',
 };
 
+/** What serving a data route reads: the projects (one by slug, or all), and the data cache. */
+export interface DataSources {
+  store: { projects: Pick<Store['projects'], 'get' | 'list'> };
+  data: { cache: Pick<DataCache, 'through'> };
+}
+
 export interface Configured<I extends IntegrationName> {
   project: Project;
   config: Integrations[I];
@@ -38,7 +44,7 @@ export interface Configured<I extends IntegrationName> {
  * `{ configured: false }`, never an error.
  */
 export async function projectsWith<I extends IntegrationName>(
-  ctx: Context,
+  ctx: DataSources,
   integration: I,
   slug: string | undefined,
 ): Promise<Configured<I>[] | NotConfigured> {
@@ -80,7 +86,7 @@ export interface Loaded<T> {
  * `failed`, so one broken token does not blank the founder's whole view.
  */
 export async function loadPerProject<I extends IntegrationName, T>(
-  ctx: Context,
+  ctx: DataSources,
   options: {
     integration: I;
     route: string;

@@ -10,8 +10,25 @@ import {
   type DumpTables,
   type ImportResult,
 } from '@dash/contracts';
+import type { Store } from '@dash/db';
 import { TRPCError } from '@trpc/server';
-import type { Context } from '../context.ts';
+import type { CredentialVault } from '../credentials/vault.ts';
+import type { Logger } from '../logger.ts';
+import type { DatabaseHandle } from './runtime.ts';
+
+/** What an export reads: the store's settings and tables, and which database serves them. */
+export interface DumpSources {
+  store: Pick<Store, 'settings' | 'transfer'>;
+  database?: Pick<DatabaseHandle, 'manager'> | undefined;
+}
+
+/** What an import uses besides: the vault (each sealed value must open with this key), the cache it empties, the reload, the log. */
+export interface RestoreTargets {
+  store: Pick<Store, 'transfer' | 'cache'>;
+  vault: Pick<CredentialVault, 'open'>;
+  database?: Pick<DatabaseHandle, 'reload'> | undefined;
+  log: Logger;
+}
 
 /** The dump's issues, at most this many (a hostile dump could otherwise earn an answer as big as itself). */
 const MAX_ISSUES = 50;
@@ -49,7 +66,7 @@ function withoutAuth(tables: DumpTables): DumpTables {
  * Everything needed to rebuild the dashboard's data, credentials still sealed; the cache and every sign-in material
  * (the password's hash, sessions, API tokens) stay out: an export is data, and a read token may download it.
  */
-export async function exportDump(ctx: Context): Promise<Dump> {
+export async function exportDump(ctx: DumpSources): Promise<Dump> {
   const [settings, tables] = await Promise.all([ctx.store.settings.get(), ctx.store.transfer.dump()]);
   return {
     version: DUMP_VERSION,
@@ -97,7 +114,7 @@ export function parseDump(raw: unknown): Dump {
  * API tokens, `meta:auth…` rows; an older export carries some): an import never changes who can sign in, and this
  * dashboard's own stay as they are. `dryRun` answers the same without writing.
  */
-export async function importDump(ctx: Context, dump: Dump, { dryRun }: { dryRun: boolean }): Promise<ImportResult> {
+export async function importDump(ctx: RestoreTargets, dump: Dump, { dryRun }: { dryRun: boolean }): Promise<ImportResult> {
   const skipped: ImportResult['skipped'] = [];
   /** Whether this dashboard's key opens a sealed value (another key, or a damaged value, does not). */
   const opens = (name: string, sealed: string) => {

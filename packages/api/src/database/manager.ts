@@ -16,7 +16,7 @@ import {
 } from '@dash/contracts';
 import { migrationStatements, migrationsOf, openStore, redactDatabaseUrl, tablesState, type Store, type StoreOptions } from '@dash/db';
 import { TRPCError } from '@trpc/server';
-import type { Logger } from '../context.ts';
+import type { Logger } from '../logger.ts';
 import type { CredentialVault } from '../credentials/vault.ts';
 import { fail } from '../errors.ts';
 import { ChoiceFile, type Choices } from './choice-file.ts';

@@ -1,5 +1,5 @@
 import type { Store } from '@dash/db';
-import type { Context } from '../context.ts';
+import type { Logger } from '../logger.ts';
 import { DatabaseManager, type DatabaseManagerOptions } from './manager.ts';
 
 /** What the database procedures reach: the manager, and a fresh context over the same store (after an import). */
@@ -8,10 +8,22 @@ export interface DatabaseHandle {
   reload(): Promise<void>;
 }
 
-export interface RuntimeOptions {
+interface Stoppable {
+  stop(): Promise<void>;
+}
+
+/** What the runtime does with a context it retires: stops its jobs and lets the inbox finish its writes (and logs). */
+export interface ServedContext {
+  notifications: { inbox: { close(): void; idle(): Promise<void> }; poller: Stoppable; emails: Stoppable };
+  briefing: Stoppable;
+  backup: Stoppable;
+  log: Logger;
+}
+
+export interface RuntimeOptions<C extends ServedContext> {
   database: DatabaseManagerOptions;
   /** Builds the context over a store (the app's `createContext` with its options), `database` handed in. */
-  build: (store: Store, database: DatabaseHandle) => Promise<Context>;
+  build: (store: Store, database: DatabaseHandle) => Promise<C>;
   /** How long a retired context's store stays open for the requests still using it. */
   graceMs?: number;
 }
@@ -22,24 +34,24 @@ export interface RuntimeOptions {
  * exactly as after a restart, without one); requests already running finish on the old one, whose live streams end
  * (browsers reconnect to the new one), whose poller and scheduler stop, and whose store closes after `graceMs`.
  */
-export class Runtime {
-  #context: Context;
+export class Runtime<C extends ServedContext> {
+  #context: C;
   #store: Store;
   private readonly retiring = new Set<Promise<void>>();
 
   private constructor(
-    private readonly options: RuntimeOptions,
+    private readonly options: RuntimeOptions<C>,
     private readonly handle: DatabaseHandle,
-    context: Context,
+    context: C,
     store: Store,
   ) {
     this.#context = context;
     this.#store = store;
   }
 
-  static async start(options: RuntimeOptions): Promise<Runtime> {
+  static async start<C extends ServedContext>(options: RuntimeOptions<C>): Promise<Runtime<C>> {
     const { manager, store } = await DatabaseManager.start(options.database);
-    let runtime: Runtime | undefined;
+    let runtime: Runtime<C> | undefined;
     const handle: DatabaseHandle = {
       manager,
       reload: async () => runtime?.replace(runtime.#store),
@@ -55,7 +67,7 @@ export class Runtime {
     return runtime;
   }
 
-  get context(): Context {
+  get context(): C {
     return this.#context;
   }
 
@@ -73,7 +85,7 @@ export class Runtime {
     void retired.finally(() => this.retiring.delete(retired));
   }
 
-  private async retire(context: Context, store: Store | undefined): Promise<void> {
+  private async retire(context: C, store: Store | undefined): Promise<void> {
     context.notifications.inbox.close();
     await Promise.all([context.notifications.poller.stop(), context.notifications.emails.stop(), context.briefing.stop(), context.backup.stop()]);
     await context.notifications.inbox.idle();

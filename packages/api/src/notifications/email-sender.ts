@@ -3,7 +3,7 @@ import type { Clock } from '@dash/connectors';
 import type { EmailSendRow, Store } from '@dash/db';
 import { notificationEmail, type Alerts } from '../alerts/index.ts';
 import { EmailRefusedError, sendEmail } from '../alerts/sender.ts';
-import type { Logger } from '../context.ts';
+import type { Logger } from '../logger.ts';
 
 const HOUR = 3_600_000;
 /** A claim lasts this long: a process that dies mid-send leaves the email to another after it. */

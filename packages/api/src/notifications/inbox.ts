@@ -1,7 +1,7 @@
 import { MAX_MUTE_MS, type DeliveryOutcome, type DryRunEvent, type InterruptChannel, type NotificationMute, type NotificationPolicy, type PolicyDecision, type StoredDecision } from '@dash/contracts';
 import { foldEvents, type DeliveryRow, type FoldedEvent, type IncomingEvent, type IngestResult, type NotificationRow, type OutboxOps, type Store } from '@dash/db';
 import type { RelayEvent } from '@dash/webhooks';
-import type { Logger } from '../context.ts';
+import type { Logger } from '../logger.ts';
 import type { DataCache } from '../data/cache.ts';
 import { NotificationHub } from './hub.ts';
 import { defaultFlapSettings, deliverableChannels, Planner, type FlapSettings, type PlannedEvent } from './policy/planner.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LimiterBusyError, slidingWindowLimiter, type Clock, type RateLimiter, type Turn } from '@dash/connectors';
 import type { Store } from '@dash/db';
-import type { Logger } from '../context.ts';
+import type { Logger } from '../logger.ts';
 import type { Inbox } from './inbox.ts';
 import { fetchRelayPage, RelayError, type RelayTarget } from './relay-client.ts';
 

@@ -2,9 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { grantedScopes, reachesSearchConsole } from '@dash/connectors';
 import { z } from 'zod';
-import type { Context } from '../context.ts';
+import type { AccessOptions } from '../auth/access.ts';
+import { assertKeyMatches } from '../credentials/vault.ts';
+import type { Connections } from '../data/connections.ts';
 import { fail } from '../errors.ts';
-import { assertKeyMatches } from '../router/credentials.ts';
+import type { Logger } from '../logger.ts';
 
 
 /** The command that makes a file this import can use, with Search Console's scope (and your own OAuth client). */
@@ -49,12 +51,20 @@ export function cliPlaces(at: CliLocations): { path: string; what: string }[] {
   ];
 }
 
+/** What the import uses: whether the dashboard is local, the key check, the Google connection it proves and saves, the log. */
+export interface CliImportSources {
+  access: { options: Pick<AccessOptions, 'mode'> };
+  credentialsKeyMatches: boolean;
+  data: { connections: Pick<Connections, 'context' | 'save'> };
+  log: Logger;
+}
+
 /**
  * POST /api/auth/cli-import: the first file found of `cliPlaces` becomes the Google credential, once one token
  * refresh proved it and showed Search Console's scope among those granted. Reads files only, never runs a command;
  * only on a dashboard bound to loopback (the files are this machine's user's). Nothing is stored on any failure.
  */
-export async function importFromCli(ctx: Context, at: CliLocations | undefined): Promise<{ imported: true; source: string; account: string | null }> {
+export async function importFromCli(ctx: CliImportSources, at: CliLocations | undefined): Promise<{ imported: true; source: string; account: string | null }> {
   if (ctx.access.options.mode !== 'local' || !at) {
     throw fail('FORBIDDEN', 'Importing from gcloud reads files of the computer the dashboard runs on: only a dashboard on 127.0.0.1 (a local one) offers it.');
   }

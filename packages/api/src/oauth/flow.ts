@@ -25,10 +25,13 @@ import {
   type OAuthProvider,
   type TokenSet,
 } from '@dash/connectors';
+import type { Store } from '@dash/db';
 import { z } from 'zod';
-import type { Context } from '../context.ts';
+import type { AccessOptions, RequestInfo } from '../auth/access.ts';
+import { assertKeyMatches, type CredentialVault } from '../credentials/vault.ts';
+import type { Connections } from '../data/connections.ts';
 import { fail } from '../errors.ts';
-import { assertKeyMatches } from '../router/credentials.ts';
+import type { Logger } from '../logger.ts';
 
 /** A flow must come back within ten minutes of "Connect". */
 export const STATE_LIFETIME_MS = 10 * 60_000;
@@ -59,14 +62,28 @@ const CLIENT_FIELDS = ['clientId', 'clientSecret', 'baseUrl'];
 const randomToken = (bytes: number) => randomBytes(bytes).toString('base64url');
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
+/**
+ * What a connection by OAuth uses: the credentials (stored clients, the saved tokens) and their connections to the
+ * providers, the vault (the flow's cookie), a lease per state (used once), the public origin, who asks, the log.
+ */
+export interface OAuthSources {
+  store: Pick<Store, 'leases' | 'credentials'>;
+  vault: Pick<CredentialVault, 'seal' | 'open'>;
+  credentialsKeyMatches: boolean;
+  data: { connections: Pick<Connections, 'stored' | 'context' | 'save' | 'clock'> };
+  access: { options: Pick<AccessOptions, 'origin'> };
+  request?: RequestInfo | undefined;
+  log: Logger;
+}
+
 /** The public address's callback for a provider: the redirect URI to register with it. */
-export function redirectUriOf(ctx: Context, provider: OAuthProvider): string | undefined {
+export function redirectUriOf(ctx: OAuthSources, provider: OAuthProvider): string | undefined {
   const origin = ctx.access.options.origin;
   return origin === undefined ? undefined : `${origin.replace(/\/$/, '')}/api/auth/${provider}/callback`;
 }
 
 /** The requester as the flow binds it: a session's id, an API token's id, or the open local dashboard. */
-function whoOf(ctx: Context): string {
+function whoOf(ctx: OAuthSources): string {
   const identity = ctx.request?.identity;
   if (!identity || identity.scope !== 'write' || identity.via === 'backup') {
     throw fail('FORBIDDEN', 'Connecting an account changes the stored credentials: sign in (or use a write token).');
@@ -75,7 +92,7 @@ function whoOf(ctx: Context): string {
 }
 
 /** The credential under `credKey` when it holds an OAuth client (its id and secret). */
-async function storedClient(ctx: Context, credKey: string): Promise<Record<string, string> | undefined> {
+async function storedClient(ctx: OAuthSources, credKey: string): Promise<Record<string, string> | undefined> {
   const values = await ctx.data.connections.stored(credKey);
   return values?.clientId && values.clientSecret ? values : undefined;
 }
@@ -90,7 +107,7 @@ function scopesOf(provider: OAuthProvider, requested: string | undefined): strin
  * GET /api/auth/{provider}/redirect: a new flow (state of 256 random bits, PKCE S256 verifier) sealed into the cookie
  * the route sets, and the provider's authorization URL to send the browser to.
  */
-export async function startOAuth(ctx: Context, input: OAuthStart): Promise<OAuthStarted> {
+export async function startOAuth(ctx: OAuthSources, input: OAuthStart): Promise<OAuthStarted> {
   const { provider, credKey } = input;
   const label = oauthLabel(provider);
   if (!credentialKeySchema.safeParse(credKey).success || serviceOf(credKey) !== provider) {
@@ -129,7 +146,7 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /** The flow the cookie holds, when it is this provider's, this state's, unexpired and this requester's. */
-function flowOf(ctx: Context, input: OAuthFinish, now: number): Flow | undefined {
+function flowOf(ctx: OAuthSources, input: OAuthFinish, now: number): Flow | undefined {
   if (!input.cookie || !input.query.state) return undefined;
   let flow: Flow;
   try {
@@ -163,7 +180,7 @@ async function accountOf(provider: OAuthProvider, upstream: ConnectorContext, to
  * after the state, so a replay finds it taken), trades the code with the PKCE verifier, and stores the tokens in the
  * credential under the flow's credKey. Nothing is stored on any failure; no token reaches a log or the answer.
  */
-export async function finishOAuth(ctx: Context, input: OAuthFinish): Promise<OAuthOutcome> {
+export async function finishOAuth(ctx: OAuthSources, input: OAuthFinish): Promise<OAuthOutcome> {
   const { provider, query } = input;
   const label = oauthLabel(provider);
   const refuse = (reason: string, detail: string): OAuthOutcome => {
@@ -211,7 +228,7 @@ export async function finishOAuth(ctx: Context, input: OAuthFinish): Promise<OAu
 }
 
 /** Every stored Google and GitHub credential's state, and the redirect URIs to register: Settings → Connections. */
-export async function oauthConnections(ctx: Context): Promise<OAuthConnections> {
+export async function oauthConnections(ctx: OAuthSources): Promise<OAuthConnections> {
   const connections: OAuthConnection[] = [];
   for (const key of await ctx.store.credentials.keys()) {
     const provider = serviceOf(key);

@@ -13,10 +13,15 @@ import {
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { EmailRefusedError } from '../alerts/index.ts';
-import { briefingThresholds, briefingUnread, composeBriefing, markBriefingRead, saveBriefingThresholds } from '../briefing/briefing.ts';
-import { BriefingInputError, briefingEmailSettings, previewBriefingEmail, saveBriefingSchedule, sendTestBriefing } from '../briefing/mailer.ts';
+import { briefingThresholds, briefingUnread, composeBriefing, markBriefingRead, saveBriefingThresholds, type BriefingSources } from '../briefing/briefing.ts';
+import { BriefingInputError } from '../briefing/mailer.ts';
+import type { Context } from '../context.ts';
 import { fail } from '../errors.ts';
 import { publicProcedure, router } from '../trpc.ts';
+import { dataReadsOf } from './data.ts';
+
+/** What a briefing reads over a request's context: its store, its clock, and the data procedures. */
+const sourcesOf = (ctx: Context): BriefingSources => ({ store: ctx.store, clock: ctx.data.connections.clock, reads: (signal) => dataReadsOf(ctx, signal) });
 
 export const briefingRouter = router({
   /** What changed over the window, per project and in all, with what needs the founder at the top. */
@@ -26,7 +31,7 @@ export const briefingRouter = router({
     .query(async ({ ctx, input, signal }) => {
       if (input.project !== undefined && !(await ctx.store.projects.get(input.project))) throw fail('NOT_FOUND', `No project with the slug "${input.project}"`);
       if (input.since !== undefined && Date.parse(input.since) > ctx.data.connections.clock.now()) throw fail('BAD_REQUEST', 'since: it is in the future');
-      return composeBriefing(ctx, input, signal);
+      return composeBriefing(sourcesOf(ctx), input, signal);
     }),
 
   /** Marks the briefing read up to its window's end: the next one starts there, and today's figures are kept to compare with. */
@@ -36,7 +41,7 @@ export const briefingRouter = router({
     .mutation(async ({ ctx, input, signal }) => {
       const until = Date.parse(input.until);
       if (until > ctx.data.connections.clock.now() + 60_000) throw fail('BAD_REQUEST', 'until: it is in the future');
-      await markBriefingRead(ctx, until, signal);
+      await markBriefingRead(sourcesOf(ctx), until, signal);
       return { ok: true as const };
     }),
 
@@ -60,7 +65,7 @@ export const briefingRouter = router({
   settings: publicProcedure
     .input(z.void())
     .output(briefingSettingsSchema)
-    .query(({ ctx }) => briefingEmailSettings(ctx)),
+    .query(({ ctx }) => ctx.briefing.settings()),
 
   /** Saves the email's schedule; turning it on before email is set up is a 400 on `enabled`, and nothing is stored. */
   saveSchedule: publicProcedure
@@ -68,7 +73,7 @@ export const briefingRouter = router({
     .output(briefingSettingsSchema)
     .mutation(async ({ ctx, input }) => {
       try {
-        return await saveBriefingSchedule(ctx, input);
+        return await ctx.briefing.saveSchedule(input);
       } catch (error) {
         if (!(error instanceof BriefingInputError)) throw error;
         const issue = { path: error.path, message: error.message };
@@ -81,7 +86,7 @@ export const briefingRouter = router({
     .input(z.void())
     .output(briefingEmailSchema)
     .query(async ({ ctx, signal }) => {
-      const { subject, html, text } = await previewBriefingEmail(ctx, signal);
+      const { subject, html, text } = await ctx.briefing.preview(signal);
       return { subject, html, text };
     }),
 
@@ -91,7 +96,7 @@ export const briefingRouter = router({
     .output(alertResultSchema)
     .mutation(async ({ ctx, signal }) => {
       try {
-        return await sendTestBriefing(ctx, signal);
+        return await ctx.briefing.sendTest(signal);
       } catch (error) {
         if (error instanceof EmailRefusedError) throw fail('BAD_GATEWAY', error.message, error);
         throw error;

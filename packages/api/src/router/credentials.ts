@@ -12,16 +12,11 @@ import {
 import { connectorFor, ConnectorError, refusedBaseUrl } from '@dash/connectors';
 import { z } from 'zod';
 import type { Context } from '../context.ts';
-import { CredentialsKeyMismatchError } from '../credentials/vault.ts';
+import { assertKeyMatches, CredentialsKeyMismatchError } from '../credentials/vault.ts';
 import { fail } from '../errors.ts';
 import { publicProcedure, router } from '../trpc.ts';
 
 const TEST_TIMEOUT_MS = 15_000;
-
-/** Refuses to write with a key that cannot read what is already stored: that would mix two keys. */
-export function assertKeyMatches(ctx: Context) {
-  if (!ctx.credentialsKeyMatches) throw fail('INTERNAL_SERVER_ERROR', new CredentialsKeyMismatchError().message);
-}
 
 async function storedValues(ctx: Context, key: string): Promise<Record<string, string>> {
   try {

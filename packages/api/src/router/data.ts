@@ -18,58 +18,27 @@ import {
   type Ideas,
   type Revenue,
   type Shipping,
-  type NotConfigured,
   type ShippedItem,
 } from '@dash/contracts';
 import type { Context } from '../context.ts';
-import { betterstack, github, linear, revenueConnectors, sentry, vercel, type ShippingConnector } from '@dash/connectors';
+import { betterstack, linear, revenueConnectors, sentry } from '@dash/connectors';
 import { z } from 'zod';
 import { convertRevenue, sliceRevenue, sumRevenue, type RevenuePart } from '../data/revenue.ts';
 import { isNotConfigured, loadPerProject, metaOf, viewOf, type Loaded } from '../data/serve.ts';
+import type { DataReads } from '../data/reads.ts';
+import { loadShipped, shippingSources } from '../data/shipping.ts';
 import { ttl } from '../data/ttl.ts';
-import { publicProcedure, router } from '../trpc.ts';
-import { growthProcedures } from './growth.ts';
+import { createCallerFactory, publicProcedure, router } from '../trpc.ts';
+import { audienceProcedures } from './audience.ts';
 
 const revenueReport = revenueSchema.extend({ currency: z.string() });
 const ideaList = z.array(ideasSchema.shape.items.element.omit({ project: true }));
-const shippedList = z.array(shippingSchema.shape.items.element.omit({ project: true }));
 
 /** Urgent (1) first, low (4) next to last, no priority (0) last; older first within a priority. */
 const byPriorityThenAge = (a: Idea, b: Idea) => (a.priority || 5) - (b.priority || 5) || a.createdAt.localeCompare(b.createdAt);
 
-/** Where shipped work comes from: merged pull requests, completed issues, production deploys. */
-export const shippingSources = ['code_host', 'issue_tracker', 'deploy_host'] as const;
-export type ShippingSource = (typeof shippingSources)[number];
-export const shippingServices = { code_host: 'github', issue_tracker: 'linear', deploy_host: 'vercel' } as const;
-const shippingConnectors: { [I in ShippingSource]: ShippingConnector<I> } = { code_host: github, issue_tracker: linear, deploy_host: vercel };
-
-/** One source of shipped work, loaded per project like any other route, cached under its own name (the backup refreshes each alone). */
-export function loadShipped<I extends ShippingSource>(
-  ctx: Context,
-  integration: I,
-  input: { project?: string | undefined; limit: number; refresh: boolean },
-  signal?: AbortSignal,
-): Promise<Loaded<Omit<ShippedItem, 'project'>[]> | NotConfigured> {
-  const { connections } = ctx.data;
-  const service = shippingServices[integration];
-  const connector = shippingConnectors[integration] as ShippingConnector<I>;
-  return loadPerProject(ctx, {
-    integration,
-    route: `shipping:${integration}`,
-    slug: input.project,
-    ttlMs: ttl.shipping,
-    schema: shippedList,
-    refresh: input.refresh,
-    params: { limit: input.limit },
-    load: async ({ config }) => {
-      const upstream = await connections.context(service, config.credentialKey ?? service, { signal });
-      return connector.shipped(upstream, { config, limit: input.limit, now: connections.clock.now() });
-    },
-  });
-}
-
 export const dataRouter = router({
-  ...growthProcedures,
+  ...audienceProcedures,
 
   revenue: publicProcedure
     .input(revenueQuerySchema)
@@ -231,3 +200,8 @@ export const dataRouter = router({
       };
     }),
 });
+
+const dataCaller = createCallerFactory(dataRouter);
+
+/** The data procedures over a context, for the services that read them (the briefing, the backup), ending with `signal`. */
+export const dataReadsOf = (ctx: Context, signal?: AbortSignal): DataReads => dataCaller(ctx, { signal });

@@ -66,7 +66,7 @@ process.once('sveltekit:shutdown', () => {
 let pruning: ReturnType<typeof setInterval> | undefined;
 
 /** Notification retention, at start and then once a day, in whichever database serves then. */
-function pruneDaily(started: Runtime) {
+function pruneDaily(started: Runtime<Context>) {
   const prune = () =>
     void started.context.notifications.inbox.prune().catch((error: unknown) => log.warn(`notification retention failed: ${(error as Error).message}`));
   prune();
@@ -99,7 +99,7 @@ function envPassword(env: Env): EnvPassword | undefined {
 /** Redis for what the dashboard processes share, when REDIS_URL names one (one client for every context). */
 let coordination: Promise<Coordination> | undefined;
 
-async function start(): Promise<Runtime> {
+async function start(): Promise<Runtime<Context>> {
   const env = serverEnv();
   if (env.REDIS_URL) {
     coordination ??= redisCoordination(env.REDIS_URL).catch((error: unknown) => {
@@ -152,10 +152,10 @@ async function start(): Promise<Runtime> {
   return started;
 }
 
-let runtime: Promise<Runtime> | undefined;
+let runtime: Promise<Runtime<Context>> | undefined;
 
 /** The server process's runtime: store opened (and migrated where the dashboard does that), credentials key resolved. */
-function getRuntime(): Promise<Runtime> {
+function getRuntime(): Promise<Runtime<Context>> {
   runtime ??= start().catch((error: unknown) => {
     runtime = undefined;
     throw error;

@@ -13,7 +13,7 @@ import {
 } from '@dash/contracts';
 import type { Store } from '@dash/db';
 import type { z } from 'zod';
-import type { Logger } from '../../context.ts';
+import type { Logger } from '../../logger.ts';
 
 /** What a save may change: each part on its own, the pause apart from the quiet hours' windows. */
 export interface PolicyParts {

@@ -21,8 +21,11 @@ import { isNotConfigured, loadPerProject, metaOf, viewOf } from '../data/serve.t
 import { ttl } from '../data/ttl.ts';
 import { publicProcedure } from '../trpc.ts';
 
-/** Storefront, analytics, search and funding: the procedures of the `data` router for issue-5's routes. */
-export const growthProcedures = {
+/**
+ * The data router's procedures about the products' audience: the app store's ratings and reviews (storefront), web
+ * analytics, search analytics (seo) and funding (backers).
+ */
+export const audienceProcedures = {
   storefront: publicProcedure
     .input(storefrontQuerySchema)
     .output(dataResultSchema(storefrontSchema))
