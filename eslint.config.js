@@ -41,7 +41,7 @@ export default tseslint.config(
   },
   {
     // Plain JavaScript configs and scripts are not part of any tsconfig project.
-    files: ['**/*.js', '**/*.mjs'],
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
   },
 );

@@ -1,45 +1,59 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { cruise, type IConfiguration } from 'dependency-cruiser';
 import { describe, expect, it } from 'vitest';
-import { importGraph, importLoops } from './import-graph.ts';
+
+// The workspace's import rules (.dependency-cruiser.cjs) checked with dependency-cruiser: no import loop in any
+// package's or app's sources, and packages/api layered router -> services -> leaves.
 
 const root = join(import.meta.dirname, '..');
+const config = createRequire(import.meta.url)('../.dependency-cruiser.cjs') as IConfiguration;
 
-/** Every `src` folder of the workspace's packages and apps (their `.ts` files; the web app's `.svelte` files are not read). */
-const sourceFolders = ['packages', 'apps'].flatMap((group) =>
-  readdirSync(join(root, group))
-    .map((name) => `${group}/${name}/src`)
-    .filter((folder) => existsSync(join(root, folder))),
-);
-
-describe('import loops', () => {
-  it.each(sourceFolders)('%s imports its own files without a loop', (folder) => {
-    const knots = importLoops(importGraph(join(root, folder), join(root, folder)));
-    // Each knot printed as one loop through it, e.g. `alerts/index.ts -> context.ts -> alerts/index.ts (17 files: …)`.
-    expect(knots.map(({ loop, files }) => `${loop.join(' -> ')}${files.length > loop.length - 1 ? ` (${files.length} files: ${files.join(', ')})` : ''}`)).toEqual([]);
+/** Each broken rule as a line: the rule, the import, and for a loop the files around it. */
+async function violations(baseDir: string): Promise<string[]> {
+  const { output } = await cruise(['packages', 'apps'], {
+    ...config.options,
+    baseDir,
+    validate: true,
+    ruleSet: { forbidden: config.forbidden ?? [] },
   });
-});
+  if (typeof output === 'string') throw new Error('dependency-cruiser answered text, not its result');
+  return output.summary.violations.map(({ rule, from, to, cycle }) => `${rule.name}: ${from} -> ${to}${cycle ? ` (loop: ${cycle.map((step) => step.name).join(' -> ')})` : ''}`);
+}
 
-describe('packages/api layers: router -> services -> leaves', () => {
-  const api = join(root, 'packages/api/src');
-  const graph = importGraph(api, api);
-  const importersOf = (target: (file: string) => boolean, allowed: (file: string) => boolean) =>
-    [...graph].filter(([file, targets]) => !allowed(file) && targets.some(target)).map(([file]) => file);
-  const inRouter = (file: string) => file.startsWith('router/');
-  const isTest = (file: string) => file.endsWith('.test.ts');
+describe('the import rules', () => {
+  it('hold for every source of packages/* and apps/*', async () => {
+    expect(await violations(root)).toEqual([]);
+  }, 60_000);
 
-  it('only the tRPC layer and the composition import context.ts', () => {
-    // testing.ts is the composition for tests (createTestApi builds the app as index.ts does).
-    const composition = ['trpc.ts', 'root.ts', 'index.ts', 'context.ts', 'testing.ts'];
-    expect(importersOf((target) => target === 'context.ts', (file) => inRouter(file) || composition.includes(file))).toEqual([]);
-  });
-
-  it('no service imports a router (backup/ and briefing/ read the data procedures through what they are handed)', () => {
-    // A test may set up through a router (the demo's projects); root.ts and index.ts compose them.
-    expect(importersOf(inRouter, (file) => inRouter(file) || isTest(file) || file === 'root.ts' || file === 'index.ts')).toEqual([]);
-  });
-
-  it('the leaves import nothing of the package', () => {
-    for (const leaf of ['logger.ts', 'errors.ts']) expect(graph.get(leaf), leaf).toEqual([]);
-  });
+  it('catch a loop, a service that takes the whole Context, one that reads a router, and a leaf that imports', async () => {
+    const fixture = mkdtempSync(join(tmpdir(), 'dash-structure-'));
+    try {
+      const files: Record<string, string> = {
+        'packages/api/src/logger.ts': "import type { Context } from './context.ts';\nexport type Logger = Context['log'];\n",
+        'packages/api/src/context.ts': "import type { Alerts } from './alerts/index.ts';\nexport interface Context { log: unknown; alerts: Alerts }\n",
+        'packages/api/src/alerts/index.ts': "import type { Logger } from '../logger.ts';\nexport interface Alerts { log: Logger }\n",
+        'packages/api/src/backup/plan.ts': "import { reads } from '../router/data.ts';\nexport const plan = reads;\n",
+        'packages/api/src/router/data.ts': 'export const reads = 1;\n',
+        'apps/web/src/app.ts': 'export {};\n',
+      };
+      for (const [path, text] of Object.entries(files)) {
+        mkdirSync(dirname(join(fixture, path)), { recursive: true });
+        writeFileSync(join(fixture, path), text);
+      }
+      const found = await violations(fixture);
+      expect(found).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^no-import-loop: packages\/api\/src\/alerts\/index\.ts -> packages\/api\/src\/logger\.ts \(loop: .*context\.ts/),
+          'api-context-from-composition-only: packages/api/src/logger.ts -> packages/api/src/context.ts',
+          'api-services-not-to-routers: packages/api/src/backup/plan.ts -> packages/api/src/router/data.ts',
+          'api-leaves: packages/api/src/logger.ts -> packages/api/src/context.ts',
+        ]),
+      );
+    } finally {
+      rmSync(fixture, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
