@@ -159,7 +159,6 @@ describe.skipIf(postgresDown !== undefined && process.env.CI !== 'true')('two da
       for (const { status, body } of refused) {
         expect([status, body.error?.message]).toEqual([502, expect.stringMatching(/RevenueCat allows only so many requests a minute/)]);
       }
-
     } finally {
       // Out of the backup below, whose RevenueCat lane waits 15 s between calls.
       for (const slug of slugs) await send(`/api/projects/${slug}`, { method: 'DELETE' });
