@@ -153,14 +153,14 @@ export class DataCache {
   private async fetchOnce(key: string, schema: z.ZodType, seen: string | undefined, fetch: () => Promise<Fetched>): Promise<Fetched & { waited: boolean }> {
     const flights = this.flights;
     if (!flights) return { ...(await fetch()), waited: false };
-    for (;;) {
+    // The caller has just read the row: take the flight first, and read again only while another holds it.
+    while (!(await flights.take(key, this.holder, FLIGHT_MS, this.clock.now()))) {
+      await delay(FLIGHT_POLL_MS);
       const written = await this.writtenSince(key, schema, seen);
       if (written) return { ...written, waited: true };
-      if (await flights.take(key, this.holder, FLIGHT_MS, this.clock.now())) break;
-      await delay(FLIGHT_POLL_MS);
     }
     try {
-      // Written by the holder that just gave the flight up, between the read above and the take.
+      // Written by a holder that gave the flight up between the caller's read and this take.
       const written = await this.writtenSince(key, schema, seen);
       return written ? { ...written, waited: true } : { ...(await fetch()), waited: false };
     } finally {
