@@ -75,11 +75,21 @@ async function withDemo(clock: Clock, options: Omit<Parameters<typeof createTest
   return api;
 }
 
-/** A schedule whose time (UTC, every day) comes two to three minutes after the clock's now, and that instant. */
-function soon(clock: Clock): { schedule: BriefingSchedule; sendAt: number } {
+/**
+ * A schedule whose time comes two to three minutes after the clock's now, that instant, and the local day it sends for.
+ * Its time zone is a fixed offset that puts the send at about 08:00 local, so the hours a test then moves through stay
+ * inside that day whatever the hour the suite runs at (in UTC, a run at 22:00 would see the day end three hours on).
+ */
+function soon(clock: Clock): { schedule: BriefingSchedule; sendAt: number; date: string; dayOf: (ms: number) => string } {
   const sendAt = Math.floor((clock.now() + 3 * MINUTE) / MINUTE) * MINUTE;
-  const time = new Date(sendAt).toISOString().slice(11, 16);
-  return { schedule: { enabled: true, time, timezone: 'UTC', days: everyDay }, sendAt };
+  // Hours east of UTC, within the -12..+14 the Etc zones cover.
+  let east = (((8 - new Date(sendAt).getUTCHours()) % 24) + 24) % 24;
+  if (east > 14) east -= 24;
+  // Etc/GMT names count the other way: Etc/GMT-3 is three hours east.
+  const timezone = east === 0 ? 'UTC' : `Etc/GMT${east > 0 ? '-' : '+'}${Math.abs(east)}`;
+  const local = (ms: number) => new Date(ms + east * HOUR).toISOString();
+  const dayOf = (ms: number) => local(ms).slice(0, 10);
+  return { schedule: { enabled: true, time: local(sendAt).slice(11, 16), timezone, days: everyDay }, sendAt, date: dayOf(sendAt), dayOf };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -108,7 +118,7 @@ describe.for([
     const shared = (a: Api) => (databaseUrl ? { databaseUrl, credentialsKey: a.credentialsKey } : { dir: a.dir, credentialsKey: a.credentialsKey });
     const a = await withDemo(clock, databaseUrl ? { databaseUrl } : {});
     const b = await dashboard({ clock, ...shared(a) });
-    const { schedule, sendAt } = soon(clock);
+    const { schedule, sendAt, date } = soon(clock);
     const saved = await a.caller.briefing.saveSchedule(schedule);
     expect(saved).toMatchObject({ schedule, emailAvailable: true, nextSendAt: iso(sendAt), lastSent: null });
     expect(await b.caller.briefing.settings()).toEqual(saved);
@@ -116,7 +126,6 @@ describe.for([
     // Before its time: nothing.
     expect(await Promise.all([a.ctx.briefing.tick(), b.ctx.briefing.tick()])).toEqual([{ action: 'waiting' }, { action: 'waiting' }]);
     clock.advance(sendAt - clock.now());
-    const date = iso(sendAt).slice(0, 10);
 
     // Both wake at the send time: one sends, the other finds the lease taken (or, if it looks after, the day done).
     const outcomes = await Promise.all([a.ctx.briefing.tick(), b.ctx.briefing.tick()]);
@@ -162,14 +171,13 @@ describe('the pause and quiet hours', () => {
   it('the pause suppresses the day it covers (not sent after it ends either); quiet hours do not', async () => {
     const clock = testClock();
     const api = await withDemo(clock);
-    const { schedule, sendAt } = soon(clock);
+    const { schedule, sendAt, date } = soon(clock);
     await api.caller.briefing.saveSchedule(schedule);
     // Quiet hours all day, every day: the briefing is what was asked for at that hour, so they do not hold it.
     await api.caller.notifications.saveQuietHours({ enabled: true, timezone: 'UTC', windows: [{ days: everyDay, start: '00:00', end: '24:00' }] });
     await api.caller.notifications.pause({ until: iso(sendAt + 2 * HOUR) });
 
     clock.advance(sendAt - clock.now());
-    const date = iso(sendAt).slice(0, 10);
     expect(await api.ctx.briefing.tick()).toEqual({ action: 'paused', date });
     clock.advance(3 * HOUR);
     expect(await api.ctx.briefing.tick()).toEqual({ action: 'done', date });
@@ -259,11 +267,10 @@ describe('a failed send', () => {
   it("is recorded with SendGrid's reason (never the key) and tried again only a few times that day", async () => {
     const clock = testClock();
     const api = await withDemo(clock);
-    const { schedule, sendAt } = soon(clock);
+    const { schedule, sendAt, date, dayOf } = soon(clock);
     await api.caller.briefing.saveSchedule(schedule);
     sandbox.inject('sendgrid', sendgridError(503, 'Service Unavailable'));
     clock.advance(sendAt - clock.now());
-    const date = iso(sendAt).slice(0, 10);
 
     const first = await api.ctx.briefing.tick();
     expect(first).toMatchObject({ action: 'failed', date, error: expect.stringContaining('503') });
@@ -277,7 +284,7 @@ describe('a failed send', () => {
     let ticks = 1;
     for (let i = 0; i < 10; i++) {
       const next = Date.parse((await api.caller.briefing.settings()).nextSendAt ?? '');
-      if (iso(next).slice(0, 10) !== date) break;
+      if (dayOf(next) !== date) break;
       clock.advance(next - clock.now());
       expect(await api.ctx.briefing.tick()).toMatchObject({ action: 'failed' });
       ticks += 1;
@@ -310,10 +317,9 @@ describe('a process that died while sending', () => {
   it('leaves a day marked `sending`, which is not sent again (SendGrid may have taken it) and says why', async () => {
     const clock = testClock();
     const api = await withDemo(clock);
-    const { schedule, sendAt } = soon(clock);
+    const { schedule, sendAt, date } = soon(clock);
     await api.caller.briefing.saveSchedule(schedule);
     clock.advance(sendAt - clock.now());
-    const date = iso(sendAt).slice(0, 10);
     // What a process writes just before asking SendGrid, left behind as it died (its lease ran out since).
     await api.store.meta.put('briefing.email', {
       days: { [date]: { status: 'sending', attempts: 1, at: sendAt, until: iso(sendAt), id: null, error: null, retryAt: null } },
