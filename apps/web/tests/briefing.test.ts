@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
+import { clearOfMidnight } from './waiting.ts';
 
 let dashboard: RunningDashboard;
 let browser: Browser;
@@ -43,6 +44,8 @@ describe('the briefing in the browser', () => {
   });
 
   it('is linked from the dashboard until read, with what needs you first and every product’s figures', async () => {
+    // Read today stays read today: the day must not turn between the read and the look at the dashboard.
+    await clearOfMidnight(90_000);
     const { page, problems } = await open('/');
     await page.getByRole('button', { name: 'Try it with demo data' }).click();
     await page.getByRole('region', { name: 'Demo data' }).waitFor({ timeout: 20_000 });

@@ -14,6 +14,15 @@ export async function until<T>(read: () => Promise<T>, done: (value: T) => boole
 }
 
 /**
+ * Waits past midnight UTC when it is less than `marginMs` away, for a test whose steps a day's turn between them
+ * would change (a count "today", a briefing read "today"): the dashboard it drives runs on the real clock.
+ */
+export async function clearOfMidnight(marginMs: number): Promise<void> {
+  const left = 86_400_000 - (Date.now() % 86_400_000);
+  if (left < marginMs) await sleep(left + 1_000);
+}
+
+/**
  * Everything a test starts, taken down after it, last started first (pages and browsers before the dashboard: an
  * open page's live stream would hold its shutdown up). Every step runs even when one fails; the first failure is
  * the test's. Call once at the top of a test file; push a step for each thing started.
