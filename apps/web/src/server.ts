@@ -59,41 +59,69 @@ function seal(res: ServerResponse) {
   Object.assign(res, { setHeader: ignore, appendHeader: ignore, removeHeader: () => undefined, getHeaderNames: () => [], writeHead: ignore, flushHeaders: () => undefined, write: () => true, end: ignore });
 }
 
-/** After a 413, how long and how much more of the body is thrown away before the connection goes (see limitBody). */
-const LINGER_MS = 2000;
+/**
+ * After a 413, or an answer given before the body was read, how much more of the body is read and thrown away, and how
+ * long the connection is kept before it goes (see limitBody). The time is nginx's `lingering_timeout` default.
+ */
 const LINGER_BYTES = 4 * 1024 * 1024;
+const LINGER_MS = 5000;
 
 /**
  * Holds a request's body to `limit` bytes, counted as the HTTP parser hands them to the request stream (chunked or
  * not, whatever Content-Length says), before adapter-node's handler or anyone else reads them; every chunk within
  * the limit goes on unchanged, in order. Over it: 413 with `Connection: close` (unless an answer has started), and
- * nothing more reaches the handler. The connection does not go at once: closing a socket with unread bytes resets
- * it, and a client still sending meets the reset on its next write before it has read the 413. So the answer goes
- * out with a FIN, and what still arrives is thrown away unbuffered until the client stops, LINGER_BYTES more came or
- * LINGER_MS passed; then the connection goes, and the rest of the body is never read.
+ * nothing more reaches the handler.
+ *
+ * The connection then closes the way HTTP servers close one with a body still coming (a "lingering close"). Closing
+ * a socket with unread bytes resets it, and a client still sending meets the reset on its next write, before it has
+ * read the answer, which is lost with the connection. So the answer goes out with a FIN; what still arrives is read and
+ * thrown away, up to LINGER_BYTES; past that the socket is no longer read, so TCP holds the client's writes back
+ * without a reset while it reads the answer; and after LINGER_MS the connection goes. Counting bytes alone is not
+ * enough: the kernel's buffers may already hold megabytes the client wrote before the answer was sent.
  */
 function limitBody(req: IncomingMessage, res: ServerResponse, limit: number): boolean {
   const socket = req.socket;
   let received = 0;
   let discarded = 0;
-  let refused = false;
-  const refuse = () => {
-    refused = true;
-    if (res.headersSent) {
-      socket.destroy();
-      return;
-    }
-    // Node ends a `connection: close` answer with destroySoon(), which would reset a socket with bytes still coming.
-    socket.destroySoon = () => socket.end();
+  let lingering = false;
+  /** The FIN once the answer is out: at once, or when an answer still being written finishes. */
+  const endAfterAnswer = () => (res.writableFinished ? socket.end() : res.once('finish', () => socket.end()));
+  const linger = () => {
+    if (lingering) return;
+    lingering = true;
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
-    answer(res, tooLargeVerdict(limit));
-    seal(res);
+    endAfterAnswer();
+    // Reading again if a handler that stopped reading had paused it: what still comes is thrown away, up to the bytes.
+    req.resume();
   };
+  const refuse = () => {
+    if (!res.headersSent) {
+      // Node ends a `connection: close` answer with destroySoon(), which would reset a socket with bytes still coming.
+      socket.destroySoon = () => socket.end();
+      answer(res, tooLargeVerdict(limit));
+      seal(res);
+    }
+    linger();
+  };
+  res.once('finish', () => {
+    // An answer given before the body was read (a 401 at once): the rest is read and thrown away, as Node does with a
+    // body no handler took, and counted to the limit. Within it, the connection serves its next request; over it, it
+    // lingers and closes as above. Left to the handler's stream, which stopped reading, it would stall until the
+    // keep-alive timeout reset it, with bytes unread.
+    if (req.complete || lingering) return;
+    req.removeAllListeners('data');
+    req.resume();
+  });
   const push = req.push.bind(req);
   req.push = (chunk: unknown, encoding?: BufferEncoding) => {
-    if (refused) {
-      discarded += chunk === null ? 0 : (chunk as Uint8Array).length;
-      if (chunk === null || discarded > LINGER_BYTES) socket.destroy();
+    if (lingering) {
+      // The client stopped: nothing is left unread, so the connection can close cleanly.
+      if (chunk === null) endAfterAnswer();
+      else if ((discarded += (chunk as Uint8Array).length) > LINGER_BYTES) {
+        // Enough thrown away: the socket is not read any more (Node's parser reads it only while the socket flows).
+        socket.pause();
+        return false;
+      }
       return true;
     }
     if (chunk !== null) {
