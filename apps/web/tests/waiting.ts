@@ -15,7 +15,8 @@ export async function until<T>(read: () => Promise<T>, done: (value: T) => boole
 
 /**
  * Waits past midnight UTC when it is less than `marginMs` away, for a test whose steps a day's turn between them
- * would change (a count "today", a briefing read "today"): the dashboard it drives runs on the real clock.
+ * would change (a count "today", a briefing read "today"): the dashboard it drives runs on the real clock. The
+ * test's own timeout must leave room for the wait.
  */
 export async function clearOfMidnight(marginMs: number): Promise<void> {
   const left = 86_400_000 - (Date.now() % 86_400_000);
