@@ -79,7 +79,7 @@ const LINGER_MS = 5000;
  * without a reset while it reads the answer; and after LINGER_MS the connection goes. Counting bytes alone is not
  * enough: the kernel's buffers may already hold megabytes the client wrote before the answer was sent.
  */
-function limitBody(req: IncomingMessage, res: ServerResponse, limit: number): boolean {
+function limitBody(req: IncomingMessage, res: ServerResponse, limit: number): { refuseDeclared(): boolean } {
   const socket = req.socket;
   let received = 0;
   let discarded = 0;
@@ -103,12 +103,13 @@ function limitBody(req: IncomingMessage, res: ServerResponse, limit: number): bo
     }
     linger();
   };
+  // Whatever the answer left unread (a 401 at once, any of the guard's) is read after it, thrown away and counted to
+  // the limit: within it, the connection serves its next request; over it, it lingers and closes as above. Node's own
+  // clean-up (dumping a body nobody read) would read all of it, uncounted; a handler's stream that stopped reading
+  // would leave it to stall until the keep-alive timeout reset it. `read(0)` marks the body taken, so Node leaves it.
+  req.read(0);
   res.once('finish', () => {
-    // An answer given before the body was read (a 401 at once): the rest is read and thrown away, as Node does with a
-    // body no handler took, and counted to the limit. Within it, the connection serves its next request; over it, it
-    // lingers and closes as above. Left to the handler's stream, which stopped reading, it would stall until the
-    // keep-alive timeout reset it, with bytes unread.
-    if (req.complete || lingering) return;
+    if (lingering) return;
     req.removeAllListeners('data');
     req.resume();
   });
@@ -133,15 +134,21 @@ function limitBody(req: IncomingMessage, res: ServerResponse, limit: number): bo
     }
     return push(chunk, encoding);
   };
-  if (Number(req.headers['content-length'] ?? 0) > limit) {
-    refuse();
-    return false;
-  }
-  return true;
+  return {
+    /** Answers 413 when the declared Content-Length already passes the limit (before a byte of the body is read). */
+    refuseDeclared: () => {
+      if (Number(req.headers['content-length'] ?? 0) <= limit) return false;
+      refuse();
+      return true;
+    },
+  };
 }
 
 const server = createServer((req, res) => {
   for (const [name, value] of headers) res.setHeader(name, value);
+  // Held before any answer, the guard's too (a 403, or a webhook's 415): an answer given with the body unread ends
+  // its connection as limitBody says, never left to stall until the keep-alive timeout resets it.
+  const body = limitBody(req, res, bodyLimit(req.method ?? 'GET', req.url ?? '/'));
   const verdict = guard(
     {
       method: req.method ?? 'GET',
@@ -157,7 +164,7 @@ const server = createServer((req, res) => {
     answer(res, verdict);
     return;
   }
-  if (!limitBody(req, res, bodyLimit(req.method ?? 'GET', req.url ?? '/'))) return;
+  if (body.refuseDeclared()) return;
   handler(req, res, () => res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found'));
 });
 
