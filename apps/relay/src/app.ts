@@ -121,17 +121,25 @@ function readBody(c: Context, headers: HeaderBag, limit: number): Promise<Uint8A
 
 
 /**
- * A long poll after an empty read: watch the key, then read again (an event stored between the first
- * read and the watch is found by this read; one stored after it wakes the watch), and again on every
+ * A long poll after an empty read (`empty`): watch the key, then read again (an event stored between the
+ * first read and the watch is found by this read; one stored after it wakes the watch), and again on every
  * notice, until a read finds events, `ms` run out, the client goes away, or the store closes. The answer
- * is the last page read: with the new events, or empty with `since` as its cursor.
+ * is the last page read: with the new events, or empty with `since` as its cursor. A read that the store's
+ * closing cuts short (a shutdown while a notice is being read) ends the poll as the close does, with the
+ * last page, not as an outage.
  */
-async function heldPoll(notices: EventNotices, eventsKey: string, read: () => Promise<PollPage>, ms: number, signal: AbortSignal): Promise<PollPage> {
+async function heldPoll(notices: EventNotices, eventsKey: string, read: () => Promise<PollPage>, empty: PollPage, ms: number, signal: AbortSignal): Promise<PollPage> {
   const deadline = performance.now() + ms;
   const watch = await notices.watch(eventsKey);
+  let page = empty;
   try {
     for (;;) {
-      const page = await read();
+      try {
+        page = await read();
+      } catch (error) {
+        if (watch.ended) return page;
+        throw error;
+      }
       if (page.events.length > 0) return page;
       if ((await watch.next(deadline - performance.now(), signal)) !== 'stored') return page;
     }
@@ -257,7 +265,7 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
     // Admitted once above, however long it is held. Without notices (Upstash) it answers at once.
     let counted = true;
     if (page.events.length === 0 && wait > 0 && store.notices) {
-      page = await heldPoll(store.notices, keys.events, read, wait * 1000, c.req.raw.signal);
+      page = await heldPoll(store.notices, keys.events, read, page, wait * 1000, c.req.raw.signal);
       // A held poll that an event woke is given back: the client asks again at once for the next one, and those
       // polls come no faster than the webhooks themselves. Only empty and immediate answers use the budget.
       if (page.events.length > 0 && admission.ticket !== undefined) {

@@ -279,6 +279,29 @@ for (const { name, open, available } of stores) {
       }
     });
 
+    // Redis only: the memory store's reads cannot be held back.
+    if (name === 'redis') it('ends a held poll with its empty page when the store closes under the read a notice began', async () => {
+      store = await opened();
+      const base = await listen(store);
+      await post(base);
+      const { cursor } = await get(`${base}/api/events`);
+      const held = get(`${base}/api/events?since=${cursor}&wait=20`, { headers: pollHeaders('198.51.100.21') });
+      await until(async () => (await subscribers()) === 1);
+
+      // A notice without a new event wakes the poll to read again; Redis holds that read back (a paused
+      // server holds every script) until the store has closed under it, as a shutdown can.
+      await admin.multi().publish(CHANNEL, 'no event').addCommand(['CLIENT', 'PAUSE', '10000', 'WRITE']).exec();
+      try {
+        await until(async () => /^blocked_clients:1\r?$/m.test(await admin.info('clients')));
+        await store.close();
+        const answer = await held;
+        expect([answer.status, answer.body, answer.cursor]).toEqual([200, [], cursor]);
+        expect(store.notices!.watching()).toBe(0);
+      } finally {
+        await admin.sendCommand(['CLIENT', 'UNPAUSE']);
+      }
+    });
+
     it("wakes a tenant's held poll with that tenant's events only", async () => {
       store = await opened();
       const base = await listen(store, { RELAY_ADMIN_SECRET: ADMIN_SECRET });

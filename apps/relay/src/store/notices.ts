@@ -17,6 +17,10 @@ class Watch implements EventWatch {
     readonly eventsKey: string,
   ) {}
 
+  get ended(): boolean {
+    return this.board.ended;
+  }
+
   notify(reason: 'stored' | 'ended') {
     if (this.#wake) this.#wake(reason);
     else if (reason === 'stored') this.#pending = true;

@@ -43,6 +43,8 @@ export interface EventWatch {
    * or 'ended' once the notices have ended (the store is closing). A notice carries no events: read them.
    */
   next(ms: number, signal?: AbortSignal): Promise<WakeReason>;
+  /** The notices have ended (the store is closing): a read that fails now is the close, not an outage. */
+  readonly ended: boolean;
   /** Stops watching; the last watch of a key in this process unsubscribes from it. Safe to call twice. */
   stop(): void;
 }
