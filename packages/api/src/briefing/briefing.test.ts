@@ -16,8 +16,13 @@ let sandbox: Sandbox;
 let upstreams: DemoUpstreams;
 const apis: Api[] = [];
 
+// The sandbox and each test's clock read real time as if the file had begun at noon UTC: what counts "today" (the
+// briefing's unread) cannot see the day turn between two steps of a test.
+const offset = Math.floor(Date.now() / DAY) * DAY + DAY / 2 - Date.now();
+const atNoon = () => Date.now() + offset;
+
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ now: atNoon });
   upstreams = Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
 });
 afterAll(() => sandbox.close());
@@ -27,7 +32,7 @@ afterEach(async () => {
 });
 
 async function withDemo() {
-  const clock = testClock();
+  const clock = testClock(atNoon());
   // SPEC's delays between two calls on a lane and RevenueCat's limit (5 a minute), shortened in proportion (1/50) as in
   // the backup's tests: on the injected clock a backup then lasts seconds, well inside every answer's time to live.
   const api = await createTestApi({

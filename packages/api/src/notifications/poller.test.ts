@@ -189,6 +189,16 @@ async function until(check: () => boolean | Promise<boolean>, ms = 5_000): Promi
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
+ * Real time, read as if the test had begun at noon UTC: it passes and sleeps as the system clock does, but a
+ * count of "today" (the poller's eventsToday) cannot see midnight go by between two steps of a test.
+ */
+function clockAtNoon(): Clock {
+  const day = 86_400_000;
+  const offset = Math.floor(Date.now() / day) * day + day / 2 - Date.now();
+  return { now: () => Date.now() + offset, sleep: (ms, signal) => systemClock.sleep(ms, signal) };
+}
+
+/**
  * A clock the test moves: `sleep` resolves only when `advance` passes its time. The poller's back-off,
  * lease and limiter all read it; the relay keeps real time.
  */
@@ -330,7 +340,7 @@ describe('POST /api/relay/poll with the real relay', () => {
 
   it('reads every page: 1,200 events buffered in the relay are all stored by one call', async () => {
     const relay = await startRelay();
-    const dash = await dashboard({ relay: relayEnv(relay.url(), POLL_SECRET) });
+    const dash = await dashboard({ relay: relayEnv(relay.url(), POLL_SECRET), clock: clockAtNoon() });
     // Through the relay's own webhook path (in-process, to keep it quick), from enough addresses to stay
     // within its 100 webhooks a minute per address.
     for (let i = 0; i < 1_200; i++) {
@@ -541,7 +551,7 @@ describe('the relay URL and poll secret in settings', () => {
 describe('the background poller', () => {
   it('brings a webhook posted while it waits on the relay into the inbox within seconds (long-poll)', async () => {
     const relay = await startRelay();
-    const dash = await dashboard({ relay: relayEnv(relay.url(), POLL_SECRET) });
+    const dash = await dashboard({ relay: relayEnv(relay.url(), POLL_SECRET), clock: clockAtNoon() });
     await createProjects(dash);
     dash.poller.start();
     // The poller's request is held open by the relay.

@@ -5,8 +5,12 @@ import { startSandbox, type Sandbox } from '../sandbox.ts';
 
 let sandbox: Sandbox;
 const observe = holdToDescriptions();
+// Real time, read as if the file had begun at noon UTC: the day a test reckons in cannot turn between its requests.
+const DAY = 86_400_000;
+const offset = Math.floor(Date.now() / DAY) * DAY + DAY / 2 - Date.now();
+const now = () => Date.now() + offset;
 beforeAll(async () => {
-  sandbox = await startSandbox({ observe });
+  sandbox = await startSandbox({ observe, now });
 });
 afterAll(() => sandbox.close());
 beforeEach(() => {
@@ -64,8 +68,8 @@ describe('RevenueCat fake', () => {
   });
 
   it('tells one story: the overview’s 28-day revenue is the chart’s, and proceeds are less than revenue', async () => {
-    const today = new Date().toISOString().slice(0, 10);
-    const start = new Date(Date.now() - 28 * 86_400_000).toISOString().slice(0, 10);
+    const today = new Date(now()).toISOString().slice(0, 10);
+    const start = new Date(now() - 28 * DAY).toISOString().slice(0, 10);
     const overview = await get('/projects/proj7b3d0e58/metrics/overview?currency=USD');
     const metrics = overview.body.metrics as { id: string; value: number }[];
     const revenue28 = metrics.find((m) => m.id === 'revenue')?.value ?? 0;
