@@ -196,19 +196,30 @@ server.listen({ host: env.HOST, port: env.PORT }, () => {
 
 // As adapter-node's own server: finish open requests, let the app close its store and sandbox, then
 // exit (the sign-in throttle's windows are timers that would otherwise hold the process for minutes).
+/** The longest the app's own cleanup may take once the requests are done: under Docker's 10 s before its SIGKILL. */
+const CLEANUP_MS = 8_000;
 let stopping = false;
 function stop() {
   if (stopping) return;
   stopping = true;
+  // Node's types know only built-in events.
+  const emit = process.emit.bind(process) as (event: string, ...args: unknown[]) => boolean;
   // The app ends its live streams (an open tab's bell, a REST SSE client) instead of holding the close for 30 s;
   // each connection is closed as soon as it is idle.
-  (process.emit.bind(process) as (event: string) => boolean)('dashboard:stopping');
+  emit('dashboard:stopping');
   server.closeIdleConnections();
   setInterval(() => server.closeIdleConnections(), 50).unref();
   server.close(() => {
-    // adapter-node's event for the app's own cleanup; Node's types know only built-in events.
-    (process.emit.bind(process) as (event: string, reason: string) => boolean)('sveltekit:shutdown', 'SIGTERM');
-    setTimeout(() => process.exit(0), 1000).unref();
+    // adapter-node's event for the app's own cleanup (the relay poller lets go of its lease, the store closes). The
+    // exit waits for the app to say it is done ('dashboard:stopped'), however busy the machine: an exit on a timer
+    // cut the cleanup short under load and left the lease held for its 30 s. CLEANUP_MS is the backstop.
+    if (process.listenerCount('sveltekit:shutdown') === 0) process.exit(0);
+    process.once('dashboard:stopped', () => process.exit(0));
+    emit('sveltekit:shutdown', 'SIGTERM');
+    setTimeout(() => {
+      console.error(`[dashboard] the cleanup did not finish within ${CLEANUP_MS / 1000} s of the stop; exiting without it`);
+      process.exit(0);
+    }, CLEANUP_MS).unref();
   });
   setTimeout(() => server.closeAllConnections(), Number(process.env.SHUTDOWN_TIMEOUT ?? 30) * 1000).unref();
 }

@@ -52,14 +52,21 @@ process.once('dashboard:stopping', () => {
   void runtime?.then((started) => started.context.notifications.inbox.close()).catch(() => undefined);
 });
 
-// adapter-node's graceful stop: the sandbox's servers and the store would otherwise keep the process alive.
+// adapter-node's graceful stop: the sandbox's servers and the store would otherwise keep the process alive. Done,
+// it says so ('dashboard:stopped'), and server.ts exits then.
 process.once('sveltekit:shutdown', () => {
   void (async () => {
-    const started = await runtime?.catch(() => undefined);
-    clearInterval(pruning);
-    await started?.close();
-    await (await coordination?.catch(() => undefined))?.close();
-    await (await sandbox)?.close();
+    try {
+      const started = await runtime?.catch(() => undefined);
+      clearInterval(pruning);
+      await started?.close();
+      await (await coordination?.catch(() => undefined))?.close();
+      await (await sandbox)?.close();
+    } catch (error) {
+      log.error(`stopping: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      (process.emit.bind(process) as (event: string) => boolean)('dashboard:stopped');
+    }
   })();
 });
 
