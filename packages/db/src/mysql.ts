@@ -68,12 +68,32 @@ const settledBefore = (before: number) =>
 /** How many rows a write changed (MySQL has no RETURNING: this is what `returning().length` is on the others). */
 const affected = (result: unknown) => (result as [ResultSetHeader])[0].affectedRows;
 
-/** MySQL's duplicate-key error, however drizzle wraps it. */
-function isDuplicateKey(error: unknown): boolean {
+/** A MySQL error number anywhere in the chain of causes drizzle wraps it in. */
+function hasErrno(error: unknown, errno: number): boolean {
   for (let e = error; typeof e === 'object' && e !== null; e = 'cause' in e ? e.cause : undefined) {
-    if ('errno' in e && e.errno === 1062) return true;
+    if ('errno' in e && e.errno === errno) return true;
   }
   return false;
+}
+
+/** MySQL's duplicate-key error. */
+const isDuplicateKey = (error: unknown) => hasErrno(error, 1062);
+
+/**
+ * Runs a statement of its own (no transaction around it) again when InnoDB chose it as a deadlock's victim
+ * (ER_LOCK_DEADLOCK): it was rolled back whole, and running it again is MySQL's own advice. Concurrent inserts that
+ * read the table they write meet in one: each holds a shared lock on the rows it read and waits to insert among them.
+ */
+async function retriedOnDeadlock<T>(statement: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await statement();
+    } catch (error) {
+      if (attempt === attempts || !hasErrno(error, 1213)) throw error;
+      // A moment's jitter, so the statements that met do not meet again the same way.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+    }
+  }
 }
 
 const runOn =
@@ -229,14 +249,16 @@ export function mysqlStore(db: Db): Store {
         const at = now();
         try {
           // MySQL reads the table an insert writes only through a derived table.
-          await db.insert(projects).values({
-            slug: input.slug,
-            ...createdValues(input),
-            position: sql`(select coalesce(max(p.position), -1) + 1 from (select ${projects.position} from ${projects}) as p)`,
-            version: 1,
-            createdAt: at,
-            updatedAt: at,
-          });
+          await retriedOnDeadlock(() =>
+            db.insert(projects).values({
+              slug: input.slug,
+              ...createdValues(input),
+              position: sql`(select coalesce(max(p.position), -1) + 1 from (select ${projects.position} from ${projects}) as p)`,
+              version: 1,
+              createdAt: at,
+              updatedAt: at,
+            }),
+          );
         } catch (error) {
           if (isDuplicateKey(error)) throw new ProjectExistsError(input.slug);
           throw error;
