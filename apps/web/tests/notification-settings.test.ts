@@ -88,15 +88,15 @@ describe('Settings → Notifications: the preferences form and the rules editor 
     const add = section.getByRole('button', { name: 'Add a preference' });
     const save = section.getByRole('button', { name: 'Save preferences' });
 
-    // Adding a row puts the focus in it, on its first control.
+    // Adding a row puts the focus in it, on its first control (once the row is drawn: polled).
     await add.click();
-    expect(await focused(page)).toMatchObject({ name: 'Source, preference 1', tag: 'select' });
+    await expect.poll(() => focused(page), { timeout: 5_000 }).toMatchObject({ name: 'Source, preference 1', tag: 'select' });
     await section.getByLabel('Source, preference 1').selectOption('deploy_host');
     await section.getByLabel('Event type, preference 1').fill('deploy.*');
     await section.getByLabel('At least, preference 1').selectOption('error');
 
     await add.click();
-    expect(await focused(page)).toMatchObject({ name: 'Source, preference 2' });
+    await expect.poll(() => focused(page), { timeout: 5_000 }).toMatchObject({ name: 'Source, preference 2' });
     await section.getByLabel('Source, preference 2').selectOption('error_tracker');
     await section.getByLabel('Event type, preference 2').fill('error.**');
     await section.getByLabel('Browser, preference 2').uncheck();
@@ -113,7 +113,7 @@ describe('Settings → Notifications: the preferences form and the rules editor 
     // Next to its field: in the same table cell.
     expect(await message.evaluate((element, id) => element.closest('td')?.contains(document.getElementById(id)) ?? false, 'preference-1-type')).toBe(true);
     expect(await section.getByLabel('Event type, preference 1').getAttribute('aria-invalid')).toBeNull();
-    expect(await focused(page)).toMatchObject({ id: 'preference-1-type' });
+    await expect.poll(() => focused(page), { timeout: 5_000 }).toMatchObject({ id: 'preference-1-type' });
     expect((await policy(target)).preferences).toEqual([]);
 
     await type2.fill('error.*');
@@ -139,9 +139,9 @@ describe('Settings → Notifications: the preferences form and the rules editor 
 
     // Removing a row: the focus goes to the row that took its place, then (none left) to "Add a preference".
     await section.getByRole('button', { name: /^Remove preference 1 / }).click();
-    expect(await focused(page)).toMatchObject({ name: 'Source, preference 1', value: 'error_tracker' });
+    await expect.poll(() => focused(page), { timeout: 5_000 }).toMatchObject({ name: 'Source, preference 1', value: 'error_tracker' });
     await section.getByRole('button', { name: /^Remove preference 1 / }).click();
-    expect(await focused(page)).toMatchObject({ name: 'Add a preference' });
+    await expect.poll(() => focused(page), { timeout: 5_000 }).toMatchObject({ name: 'Add a preference' });
     await save.click();
     await section.getByText('Saved 0 preferences.').waitFor();
     expect((await policy(target)).preferences).toEqual([]);

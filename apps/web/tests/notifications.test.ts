@@ -135,9 +135,21 @@ async function deliver(url: string, delivery: Delivery, extraHeaders: Record<str
 
 const received = { status: 200, contentType: expect.stringMatching(/^application\/json/), body: { received: true, eventCount: 1 } };
 
-/** `node --import tsx apps/relay/src/main.ts` on 127.0.0.1 over this file's Redis db, as it is deployed. */
-async function startRelay(port?: number) {
-  const listenOn = port ?? (await freePort());
+/**
+ * `node --import tsx apps/relay/src/main.ts` on 127.0.0.1 over this file's Redis db, as it is deployed: on `port`, or on
+ * a free one, chosen again when another process takes it before the relay listens (test files run in parallel).
+ */
+async function startRelay(port?: number): Promise<Relay> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRelayOn(port ?? (await freePort()));
+    } catch (error) {
+      if (port !== undefined || attempt === 3 || !/EADDRINUSE/.test(String(error))) throw error;
+    }
+  }
+}
+
+async function startRelayOn(listenOn: number) {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !/^(REDIS_URL|KV_REST_API_|RELAY_|WEBHOOK_SECRET_|ERROR_TRACKER_DSN|ALLOWED_ORIGIN|TRUST_PROXY|HOST$|PORT$)/.test(name)) env[name] = value;
@@ -158,7 +170,10 @@ async function startRelay(port?: number) {
   cleanup.push(kill);
   const deadline = performance.now() + 20_000;
   while (!output.includes('listening on')) {
-    if (child.exitCode !== null || performance.now() > deadline) throw new Error(`The relay did not start:\n${output}`);
+    if (child.exitCode !== null || performance.now() > deadline) {
+      await kill();
+      throw new Error(`The relay did not start:\n${output}`);
+    }
     await sleep(25);
   }
   const origin = `http://127.0.0.1:${listenOn}`;
@@ -171,7 +186,7 @@ async function startRelay(port?: number) {
     send: (delivery: Delivery) => deliver(`${origin}/api/webhooks/${delivery.integration}`, delivery),
   };
 }
-type Relay = Awaited<ReturnType<typeof startRelay>>;
+type Relay = Awaited<ReturnType<typeof startRelayOn>>;
 
 const hmac = (algorithm: 'sha1' | 'sha256', secret: string, body: string) => createHmac(algorithm, secret).update(body).digest('hex');
 const json = { 'content-type': 'application/json' };

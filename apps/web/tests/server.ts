@@ -71,8 +71,24 @@ function command(options: Pick<DashboardOptions, 'entry' | 'cwd' | 'fromEnvExamp
 /** `.env.example` exactly as a user copies it to `.env` or hands it to `docker run --env-file`. */
 export const envExample = () => parseEnv(readFileSync(join(repoDir, '.env.example'), 'utf8'));
 
-/** Starts the built dashboard (`build/server.js`, as `npm start` does) on a free port over a fresh embedded store. */
+/** The port chosen as free was taken before the dashboard could listen on it (by a test file running beside this one). */
+class PortTaken extends Error {}
+
+/**
+ * Starts the built dashboard (`build/server.js`, as `npm start` does) on a free port over a fresh embedded store. A
+ * port taken in the moment between its choice and the listen (test files run in parallel) is chosen again.
+ */
 export async function startDashboard(options: DashboardOptions = {}): Promise<RunningDashboard> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      if (!(error instanceof PortTaken) || attempt === 3) throw error;
+    }
+  }
+}
+
+async function startOnce(options: DashboardOptions): Promise<RunningDashboard> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dash-e2e-'));
   const port = await freePort();
   const extra = typeof options.env === 'function' ? options.env(port) : (options.env ?? {});
@@ -113,10 +129,12 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Ru
       }).on('error', () => resolve(false));
     });
   const deadline = Date.now() + 20_000;
+  // Its own "Listening on" first: until then a health answer could come from whoever holds the port.
   for (;;) {
-    if (await healthy()) break;
+    if (/^Listening on /m.test(output) && (await healthy())) break;
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();
+      if (/EADDRINUSE/.test(output)) throw new PortTaken(output);
       throw new Error(`The dashboard did not start (did you build it?):\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
