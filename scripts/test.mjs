@@ -1,8 +1,27 @@
-// `npm test`: installs what is needed, then typecheck, lint, build, and every test (unit,
-// integration against the real Postgres and Redis when they run, and Chromium browser tests).
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { installPackages, pnpm, run } from './toolchain.mjs';
+// `npm test`: installs what is needed and builds the dashboard, then runs every test (unit, integration against the
+// real Postgres, MariaDB and Redis, and Chromium browser tests; files in parallel) while the typecheck and the lint
+// run beside them at the lowest CPU priority, taking only the time the tests leave idle. It reports every failure
+// of the three, and fails if any failed.
+// `npm test -- <vitest filters and options>` runs only the tests they select, after the same install and build,
+// without the typecheck and lint (those look at the whole project; `npm run typecheck` and `npm run lint` run them).
+//
+// What a step can reuse, it does, and only when that is sound: the typecheck is tsc's and svelte-check's own
+// incremental check (their caches in node_modules/.cache and .svelte-kit, which a fresh clone has none of); the
+// build is skipped when it is newer than every source of it (as `npm start` judges); the lint is skipped when no
+// file it reads changed since it last passed. (ESLint's own cache is per file, and typed rules read other files'
+// types, so it could keep a stale pass: typescript-eslint advises against it.)
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { dashboardBuildIsStale, installPackages, pnpm, pnpmQuietly, root, run } from './toolchain.mjs';
+
+const selection = process.argv.slice(2);
+const began = performance.now();
+/** @type {string[]} */
+const timings = [];
+const seconds = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+const lap = (/** @type {string} */ name, /** @type {number} */ since) => timings.push(`${name} ${seconds(performance.now() - since)}`);
 
 function ensureChromium() {
   const path = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -19,13 +38,91 @@ function ensureChromium() {
   });
 }
 
+/** The files ESLint reads (its config, every source, the lockfile), hashed: undefined without git to list them. */
+function lintInputsHash() {
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' });
+  if (listed.status !== 0) return undefined;
+  const hash = createHash('sha256');
+  const files = listed.stdout
+    .split('\0')
+    .filter((file) => /\.(?:[cm]?[jt]s|svelte|json|ya?ml)$/.test(file) && existsSync(join(root, file)))
+    .sort();
+  for (const file of files) hash.update(`${file}\0`).update(readFileSync(join(root, file))).update('\0');
+  return hash.digest('hex');
+}
+
+const lintStamp = join(root, 'node_modules/.cache/lint-passed');
+
+/**
+ * A pnpm script run in the background at the lowest priority; resolves with whether it passed, its output kept until then.
+ * @param {string} name
+ * @param {string[]} args
+ */
+async function beside(name, args) {
+  const result = await pnpmQuietly(args, { lowPriority: true });
+  return { name, ...result };
+}
+
 installPackages();
 ensureChromium();
-console.log('→ typecheck');
-pnpm(['typecheck']);
-console.log('→ lint');
-pnpm(['lint']);
-console.log('→ build');
-pnpm(['--filter', '@dash/web', '--fail-if-no-match', 'build']);
+// The build first, alone: it writes SvelteKit's generated files, which the typecheck and the lint read.
+let step = performance.now();
+if (dashboardBuildIsStale()) {
+  console.log('→ build');
+  pnpm(['--filter', '@dash/web', '--fail-if-no-match', 'build']);
+  lap('build', step);
+} else {
+  console.log('→ build: the dashboard build is newer than its sources');
+  pnpm(['--filter', '@dash/web', '--reporter-hide-prefix', 'exec', 'svelte-kit', 'sync']);
+}
+
+/** @type {Promise<{ name: string, ok: boolean, output: string, ms: number }>[]} */
+const checks = [];
+/** @type {string[]} */
+const skipped = [];
+const lintInputs = selection.length === 0 ? lintInputsHash() : undefined;
+if (selection.length === 0) {
+  console.log('→ typecheck and lint, beside the tests at low priority (reported at the end)');
+  checks.push(beside('typecheck', ['typecheck']));
+  if (lintInputs !== undefined && existsSync(lintStamp) && readFileSync(lintStamp, 'utf8') === lintInputs) {
+    skipped.push('lint: no file it reads changed since it last passed');
+  } else {
+    checks.push(beside('lint', ['lint']));
+  }
+} else {
+  console.log(`→ only the tests selected (${selection.join(' ')}): no typecheck or lint`);
+}
+
 console.log('→ tests');
-pnpm(['exec', 'vitest', 'run']);
+step = performance.now();
+// Not spawnSync: this process keeps reading the background steps' output meanwhile, so none of them stalls on a full pipe.
+const vitest = spawn(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', ...selection], { cwd: root, stdio: 'inherit' });
+const testsPassed = await new Promise((resolve) => {
+  vitest.once('error', () => resolve(false));
+  vitest.once('close', (code) => resolve(code === 0));
+});
+lap('tests', step);
+
+if (checks.length > 0 || skipped.length > 0) console.log('\n→ typecheck and lint');
+step = performance.now();
+const results = await Promise.all(checks);
+if (checks.length > 0) lap('waiting for typecheck and lint after the tests', step);
+for (const line of skipped) console.log(`✓ ${line}`);
+for (const result of results) {
+  timings.push(`${result.name} ${seconds(result.ms)}`);
+  if (result.ok) console.log(`✓ ${result.name} (${seconds(result.ms)})`);
+  else console.error(`✖ ${result.name} failed (${seconds(result.ms)}):\n${result.output.trimEnd()}\n`);
+}
+// Stamped only when no file changed while it ran: what passed is then exactly what is there.
+const lintResult = results.find((result) => result.name === 'lint');
+if (lintResult?.ok && lintInputs !== undefined && lintInputsHash() === lintInputs) {
+  mkdirSync(join(root, 'node_modules/.cache'), { recursive: true });
+  writeFileSync(lintStamp, lintInputs);
+}
+
+const failed = [...(testsPassed ? [] : ['the tests']), ...results.filter((result) => !result.ok).map((result) => result.name)];
+console.log(`\n⏱ ${timings.join(' · ')} · npm test in all ${seconds(performance.now() - began)}`);
+if (failed.length > 0) {
+  console.error(`✖ npm test failed: ${failed.join(', ')} (above)`);
+  process.exit(1);
+}

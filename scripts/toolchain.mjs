@@ -2,8 +2,9 @@
 // pnpm is installed with npm into .tools/ (no root, no corepack) and always started from there by path:
 // no script of this project calls a `pnpm` from the PATH, so a machine's own pnpm (none, or another
 // version) never matters. `node scripts/pnpm.mjs <args>` is that pinned pnpm on the command line.
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,6 +43,70 @@ function ensurePnpm() {
 export function pnpm(args, options) {
   ensurePnpm();
   run(process.execPath, [pnpmEntry, ...args], options);
+}
+
+/**
+ * Runs the pinned pnpm in the background with its output kept, not shown: for steps that run beside others and
+ * report once done. Colour is kept when this terminal has it. With `lowPriority`, it and every process it starts run
+ * at the lowest CPU priority (nice 19): they take only the time that the foreground leaves idle.
+ * @param {string[]} args
+ * @param {{ lowPriority?: boolean }} [options]
+ * @returns {Promise<{ ok: boolean, output: string, ms: number }>}
+ */
+export function pnpmQuietly(args, { lowPriority = false } = {}) {
+  ensurePnpm();
+  const started = performance.now();
+  const colour = process.stdout.isTTY && !('NO_COLOR' in process.env) ? { FORCE_COLOR: '1' } : {};
+  const child = spawn(process.execPath, [pnpmEntry, ...args], { cwd: root, env: { ...process.env, ...colour }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Set before pnpm has started anything, so every process under it inherits the priority.
+  if (lowPriority && child.pid !== undefined) {
+    try {
+      setPriority(child.pid, 19);
+    } catch {
+      // A system that refuses only costs the tests some CPU.
+    }
+  }
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve) => {
+    child.once('error', (error) => resolve({ ok: false, output: `${output}${error.message}\n`, ms: performance.now() - started }));
+    child.once('close', (code) => resolve({ ok: code === 0, output, ms: performance.now() - started }));
+  });
+}
+
+/** What the built dashboard is made from: when any of it is newer than the build, the build is stale. */
+const dashboardSources = [
+  'apps/web/src',
+  'apps/web/static',
+  'apps/web/svelte.config.js',
+  'apps/web/vite.config.ts',
+  'apps/web/package.json',
+  'apps/web/tsconfig.json',
+  'tsconfig.json',
+  'packages',
+  'pnpm-lock.yaml',
+];
+
+/**
+ * Newest modification time under a path, skipping installed packages.
+ * @param {string} path
+ * @returns {number}
+ */
+function newest(path) {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(path)
+    .filter((name) => name !== 'node_modules')
+    .reduce((latest, name) => Math.max(latest, newest(join(path, name))), stat.mtimeMs);
+}
+
+/** Whether apps/web/build is missing or older than a source of it (as make judges a target). */
+export function dashboardBuildIsStale() {
+  const builtServer = join(root, 'apps/web/build/server.js');
+  const builtAt = existsSync(builtServer) ? statSync(builtServer).mtimeMs : 0;
+  return dashboardSources.some((source) => newest(join(root, source)) > builtAt);
 }
 
 /** Installs the workspace from the lockfile; pnpm makes this a quick no-op when nothing changed. */
