@@ -4,7 +4,7 @@
 // an empty dashboard's briefing saying what to do. Screenshots go to test-results/screenshots.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, screenshotDir } from './browser.ts';
+import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 import { clearOfMidnight } from './waiting.ts';
 
@@ -30,7 +30,7 @@ async function open(path: string, options: { width?: number; dark?: boolean; tim
   page.on('console', (message) => {
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
   });
-  await page.goto(dashboard.url + path);
+  await gotoHydrated(page, dashboard.url + path);
   return { page, problems };
 }
 

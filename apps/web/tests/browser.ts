@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page, type Response } from 'playwright-core';
 
 /** Where the test run writes its screenshots (git-ignored). */
 export const screenshotDir = fileURLToPath(new URL('../test-results/screenshots/', import.meta.url));
@@ -22,4 +22,16 @@ export async function launchChromium(extraArgs: string[] = []): Promise<Browser>
       ...extraArgs,
     ],
   });
+}
+
+/**
+ * Opens `url` and waits until the page is hydrated: the bell in every page's header opens the live notification
+ * stream once its script runs, and that request is the sign. A click before then lands on the server's HTML, with no
+ * handler yet, and does nothing; on a busy machine the gap is seconds.
+ */
+export async function gotoHydrated(page: Page, url: string): Promise<Response | null> {
+  const hydrated = page.waitForResponse((response) => response.url().includes('notifications.stream'));
+  const response = await page.goto(url);
+  await hydrated;
+  return response;
 }

@@ -11,7 +11,7 @@ import {
   shippingSchema,
   storefrontSchema,
 } from '@dash/contracts';
-import { launchChromium, screenshotDir } from './browser.ts';
+import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
 let dashboard: RunningDashboard;
@@ -27,7 +27,7 @@ afterAll(async () => {
 
 async function openPage(path: string): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-  await page.goto(dashboard.url + path);
+  await gotoHydrated(page, dashboard.url + path);
   await page.waitForLoadState('networkidle');
   return page;
 }

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
-import { launchChromium, screenshotDir } from './browser.ts';
+import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -382,7 +382,7 @@ describe('the Content Security Policy on every page', () => {
         for (const name of await widgets.evaluateAll((sections) => sections.map((section) => section.getAttribute('data-widget') ?? ''))) shown.add(name);
       };
 
-      expectNonceOnly(await page.goto(`${dashboard.url}/`), '/');
+      expectNonceOnly(await gotoHydrated(page, `${dashboard.url}/`), '/');
       await page.getByRole('button', { name: 'Try it with demo data' }).click();
       await expect.poll(() => page.getByRole('region', { name: 'Demo data' }).isVisible(), { timeout: 20_000 }).toBe(true);
       await loaded();
