@@ -72,7 +72,7 @@ if (dashboardBuildIsStale()) {
   pnpm(['--filter', '@dash/web', '--fail-if-no-match', 'build']);
   lap('build', step);
 } else {
-  console.log('→ build: the dashboard build is newer than its sources');
+  console.log('→ build: up to date (newer than every source of it)');
   pnpm(['--filter', '@dash/web', '--reporter-hide-prefix', 'exec', 'svelte-kit', 'sync']);
 }
 

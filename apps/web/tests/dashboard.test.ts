@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, screenshotDir } from './browser.ts';
+import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 import { sandboxTokens, startSandbox, type Sandbox } from '@dash/sandbox';
 
@@ -33,7 +33,7 @@ async function openPage(path: string): Promise<Page> {
     // A refused request (400 from a bad input, an aborted script) is logged by Chromium itself.
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
   });
-  await page.goto(dashboard.url + path);
+  await gotoHydrated(page, dashboard.url + path);
   await page.waitForLoadState('networkidle');
   return page;
 }

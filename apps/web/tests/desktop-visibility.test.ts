@@ -109,8 +109,10 @@ async function tab(ctx: BrowserContext, target: RunningDashboard, how: { hidden:
   await page.addInitScript(switchableVisibility, how.hidden);
   if (how.stream === false) {
     await page.route(/notifications\.stream/, (route) => route.abort());
+    // Hydrated once the bell asks for its stream (refused here).
+    const hydrated = page.waitForRequest(/notifications\.stream/);
     await page.goto(target.url);
-    await page.locator('.bell > button').waitFor();
+    await hydrated;
   } else {
     const subscribed = page.waitForResponse((response) => response.url().includes('notifications.stream'));
     await page.goto(target.url);

@@ -3,7 +3,7 @@
 import type { NotificationPolicyView } from '@dash/contracts';
 import type { Browser } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { launchChromium } from './browser.ts';
+import { gotoHydrated, launchChromium } from './browser.ts';
 import { startDashboard } from './server.ts';
 import { takeDownAfterEach } from './waiting.ts';
 
@@ -17,7 +17,7 @@ it('shows the flap hold in Settings → Notifications, saves it, keeps it across
   const page = await (await chromium.newContext()).newPage();
   const policy = async () => (await (await fetch(`${target.url}/api/notifications/policy`)).json()) as NotificationPolicyView;
 
-  await page.goto(`${target.url}/settings#notifications`);
+  await gotoHydrated(page, `${target.url}/settings#notifications`);
   const section = page.locator('#notifications');
   const hold = section.getByLabel('Hold (seconds)');
   await hold.waitFor();

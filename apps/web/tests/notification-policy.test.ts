@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import * as betterstack from '../../../packages/webhooks/src/betterstack/fixtures.ts';
 import * as vercel from '../../../packages/webhooks/src/vercel/fixtures.ts';
-import { launchChromium, screenshotDir } from './browser.ts';
+import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
 import { raw } from './http.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 import { sleep, takeDownAfterEach, until } from './waiting.ts';
@@ -377,13 +377,13 @@ describe('notification policy in the browser', () => {
     // Muted again, it is listed in Settings → Notifications, where it can be unmuted too.
     await row.getByRole('button', { name: `Mute 24 h “${FAILED}”` }).click();
     await row.getByRole('button', { name: `Unmute “${FAILED}”` }).waitFor();
-    await page.goto(`${target.url}/settings#notifications`);
+    await gotoHydrated(page, `${target.url}/settings#notifications`);
     const mutes = page.locator('#notifications').getByRole('list', { name: 'Muted subjects' });
     expect(await mutes.innerText()).toContain(FAILED);
     await mutes.getByRole('button', { name: `Unmute ${FAILED}` }).click();
     await page.locator('#notifications').getByText('Nothing is muted.').waitFor();
     expect((await policy(target)).mutes).toEqual([]);
-    await page.goto(target.url);
+    await gotoHydrated(page, target.url);
     await page.locator('.bell > button').click();
     await row.getByRole('button', { name: `Mute 1 h “${FAILED}”` }).waitFor();
 

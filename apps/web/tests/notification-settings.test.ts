@@ -6,7 +6,7 @@
 import type { NotificationPolicyView } from '@dash/contracts';
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { launchChromium } from './browser.ts';
+import { gotoHydrated, launchChromium } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 import { takeDownAfterEach, until } from './waiting.ts';
 
@@ -31,7 +31,7 @@ async function settings(problems: string[]): Promise<{ target: RunningDashboard;
   page.on('console', (message) => {
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
   });
-  await page.goto(`${target.url}/settings#notifications`);
+  await gotoHydrated(page, `${target.url}/settings#notifications`);
   await page.locator('#notifications').getByRole('button', { name: 'Save rules' }).waitFor();
   return { target, page };
 }

@@ -18,7 +18,7 @@ import * as github from '../../../packages/webhooks/src/github/fixtures.ts';
 import * as linear from '../../../packages/webhooks/src/linear/fixtures.ts';
 import * as sentry from '../../../packages/webhooks/src/sentry/fixtures.ts';
 import * as vercel from '../../../packages/webhooks/src/vercel/fixtures.ts';
-import { launchChromium, screenshotDir } from './browser.ts';
+import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 import { clearOfMidnight } from './waiting.ts';
 
@@ -625,7 +625,7 @@ describe.skipIf(redisProblem !== undefined && process.env.CI !== 'true')('webhoo
     const browser = await launchChromium();
     cleanup.push(() => browser.close());
     const page: Page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
-    await page.goto(`${dashboard.url}/settings#relay`);
+    await gotoHydrated(page, `${dashboard.url}/settings#relay`);
     const section = page.locator('#relay');
     const status = section.locator('[data-poller-state]');
     expect(await status.innerText()).toBe('Not configured: set the URL and the secret');

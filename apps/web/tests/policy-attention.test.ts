@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import type { NotificationPolicyView, NotificationRule } from '@dash/contracts';
 import { describe, expect, it } from 'vitest';
-import { launchChromium, screenshotDir } from './browser.ts';
+import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 import { takeDownAfterEach, until } from './waiting.ts';
 
@@ -46,7 +46,7 @@ describe('a saved rule set that no longer fits', () => {
     const page = await (await chromium.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-    await page.goto(`${target.url}/settings#notifications`);
+    await gotoHydrated(page, `${target.url}/settings#notifications`);
     const section = page.locator('#notifications');
     const notice = section.locator('[data-attention="rules"]');
     await notice.waitFor({ timeout: 10_000 });

@@ -1,7 +1,7 @@
 // Settings → Notifications' live preview with email set up, in a real Chromium against the built dashboard: the
 // preview says what the email channel does (the planner's own answer), beside the browser notification.
 import { describe, expect, it } from 'vitest';
-import { launchChromium } from './browser.ts';
+import { gotoHydrated, launchChromium } from './browser.ts';
 import { startDashboard } from './server.ts';
 import { takeDownAfterEach } from './waiting.ts';
 
@@ -19,7 +19,7 @@ describe('the notification preview with email set up', () => {
     const page = await ctx.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-    await page.goto(`${target.url}/settings#notifications`);
+    await gotoHydrated(page, `${target.url}/settings#notifications`);
     const section = page.locator('#notifications');
     const preview = section.locator('[data-preview-status]');
 

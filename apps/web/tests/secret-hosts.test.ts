@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from './browser.ts';
+import { gotoHydrated, launchChromium } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -251,7 +251,7 @@ describe('Settings → Relay', () => {
     const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
-      await page.goto(`${dashboard.url}/settings#relay`);
+      await gotoHydrated(page, `${dashboard.url}/settings#relay`);
       const section = page.locator('#relay');
       const url = section.getByLabel('Relay URL');
       await url.fill(`${relay.base}/api/t/acme`);

@@ -411,7 +411,7 @@ describe('the Content Security Policy on every page', () => {
       expect([...shown].sort()).toEqual(['analytics', 'errortracker', 'funding', 'health', 'ideas', 'revenue', 'seo', 'shipping', 'storefront']);
 
       // Settings, with a connection card open; then a password set there, which signs this browser in.
-      expectNonceOnly(await page.goto(`${dashboard.url}/settings`), '/settings');
+      expectNonceOnly(await gotoHydrated(page, `${dashboard.url}/settings`), '/settings');
       // Connected cards start open: GitHub's is closed and opened again.
       const github = page.locator('#connections details', { has: page.locator('summary', { hasText: 'github:demo' }) });
       const githubForm = page.getByRole('form', { name: 'Connect GitHub' });
