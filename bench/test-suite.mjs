@@ -60,7 +60,9 @@ function timed(label, dir, command, commandArgs) {
         failures.push(label);
         console.error(`✖ ${label} failed (exit ${code}) after ${minutes(ms)}; the end of its output:\n${output.slice(-6_000)}`);
       }
-      console.log(`${label.padEnd(22)} ${minutes(ms)}${code === 0 ? '' : ' (failed)'}`);
+      // The runner's own breakdown (`⏱ build … · tests …`), where the commit prints one.
+      const breakdown = output.split('\n').findLast((line) => line.startsWith('⏱'));
+      console.log(`${label.padEnd(22)} ${minutes(ms)}${code === 0 ? '' : ' (failed)'}${breakdown ? `  ${breakdown}` : ''}`);
       resolve(ms);
     });
   });
