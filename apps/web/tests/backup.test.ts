@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { deployment } from '../../../packages/webhooks/src/vercel/fixtures.ts';
 import { sandboxEmail, sandboxTokens, startSandbox, type Sandbox } from '@dash/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, screenshotDir } from './browser.ts';
+import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
 /** What a poll that waits on the server allows on a machine busy with the other tests. */
@@ -79,9 +79,7 @@ describe('Settings → Refresh & alerts in a real browser', () => {
   it('shows the progress bar while a backup runs and the result after; sends a test email', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
     const page = await context.newPage();
-    const hydrated = page.waitForResponse((response) => response.url().includes('notifications.stream'));
-    await page.goto(`${dashboard.url}/settings#backups`);
-    await hydrated;
+    await gotoHydrated(page, `${dashboard.url}/settings#backups`);
     const section = page.locator('section#backups');
 
     // Better Stack answers slowly this once: long enough to watch the backup run.

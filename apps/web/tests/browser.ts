@@ -27,7 +27,8 @@ export async function launchChromium(extraArgs: string[] = []): Promise<Browser>
 /**
  * Opens `url` and waits until the page is hydrated: the bell in every page's header opens the live notification
  * stream once its script runs, and that request is the sign. A click before then lands on the server's HTML, with no
- * handler yet, and does nothing; on a busy machine the gap is seconds.
+ * handler yet, and does nothing; on a busy machine the gap is seconds. Once it resolves, the tab's live stream is open:
+ * an interruption from then on reaches it.
  */
 export async function gotoHydrated(page: Page, url: string): Promise<Response | null> {
   const hydrated = page.waitForResponse((response) => response.url().includes('notifications.stream'));

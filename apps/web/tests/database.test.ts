@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, screenshotDir } from './browser.ts';
+import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
 /** What a poll that waits on the server allows on a machine busy with the other tests. */
@@ -34,10 +34,7 @@ async function settingsPage(target: RunningDashboard): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
   cleanup.push(() => context.close());
   const page = await context.newPage();
-  // The bell opens the live stream once the page is hydrated: a click before that would do nothing.
-  const hydrated = page.waitForResponse((response) => response.url().includes('notifications.stream'));
-  await page.goto(`${target.url}/settings#database`);
-  await hydrated;
+  await gotoHydrated(page, `${target.url}/settings#database`);
   return page;
 }
 

@@ -11,7 +11,7 @@ import { createHmac } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as vercel from '../../../packages/webhooks/src/vercel/fixtures.ts';
-import { launchChromium } from './browser.ts';
+import { gotoHydrated, launchChromium } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 import { sleep, takeDownAfterEach, until } from './waiting.ts';
 
@@ -114,9 +114,7 @@ async function tab(ctx: BrowserContext, target: RunningDashboard, how: { hidden:
     await page.goto(target.url);
     await hydrated;
   } else {
-    const subscribed = page.waitForResponse((response) => response.url().includes('notifications.stream'));
-    await page.goto(target.url);
-    await subscribed;
+    await gotoHydrated(page, target.url);
   }
   if (how.focused === false) {
     // After the navigation: the page's new renderer starts with the emulation on again.

@@ -135,10 +135,8 @@ async function open(ctx: BrowserContext, url: string, problems: string[] = []): 
   page.on('console', (message) => {
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
   });
-  const subscribed = page.waitForResponse((response) => response.url().includes('notifications.stream'));
-  await page.goto(url);
-  // The live stream is open: interruptions from now on reach this tab.
-  await subscribed;
+  // Hydrated with its live stream open: interruptions from now on reach this tab.
+  await gotoHydrated(page, url);
   return page;
 }
 

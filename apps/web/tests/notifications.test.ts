@@ -577,9 +577,7 @@ describe.skipIf(redisProblem !== undefined && process.env.CI !== 'true')('webhoo
     page.on('console', (message) => {
       if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
     });
-    const subscribed = page.waitForResponse((response) => response.url().includes('notifications.stream'));
-    await page.goto(dashboard.url);
-    await subscribed;
+    await gotoHydrated(page, dashboard.url);
     await sleep(300);
     await page.evaluate(() => (document.body.dataset.sameDocument = 'yes'));
 

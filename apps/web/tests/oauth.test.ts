@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { sandboxGitHubOAuth, sandboxGoogle, sandboxGoogleAccount, startSandbox, type Sandbox } from '@dash/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from './browser.ts';
+import { gotoHydrated, launchChromium } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
 /** What a poll that waits on the server allows on a machine busy with the other tests. */
@@ -51,9 +51,7 @@ describe('Settings → Connections → Google in a real browser', () => {
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
     const page = await context.newPage();
-    const hydrated = page.waitForResponse((response) => response.url().includes('notifications.stream'));
-    await page.goto(`${dashboard.url}/settings#connections`);
-    await hydrated;
+    await gotoHydrated(page, `${dashboard.url}/settings#connections`);
     const card = page.locator('details.connection').filter({ hasText: 'Google Search Console' });
     await card.getByRole('button', { name: 'Import from gcloud' }).click();
     await expect.poll(() => card.getByText(/Imported founder@example.com's Google login from .*application_default_credentials\.json; Google accepted it\./).count(), SERVER).toBe(1);
@@ -69,9 +67,7 @@ describe('Settings → Connections → Google in a real browser', () => {
 async function openSettings(): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
   const page = await context.newPage();
-  const hydrated = page.waitForResponse((response) => response.url().includes('notifications.stream'));
-  await page.goto(`${dashboard.url}/settings#connections`);
-  await hydrated;
+  await gotoHydrated(page, `${dashboard.url}/settings#connections`);
   return { context, page };
 }
 
