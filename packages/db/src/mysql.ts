@@ -521,33 +521,38 @@ export function mysqlStore(db: Db): Store {
     },
 
     rateWindows: rateWindows({
-      // READ COMMITTED, as the notifications' transactions: the row lock alone orders the takes (no gap locks).
+      // READ COMMITTED, as the notifications' transactions: the row lock alone orders the takes (no gap locks). A take
+      // that still meets a deadlock was rolled back whole and runs again (it wrote nothing anywhere else).
       transaction: (work) =>
-        db.transaction(
-          (tx) =>
-            work({
-              async lock(key) {
-                const locked = () => tx.select({ pausedUntil: rateLimits.pausedUntil }).from(rateLimits).where(eq(rateLimits.key, key)).for('update');
-                let [row] = await locked();
-                if (!row) {
-                  await tx.insert(rateLimits).ignore().values({ key, pausedUntil: 0 });
-                  [row] = await locked();
-                }
-                return row?.pausedUntil ?? 0;
-              },
-              async prune(key, before) {
-                await tx.delete(rateCalls).where(and(eq(rateCalls.key, key), lte(rateCalls.at, before)));
-              },
-              async window(key) {
-                const [row] = await tx.select({ count: sql<number>`count(*)`, oldest: sql<number | null>`min(${rateCalls.at})` }).from(rateCalls).where(eq(rateCalls.key, key));
-                return { count: Number(row?.count ?? 0), oldest: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest) };
-              },
-              async record(key, at) {
-                const [row] = await tx.insert(rateCalls).values({ key, at }).$returningId();
-                return row?.id ?? 0;
-              },
-            }),
-          notificationTx,
+        retriedOnDeadlock(() =>
+          db.transaction(
+            (tx) =>
+              work({
+                async lock(key) {
+                  // One statement makes the row or finds it, and holds it exclusively either way. Not a lookup then an
+                  // `insert ignore`: the ignored duplicate takes a shared lock, and two takes holding it that both
+                  // upgrade to the exclusive one deadlock (three processes asking at once for a new account did).
+                  await tx
+                    .insert(rateLimits)
+                    .values({ key, pausedUntil: 0 })
+                    .onDuplicateKeyUpdate({ set: { pausedUntil: sql`${rateLimits.pausedUntil}` } });
+                  const [row] = await tx.select({ pausedUntil: rateLimits.pausedUntil }).from(rateLimits).where(eq(rateLimits.key, key));
+                  return row?.pausedUntil ?? 0;
+                },
+                async prune(key, before) {
+                  await tx.delete(rateCalls).where(and(eq(rateCalls.key, key), lte(rateCalls.at, before)));
+                },
+                async window(key) {
+                  const [row] = await tx.select({ count: sql<number>`count(*)`, oldest: sql<number | null>`min(${rateCalls.at})` }).from(rateCalls).where(eq(rateCalls.key, key));
+                  return { count: Number(row?.count ?? 0), oldest: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest) };
+                },
+                async record(key, at) {
+                  const [row] = await tx.insert(rateCalls).values({ key, at }).$returningId();
+                  return row?.id ?? 0;
+                },
+              }),
+            notificationTx,
+          ),
         ),
       async pause(key, until) {
         await db
