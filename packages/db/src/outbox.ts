@@ -237,6 +237,15 @@ export function outboxOps(run: RunStatement, dialect: SqlDialect, takeSeqs: (cou
       );
       return rows.map(rawNotification);
     },
+    async flapStarts(subjectKeys) {
+      if (subjectKeys.length === 0) return [];
+      const rows = await exec(
+        'select d.*, e.decision as started_by from notification_deliveries d left join notification_events e on e.id = d.event_id ' +
+          `where d.purpose = 'flap_start' and d.subject_key in (${list(subjectKeys.length)}) order by d.created_at, d.id`,
+        subjectKeys,
+      );
+      return rows.map((row) => ({ delivery: rawDelivery(row), bypassQuietHours: decisionOf(row.started_by)?.bypassQuietHours === true }));
+    },
     async snooze(ids, until) {
       if (ids.length === 0) return [];
       // Waking (until null) brings back only rows that are snoozed; snoozing moves the time of a snoozed row too.

@@ -215,9 +215,9 @@ export interface FoldedEvent {
   row: NotificationRow;
 }
 
-/** The decisions a `plan` settled: one per folded event (null keeps the event's own), and the new rows to store as read (discarded). */
+/** The decisions a `plan` settled: one per folded event, and the new rows to store as read (discarded). */
 export interface PlanOutcome {
-  decisions: (StoredDecision | null)[];
+  decisions: StoredDecision[];
   readIds: string[];
   /** What it sent, for the live stream. */
   sent: DeliveryRow[];
@@ -246,6 +246,11 @@ export interface OutboxOps {
   openRows(subjectKeys: string[]): Promise<NotificationRow[]>;
   /** The newest row of each subject. */
   latestRows(subjectKeys: string[]): Promise<NotificationRow[]>;
+  /**
+   * The "flapping" notices of these subjects (every channel's row), oldest first, each with whether the decision of
+   * the event that started the flap goes through quiet hours.
+   */
+  flapStarts(subjectKeys: string[]): Promise<FlapStart[]>;
   /** Snoozes rows until `until` (ms UTC), or wakes them (null: back unread); answers the rows changed, with new seqs. */
   snooze(ids: string[], until: number | null): Promise<NotificationRow[]>;
   /** Wakes the rows whose snooze ended by `now`: back unread, with new seqs. */
@@ -260,6 +265,12 @@ export interface OutboxOps {
    * a stored decision are left as they are.
    */
   appendTrace(lines: readonly TraceLine[]): Promise<void>;
+}
+
+/** A flap's start as the outbox keeps it: its notice on one channel, and how the event that started it was decided. */
+export interface FlapStart {
+  delivery: DeliveryRow;
+  bypassQuietHours: boolean;
 }
 
 /** A line the scheduler adds to a stored event's trace. */

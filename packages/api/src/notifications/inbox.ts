@@ -1,5 +1,5 @@
 import { MAX_MUTE_MS, type DeliveryOutcome, type DryRunEvent, type InterruptChannel, type NotificationMute, type NotificationPolicy, type PolicyDecision, type StoredDecision } from '@dash/contracts';
-import { foldEvents, type DeliveryRow, type FoldedEvent, type IncomingEvent, type IngestResult, type NotificationRow, type OutboxOps, type Store } from '@dash/db';
+import { foldEvents, type DeliveryRow, type FoldedEvent, type IncomingEvent, type IngestResult, type NotificationRow, type OutboxOps, type Store, type SubjectState } from '@dash/db';
 import type { RelayEvent } from '@dash/webhooks';
 import type { Logger } from '../logger.ts';
 import type { DataCache } from '../data/cache.ts';
@@ -97,37 +97,67 @@ function channelOutcomes(
 }
 
 /**
- * The outbox's reads, with its writes kept in `written` instead of made: the planner runs on these exactly as in an
- * ingest (same reads, same decisions), and the dry run reads back what it would have written.
+ * The outbox as a preview sees it: its reads, with writes kept instead of made (in `written`) and seen by the reads
+ * that follow. The planner runs on these exactly as in an ingest (same reads, same decisions), and the scheduler's
+ * tick too, so a preview of a later instant first does what the scheduler would do until then; the dry run reads back
+ * what the event's plan would have written.
  */
-function recordingOps(ops: OutboxOps): { ops: OutboxOps; written: DeliveryRow[] } {
+function previewOps(ops: OutboxOps): { ops: OutboxOps; written: DeliveryRow[] } {
   const written: DeliveryRow[] = [];
-  const keep = (rows: DeliveryRow[]) => {
-    written.push(...rows);
-    return Promise.resolve(rows);
+  /** Rows written (made or changed), by id, and subjects and mutes as the writes left them. */
+  const rows = new Map<string, DeliveryRow>();
+  const subjects = new Map<string, SubjectState>();
+  const endedMutes = new Set<string>();
+  const keep = (changed: DeliveryRow[]) => {
+    for (const row of changed) rows.set(row.id, row);
+    written.push(...changed);
+    return Promise.resolve(changed);
   };
-  const refuse = () => Promise.reject(new Error('the dry run writes nothing'));
+  /** Stored rows as the writes left them, those that still match, and the written ones that match and were not stored. */
+  const merged = (stored: DeliveryRow[], matches: (row: DeliveryRow) => boolean) => {
+    const ids = new Set(stored.map((row) => row.id));
+    return [...stored.map((row) => rows.get(row.id) ?? row), ...[...rows.values()].filter((row) => !ids.has(row.id))].filter(matches);
+  };
+  const byCreation = (a: DeliveryRow, b: DeliveryRow) => a.createdAt - b.createdAt || a.id.localeCompare(b.id);
+  const states = (stored: SubjectState[], matches: (state: SubjectState) => boolean, keys?: readonly string[]) => {
+    const ids = new Set(stored.map((state) => state.subjectKey));
+    const own = [...subjects.values()].filter((state) => !ids.has(state.subjectKey) && (keys === undefined || keys.includes(state.subjectKey)));
+    return [...stored.map((state) => subjects.get(state.subjectKey) ?? state), ...own].filter(matches);
+  };
+  const refuse = () => Promise.reject(new Error('a preview writes nothing'));
   return {
     written,
     ops: {
-      deliveriesFor: (ids) => ops.deliveriesFor(ids),
-      deliveriesWithStatus: (status, dueBy) => ops.deliveriesWithStatus(status, dueBy),
+      deliveriesFor: async (ids) => merged(await ops.deliveriesFor(ids), (row) => row.notificationId !== null && ids.includes(row.notificationId)).sort(byCreation),
+      async deliveriesWithStatus(status, dueBy) {
+        const due = (row: DeliveryRow) => row.status === status && (dueBy === undefined || (row.dueAt !== null && row.dueAt <= dueBy));
+        const found = merged(await ops.deliveriesWithStatus(status, dueBy), due);
+        return dueBy === undefined ? found.sort(byCreation) : found.sort((a, b) => (a.dueAt ?? 0) - (b.dueAt ?? 0) || byCreation(a, b));
+      },
       addDeliveries: keep,
       updateDeliveries: keep,
-      subjects: (keys) => ops.subjects(keys),
-      flapping: (lastChangeBy) => ops.flapping(lastChangeBy),
-      putSubjects: () => Promise.resolve(),
-      mutes: (keys) => ops.mutes(keys),
+      subjects: async (keys) => states(await ops.subjects(keys), () => true, keys),
+      flapping: async (lastChangeBy) => states(await ops.flapping(lastChangeBy), (state) => state.flappingSince !== null && state.lastChangeAt <= lastChangeBy),
+      putSubjects(changed) {
+        for (const state of changed) subjects.set(state.subjectKey, state);
+        return Promise.resolve();
+      },
+      mutes: async (keys) => (await ops.mutes(keys)).filter((mute) => !endedMutes.has(mute.subjectKey)),
       putMute: refuse,
-      removeMutes: refuse,
+      removeMutes(keys) {
+        for (const key of keys) endedMutes.add(key);
+        return Promise.resolve();
+      },
       rows: (ids) => ops.rows(ids),
       openRows: (keys) => ops.openRows(keys),
       latestRows: (keys) => ops.latestRows(keys),
+      flapStarts: (keys) => ops.flapStarts(keys),
       snooze: refuse,
-      wakeSnoozed: refuse,
+      // Rows that wake change no interruption: a preview leaves them asleep.
+      wakeSnoozed: () => Promise.resolve([]),
       nextSnoozeEnd: () => ops.nextSnoozeEnd(),
       markRead: refuse,
-      // The lines a plan adds to earlier events' traces: what the dry run's event would change, not its own outcome.
+      // The lines a plan adds to earlier events' traces: what the previewed event would change, not its own outcome.
       appendTrace: () => Promise.resolve(),
     },
   };
@@ -275,7 +305,8 @@ export class Inbox {
   /**
    * What an event arriving at `arrivesAt` (ms UTC: its occurrence and receipt, and the planner's now, as in an ingest
    * of it then) would do: the policy's decision and each interrupting channel's outcome, by the code a real ingest
-   * runs (the store's thread grouping, the planner on the outbox's reads), on the store as it is, writing nothing.
+   * runs (the store's thread grouping, the planner on the outbox's reads), on the store as it is, writing nothing. A
+   * later `arrivesAt` sees the store as the scheduler's tick would leave it then (a hold ended, a digest sent).
    */
   async dryRun(
     input: DryRunEvent,
@@ -310,9 +341,14 @@ export class Inbox {
     const { stored, written } = await this.store.notifications.read(async (ops) => {
       const open = new Map((subjectKey === null ? [] : await ops.openRows([subjectKey])).map((row) => [subjectKey as string, row]));
       const [folded] = foldEvents([event], open);
-      const recording = recordingOps(ops);
-      const outcome = await this.planner.plan(folded ? [planned(folded, decision)] : [], recording.ops, arrivesAt, policy);
-      return { stored: outcome.decisions[0] ?? storedOf(decision), written: recording.written };
+      const preview = previewOps(ops);
+      // Later than now: what the scheduler does until then first (a hold that ends, a flap that calms down, a digest).
+      if (arrivesAt > this.now()) {
+        await this.planner.tick(preview.ops, arrivesAt, policy, available);
+        preview.written.length = 0;
+      }
+      const outcome = await this.planner.plan(folded ? [planned(folded, decision)] : [], preview.ops, arrivesAt, policy);
+      return { stored: outcome.decisions[0] ?? storedOf(decision), written: preview.written };
     });
     return { decision, stored, delivery: channelOutcomes(written, stored, available) };
   }

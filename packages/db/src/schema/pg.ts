@@ -217,9 +217,9 @@ export const rateCalls = pgTable(
 /**
  * The durable outbox of interruptions (browser notifications; email later). A row is `held` by a flap hold until
  * `due_at`, `deferred` by quiet hours or a pause into the next digest, `sent` (it then has a `seq` from the
- * notifications' sequence: the live stream's event id), `cancelled` (its recovery came within the hold),
- * `suppressed` (a mute or a flap kept it quiet), `digested` (folded into the digest `digest_id`) or `empty` (a
- * digest that had nothing left to say). Instants are ms UTC.
+ * notifications' sequence: the live stream's event id), `cancelled` (its recovery came within the hold, or it was
+ * read in the app before its digest, which left it out), `suppressed` (a mute or a flap kept it quiet), `digested`
+ * (told in the digest `digest_id`) or `empty` (a digest that had nothing left to say). Instants are ms UTC.
  */
 export const notificationDeliveries = pgTable(
   'notification_deliveries',

@@ -5,7 +5,7 @@ const at = (iso: string) => Date.parse(iso);
 const minutes = (n: number) => n * 60_000;
 
 // 22:00–07:00 in Europe/Berlin on the night of 2026-06-01 (CEST, +02:00).
-const night = { windowStart: at('2026-06-01T20:00:00Z'), windowEnd: at('2026-06-02T05:00:00Z'), timezone: 'Europe/Berlin' };
+const night = { periods: [{ kind: 'quiet_hours', start: at('2026-06-01T20:00:00Z'), end: at('2026-06-02T05:00:00Z') }], timezone: 'Europe/Berlin' } as const;
 
 let next = 0;
 function item(patch: Partial<HeldItem> & Pick<HeldItem, 'type'>): HeldItem {
@@ -116,12 +116,21 @@ describe('composeDigest', () => {
 
   it('says "paused" for a pause, with weekdays when it spans a day or more, in the given zone', () => {
     const digest = composeDigest([prMerged()], {
-      windowStart: at('2026-06-05T16:30:00Z'),
-      windowEnd: at('2026-06-08T01:30:00Z'),
+      periods: [{ kind: 'pause', start: at('2026-06-05T16:30:00Z'), end: at('2026-06-08T01:30:00Z') }],
       timezone: 'Asia/Kolkata',
-      kind: 'pause',
     });
     expect(digest?.title).toBe('While notifications were paused (Fri 22:00–Mon 07:00): 1 PR merged');
+  });
+
+  it('names a pause and quiet hours each with its own times when both held items back', () => {
+    const digest = composeDigest([prMerged()], {
+      periods: [
+        { kind: 'pause', start: at('2026-06-01T19:00:00Z'), end: at('2026-06-01T21:00:00Z') },
+        { kind: 'quiet_hours', start: at('2026-06-01T20:00:00Z'), end: at('2026-06-02T05:00:00Z') },
+      ],
+      timezone: 'Europe/Berlin',
+    });
+    expect(digest?.title).toBe('While notifications were paused (21:00–23:00) and quiet hours were on (22:00–07:00): 1 PR merged');
   });
 });
 

@@ -23,14 +23,18 @@ export interface HeldItem {
   readAt?: number | null;
 }
 
+/** A stretch of time that held items back, ms UTC: the weekly quiet hours, or "pause notifications until …". */
+export interface HeldPeriod {
+  kind: 'quiet_hours' | 'pause';
+  start: number;
+  end: number;
+}
+
 export interface DigestOptions {
-  /** The quiet period the digest covers, ms UTC; shown as local wall times in the header. */
-  windowStart: number;
-  windowEnd: number;
+  /** What held the items, each with its own times (shown as local wall times in the header), in the order to name them. */
+  periods: readonly [HeldPeriod, ...HeldPeriod[]];
   /** IANA zone of the quiet hours. */
   timezone: string;
-  /** What held the items: the weekly quiet hours (default) or "pause notifications until …". */
-  kind?: 'quiet_hours' | 'pause';
 }
 
 export interface Digest {
@@ -140,7 +144,8 @@ export function composeDigest(items: readonly HeldItem[], options: DigestOptions
   const unread = [...byThread.values()].filter((item) => item.readAt === null || item.readAt === undefined);
   if (unread.length === 0) return null;
 
-  const { windowStart, windowEnd, timezone } = options;
+  const { periods, timezone } = options;
+  const windowEnd = Math.max(...periods.map((period) => period.end));
   const stillOpen = unread.filter((item) => item.status === 'open').sort((a, b) => rankOf(b.severity) - rankOf(a.severity) || a.firstAt - b.firstAt);
   const openLines = stillOpen.map((item) => {
     const { wording } = wordingOf(item);
@@ -169,9 +174,12 @@ export function composeDigest(items: readonly HeldItem[], options: DigestOptions
       return `${count} ${noun}${verb ? ` ${verb}` : ''}${after}`;
     });
 
-  const show = windowEnd - windowStart < DAY_MS ? 'time' : 'weekday';
-  const range = `${wallTime(windowStart, timezone, show)}–${wallTime(windowEnd, timezone, show)}`;
-  const header = options.kind === 'pause' ? `While notifications were paused (${range})` : `While quiet hours were on (${range})`;
+  const show = windowEnd - Math.min(...periods.map((period) => period.start)) < DAY_MS ? 'time' : 'weekday';
+  const named = periods.map(({ kind, start, end }) => {
+    const range = `${wallTime(start, timezone, show)}–${wallTime(end, timezone, show)}`;
+    return kind === 'pause' ? `notifications were paused (${range})` : `quiet hours were on (${range})`;
+  });
+  const header = `While ${named.join(' and ')}`;
   const summary = [...(stillOpen.length > 0 ? [`${stillOpen.length} still open`] : []), ...countLines].join(', ');
   return { title: `${header}: ${summary}`, lines: [...openLines, ...countLines], itemCount: unread.length };
 }

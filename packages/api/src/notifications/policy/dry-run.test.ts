@@ -76,6 +76,7 @@ describe.for([
       ...api,
       clock,
       inbox,
+      outbox,
       /** Ingests one event; answers its row's id and the interruptions the ingest added or changed. */
       async ingest(event: RelayEvent) {
         const before = await outbox();
@@ -161,6 +162,23 @@ describe.for([
       for (const status of ['now', 'held', 'deferred', 'suppressed', 'none']) expect(seen.get(`${channel} ${status}`), `${channel} ${status}`).toBeGreaterThan(0);
     }
   }, 120_000);
+
+  it.skipIf(skip)('previews an event at a later time after what the scheduler does until then, as the real ingest then decides (issue 36, 7)', async () => {
+    const now = Date.parse('2026-11-23T10:00:00Z');
+    const dash = await dashboard(now);
+    await dash.inbox.ingest([events.down('api', '1', now)]);
+    const later = now + 10 * MINUTE;
+    const up = { integration: 'uptime_monitor', type: 'monitor.up', severity: 'success', title: 'Monitor up: api', transition: 'resolve', subjectKey: 'betterstack:monitor:api' } as const;
+    const dry = await dash.caller.notifications.dryRun({ event: up, at: iso(later) });
+    // The preview wrote nothing: the outage is still held, on both channels.
+    expect([...(await dash.outbox()).values()].map((row) => row.status)).toEqual(['held', 'held']);
+    // What really happens: the hold ends at 10:02 (the outage interrupts), the recovery at 10:10 replaces it.
+    dash.clock.advance(later - now);
+    await dash.inbox.tick();
+    const { written } = await dash.ingest(events.up('api', '1', later));
+    for (const channel of ['browser', 'email'] as const) expect(dry.delivery[channel]).toMatchObject(expected(written, channel));
+    expect(dry.delivery.browser.status).toBe('now');
+  });
 
   it.skipIf(skip)('says email is sent, held or deferred as the planner decides once SendGrid is set up, and why there is none before', async () => {
     const night = Date.parse('2026-11-23T22:10:00Z');

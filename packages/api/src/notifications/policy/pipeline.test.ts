@@ -369,7 +369,7 @@ describe.for([
     await dash.caller.notifications.markRead({ all: true });
     expect(await dash.tickAt(MORNING)).toEqual([]);
     expect((await dash.outbox()).map((d) => [d.purpose, d.status])).toEqual([
-      ['first', 'digested'],
+      ['first', 'cancelled'],
       ['digest', 'empty'],
     ]);
     expect((await traceOf(dash, 'TypeError in checkout (1)')).at(-1)).toMatchObject({
@@ -560,5 +560,112 @@ describe.for([
     const again = await notificationStream(dash.ctx, { lastEventId: Number(received[0]?.id), interrupts: true });
     cleanup.push(again.close);
     expect(await again.next()).toMatchObject({ id: received[1]?.id, event: { kind: 'interrupt', replayed: true } });
+  });
+
+  // --- a second review (issue 36) ---
+  /** Three short outages of `monitor` five minutes apart from `start` (the third starts a flap); the instant of the last change. */
+  async function flap(dash: Dashboard, start: number, monitor = 'api') {
+    for (let cycle = 0; cycle < 3; cycle++) {
+      const at = start + cycle * 5 * MINUTE;
+      await dash.tickAt(at);
+      await dash.ingest(events.down(monitor, `${monitor}-c${cycle}`, at));
+      await dash.tickAt(at + 3 * MINUTE);
+      await dash.ingest(events.up(monitor, `${monitor}-c${cycle}`, at + 3 * MINUTE));
+    }
+    return start + 2 * 5 * MINUTE + 3 * MINUTE;
+  }
+
+  it.skipIf(skip)('ends a flap the way it started: one that went through quiet hours says "stable again" at once, on its tag (issue 36, 1)', async () => {
+    const dash = await quietDashboard(Date.parse('2026-11-24T00:00:00Z')); // 01:00 in Berlin
+    const lastChange = await flap(dash, dash.clock.now());
+    // Outages are errors: they go through quiet hours, the flap's start with them.
+    expect((await dash.sent()).map((d) => d.purpose)).toEqual(['first', 'resolve', 'first', 'resolve', 'flap_start']);
+    const end = await dash.tickAt(lastChange + 15 * MINUTE);
+    expect(end).toEqual([
+      expect.objectContaining({ purpose: 'flap_end', status: 'sent', message: expect.objectContaining({ title: 'Monitor down: api: stable again', tag: 'betterstack:monitor:api' }) }),
+    ]);
+    expect((await dash.outbox()).filter((d) => d.status === 'deferred')).toEqual([]);
+  });
+
+  it.skipIf(skip)('counts as told only what reached the founder: a recovery of an outage read in the app before its digest interrupts nobody (issue 36, 2)', async () => {
+    const dash = await quietDashboard();
+    await dash.ingest(events.issue('1', NIGHT));
+    await dash.caller.notifications.markRead({ all: true });
+    expect(await dash.tickAt(MORNING)).toEqual([]);
+    // Left out of the digest, so not in it.
+    expect((await dash.outbox()).map((d) => [d.purpose, d.status])).toEqual([
+      ['first', 'cancelled'],
+      ['digest', 'empty'],
+    ]);
+    dash.clock.advance(HOUR);
+    const recovery = await dash.ingest(events.issue('1', dash.clock.now(), 'resolved'));
+    expect(recovery.sent).toEqual([]);
+    expect((await dash.sent()).map((d) => d.purpose)).toEqual([]);
+  });
+
+  it.skipIf(skip)('keeps the end of a flap quiet while its monitor is muted, and reminds once when the mute ends (issue 36, 3)', async () => {
+    const dash = await dashboard(T0);
+    await flap(dash, T0);
+    // A fourth outage that stays: flapping, so suppressed; then the monitor is muted.
+    const down = T0 + 15 * MINUTE;
+    await dash.tickAt(down);
+    await dash.ingest(events.down('api', 'stays', down));
+    await dash.caller.notifications.mute({ subjectKey: 'betterstack:monitor:api', until: iso(T0 + 2 * HOUR) });
+    expect(await dash.tickAt(down + 15 * MINUTE)).toEqual([]);
+    expect(await dash.tickAt(T0 + HOUR)).toEqual([]);
+    const reminder = await dash.tickAt(T0 + 2 * HOUR);
+    expect(reminder).toEqual([expect.objectContaining({ purpose: 'repeat', message: expect.objectContaining({ title: 'Monitor down: api: still down' }) })]);
+  });
+
+  it.skipIf(skip)("names a pause with its own times, not the disabled quiet hours' window (issue 36, 5)", async () => {
+    const pausedAt = Date.parse('2026-11-23T22:00:00Z'); // 23:00 in Berlin
+    const dash = await dashboard(pausedAt);
+    await dash.caller.notifications.saveQuietHours({ ...berlinNights, enabled: false });
+    await dash.caller.notifications.pause({ until: iso(pausedAt + 2 * HOUR) });
+    await dash.ingest(events.issue('1', pausedAt));
+    const [digest] = await dash.tickAt(pausedAt + 2 * HOUR);
+    expect(digest?.message.title).toBe('While notifications were paused (23:00–01:00): 1 still open');
+  });
+
+  it.skipIf(skip)('names both a pause and quiet hours, each with its own times, in a digest of both; a recovery held by the pause says pause (issue 36, 5)', async () => {
+    const pausedAt = Date.parse('2026-11-23T20:00:00Z'); // 21:00 in Berlin
+    const dash = await dashboard(pausedAt);
+    await dash.caller.notifications.saveQuietHours(berlinNights);
+    await dash.caller.notifications.pause({ until: iso(pausedAt + 2 * HOUR) }); // until 23:00, past the window's start
+    await dash.ingest(events.issue('1', pausedAt));
+    dash.clock.advance(10 * MINUTE);
+    await dash.ingest(events.issue('1', dash.clock.now(), 'resolved'));
+    expect((await traceOf(dash, 'TypeError in checkout (1)')).at(-1)).toMatchObject({ stage: 'pause', verdict: 'deferred' });
+    await dash.tickAt(pausedAt + 150 * MINUTE); // 23:30: quiet hours alone
+    await dash.ingest(events.issue('2', dash.clock.now()));
+    const [digest] = await dash.tickAt(MORNING);
+    expect(digest?.message.title).toBe('While notifications were paused (21:00–23:00) and quiet hours were on (22:00–07:00): 1 still open, 1 Sentry issue resolved after 10 min');
+  });
+
+  it.skipIf(skip)('says in each held outage\'s trace the hold it had, also when the scheduler gets to it late, after a restart (issue 36, 7)', async () => {
+    const first = await dashboard(T0);
+    await first.call('PUT', '/api/notifications/flap-hold', { seconds: 600 });
+    await first.ingest(events.down('api', '1', T0));
+    first.clock.advance(5 * MINUTE);
+    await first.ingest(events.down('web', '2', first.clock.now()));
+    await first.dispose();
+    // Started again half an hour later: both holds have long ended.
+    const second = await dashboard(T0 + 30 * MINUTE, first.reuse);
+    expect((await second.tickAt(T0 + 30 * MINUTE)).map((d) => d.purpose)).toEqual(['first', 'first']);
+    for (const title of ['Monitor down: api', 'Monitor down: web']) {
+      expect((await traceOf(second, title)).at(-1)?.why).toMatch(/^still down after the 10 min hold; /);
+    }
+  });
+
+  it.skipIf(skip)('sends no flap end for a deploy or a Sentry issue an older version had marked as flapping (issue 36, 7)', async () => {
+    const dash = await dashboard(T0);
+    await dash.ingest(events.deploy('d1', T0), events.issue('1', T0));
+    const sent = (await dash.sent()).length;
+    await dash.store.notifications.outbox((ops) =>
+      ops.putSubjects(['vercel:prj_shop:production', 'sentry:issue:1'].map((subjectKey) => ({ subjectKey, outages: [T0, T0, T0], flappingSince: T0, lastChangeAt: T0 }))),
+    );
+    expect(await dash.tickAt(T0 + 20 * MINUTE)).toEqual([]);
+    expect(await dash.sent()).toHaveLength(sent);
+    expect(await dash.store.notifications.outbox((ops) => ops.flapping(Number.MAX_SAFE_INTEGER))).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  DEFAULT_FLAP_HOLD_SECONDS,
   type DecisionTraceEntry,
   type InterruptChannel,
   type NotificationPolicy,
@@ -8,7 +9,7 @@ import {
   webhookSourceNames,
 } from '@dash/contracts';
 import type { DeliveryRow, FoldEffect, InterruptMessage, MuteRow, NotificationRow, OutboxOps, PlanOutcome, SubjectState, TraceLine } from '@dash/db';
-import { composeDigest, formatDuration, type HeldItem } from './digest.ts';
+import { composeDigest, formatDuration, type HeldItem, type HeldPeriod } from './digest.ts';
 import { localTime, quietAt, type QuietState } from './quiet-hours.ts';
 
 /**
@@ -33,9 +34,8 @@ const MINUTE = 60_000;
  */
 export const deliverableChannels = (emailReady: boolean): readonly InterruptChannel[] => (emailReady ? ['browser', 'email'] : ['browser']);
 
+/** How flaps are told apart (the flap hold, how long an outage is held first, is a setting: `flapHoldSeconds`). */
 export interface FlapSettings {
-  /** How long a monitor's outage is held before it interrupts: a recovery within it cancels the interruption. */
-  holdMs: number;
   /** The `outages`-th outage of one subject within `windowMs` starts a flap. */
   windowMs: number;
   outages: number;
@@ -43,7 +43,7 @@ export interface FlapSettings {
   stableMs: number;
 }
 
-export const defaultFlapSettings: FlapSettings = { holdMs: 120_000, windowMs: 30 * MINUTE, outages: 3, stableMs: 15 * MINUTE };
+export const defaultFlapSettings: FlapSettings = { windowMs: 30 * MINUTE, outages: 3, stableMs: 15 * MINUTE };
 
 /**
  * Integrations whose state swings by itself (uptime monitors: a network blip, a slow probe): their outages are held
@@ -311,12 +311,34 @@ interface TickRun {
   trace: TraceBook;
 }
 
+/**
+ * What held a channel's deferred interruptions back, each named with its own times (why each waited is a field of its
+ * row): the pause from the first it held to its end; the quiet hours from the start of the window the first of theirs
+ * fell in (even if they have been switched off since) to now, when the digest goes out.
+ */
+function heldPeriods(deferred: readonly DeliveryRow[], policy: NotificationPolicy, now: number): [HeldPeriod, ...HeldPeriod[]] {
+  const periods: HeldPeriod[] = [];
+  const paused = deferred.filter((d) => d.heldFor === 'pause');
+  if (paused.length > 0) {
+    // It ended at its time; one cleared early ended about now (saving it wakes the scheduler).
+    const until = policy.quietHours.pauseUntil === null ? Number.NaN : Date.parse(policy.quietHours.pauseUntil);
+    periods.push({ kind: 'pause', start: Math.min(...paused.map((d) => d.createdAt)), end: until <= now ? until : now });
+  }
+  const quiet = deferred.filter((d) => d.heldFor !== 'pause');
+  if (quiet.length > 0 || paused.length === 0) {
+    const earliest = Math.min(...(quiet.length > 0 ? quiet : deferred).map((d) => d.createdAt));
+    const started = quietAt(earliest, { ...policy.quietHours, enabled: true, pauseUntil: null });
+    periods.push({ kind: 'quiet_hours', start: started.quiet && started.startsAt !== undefined ? started.startsAt : earliest, end: now });
+  }
+  return periods as [HeldPeriod, ...HeldPeriod[]];
+}
+
 export class Planner {
   constructor(private readonly flap: FlapSettings = defaultFlapSettings) {}
 
-  /** The flap hold that applies under `policy`: its setting (Settings → Notifications), else the planner's default. */
+  /** The flap hold that applies under `policy`: its setting (Settings → Notifications), else the default. */
   holdFor(policy: Pick<NotificationPolicy, 'flapHoldSeconds'>): number {
-    return policy.flapHoldSeconds === undefined ? this.flap.holdMs : policy.flapHoldSeconds * 1000;
+    return (policy.flapHoldSeconds ?? DEFAULT_FLAP_HOLD_SECONDS) * 1000;
   }
 
   /**
@@ -393,6 +415,8 @@ export class Planner {
       return step('flap', 'cancelled', `recovered within the ${formatDuration(batch.holdMs)} hold (down ${down}): nobody was interrupted`);
     }
     const outageTold = earlier.some((d) => (d.purpose === 'first' || d.purpose === 'repeat') && d.status === 'sent');
+    // Only what reached the founder, per channel: sent, or in a digest that went out (a row read in the app before its
+    // digest was left out of it, and is cancelled).
     const told = earlier.filter((d) => d.status === 'sent' || d.status === 'digested');
     if (outageTold || (told.length > 0 && state?.flappingSince == null)) {
       // It interrupted: its recovery replaces that notification (answers that email), even in quiet hours, a mute or a flap.
@@ -402,7 +426,8 @@ export class Planner {
       batch.add([...new Set(told.map((d) => d.channel))].map((channel) => delivery(event, channel, 'resolve', fate, message, now)));
       return step('delivery', 'sent', `the outage interrupted, so its recovery replaces that notification (down ${down})`);
     }
-    if (earlier.some((d) => d.status === 'deferred')) return step('quiet_hours', 'deferred', `the outage waits for the digest, which will say it recovered after ${down}`);
+    const deferred = earlier.find((d) => d.status === 'deferred');
+    if (deferred) return step(deferred.heldFor === 'pause' ? 'pause' : 'quiet_hours', 'deferred', `the outage waits for the digest, which will say it recovered after ${down}`);
     if (state?.flappingSince != null) return step('flap', 'suppressed', 'flapping: changes are summed up when it is stable again');
     return step('thread', 'none', `recovered after ${down}; its outage did not interrupt`);
   }
@@ -493,7 +518,6 @@ export class Planner {
     const rowById = new Map(rows.map((row) => [row.id, row]));
     const muted = new Set(mutes.filter((mute) => mute.until > now).map((mute) => mute.subjectKey));
     const flapping = new Set(states.filter((state) => state.flappingSince !== null).map((state) => state.subjectKey));
-    const hold = formatDuration(Math.max(0, now - Math.min(...due.map((d) => d.createdAt))));
     const entries = new Map<string, DecisionTraceEntry>();
     const released = due.map((d): DeliveryRow => {
       const row = d.notificationId ? rowById.get(d.notificationId) : undefined;
@@ -508,22 +532,32 @@ export class Planner {
       }
       const out = release(moment, row.decision?.bypassQuietHours ?? false);
       const reason = `still down after the hold; ${out.reason}`;
+      // The hold it had, not how late the tick came to it (after a restart, say).
+      const hold = formatDuration(Math.max(0, (d.dueAt ?? now) - d.createdAt));
       return settle({ ...out, reason, sentAt: out.status === 'sent' ? now : null }, { ...out.entry, why: `still down after the ${hold} hold; ${out.entry.why}`, decidedAt: new Date(now).toISOString() });
     });
     run.trace.note(released, (d) => entries.get(d.id) ?? null);
     await this.keep(run, ops.updateDeliveries(released));
   }
 
-  /** Flaps that have been quiet long enough: one notice with the state it is in now. */
+  /**
+   * Flaps that have been quiet long enough: one notice with the state it is in now, on the channels its start went to
+   * and the way it went (through quiet hours when the start did); kept quiet while the subject is muted (the mute's
+   * end reminds of a subject still down).
+   */
   private async endFlaps(run: TickRun): Promise<void> {
     const { ops, moment, available } = run;
     const { now, zone } = moment;
     const calm = await ops.flapping(now - this.flap.stableMs);
     if (calm.length === 0) return;
-    const latest = new Map((await ops.latestRows(calm.map((state) => state.subjectKey))).map((row) => [row.subjectKey, row]));
+    const keys = calm.map((state) => state.subjectKey);
+    const [latestRows, starts, mutes] = await Promise.all([ops.latestRows(keys), ops.flapStarts(keys), ops.mutes(keys)]);
+    const latest = new Map(latestRows.map((row) => [row.subjectKey, row]));
+    const muted = new Map(mutes.filter((mute) => mute.until > now).map((mute) => [mute.subjectKey, mute]));
     const notices = calm.flatMap((state) => {
       const row = latest.get(state.subjectKey);
-      if (!row) return [];
+      // An older version counted deploys and Sentry issues as flapping too: theirs end without a word.
+      if (!row || !flappingIntegrations.has(row.integration)) return [];
       const down = row.status === 'open';
       const since = down ? row.firstAt : (row.resolvedAt ?? row.lastAt);
       const message = messageOf(row, {
@@ -533,9 +567,17 @@ export class Planner {
         renotify: down,
         requireInteraction: false,
       });
-      const out = release(moment, down && (row.decision?.bypassQuietHours ?? false));
-      const fate: Fate = { ...out, reason: `stable for ${formatDuration(this.flap.stableMs)}` };
-      return channelsOf(row, available).map((channel) => delivery({ row, eventId: null }, channel, 'flap_end', fate, message, now));
+      // The newest start's rows (one per channel, made together).
+      const started = starts.filter((start) => start.delivery.subjectKey === state.subjectKey);
+      const newest = started.at(-1)?.delivery.createdAt;
+      const start = started.filter((item) => item.delivery.createdAt === newest);
+      const startedOn = [...new Set(start.map((item) => item.delivery.channel))].filter((channel) => available.includes(channel));
+      const channels = startedOn.length > 0 ? startedOn : channelsOf(row, available);
+      const mute = muted.get(state.subjectKey);
+      const fate: Fate = mute
+        ? { status: 'suppressed', reason: `muted until ${wall(mute.until, now, zone)}` }
+        : { ...release(moment, start.some((item) => item.bypassQuietHours)), reason: `stable for ${formatDuration(this.flap.stableMs)}` };
+      return channels.map((channel) => delivery({ row, eventId: null }, channel, 'flap_end', fate, message, now));
     });
     await this.keep(run, ops.addDeliveries(notices));
     await ops.putSubjects(calm.map((state) => ({ ...state, outages: [], flappingSince: null })));
@@ -596,17 +638,7 @@ export class Planner {
         },
       ];
     });
-    const earliest = Math.min(...deferred.map((d) => d.createdAt));
-    // Why they waited is a field of each row: a digest is the pause's when all of them waited for the pause.
-    const paused = deferred.every((d) => d.heldFor === 'pause');
-    // The window the first of them fell in, even if quiet hours have been switched off since.
-    const started = quietAt(earliest, { ...policy.quietHours, enabled: true, pauseUntil: null });
-    const digest = composeDigest(items, {
-      windowStart: started.quiet && started.startsAt !== undefined ? started.startsAt : earliest,
-      windowEnd: now,
-      timezone: policy.quietHours.timezone,
-      kind: paused ? 'pause' : 'quiet_hours',
-    });
+    const digest = composeDigest(items, { periods: heldPeriods(deferred, policy, now), timezone: policy.quietHours.timezone });
     const id = randomUUID();
     const message: InterruptMessage = {
       title: digest?.title ?? 'Nothing left to tell',
@@ -634,7 +666,16 @@ export class Planner {
       createdAt: now,
       sentAt: digest ? now : null,
     };
-    await ops.updateDeliveries(deferred.map((d) => ({ ...d, status: 'digested', digestId: id })));
+    // Only what the digest tells is digested (told, for a recovery): a row read in the app meanwhile was left out of it.
+    const leftOut = (d: DeliveryRow) => {
+      const about = d.notificationId ? rows.get(d.notificationId) : undefined;
+      return about === undefined || about.readAt !== null;
+    };
+    await ops.updateDeliveries(
+      deferred.map((d): DeliveryRow =>
+        leftOut(d) ? { ...d, status: 'cancelled', reason: 'read in the app before the digest went out: left out of it', dueAt: null } : { ...d, status: 'digested', digestId: id },
+      ),
+    );
     return ops.addDeliveries([row]);
   }
 
