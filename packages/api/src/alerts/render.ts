@@ -103,7 +103,9 @@ export function notificationEmail(item: NotificationMessage, thread?: Notificati
     (href ? `<p><a href="${escapeHtml(href)}">${escapeHtml(message.url ?? href)}</a></p>` : '') +
     `<p style="color:#777;font-size:12px">Sent by your founder dashboard's notifications.</p></body></html>`;
   const text = [message.title, '', ...lines.map((line) => (purpose === 'digest' ? `- ${line}` : line)), ...(message.url ? ['', message.url] : []), '', "Sent by your founder dashboard's notifications."].join('\n');
-  // One reference per inbox row: its outage, reminders and recovery group as one conversation.
+  // One reference per inbox row: its outage, reminders and recovery group as one conversation. A recovery replies only
+  // to an email that was sent (told by the digest alone, it has none to answer).
   const headers = item.notificationId ? { References: `<notification-${item.notificationId}@founder-dashboard>` } : undefined;
-  return { subject, html, text, ...(headers ? { headers: purpose === 'resolve' ? { ...headers, 'In-Reply-To': headers.References } : headers } : {}), categories: ['notification', purpose] };
+  const replies = purpose === 'resolve' && thread !== undefined;
+  return { subject, html, text, ...(headers ? { headers: replies ? { ...headers, 'In-Reply-To': headers.References } : headers } : {}), categories: ['notification', purpose] };
 }

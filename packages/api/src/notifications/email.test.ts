@@ -188,5 +188,39 @@ describe('email notifications', () => {
     expect(sandbox.mails()).toHaveLength(1);
     expect(sandbox.mails()[0]?.text).toContain('TypeError in checkout');
     expect((await dash.sends())[0]?.delivery.purpose).toBe('digest');
+
+    // Its recovery: the digest told of it, so the recovery is emailed, but as a message of its own: the outage's own
+    // email was never sent, so there is nothing to reply to (no "Re:", no In-Reply-To).
+    await dash.ingest({
+      id: randomUUID(),
+      integration: 'error_tracker',
+      type: 'error.issue_resolved',
+      sourceEventId: 'sentry:issue:1:resolved',
+      title: 'TypeError in checkout resolved',
+      severity: 'success',
+      occurredAt: '2026-11-26T08:00:00.000Z',
+      receivedAt: '2026-11-26T08:00:00.000Z',
+      subject: 'sentry:issue:1',
+      transition: 'resolve',
+    });
+    await dash.at(Date.parse('2026-11-26T08:00:00Z'));
+    const recovery = sandbox.mails()[1];
+    expect(recovery?.subject).toBe('[RECOVERED] TypeError in checkout resolved');
+    expect(recovery?.headers['In-Reply-To']).toBeUndefined();
+  });
+
+  it('emails no recovery of an issue read in the app before its digest: the founder was never told of it by email', async () => {
+    const dash = await dashboard(Date.parse('2026-11-25T22:30:00Z'));
+    await dash.caller.notifications.saveQuietHours({ enabled: true, timezone: 'UTC', windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '22:00', end: '07:00' }] });
+    await dash.caller.notifications.saveRules({
+      rules: [{ id: 'w', name: 'Warnings by email', enabled: true, match: { integrations: ['error_tracker'] }, actions: { addChannels: ['email'] }, stop: false }],
+    });
+    await dash.ingest({ ...events.issue('7', Date.parse('2026-11-25T23:10:00Z')) });
+    await dash.caller.notifications.markRead({ all: true });
+    await dash.at(Date.parse('2026-11-26T07:00:00Z'));
+    await dash.ingest(events.issue('7', Date.parse('2026-11-26T08:00:00Z'), 'resolved'));
+    await dash.at(Date.parse('2026-11-26T08:00:00Z'));
+    expect(sandbox.mails()).toEqual([]);
+    expect(await dash.sends()).toEqual([]);
   });
 });
