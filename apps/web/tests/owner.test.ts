@@ -4,6 +4,7 @@
 // not link-local or cloud metadata.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gotoHydrated, launchChromium } from './browser.ts';
 import { cookieOf, errorOf, raw } from './http.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
@@ -84,6 +85,55 @@ describe('a write token is not the owner', () => {
     expect((await raw(`${dashboard.url}/api/database/config`, { headers: bearer(readToken) })).body).toBe(before.body);
     // The token itself still works for what it may do.
     expect((await post('/api/projects', bearer(writeToken), { slug: 'tally', name: 'Tally' })).status).toBe(201);
+  });
+});
+
+describe('where our data is sent is the owner\'s', () => {
+  it('a write token cannot connect SendGrid (its key and recipients): 403, nothing stored; the owner can, with the password', async () => {
+    const sendgrid = (key: string, to: string) => ({ key, values: { apiKey: 'SG.attacker', from: 'alerts@attacker.example', to } });
+    for (const key of ['sendgrid', 'sendgrid:mine']) {
+      const res = await post('/api/credentials', bearer(writeToken), sendgrid(key, 'attacker@example.com'));
+      expect({ key, status: res.status, code: errorOf(res).code }).toEqual({ key, status: 403, code: 'FORBIDDEN' });
+      const trpc = await post('/api/trpc/credentials.save', bearer(writeToken), sendgrid(key, 'attacker@example.com'));
+      expect(trpc.status).toBe(403);
+    }
+    const listed = async () => (JSON.parse((await raw(`${dashboard.url}/api/credentials`, { headers: bearer(readToken) })).body) as { connectedKeys: string[] }).connectedKeys;
+    expect((await listed()).filter((key) => key.startsWith('sendgrid'))).toEqual([]);
+    // A token still connects a service we only read from.
+    expect((await post('/api/credentials', bearer(writeToken), { key: 'vercel:scripted', values: { token: 'tok' } })).status).toBe(200);
+
+    const unconfirmed = await post('/api/credentials', browser, sendgrid('sendgrid', 'founder@example.com'));
+    expect([unconfirmed.status, errorOf(unconfirmed).message]).toEqual([403, 'Confirm this with the dashboard password (the password field).']);
+    const confirmed = await post('/api/credentials', browser, { ...sendgrid('sendgrid', 'founder@example.com'), password: PASSWORD });
+    expect(confirmed.status).toBe(200);
+    expect(await listed()).toContain('sendgrid');
+  });
+
+  it('Settings asks the signed-in owner for the password to connect SendGrid, and connects it with it', async () => {
+    const chromium = await launchChromium();
+    try {
+      const context = await chromium.newContext({ viewport: { width: 360, height: 900 } });
+      const [name = '', value = ''] = (browser.cookie ?? '').split('=');
+      await context.addCookies([{ name, value, url: dashboard.url }]);
+      const page = await context.newPage();
+      await gotoHydrated(page, `${dashboard.url}/settings`);
+      const card = page.locator('details', { has: page.getByText('SendGrid (email alerts)', { exact: true }) });
+      // A connected service's card starts open (the test before connected one).
+      if ((await card.getAttribute('open')) === null) await card.locator('summary').click();
+      const form = card.getByRole('form', { name: 'Connect SendGrid (email alerts)' });
+      await form.getByLabel('API key with Mail Send').fill('SG.founder');
+      await form.getByLabel('From: a verified sender').fill('alerts@founder.example');
+      await form.getByLabel('To (comma-separated)').fill('founder@example.com');
+      await form.getByLabel('Account label (optional)').fill('work');
+      await form.getByRole('button', { name: 'Save' }).click();
+      await form.getByText('Confirm this with the dashboard password (the password field).').waitFor();
+      await form.getByLabel('Your dashboard password').fill(PASSWORD);
+      await form.getByRole('button', { name: 'Save' }).click();
+      await form.getByText('SendGrid (email alerts) is connected as “sendgrid:work”.').waitFor();
+      await context.close();
+    } finally {
+      await chromium.close();
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ownerPasswordSchema } from './auth.ts';
 
 export interface CredentialField {
   name: string;
@@ -65,6 +66,7 @@ export const services = {
   opencollective: { label: 'Open Collective', fields: [{ name: 'personalToken', label: 'Personal token', secret: true }, baseUrl] },
   sendgrid: {
     label: 'SendGrid (email alerts)',
+    outgoing: true,
     fields: [
       { name: 'apiKey', label: 'API key with Mail Send', secret: true, placeholder: 'SG.…' },
       { name: 'from', label: 'From: a verified sender', secret: false, placeholder: 'alerts@yourdomain.com' },
@@ -72,7 +74,14 @@ export const services = {
       baseUrl,
     ],
   },
-} as const satisfies Record<string, { label: string; fields: readonly CredentialField[] }>;
+} as const satisfies Record<string, { label: string; outgoing?: true; fields: readonly CredentialField[] }>;
+
+/**
+ * Whether a service's credentials say where our data is sent (SendGrid: its key and the recipients of every email we
+ * send, the briefing's and the alerts'; the chat channels to come): saving them is the owner's, from a signed-in
+ * browser with the password again, never an API token's.
+ */
+export const isOutgoing = (service: ServiceName): boolean => (services[service] as { outgoing?: true }).outgoing === true;
 
 export type ServiceName = keyof typeof services;
 export const serviceNames = Object.keys(services) as ServiceName[];
@@ -129,8 +138,9 @@ function checkValues(input: { key: string; values?: Record<string, string> | und
   }
 }
 
+/** `POST /api/credentials`; `password` confirms an outgoing service's (see `isOutgoing`) once a password is set. */
 export const credentialSaveSchema = z
-  .strictObject({ key: credentialKeySchema, values: valuesSchema })
+  .strictObject({ key: credentialKeySchema, values: valuesSchema, password: ownerPasswordSchema })
   .superRefine(checkValues);
 export type CredentialSave = z.infer<typeof credentialSaveSchema>;
 

@@ -204,7 +204,13 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'DELETE', path: '/api/projects/:slug', procedure: 'projects.remove', input: pathParams, errors: [404], summary: 'Delete a project' },
 
   { method: 'GET', path: '/api/credentials', procedure: 'credentials.list', input: none, summary: 'List the keys that have stored credentials (never the values)' },
-  { method: 'POST', path: '/api/credentials', procedure: 'credentials.save', input: body, summary: "Store a service's credentials, encrypted" },
+  {
+    method: 'POST',
+    path: '/api/credentials',
+    procedure: 'credentials.save',
+    input: body,
+    summary: "Store a service's credentials, encrypted; SendGrid's (where our email goes) only by the owner, with the password once one is set",
+  },
   { method: 'DELETE', path: '/api/credentials', procedure: 'credentials.remove', input: body, summary: "Remove a service's stored credentials" },
   {
     method: 'POST',
@@ -319,7 +325,7 @@ export const restRoutes: readonly RestRoute[] = [
     summary: 'Send an email alert (health or custom); `configured: false` when email is not set up',
   },
   { method: 'GET', path: '/api/alerts', procedure: 'alerts.status', input: none, summary: 'Where alerts go and what is missing (never the key)' },
-  { method: 'POST', path: '/api/alerts/test', procedure: 'alerts.test', input: none, errors: [502], summary: 'Send a test email' },
+  { method: 'POST', path: '/api/alerts/test', procedure: 'alerts.test', input: none, errors: [502], summary: 'Send a test email (one a minute)' },
   { method: 'GET', path: '/api/alerts/deliveries', procedure: 'alerts.deliveries', input: none, summary: 'The newest notification emails and how each went' },
 
   {
@@ -352,7 +358,7 @@ export const restRoutes: readonly RestRoute[] = [
     operationId: 'briefingPreviewHtml',
     summary: 'The briefing email’s HTML as a page, to open or frame',
   },
-  { method: 'POST', path: '/api/briefing/test', procedure: 'briefing.sendTest', input: none, errors: [502], summary: 'Send a test briefing email now' },
+  { method: 'POST', path: '/api/briefing/test', procedure: 'briefing.sendTest', input: none, errors: [502], summary: 'Send a test briefing email now (one a minute)' },
 
   { method: 'GET', path: '/api/revenue', procedure: 'data.revenue', input: query, answer: dataAnswer, errors: [404, 502], summary: 'Revenue: gross, MRR, net, subscribers and a daily chart' },
   { method: 'GET', path: '/api/ideas', procedure: 'data.ideas', input: query, answer: dataAnswer, errors: [404, 502], summary: 'Ideas and bugs from the issue tracker' },

@@ -6,6 +6,7 @@ import {
   credentialSaveSchema,
   credentialTestResultSchema,
   credentialTestSchema,
+  isOutgoing,
   serviceOf,
   services,
 } from '@dash/contracts';
@@ -15,6 +16,7 @@ import type { Context } from '../context.ts';
 import { assertKeyMatches, CredentialsKeyMismatchError } from '../credentials/vault.ts';
 import { fail } from '../errors.ts';
 import { publicProcedure, router } from '../trpc.ts';
+import { confirmOwner } from './auth.ts';
 
 const TEST_TIMEOUT_MS = 15_000;
 
@@ -53,6 +55,9 @@ export const credentialsRouter = router({
     .input(credentialSaveSchema)
     .output(credentialSavedSchema)
     .mutation(async ({ ctx, input }) => {
+      // Where our data is sent (SendGrid's key and recipients) is the owner's to say, never a token's.
+      const service = serviceOf(input.key);
+      if (service && isOutgoing(service)) await confirmOwner(ctx, input.password);
       assertKeyMatches(ctx);
       const values = filledIn(input.values);
       assertBaseUrlAllowed(values);
