@@ -14,6 +14,7 @@ import type { Alerts } from './alerts/index.ts';
 import type { EmailSender } from './notifications/email-sender.ts';
 import type { BriefingMailer } from './briefing/mailer.ts';
 import type { Logger } from './logger.ts';
+import type { TestSends } from './alerts/test-sends.ts';
 
 export interface Context {
   store: Store;
@@ -45,6 +46,8 @@ export interface Context {
   alerts: Alerts;
   /** The morning briefing's email: sends it at the scheduled local time, once a day across processes. */
   briefing: BriefingMailer;
+  /** One test send a minute per outgoing channel. */
+  testSends: TestSends;
   /** Where gcloud and the Workspace CLI keep their files on this computer (POST /api/auth/cli-import); absent: no import. */
   cliLocations?: CliLocations;
   /** Which database the dashboard stores in, and moving to another; absent where nothing manages it (a benchmark). */

@@ -37,6 +37,21 @@ function summarise(issues: ErrorIssue[]): string {
 /** An error the api throws on purpose, whose message is written for the user and safe to show. */
 export class ExposedError extends TRPCError {}
 
+/** A 429 that says when to come back: REST and tRPC answers carry `Retry-After` with its seconds. */
+export class RetryLaterError extends ExposedError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    message: string,
+  ) {
+    super({ code: 'TOO_MANY_REQUESTS', message });
+    this.name = 'RetryLaterError';
+  }
+}
+
+/** The `Retry-After` header an error asks for, if it asks for one. */
+export const retryAfterOf = (error: unknown): Record<string, string> =>
+  error instanceof RetryLaterError ? { 'retry-after': String(error.retryAfterSeconds) } : {};
+
 /**
  * The one place that decides what a failure looks like from outside, for REST and tRPC alike:
  * validation issues are listed, deliberate errors keep their message, anything unexpected is

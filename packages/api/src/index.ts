@@ -1,3 +1,4 @@
+import { TestSends } from './alerts/test-sends.ts';
 import { systemClock, type Clock } from '@dash/connectors';
 import { memoizeReads, type Store } from '@dash/db';
 import { defaultGuardedFetch } from '@dash/connectors';
@@ -34,6 +35,7 @@ export { coordinationFor, redisCoordination, type Coordination } from './data/sh
 export { BackupBusyError, Backups, type BackupOptions } from './backup/runner.ts';
 export { Access, type AccessOptions, type ClientInfo, type EnvPassword, type Identity, type NewSession, type RequestInfo, type UserIdentity } from './auth/access.ts';
 export { ThrottledError } from './auth/throttle.ts';
+export { RetryLaterError, retryAfterOf } from './errors.ts';
 export type { RelayEnvironment } from './notifications/config.ts';
 export type { EmailEnvironment } from './alerts/index.ts';
 export type { CliLocations } from './oauth/cli-import.ts';
@@ -150,6 +152,7 @@ export async function createContext(options: {
     backup,
     alerts,
     briefing,
+    testSends: new TestSends(() => clock.now()),
     ...(options.demo ? { demo: options.demo } : {}),
     ...(options.database ? { database: options.database } : {}),
     ...(options.cliLocations ? { cliLocations: options.cliLocations } : {}),

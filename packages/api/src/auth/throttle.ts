@@ -1,11 +1,11 @@
 import { isIP } from 'node:net';
 import { RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
-import { ExposedError } from '../errors.ts';
+import { RetryLaterError } from '../errors.ts';
 
 /** An attempt refused before it was checked: too many failures lately (429 with Retry-After). */
-export class ThrottledError extends ExposedError {
-  constructor(readonly retryAfterSeconds: number) {
-    super({ code: 'TOO_MANY_REQUESTS', message: `Too many failed sign-in attempts; try again in ${retryAfterSeconds} s.` });
+export class ThrottledError extends RetryLaterError {
+  constructor(retryAfterSeconds: number) {
+    super(retryAfterSeconds, `Too many failed sign-in attempts; try again in ${retryAfterSeconds} s.`);
     this.name = 'ThrottledError';
   }
 }

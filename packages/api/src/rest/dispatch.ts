@@ -2,7 +2,7 @@ import { TRPCError } from '@trpc/server';
 import type { ErrorCode } from '@dash/contracts';
 import { isJsonType, readBodyWithin } from '@dash/webhooks';
 import type { Caller } from '../root.ts';
-import { describeError } from '../errors.ts';
+import { describeError, retryAfterOf } from '../errors.ts';
 import type { Method, RestRoute } from './routes.ts';
 
 /** Dashboard request bodies are small JSON documents; anything larger is refused before it is read whole. */
@@ -117,7 +117,7 @@ export function createRestHandler(routes: readonly RestRoute[]) {
       }
       const trpcError = error instanceof TRPCError ? error : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: error });
       const { status, body } = describeError(trpcError);
-      return json(status, body);
+      return json(status, body, retryAfterOf(trpcError));
     }
   };
 }

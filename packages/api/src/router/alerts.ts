@@ -47,17 +47,19 @@ export const alertsRouter = router({
       })),
     })),
 
-  /** Settings' "Send a test email": proves the key, the sender and the addresses with one real email. */
+  /** Settings' "Send a test email": proves the key, the sender and the addresses with one real email; one a minute. */
   test: publicProcedure
     .input(z.void())
     .output(alertResultSchema)
-    .mutation(({ ctx }) =>
-      sent(
+    .mutation(async ({ ctx }) => {
+      if (!(await ctx.alerts.config())) return { configured: false as const };
+      ctx.testSends.take('alerts', 'email');
+      return sent(
         ctx,
         customEmail(
           'Test email from your founder dashboard',
           '<p>This is a test of your dashboard’s email alerts. When a monitor goes down, the alert comes from this sender to these addresses.</p>',
         ),
-      ),
-    ),
+      );
+    }),
 });

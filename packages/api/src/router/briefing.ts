@@ -90,11 +90,13 @@ export const briefingRouter = router({
       return { subject, html, text };
     }),
 
-  /** Sends the preview now to the configured addresses; SendGrid refusing is a 502 with its reason (never the key). */
+  /** Sends the preview now to the configured addresses, once a minute; SendGrid refusing is a 502 with its reason (never the key). */
   sendTest: publicProcedure
     .input(z.void())
     .output(alertResultSchema)
     .mutation(async ({ ctx, signal }) => {
+      if (!(await ctx.alerts.config())) return { configured: false as const };
+      ctx.testSends.take('briefing', 'briefing email');
       try {
         return await ctx.briefing.sendTest(signal);
       } catch (error) {

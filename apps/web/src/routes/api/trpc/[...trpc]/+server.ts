@@ -1,4 +1,4 @@
-import { appRouter, logFailure } from '@dash/api';
+import { appRouter, logFailure, retryAfterOf } from '@dash/api';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import type { RequestHandler } from './$types';
 import { getContext } from '$lib/server/app';
@@ -11,6 +11,8 @@ const serve: RequestHandler = async ({ request, locals }) => {
     router: appRouter,
     createContext: () => ({ ...ctx, request: locals.request }),
     onError: ({ error, path }) => logFailure(ctx.log, path, error),
+    // A 429 says when to come back, as the REST routes' do.
+    responseMeta: ({ errors }) => ({ headers: new Headers(Object.entries(Object.assign({}, ...errors.map(retryAfterOf)) as Record<string, string>)) }),
   });
 };
 
