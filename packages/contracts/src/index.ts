@@ -11,3 +11,4 @@ export * from './database.ts';
 export * from './backup.ts';
 export * from './alerts.ts';
 export * from './briefing.ts';
+export * from './links.ts';

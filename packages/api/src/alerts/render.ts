@@ -1,4 +1,4 @@
-import type { AlertMonitor } from '@dash/contracts';
+import { httpUrl, type AlertMonitor } from '@dash/contracts';
 import escapeHtml from 'escape-html';
 import { convert } from 'html-to-text';
 
@@ -11,16 +11,6 @@ export interface Email {
   headers?: Record<string, string>;
   /** SendGrid categories, for its activity feed. */
   categories?: string[];
-}
-
-/** A link only for http(s) URLs; anything else (`javascript:`, `data:`) is not one. */
-function httpUrl(url: string): string | undefined {
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A value fit for a subject line: one line, no control characters, not too long. */

@@ -1,4 +1,4 @@
-import type { Briefing, BriefingProject, Compared } from '@dash/contracts';
+import { httpUrl, type Briefing, type BriefingProject, type Compared } from '@dash/contracts';
 import escapeHtml from 'escape-html';
 import type { Email } from '../alerts/index.ts';
 
@@ -17,17 +17,6 @@ export interface BriefingEmailOptions {
 }
 
 const esc = (value: string | number) => escapeHtml(String(value));
-
-/** An http(s) URL as it may be linked; anything else (`javascript:`, `data:`) is not a link. */
-function httpUrl(url: string | null | undefined): string | undefined {
-  if (!url) return undefined;
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** A link of the briefing (`/?project=…#widget-…`) on the dashboard's address; undefined without one. */
 function dashboardUrl(origin: string | undefined, link: string): string | undefined {
