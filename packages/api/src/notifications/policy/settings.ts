@@ -26,8 +26,6 @@ export interface PolicyParts {
 
 type PartName = keyof PolicyParts;
 
-export const defaultPolicy: NotificationPolicy = { preferences: [], rules: [], quietHours: defaultQuietHours };
-
 const { pauseUntil: _pause, ...defaultWindows } = defaultQuietHours;
 
 /**
