@@ -50,8 +50,8 @@ const quietHoursWithPause: z.ZodType<Migrated<QuietHoursSettings>> = quietHoursS
  * Where each part of the policy is kept (the store's meta values), the schema it is checked with on the way out, what
  * applies when nothing valid was ever saved, and every shape an earlier release stored it in (`legacy`, oldest first,
  * each the exact schema of that shape with the step to today's). Beside each value, `<key>.lastValid` keeps the last
- * value of it that fitted, written when a valid value is saved or read. Preferences, rules, the pause and the flap hold
- * are still in the shape they were first stored in (1b75bb5, 1b75bb5, b69cd15, 80fabe1).
+ * value of it that fitted, written when a valid value is saved or read. Preferences and rules (stored since 1b75bb5),
+ * the pause (since b69cd15) and the flap hold (since 80fabe1) are still in the shape they were first stored in.
  */
 const parts: {
   [name in PartName]-?: {
