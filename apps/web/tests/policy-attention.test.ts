@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import type { NotificationPolicyView, NotificationRule } from '@dash/contracts';
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
@@ -14,6 +15,13 @@ async function policy(target: RunningDashboard): Promise<NotificationPolicyView>
   const response = await fetch(`${target.url}/api/notifications/policy`);
   expect(response.status).toBe(200);
   return (await response.json()) as NotificationPolicyView;
+}
+
+/** A reload, waited for as gotoHydrated waits (going to the same URL again would only move to its #hash). */
+async function reloadHydrated(page: Page): Promise<void> {
+  const hydrated = page.waitForResponse((response) => response.url().includes('notifications.stream'));
+  await page.reload();
+  await hydrated;
 }
 
 const quietDeploys: NotificationRule = { id: 'quiet-deploys', name: 'Quiet deploys', enabled: true, match: { type: 'deploy.*' }, actions: { silence: true }, stop: false };
@@ -86,6 +94,69 @@ describe('a saved rule set that no longer fits', () => {
     await preferencesNotice.getByRole('button', { name: 'Discard the saved preferences' }).click();
     await preferencesNotice.waitFor({ state: 'detached', timeout: 10_000 });
     expect((await policy(target)).needsAttention).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('a saved flap hold or pause that no longer fits', () => {
+  it('is discarded from Settings → Notifications: the flap hold that applied is saved in its place, and the notice stays gone after a reload; so is a broken pause', async () => {
+    const target = await startDashboard();
+    cleanup.push(() => target.stop());
+    const saved = await target.fetch('/api/notifications/flap-hold', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seconds: 300 }) });
+    expect(saved.status).toBe(200);
+
+    // Edited by hand in the store: two hours, more than the hour this version allows.
+    const db = createClient({ url: `file:${join(target.dataDir, 'dashboard.db')}` });
+    cleanup.push(() => db.close());
+    const stored = async () => {
+      const value = (await db.execute({ sql: 'select value from user_settings where key = ?', args: ['meta:notifications.flapHoldSeconds'] })).rows[0]?.value;
+      return typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+    };
+    await db.execute({ sql: 'update user_settings set value = ? where key = ?', args: [JSON.stringify(7_200), 'meta:notifications.flapHoldSeconds'] });
+    const view = await until(() => policy(target), (v) => v.needsAttention.length > 0, 10_000, 'the broken flap hold reported');
+    expect(view.needsAttention).toEqual([expect.objectContaining({ part: 'flapHoldSeconds', stored: 7_200, applied: 'last_valid' })]);
+    expect(view.flapHoldSeconds).toBe(300);
+
+    const chromium = await launchChromium();
+    cleanup.push(() => chromium.close());
+    const page = await (await chromium.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+    await gotoHydrated(page, `${target.url}/settings#notifications`);
+    const section = page.locator('#notifications');
+    const notice = section.locator('[data-attention="flapHoldSeconds"]');
+    await notice.waitFor({ timeout: 10_000 });
+    expect(await notice.innerText()).toContain('the last valid ones apply');
+
+    await notice.getByRole('button', { name: 'Discard the saved flap hold' }).click();
+    await section.getByText('Flap hold saved: 300 s.').waitFor({ timeout: 10_000 });
+    await notice.waitFor({ state: 'detached', timeout: 10_000 });
+    expect(await stored()).toBe(300);
+    const after = await policy(target);
+    expect(after.needsAttention).toEqual([]);
+    expect(after.flapHoldSeconds).toBe(300);
+
+    await reloadHydrated(page);
+    const flapHold = section.getByLabel('Hold (seconds)');
+    await flapHold.waitFor({ timeout: 10_000 });
+    expect(await flapHold.inputValue()).toBe('300');
+    expect(await section.locator('[data-attention]').count()).toBe(0);
+
+    // A broken pause, discarded: the pause that applied (the last valid one, an hour from now) stays on, not resumed.
+    const pauseUntil = new Date(Date.now() + 3_600_000).toISOString();
+    const paused = await target.fetch('/api/notifications/pause', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ until: pauseUntil }) });
+    expect(paused.status).toBe(200);
+    await db.execute({ sql: 'update user_settings set value = ? where key = ?', args: [JSON.stringify('tomorrow'), 'meta:notifications.pauseUntil'] });
+    await until(() => policy(target), (v) => v.needsAttention.length > 0, 10_000, 'the broken pause reported');
+    await reloadHydrated(page);
+    const pauseNotice = section.locator('[data-attention="pauseUntil"]');
+    await pauseNotice.waitFor({ timeout: 10_000 });
+    await pauseNotice.getByRole('button', { name: 'Discard the saved pause' }).click();
+    await pauseNotice.waitFor({ state: 'detached', timeout: 10_000 });
+    const afterPause = await policy(target);
+    expect(afterPause.needsAttention).toEqual([]);
+    expect(afterPause.quietHours.pauseUntil).toBe(pauseUntil);
+    expect(afterPause.quietNow).toMatchObject({ quiet: true, reason: 'pause' });
     expect(problems).toEqual([]);
   });
 });

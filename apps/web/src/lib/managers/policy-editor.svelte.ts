@@ -443,8 +443,17 @@ export class PolicyEditor {
       case 'quietHours':
         this.quiet = quietDraftOf(this.view.quietHours);
         return this.saveQuietHours();
-      case 'pauseUntil':
-        return this.pause(null);
+      case 'pauseUntil': {
+        // The pause that applies, unless it is over (the server refuses a pause in the past; over is the same as none).
+        const applied = this.view.quietHours.pauseUntil;
+        return this.pause(applied !== null && Date.parse(applied) > Date.now() ? applied : null);
+      }
+      case 'flapHoldSeconds':
+        this.flapHold = this.view.flapHoldSeconds;
+        return this.saveFlapHold();
+      default:
+        // Every part has a case: a part added to the contracts without one fails the typecheck here.
+        return part satisfies never;
     }
   }
 

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { testClock } from '@dash/connectors/testing';
-import type { NotificationRule } from '@dash/contracts';
+import type { NotificationRule, QuietHoursSettings } from '@dash/contracts';
 import { mysqlProblem, postgresProblem, scratchMysql, scratchPostgres } from '@dash/db/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApi, restClient } from '../../testing.ts';
@@ -97,5 +97,91 @@ describe.for([
     const view = await dash.caller.notifications.policy();
     expect(view.rules).toEqual([prsRule]);
     expect(view.needsAttention).toEqual([expect.objectContaining({ field: 'rules.0.name', applied: 'last_valid' })]);
+  });
+});
+
+/** Berlin's weeknights, as a founder would have set them. */
+const weeknights: QuietHoursSettings = { enabled: true, timezone: 'Europe/Berlin', windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '22:00', end: '07:00' }] };
+const iso = (ms: number) => new Date(ms).toISOString();
+const HOUR = 3_600_000;
+
+// Every shape an earlier release stored a part of the policy in, loaded as that release left it: it is migrated on
+// read (and written back in today's shape, once), never reported as broken. The shapes are each part's `legacy` in settings.ts.
+describe.for([
+  { kind: 'SQLite' as const, skip: false },
+  { kind: 'Postgres' as const, skip: pgProblem !== undefined && !inCI },
+  { kind: 'MySQL' as const, skip: myProblem !== undefined && !inCI },
+])('settings an earlier release stored, on $kind', ({ kind, skip }) => {
+  // 1b75bb5 to b69cd15: PUT …/quiet-hours stored the whole quiet hours, pause included, and POST …/pause wrote the
+  // pause into that same value.
+  it.skipIf(skip)('quiet hours with the pause inside (before b69cd15): the windows stay on, the pause still holds, nothing needs attention', async () => {
+    const dash = await dashboard(kind);
+    const pauseUntil = iso(T0 + 2 * HOUR);
+    await dash.store.meta.put('notifications.quietHours', { ...weeknights, pauseUntil });
+
+    const view = await dash.caller.notifications.policy();
+    expect(view.needsAttention).toEqual([]);
+    expect(view.quietHours).toEqual({ ...weeknights, pauseUntil });
+    expect(view.quietNow).toEqual({ quiet: true, reason: 'pause', until: pauseUntil });
+    // An issue opened meanwhile waits for the pause instead of interrupting.
+    const result = await dash.ctx.notifications.inbox.ingest([events.issue('1', dash.clock.now())]);
+    expect(result.sent).toEqual([]);
+
+    // Written back in today's shape, each part with its last valid copy, so the next read (and release) finds it as it is now.
+    expect(await dash.store.meta.get('notifications.quietHours')).toEqual(weeknights);
+    expect(await dash.store.meta.get('notifications.quietHours.lastValid')).toEqual(weeknights);
+    expect(await dash.store.meta.get('notifications.pauseUntil')).toBe(pauseUntil);
+    expect(await dash.store.meta.get('notifications.pauseUntil.lastValid')).toBe(pauseUntil);
+    expect(dash.log.lines.filter((line) => line.includes('earlier version'))).toHaveLength(1);
+
+    // After the pause, the weekly windows are what holds interruptions back: Monday 23:00 in Berlin is quiet.
+    dash.clock.advance(12 * HOUR); // 22:00 UTC
+    expect((await dash.caller.notifications.policy()).quietNow).toMatchObject({ quiet: true, reason: 'window' });
+  });
+
+  it.skipIf(skip)('quiet hours saved with no pause (before b69cd15): stay as they were, nothing needs attention', async () => {
+    const dash = await dashboard(kind);
+    await dash.store.meta.put('notifications.quietHours', { ...weeknights, pauseUntil: null });
+
+    const view = await dash.caller.notifications.policy();
+    expect(view.needsAttention).toEqual([]);
+    expect(view.quietHours).toEqual({ ...weeknights, pauseUntil: null });
+    expect(await dash.store.meta.get('notifications.quietHours')).toEqual(weeknights);
+    expect(await dash.store.meta.get('notifications.pauseUntil')).toBeUndefined();
+  });
+
+  it.skipIf(skip)('a pause inside older quiet hours that is already over is dropped; the windows stay', async () => {
+    const dash = await dashboard(kind);
+    await dash.store.meta.put('notifications.quietHours', { ...weeknights, pauseUntil: iso(T0 - HOUR) });
+
+    const view = await dash.caller.notifications.policy();
+    expect(view.needsAttention).toEqual([]);
+    expect(view.quietHours).toEqual({ ...weeknights, pauseUntil: null });
+    expect(view.quietNow.quiet).toBe(false);
+    expect(await dash.store.meta.get('notifications.pauseUntil')).toBeUndefined();
+  });
+
+  it.skipIf(skip)('a pause set or ended by a later release wins over the one inside older quiet hours', async () => {
+    const dash = await dashboard(kind);
+    // Upgraded to b69cd15 or later, then resumed there: the pause is saved on its own, as null.
+    await dash.store.meta.put('notifications.quietHours', { ...weeknights, pauseUntil: iso(T0 + 2 * HOUR) });
+    await dash.store.meta.put('notifications.pauseUntil', null);
+
+    const view = await dash.caller.notifications.policy();
+    expect(view.needsAttention).toEqual([]);
+    expect(view.quietHours).toEqual({ ...weeknights, pauseUntil: null });
+    expect(await dash.store.meta.get('notifications.quietHours')).toEqual(weeknights);
+    expect(await dash.store.meta.get('notifications.pauseUntil')).toBeNull();
+  });
+
+  it.skipIf(skip)('older quiet hours that no longer fit in any shape are kept and reported, as any broken part is', async () => {
+    const dash = await dashboard(kind);
+    const broken = { ...weeknights, windows: [{ days: ['mon'], start: '25:00', end: '07:00' }], pauseUntil: null };
+    await dash.store.meta.put('notifications.quietHours', broken);
+
+    const view = await dash.caller.notifications.policy();
+    expect(view.quietHours.enabled).toBe(false);
+    expect(view.needsAttention).toEqual([expect.objectContaining({ part: 'quietHours', stored: broken, applied: 'default' })]);
+    expect(await dash.store.meta.get('notifications.quietHours')).toEqual(broken);
   });
 });

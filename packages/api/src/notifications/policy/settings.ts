@@ -26,24 +26,56 @@ export interface PolicyParts {
 
 type PartName = keyof PolicyParts;
 
-export const defaultPolicy: NotificationPolicy = { preferences: [], rules: [], quietHours: defaultQuietHours };
-
 const { pauseUntil: _pause, ...defaultWindows } = defaultQuietHours;
 
 /**
- * Where each part of the policy is kept (the store's meta values), the schema it is checked with on the way out, and
- * what applies when nothing valid was ever saved. Beside each value, `<key>.lastValid` keeps the last value of it that
- * fitted, written when a valid value is saved or read.
+ * A stored value in an earlier release's shape, turned into today's: `value` fits the part's schema now; `carried` is
+ * what the older shape kept inside it that is now a part of its own (moved there unless that part holds something newer).
  */
-const parts: { [name in PartName]-?: { key: string; schema: z.ZodType<Required<PolicyParts>[name]>; fallback: Required<PolicyParts>[name] } } = {
-  preferences: { key: 'notifications.preferences', schema: notificationPreferencesSchema, fallback: [] },
-  rules: { key: 'notifications.rules', schema: notificationRulesSchema, fallback: [] },
-  quietHours: { key: 'notifications.quietHours', schema: saveQuietHoursSchema, fallback: defaultWindows },
-  pauseUntil: { key: 'notifications.pauseUntil', schema: quietHoursSchema.shape.pauseUntil, fallback: null },
-  flapHoldSeconds: { key: 'notifications.flapHoldSeconds', schema: flapHoldSecondsSchema, fallback: DEFAULT_FLAP_HOLD_SECONDS },
+interface Migrated<T> {
+  value: T;
+  carried?: Pick<PolicyParts, 'pauseUntil'>;
+}
+
+/**
+ * Quiet hours as 1b75bb5 stored them until b69cd15: the windows with the pause inside (PUT …/quiet-hours took both,
+ * POST …/pause wrote into them). Since b69cd15 the pause is a part of its own, so saving the windows cannot undo it.
+ */
+const quietHoursWithPause: z.ZodType<Migrated<QuietHoursSettings>> = quietHoursSchema.transform(({ pauseUntil, ...windows }) => ({
+  value: windows,
+  carried: { pauseUntil },
+}));
+
+/**
+ * Where each part of the policy is kept (the store's meta values), the schema it is checked with on the way out, what
+ * applies when nothing valid was ever saved, and every shape an earlier release stored it in (`legacy`, oldest first,
+ * each the exact schema of that shape with the step to today's). Beside each value, `<key>.lastValid` keeps the last
+ * value of it that fitted, written when a valid value is saved or read. Preferences and rules (stored since 1b75bb5),
+ * the pause (since b69cd15) and the flap hold (since 80fabe1) are still in the shape they were first stored in.
+ */
+const parts: {
+  [name in PartName]-?: {
+    key: string;
+    schema: z.ZodType<Required<PolicyParts>[name]>;
+    fallback: Required<PolicyParts>[name];
+    legacy: z.ZodType<Migrated<Required<PolicyParts>[name]>>[];
+  };
+} = {
+  preferences: { key: 'notifications.preferences', schema: notificationPreferencesSchema, fallback: [], legacy: [] },
+  rules: { key: 'notifications.rules', schema: notificationRulesSchema, fallback: [], legacy: [] },
+  quietHours: { key: 'notifications.quietHours', schema: saveQuietHoursSchema, fallback: defaultWindows, legacy: [quietHoursWithPause] },
+  pauseUntil: { key: 'notifications.pauseUntil', schema: quietHoursSchema.shape.pauseUntil, fallback: null, legacy: [] },
+  flapHoldSeconds: { key: 'notifications.flapHoldSeconds', schema: flapHoldSecondsSchema, fallback: DEFAULT_FLAP_HOLD_SECONDS, legacy: [] },
 };
 const names = Object.keys(parts) as PartName[];
 const lastValidKey = (name: PartName) => `${parts[name].key}.lastValid`;
+const absent = (value: unknown) => value === undefined || value === null;
+
+/** A part as the store holds it: the value (undefined when never saved) and its last valid copy. */
+interface Saved {
+  stored: unknown;
+  lastValid: unknown;
+}
 
 /** The policy that applies, and the saved parts that no longer fit (kept as they are until they are fixed or discarded). */
 export interface PolicyState {
@@ -55,8 +87,9 @@ export interface PolicyState {
  * The notification policy as saved (preferences, rules, quiet hours with the pause). Every ingest reads it, so
  * it is kept for `ttlMs` between reads; a save in this process is seen at once, another process's within `ttlMs`.
  *
- * A saved part that no longer fits its schema (an older version's, or edited by hand) is never overwritten by
- * reading it: it stays stored and is reported (`needsAttention`: the field, zod's message, the stored value), and
+ * A part saved in an earlier release's shape (each part's `legacy`) is migrated on read and written back in today's.
+ * Any other saved part that no longer fits its schema (edited by hand, or a shape nobody knows) is never overwritten
+ * by reading it: it stays stored and is reported (`needsAttention`: the field, zod's message, the stored value), and
  * until a valid value is saved the last valid one applies, or the default when there never was one; logged once.
  */
 export class PolicySettings {
@@ -79,7 +112,8 @@ export class PolicySettings {
   async state(): Promise<PolicyState> {
     const at = this.now();
     if (this.cached && at - this.cached.at < this.ttlMs && at >= this.cached.at) return this.cached.state;
-    const read = await Promise.all(names.map((name) => this.part(name)));
+    const saved = await this.migrated(await this.saved());
+    const read = await Promise.all(names.map((name) => this.part(name, saved[name])));
     const value = <N extends PartName>(name: N) => read[names.indexOf(name)]?.value as Required<PolicyParts>[N];
     const state: PolicyState = {
       policy: {
@@ -94,11 +128,50 @@ export class PolicySettings {
     return state;
   }
 
+  /** Every part as stored, with its last valid copy. */
+  private async saved(): Promise<Record<PartName, Saved>> {
+    const read = await Promise.all(
+      names.map(async (name) => {
+        const [stored, lastValid] = await Promise.all([this.store.meta.get(parts[name].key), this.store.meta.get(lastValidKey(name))]);
+        return [name, { stored, lastValid }] as const;
+      }),
+    );
+    return Object.fromEntries(read) as Record<PartName, Saved>;
+  }
+
+  /**
+   * The parts stored in an earlier release's shape, turned into today's and written back (with their last valid copy)
+   * so this happens once. What an older shape kept inside it that is now a part of its own moves there, unless that
+   * part holds something saved since; a pause already over is dropped. A value that fits no known shape is left as it is.
+   */
+  private async migrated(saved: Record<PartName, Saved>): Promise<Record<PartName, Saved>> {
+    const result = { ...saved };
+    for (const name of names) {
+      const { stored } = saved[name];
+      if (absent(stored) || parts[name].schema.safeParse(stored).success) continue;
+      const shapes: readonly z.ZodType<Migrated<unknown>>[] = parts[name].legacy;
+      const migrated = shapes.map((shape) => shape.safeParse(stored)).find((attempt) => attempt.success)?.data;
+      if (!migrated || !parts[name].schema.safeParse(migrated.value).success) continue;
+      // What moves out is written first: stopped in between, the older value is still there to migrate again.
+      const pause = migrated.carried?.pauseUntil;
+      const movesPause = pause !== undefined && pause !== null && result.pauseUntil.stored === undefined && Date.parse(pause) > this.now();
+      if (movesPause) {
+        await this.store.meta.put(parts.pauseUntil.key, pause);
+        await this.store.meta.put(lastValidKey('pauseUntil'), pause);
+        result.pauseUntil = { stored: pause, lastValid: pause };
+      }
+      await this.store.meta.put(parts[name].key, migrated.value);
+      await this.store.meta.put(lastValidKey(name), migrated.value);
+      result[name] = { stored: migrated.value, lastValid: migrated.value };
+      this.log?.info(`notifications: the saved ${name} was in an earlier version's shape, now today's${movesPause ? `; its pause (until ${pause}) is kept on its own` : ''}`);
+    }
+    return result;
+  }
+
   /** One part as it applies: the stored value when it fits, else the last valid one, else the default. */
-  private async part(name: PartName): Promise<{ value: unknown; attention?: PolicyAttention }> {
-    const { key, schema, fallback } = parts[name];
-    const [stored, lastValid] = await Promise.all([this.store.meta.get(key), this.store.meta.get(lastValidKey(name))]);
-    if (stored === undefined || stored === null) return { value: fallback };
+  private async part(name: PartName, { stored, lastValid }: Saved): Promise<{ value: unknown; attention?: PolicyAttention }> {
+    const { schema, fallback } = parts[name];
+    if (absent(stored)) return { value: fallback };
     const result = schema.safeParse(stored);
     if (result.success) {
       // Kept for the day this value stops fitting (a value saved before `lastValid` existed, or written by an import).
@@ -108,7 +181,7 @@ export class PolicySettings {
     const issue = result.error.issues[0];
     const field = [name, ...(issue?.path ?? [])].map(String).join('.');
     const message = issue?.message ?? 'does not fit';
-    const previous = lastValid === undefined || lastValid === null ? undefined : schema.safeParse(lastValid);
+    const previous = absent(lastValid) ? undefined : schema.safeParse(lastValid);
     const applied = previous?.success ? ('last_valid' as const) : ('default' as const);
     const signature = `${name}\n${JSON.stringify(stored)}`;
     if (!this.logged.has(signature)) {
