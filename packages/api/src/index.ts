@@ -31,7 +31,7 @@ export { resumeDemo, startDemo } from './router/demo.ts';
 export { describeError } from './errors.ts';
 export { logFailure } from './trpc.ts';
 export { ttl } from './data/ttl.ts';
-export { coordinationFor, redisCoordination, type Coordination } from './data/shared.ts';
+export { coordinationFor, installationOf, redisCoordination, type Coordination, type RedisCoordination } from './data/shared.ts';
 export { BackupBusyError, Backups, type BackupOptions } from './backup/runner.ts';
 export { Access, type AccessOptions, type ClientInfo, type EnvPassword, type Identity, type NewSession, type RequestInfo, type UserIdentity } from './auth/access.ts';
 export { ThrottledError } from './auth/throttle.ts';

@@ -9,7 +9,7 @@ import { openStore, type Store } from '@dash/db';
 import { mysqlProblem, postgresProblem, scratchMysql, scratchPostgres } from '@dash/db/testing';
 import { migrationsDir } from '../testing.ts';
 import { DataCache } from './cache.ts';
-import { coordinationFor, redisCoordination, type Coordination } from './shared.ts';
+import { coordinationFor, installationOf, redisCoordination, type Coordination } from './shared.ts';
 
 // Two dashboard processes on one database, each with its own store connection, cache and limiters, share one upstream
 // call per cache miss (the other answers HIT with the same value) and one rate window per account, through Postgres,
@@ -24,7 +24,30 @@ const myProblem = await mysqlProblem();
 interface Process {
   store: Store;
   coordination: Coordination;
+  close(): Promise<void>;
 }
+
+/** A process on the database at `url`: coordinating through its tables, or through Redis under its installation's keys, as the server does. */
+async function openProcess(url: string, redis: boolean): Promise<Process> {
+  const store = await openStore({ url, migrationsDir });
+  if (!redis) return { store, coordination: coordinationFor(store), close: () => store.close() };
+  const link = await redisCoordination(REDIS_URL);
+  return {
+    store,
+    coordination: link.scope(await installationOf(store)),
+    close: async () => {
+      await link.close();
+      await store.close();
+    },
+  };
+}
+
+const flushRedis = async () => {
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  await client.flushDb();
+  await client.close();
+};
 
 type Engine = { name: string; problem: string | undefined; scratch: () => Promise<{ url: string; drop: () => Promise<void> }>; redis: boolean };
 const engines: Engine[] = [
@@ -45,26 +68,14 @@ describe.for(engines)('two processes sharing through $name', (engine) => {
     if (skip) return;
     const scratch = await engine.scratch();
     drop = scratch.drop;
-    const open = async (): Promise<Process> => {
-      const store = await openStore({ url: scratch.url, migrationsDir });
-      return { store, coordination: engine.redis ? await redisCoordination(REDIS_URL) : coordinationFor(store) };
-    };
-    processes = [await open(), await open()];
+    processes = [await openProcess(scratch.url, engine.redis), await openProcess(scratch.url, engine.redis)];
     expect(processes.map((p) => p.coordination.where)).toEqual(engine.redis ? ['redis', 'redis'] : ['database', 'database']);
   });
   afterAll(async () => {
     if (skip) return;
-    for (const { store, coordination } of processes) {
-      await coordination.close();
-      await store.close();
-    }
+    for (const process of processes) await process.close();
     await drop();
-    if (engine.redis) {
-      const client = createClient({ url: REDIS_URL });
-      await client.connect();
-      await client.flushDb();
-      await client.close();
-    }
+    if (engine.redis) await flushRedis();
   });
 
   it.skipIf(skip)('one upstream call per cache miss: the process that waited answers HIT with the value the other fetched', async () => {
@@ -149,6 +160,54 @@ describe.for(engines)('two processes sharing through $name', (engine) => {
     d!.refund(second);
     await wait(50);
     await expect(c!.take(undefined, 1_000)).resolves.toEqual(expect.any(Number));
+  });
+});
+
+describe('two dashboards on one Redis, each on a database of its own (a staging and a production one)', () => {
+  const skip = pgProblem !== undefined && !inCI;
+  let dashboards: [Process, Process];
+  let drops: (() => Promise<void>)[] = [];
+
+  beforeAll(async () => {
+    if (skip) return;
+    const scratches = [await scratchPostgres(), await scratchPostgres()];
+    drops = scratches.map((scratch) => scratch.drop);
+    dashboards = [await openProcess(scratches[0]!.url, true), await openProcess(scratches[1]!.url, true)];
+  });
+  afterAll(async () => {
+    if (skip) return;
+    for (const dashboard of dashboards) await dashboard.close();
+    for (const drop of drops) await drop();
+    await flushRedis();
+  });
+
+  it.skipIf(skip)("count their calls apart: one's full window or 429 pause never holds the other's calls to the same account", async () => {
+    const [production, staging] = dashboards.map(({ store }) => installationOf(store));
+    expect(await production).not.toBe(await staging);
+    const rate = { limit: 2, windowMs: 60_000 };
+    const [a, b] = dashboards.map(({ coordination }) => sharedWindowLimiter(coordination.window('revenuecat:acct', rate)!, systemClock));
+    await a!.take();
+    await a!.take();
+    await expect(a!.take(undefined, 200)).rejects.toBeInstanceOf(LimiterBusyError);
+    a!.pauseFor(30_000);
+    await wait(50);
+    await expect(b!.take(undefined, 1_000)).resolves.toEqual(expect.any(Number));
+    await expect(b!.take(undefined, 1_000)).resolves.toEqual(expect.any(Number));
+  });
+
+  it.skipIf(skip)("fetch apart: one's fetch of a cache key does not make the other wait on it", async () => {
+    const [first, second] = dashboards.map(({ coordination }) => coordination.flights!);
+    expect(await first!.take('revenue?project=acme', 'production', 60_000, Date.now())).toBe(true);
+    expect(await second!.take('revenue?project=acme', 'staging', 60_000, Date.now())).toBe(true);
+    // Within one installation the key is still held.
+    expect(await first!.take('revenue?project=acme', 'production-2', 60_000, Date.now())).toBe(false);
+  });
+
+  it.skipIf(skip)('keep their installation id across restarts, and every process of one database reads the same', async () => {
+    const { store } = dashboards[0];
+    const id = await installationOf(store);
+    expect(id).toMatch(/^[0-9a-f]{16}$/);
+    expect(await installationOf(store)).toBe(id);
   });
 });
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import type { RateLimit, SharedWindow } from '@dash/connectors';
 import type { Store } from '@dash/db';
@@ -29,6 +29,22 @@ export interface Coordination {
 
 /** A name's digest: any length of credential name or cache key fits the columns and Redis keys it is stored under. */
 export const digest = (name: string) => createHash('sha256').update(name).digest('hex').slice(0, 32);
+
+/** The meta value naming this installation: the database, whichever processes serve it (an import never copies it). */
+export const INSTALLATION_META = 'installation';
+
+/**
+ * This installation's id (made on first use): what keeps two dashboards on one Redis apart, a staging and a
+ * production one say. Every process of one database reads the same; a database of its own (another installation,
+ * or a copy made by an import, which keeps its own id) gets another. Two processes starting at once on a new
+ * database may each write one; the read after the write settles on the last.
+ */
+export async function installationOf(store: Store): Promise<string> {
+  const stored = await store.meta.get(INSTALLATION_META);
+  if (typeof stored === 'string' && /^[0-9a-f]{16}$/.test(stored)) return stored;
+  await store.meta.put(INSTALLATION_META, randomBytes(8).toString('hex'));
+  return String(await store.meta.get(INSTALLATION_META));
+}
 
 export const memoryCoordination: Coordination = { where: 'memory', window: () => undefined, flights: undefined, close: () => Promise.resolve() };
 
@@ -82,12 +98,19 @@ const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
+/** One Redis client for a process, and each installation's coordination over it (`scope`). */
+export interface RedisCoordination {
+  /** The coordination of one installation (see `installationOf`): its own keys, so two dashboards on one Redis never meet. */
+  scope(installation: string): Coordination;
+  close(): Promise<void>;
+}
+
 /**
  * Through Redis (`REDIS_URL`): a sorted set of calls per account, taken by a script so a take is one atomic step, and
- * `SET NX PX` for a flight. Keys start with `dash:` (the relay's start with `relay:`, so one Redis can serve both); an
- * account's keys share a hash tag.
+ * `SET NX PX` for a flight. Keys start with `dash:<installation>:` (the relay's start with `relay:`, so one Redis can
+ * serve both, and dashboards on other databases keep to their own); an account's keys share a hash tag.
  */
-export async function redisCoordination(url: string): Promise<Coordination> {
+export async function redisCoordination(url: string): Promise<RedisCoordination> {
   let connected = false;
   const client = createClient({
     url,
@@ -104,10 +127,10 @@ export async function redisCoordination(url: string): Promise<Coordination> {
   connected = true;
   const run = async (script: string, keys: string[], args: (string | number)[]) =>
     client.eval(script, { keys, arguments: args.map(String) });
-  return {
+  const scope = (installation: string): Coordination => ({
     where: 'redis',
     window: (key, { limit, windowMs }) => {
-      const tag = `dash:rate:{${digest(key)}}`;
+      const tag = `dash:${installation}:rate:{${digest(key)}}`;
       const [calls, pause, turns] = [`${tag}:calls`, `${tag}:pause`, `${tag}:turns`];
       return {
         async take(now) {
@@ -125,12 +148,17 @@ export async function redisCoordination(url: string): Promise<Coordination> {
     },
     flights: {
       async take(name, holder, ttlMs) {
-        return (await client.set(`dash:flight:${digest(name)}`, holder, { condition: 'NX', expiration: { type: 'PX', value: ttlMs } })) === 'OK';
+        return (await client.set(`dash:${installation}:flight:${digest(name)}`, holder, { condition: 'NX', expiration: { type: 'PX', value: ttlMs } })) === 'OK';
       },
       async release(name, holder) {
-        await run(RELEASE, [`dash:flight:${digest(name)}`], [holder]);
+        await run(RELEASE, [`dash:${installation}:flight:${digest(name)}`], [holder]);
       },
     },
+    // The client is the process's, shared by every installation it serves (a database switch makes a new one).
+    close: () => Promise.resolve(),
+  });
+  return {
+    scope,
     close: async () => {
       await client.close();
     },

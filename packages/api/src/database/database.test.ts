@@ -8,6 +8,7 @@ import type { Store } from '@dash/db';
 import { MYSQL_SERVER, mysqlProblem, PG_SERVER, postgresProblem, scratchMysql, scratchPostgres, withMysql, withPostgres } from '@dash/db/testing';
 import { startTurso } from '@dash/sandbox/turso';
 import type { Identity } from '../auth/access.ts';
+import { installationOf } from '../data/shared.ts';
 import { createCaller } from '../root.ts';
 import { createTestApi, restClient } from '../testing.ts';
 
@@ -477,8 +478,12 @@ describe('export and import', () => {
   it('restores everything onto a fresh dashboard with the same key, after a dry run that says what will change', async () => {
     const source = await dashboard();
     await fill(source.call);
+    // Each is an installation of its own (REDIS_URL's keys are prefixed with it): the copy keeps its own id.
+    const sourceId = await installationOf(source.api.store);
     const dump = (await source.call('GET', '/api/database/export')).json;
     const fresh = await dashboard({ credentialsKey: source.api.credentialsKey });
+    const freshId = await installationOf(fresh.api.store);
+    expect(freshId).not.toBe(sourceId);
     await fresh.call('POST', '/api/projects', { slug: 'scratch', name: 'Scratch' });
 
     const dry = (await fresh.call('POST', '/api/database/import?dryRun=1', dump)).json as ImportResult;
@@ -491,6 +496,7 @@ describe('export and import', () => {
     expect(done).toMatchObject({ dryRun: false, imported: { projects: 2, credentials: 1 }, skipped: [] });
     expect(await seen(fresh.call)).toEqual(await seen(source.call));
     expect(await fresh.api.store.meta.get('credentialsKeyCheck')).toBe(marker);
+    expect(await installationOf(fresh.api.store)).toBe(freshId);
     // The credential opens with this dashboard's key: a test with it reaches the vault, not a key error.
     expect(await fresh.api.store.credentials.keys()).toEqual(['github']);
   });

@@ -15,6 +15,7 @@ import { TRPCError } from '@trpc/server';
 import type { CredentialVault } from '../credentials/vault.ts';
 import type { Logger } from '../logger.ts';
 import type { DatabaseHandle } from './runtime.ts';
+import { INSTALLATION_META } from '../data/shared.ts';
 
 /** What an export reads: the store's settings and tables, and which database serves them. */
 export interface DumpSources {
@@ -40,6 +41,8 @@ const MAX_ROWS_PER_TABLE = 200_000;
 const META = 'meta:';
 /** The marker that tells which key sealed a store's credentials: each dashboard keeps its own. */
 const KEY_CHECK = `${META}credentialsKeyCheck`;
+/** This installation's id (see installationOf): a copy of another dashboard's data keeps its own. */
+const INSTALLATION = `${META}${INSTALLATION_META}`;
 /** A value sealed by the credentials vault: `v1.<iv>.<tag>.<body>`. */
 const SEALED = /^v1\.[\w-]+\.[\w-]+\.[\w-]*$/;
 
@@ -110,7 +113,7 @@ export function parseDump(raw: unknown): Dump {
 /**
  * Imports a dump: what it holds replaces each of its tables, in one transaction, except what cannot or should not
  * come along, which is skipped and named: credentials (and sealed settings such as the relay's secret) sealed with
- * another credentials key, this dashboard's own key marker, and every sign-in material (the password, sessions,
+ * another credentials key, this dashboard’s own key marker and installation id, and every sign-in material (the password, sessions,
  * API tokens, `meta:auth…` rows; an older export carries some): an import never changes who can sign in, and this
  * dashboard's own stay as they are. `dryRun` answers the same without writing.
  */
@@ -143,10 +146,11 @@ export async function importDump(ctx: RestoreTargets, dump: Dump, { dryRun }: { 
     });
   }
   // This dashboard's key marker and sign-in state stay as they are: no settings of the user's, not counted as ones.
-  const own = tables.user_settings ? (await ctx.store.transfer.dump()).user_settings.filter((row) => row.key === KEY_CHECK || isAuthSettingKey(row.key)) : [];
+  const mine = (key: string) => key === KEY_CHECK || key === INSTALLATION;
+  const own = tables.user_settings ? (await ctx.store.transfer.dump()).user_settings.filter((row) => mine(row.key) || isAuthSettingKey(row.key)) : [];
   if (tables.user_settings) {
     tables.user_settings = tables.user_settings.filter((row) => {
-      if (row.key === KEY_CHECK) return false;
+      if (mine(row.key)) return false;
       if (isAuthSettingKey(row.key)) {
         skipped.push({ table: 'user_settings', key: row.key.slice(META.length), reason: 'sign-in data never comes in with an import: this dashboard’s stays' });
         return false;

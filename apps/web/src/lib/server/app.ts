@@ -2,6 +2,7 @@ import {
   createCaller,
   createContext,
   CredentialVault,
+  installationOf,
   redisCoordination,
   resolveCredentialsKey,
   resumeDemo,
@@ -9,10 +10,10 @@ import {
   startDemo,
   type Caller,
   type Context,
-  type Coordination,
   type DemoProvider,
   type EnvPassword,
   type Logger,
+  type RedisCoordination,
   type RequestInfo,
 } from '@dash/api';
 import { demoSetup, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
@@ -104,7 +105,7 @@ function envPassword(env: Env): EnvPassword | undefined {
 }
 
 /** Redis for what the dashboard processes share, when REDIS_URL names one (one client for every context). */
-let coordination: Promise<Coordination> | undefined;
+let coordination: Promise<RedisCoordination> | undefined;
 
 async function start(): Promise<Runtime<Context>> {
   const env = serverEnv();
@@ -138,7 +139,8 @@ async function start(): Promise<Runtime<Context>> {
         relay: { url: env.WEBHOOK_RELAY_URL, secret: env.RELAY_POLL_SECRET, receive: env.receive },
         backup: { interval: env.BACKUP_INTERVAL, httpEnabled: env.BACKUP_SECRET.length > 0 },
         cliLocations: env.cli,
-        ...(coordination ? { coordination: await coordination } : {}),
+        // Keyed by this database's installation id: another dashboard on the same Redis keeps to its own keys.
+        ...(coordination ? { coordination: (await coordination).scope(await installationOf(store)) } : {}),
         email: { SENDGRID_API_KEY: env.SENDGRID_API_KEY, ALERT_EMAIL_FROM: env.ALERT_EMAIL_FROM, ALERT_EMAIL_TO: env.ALERT_EMAIL_TO, SENDGRID_API_URL: env.SENDGRID_API_URL },
       });
       ctx.notifications.poller.start();
