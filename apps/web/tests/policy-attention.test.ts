@@ -24,6 +24,20 @@ async function reloadHydrated(page: Page): Promise<void> {
   await hydrated;
 }
 
+/** Settings → Notifications in Chromium, once `part`'s "needs attention" notice shows; uncaught errors in `problems`. */
+async function openNotice(target: RunningDashboard, part: string) {
+  const chromium = await launchChromium();
+  cleanup.push(() => chromium.close());
+  const page = await (await chromium.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  await gotoHydrated(page, `${target.url}/settings#notifications`);
+  const section = page.locator('#notifications');
+  const notice = section.locator(`[data-attention="${part}"]`);
+  await notice.waitFor({ timeout: 10_000 });
+  return { page, problems, section, notice };
+}
+
 const quietDeploys: NotificationRule = { id: 'quiet-deploys', name: 'Quiet deploys', enabled: true, match: { type: 'deploy.*' }, actions: { silence: true }, stop: false };
 
 describe('a saved rule set that no longer fits', () => {
@@ -49,15 +63,7 @@ describe('a saved rule set that no longer fits', () => {
     expect(view.rules).toEqual([quietDeploys]);
     expect(await stored()).toEqual(broken);
 
-    const chromium = await launchChromium();
-    cleanup.push(() => chromium.close());
-    const page = await (await chromium.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-    await gotoHydrated(page, `${target.url}/settings#notifications`);
-    const section = page.locator('#notifications');
-    const notice = section.locator('[data-attention="rules"]');
-    await notice.waitFor({ timeout: 10_000 });
+    const { page, problems, section, notice } = await openNotice(target, 'rules');
     const text = await notice.innerText();
     expect(text).toContain('Needs attention');
     expect(text).toContain('rules.0.match.type');
@@ -117,15 +123,7 @@ describe('a saved flap hold or pause that no longer fits', () => {
     expect(view.needsAttention).toEqual([expect.objectContaining({ part: 'flapHoldSeconds', stored: 7_200, applied: 'last_valid' })]);
     expect(view.flapHoldSeconds).toBe(300);
 
-    const chromium = await launchChromium();
-    cleanup.push(() => chromium.close());
-    const page = await (await chromium.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-    await gotoHydrated(page, `${target.url}/settings#notifications`);
-    const section = page.locator('#notifications');
-    const notice = section.locator('[data-attention="flapHoldSeconds"]');
-    await notice.waitFor({ timeout: 10_000 });
+    const { page, problems, section, notice } = await openNotice(target, 'flapHoldSeconds');
     expect(await notice.innerText()).toContain('the last valid ones apply');
 
     await notice.getByRole('button', { name: 'Discard the saved flap hold' }).click();
