@@ -6,7 +6,9 @@
 // How the browser is made to see it: headless Chromium keeps every page visible (a minimised window and a
 // background target stay `visible`), so a page's visibility is switched from a script that overrides
 // `document.visibilityState` and fires `visibilitychange`, as the browser does. Focus is the browser's own:
-// CDP's `Emulation.setFocusEmulationEnabled: false` leaves `document.hasFocus()` false.
+// CDP's `Emulation.setFocusEmulationEnabled: false` leaves `document.hasFocus()` false. A tab that hears the
+// other tabs late, or goes without a word (a crash), is a script holding back or dropping its BroadcastChannel
+// messages (`gatedChannel`).
 import { createHmac } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,7 +45,12 @@ async function deliverVercel(target: RunningDashboard, type: string) {
   expect([response.status, await response.json()]).toEqual([200, { received: true, eventCount: 1 }]);
 }
 
-type Spied = Window & { __shown: { title: string; tag: string }[]; __closed: string[]; __hidden: boolean };
+type Spied = Window & {
+  __shown: { title: string; tag: string }[];
+  __closed: string[];
+  __hidden: boolean;
+  __gate: { closed: boolean; muted: boolean; held: { type: string; deliver: () => void }[] };
+};
 
 /** Records every `new Notification(…)` the page makes, and the tags of those it closes (before the page's scripts run). */
 function spyOnNotifications() {
@@ -62,6 +69,31 @@ function spyOnNotifications() {
     }
   }
   Object.defineProperty(window, 'Notification', { value: Spy, configurable: true, writable: true });
+}
+
+/**
+ * The messages from the other tabs, which the test can hold back (`__gate.closed`) and let through later (a tab that
+ * hears the others late), and the tab's own, which it can drop (`__gate.muted`: a tab that says nothing more).
+ */
+function gatedChannel() {
+  const spied = window as unknown as Spied;
+  const gate: Spied['__gate'] = { closed: false, muted: false, held: [] };
+  spied.__gate = gate;
+  const onmessage = Object.getOwnPropertyDescriptor(BroadcastChannel.prototype, 'onmessage');
+  Object.defineProperty(BroadcastChannel.prototype, 'onmessage', {
+    configurable: true,
+    get(this: BroadcastChannel) {
+      return onmessage?.get?.call(this) as unknown;
+    },
+    set(this: BroadcastChannel, listener: ((event: MessageEvent) => void) | null) {
+      const gated = listener && ((event: MessageEvent) => (gate.closed ? gate.held.push({ type: String((event.data as { type?: unknown } | null)?.type), deliver: () => listener.call(this, event) }) : listener.call(this, event)));
+      onmessage?.set?.call(this, gated);
+    },
+  });
+  const post = Object.getOwnPropertyDescriptor(BroadcastChannel.prototype, 'postMessage')?.value as (this: BroadcastChannel, message: unknown) => void;
+  BroadcastChannel.prototype.postMessage = function (this: BroadcastChannel, message: unknown) {
+    if (!gate.muted) post.call(this, message);
+  };
 }
 
 /** The page's visibility, switchable later by `setHidden` (which fires `visibilitychange` as the browser does). */
@@ -95,6 +127,7 @@ async function context(target: RunningDashboard): Promise<BrowserContext> {
   cleanup.push(() => created.close());
   await created.grantPermissions(['notifications'], { origin: target.url });
   await created.addInitScript(spyOnNotifications);
+  await created.addInitScript(gatedChannel);
   return created;
 }
 
@@ -215,3 +248,57 @@ describe('desktop notification or toast, by what is in view', () => {
     expect(problems).toEqual([]);
   });
 });
+
+const desktopIn = async (...pages: Page[]) => (await Promise.all(pages.map(shownIn))).flat();
+const toastCount = async (...pages: Page[]) => (await Promise.all(pages.map((page) => toastsIn(page).count()))).reduce((a, b) => a + b, 0);
+
+describe('each interruption shown once, by some tab, whatever the timing', () => {
+  it('shows on the desktop an offer that reached a tab just gone out of view, and nowhere else', async () => {
+    const target = await dashboard();
+    const ctx = await context(target);
+    const problems: string[] = [];
+    const hidden = await tab(ctx, target, { hidden: true }, problems);
+    // In view but deaf to its own stream: it can only hear of the interruption from the leader's offer.
+    const visible = await tab(ctx, target, { hidden: false, stream: false }, problems);
+
+    // The visible tab hears the other tabs late: the offer is held until it has gone out of view.
+    await visible.evaluate(() => ((window as unknown as Spied).__gate.closed = true));
+    await deliverVercel(target, 'deployment.error');
+    await until(() => visible.evaluate(() => (window as unknown as Spied).__gate.held.map((m) => m.type)), (types) => types.includes('offer'), 10_000, 'offered to the tab in view');
+    await visible.evaluate(() => {
+      const spied = window as unknown as Spied;
+      spied.__hidden = true;
+      document.dispatchEvent(new Event('visibilitychange'));
+      spied.__gate.closed = false;
+      for (const message of spied.__gate.held.splice(0)) message.deliver();
+    });
+
+    await until(() => desktopIn(hidden, visible), (shown) => shown.length >= 1, 10_000, 'a desktop notification');
+    await sleep(1_500);
+    expect(await desktopIn(hidden, visible)).toEqual([{ title: FAILED, tag: SUBJECT }]);
+    expect(await toastCount(hidden, visible)).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('shows on the desktop an offer whose tab in view went without a word before answering it', async () => {
+    const target = await dashboard();
+    const ctx = await context(target);
+    const problems: string[] = [];
+    const hidden = await tab(ctx, target, { hidden: true }, problems);
+    const visible = await tab(ctx, target, { hidden: false, stream: false }, problems);
+
+    await visible.evaluate(() => ((window as unknown as Spied).__gate.closed = true));
+    await deliverVercel(target, 'deployment.error');
+    await until(() => visible.evaluate(() => (window as unknown as Spied).__gate.held.map((m) => m.type)), (types) => types.includes('offer'), 10_000, 'offered to the tab in view');
+    // Gone without a word, as a crashed tab goes: its pagehide's message is lost, and only its Web Lock, released by the browser, tells.
+    await visible.evaluate(() => ((window as unknown as Spied).__gate.muted = true));
+    await visible.close();
+
+    await until(() => shownIn(hidden), (shown) => shown.length >= 1, 10_000, 'a desktop notification');
+    await sleep(1_500);
+    expect(await shownIn(hidden)).toEqual([{ title: FAILED, tag: SUBJECT }]);
+    expect(await toastsIn(hidden).count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+});
+

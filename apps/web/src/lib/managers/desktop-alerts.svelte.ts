@@ -11,8 +11,11 @@ import type { Interruption } from '@dash/contracts';
  * BroadcastChannel who shows each interruption. Every tab tells the others over that channel whether it is
  * in view (when it starts, when it changes, when it goes), so the leader knows without waiting on anyone's
  * stream: when another tab is in view it hands the interruption to it (`offer`) instead of notifying, and
- * that tab toasts it, whether or not its own stream has brought it yet (or ever will). A tab's own lock,
- * held for its life, lets the leader forget a tab in view that crashed without saying so. One notification
+ * that tab toasts it, whether or not its own stream has brought it yet (or ever will). An offer is never
+ * left to chance: each tab that gets it answers `handled` (toasted) or `declined` (out of view by then), and
+ * the leader waits for the answer of every tab it offered to, or for that tab to go (its `gone`, or its
+ * lock coming free); when none took it, the leader decides again (another tab in view, or the desktop). A
+ * tab's own lock, held for its life, lets the leader forget a tab in view that crashed without saying so. One notification
  * per thread: the interruption's `tag` (a recovery has its outage's, and replaces it); when a tab in view
  * toasts a thread instead, the leader closes that thread's desktop notification, now out of date.
  */
@@ -41,6 +44,8 @@ const REMEMBER_MS = 120_000;
 const TOAST_MS = 6_000;
 /** How long the tab that shows desktop notifications waits before deciding (a tab coming into view, or toasting it, is heard by then). */
 const GRACE_MS = 400;
+/** Without Web Locks, how long the leader waits for a tab in view to answer an offer before taking it as gone. */
+const OFFER_MS = 3_000;
 /** Each tab's own lock, held for its life: which tabs are still there. */
 const tabLock = (tab: string) => `${LOCK}:tab:${tab}`;
 
@@ -52,8 +57,9 @@ type Message =
   | { type: 'gone'; tab: string }
   /** A new tab asks the others whether they are in view. */
   | { type: 'ask' }
-  /** The leader hands an interruption to the tabs in view, to toast. */
-  | { type: 'offer'; interrupt: Interruption };
+  /** The leader hands an interruption to the tabs in view, to toast; each answers `handled`, or `declined` when it is no longer in view. */
+  | { type: 'offer'; interrupt: Interruption }
+  | { type: 'declined'; id: string; tab: string };
 
 function readPermission(): AlertPermission {
   if (typeof window === 'undefined') return 'default';
@@ -84,6 +90,8 @@ class DesktopAlerts {
   private toasted = new Map<string, number>();
   /** The other tabs now in view, by their id. */
   private othersInView = new Set<string>();
+  /** The leader's offers still open: the tabs it offered each to that have neither answered nor gone. */
+  private offers = new Map<string, { interrupt: Interruption; waiting: Set<string>; abort: AbortController }>();
   private readonly tab = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
   /** Desktop notifications this tab shows, by thread tag. */
   private shown = new Map<string, Notification>();
@@ -163,6 +171,7 @@ class DesktopAlerts {
     switch (message?.type) {
       case 'handled':
         this.handledElsewhere.set(message.id, Date.now());
+        this.settle(message.id);
         if (message.toast) this.closeOutdated(message.tag);
         break;
       case 'view':
@@ -171,16 +180,22 @@ class DesktopAlerts {
         break;
       case 'gone':
         this.othersInView.delete(message.tab);
+        for (const id of [...this.offers.keys()]) this.answered(id, message.tab);
         break;
       case 'ask':
         this.announce();
         break;
       case 'offer':
-        // Toasted here whether this tab's own stream brought it already, brings it later, or never does.
-        if (inView()) {
+        // Toasted here whether this tab's own stream brought it already, brings it later, or never does; out of view, handed back.
+        if (this.toasted.has(message.interrupt.id) || inView()) {
           this.seen.set(message.interrupt.id, Date.now());
           this.show(message.interrupt);
+        } else {
+          this.post({ type: 'declined', id: message.interrupt.id, tab: this.tab });
         }
+        break;
+      case 'declined':
+        this.answered(message.id, message.tab);
         break;
     }
   }
@@ -204,6 +219,7 @@ class DesktopAlerts {
     this.channel?.close();
     this.channel = undefined;
     this.othersInView.clear();
+    for (const id of [...this.offers.keys()]) this.settle(id);
     for (const timer of this.toastTimers.values()) clearTimeout(timer);
     this.toastTimers.clear();
     this.toasts = [];
@@ -227,14 +243,50 @@ class DesktopAlerts {
 
   /** The leader's choice for an interruption no tab has shown: a toast where a tab is in view, else the desktop. */
   private async decide(interrupt: Interruption) {
-    if (this.handledElsewhere.has(interrupt.id)) return;
+    const settled = () => this.handledElsewhere.has(interrupt.id) || this.offers.has(interrupt.id) || !this.running;
+    if (settled()) return;
     if (inView()) return this.show(interrupt);
-    if (await this.anotherInView()) {
-      this.post({ type: 'offer', interrupt });
-      return;
-    }
-    if (this.handledElsewhere.has(interrupt.id)) return;
+    const inViewNow = await this.anotherInView();
+    if (settled()) return;
+    if (inViewNow) return this.offer(interrupt);
     if (this.notify(interrupt)) this.post({ type: 'handled', id: interrupt.id, tag: interrupt.tag, toast: false });
+  }
+
+  /** Hands an interruption to the tabs in view, and waits for their answers: the first `handled` settles it; when every one has declined or gone, the leader decides again. */
+  private offer(interrupt: Interruption) {
+    const waiting = new Set(this.othersInView);
+    const abort = new AbortController();
+    this.offers.set(interrupt.id, { interrupt, waiting, abort });
+    this.post({ type: 'offer', interrupt });
+    for (const tab of waiting) void this.gone(tab, abort.signal).then((gone) => gone && this.answered(interrupt.id, tab));
+  }
+
+  /** A tab offered an interruption declined it or went without answering. */
+  private answered(id: string, tab: string) {
+    const offer = this.offers.get(id);
+    if (!offer?.waiting.delete(tab) || offer.waiting.size > 0) return;
+    this.settle(id);
+    void this.decide(offer.interrupt);
+  }
+
+  private settle(id: string) {
+    this.offers.get(id)?.abort.abort();
+    this.offers.delete(id);
+  }
+
+  /**
+   * Whether the tab went, said or not (a crash): its own lock comes free; false once the offer is settled. Without Web
+   * Locks there is no telling, so a tab that has not answered within OFFER_MS is taken as gone.
+   */
+  private async gone(tab: string, signal: AbortSignal): Promise<boolean> {
+    try {
+      if (this.usesLocks) await navigator.locks.request(tabLock(tab), { signal }, () => undefined);
+      else await new Promise((resolve) => setTimeout(resolve, OFFER_MS));
+      return !signal.aborted;
+    } catch {
+      // Settled meanwhile: answered, or this tab stopped.
+      return false;
+    }
   }
 
   /** A toast in this tab (in view), once per interruption, and the word to the others. */
