@@ -8,7 +8,8 @@
 // `document.visibilityState` and fires `visibilitychange`, as the browser does. Focus is the browser's own:
 // CDP's `Emulation.setFocusEmulationEnabled: false` leaves `document.hasFocus()` false. A tab that hears the
 // other tabs late, or goes without a word (a crash), is a script holding back or dropping its BroadcastChannel
-// messages (`gatedChannel`).
+// messages (`gatedChannel`); a tab's stream lost, as a dropped connection loses it, is its EventSource closed and
+// every try to open it again refused until the test lets it through (`cutStream`, `restoreStream`).
 import { createHmac } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +50,7 @@ type Spied = Window & {
   __shown: { title: string; tag: string }[];
   __closed: string[];
   __hidden: boolean;
+  __streams: EventSource[];
   __gate: { closed: boolean; muted: boolean; held: { type: string; deliver: () => void }[] };
 };
 
@@ -96,6 +98,41 @@ function gatedChannel() {
   };
 }
 
+/** Keeps the tab's live streams (its EventSources), for `cutStream` to end. */
+function cuttableStreams() {
+  const spied = window as unknown as Spied;
+  spied.__streams = [];
+  const Real = window.EventSource;
+  class Tracked extends Real {
+    constructor(url: string | URL, init?: EventSourceInit) {
+      super(url, init);
+      spied.__streams.push(this);
+    }
+  }
+  Object.defineProperty(window, 'EventSource', { value: Tracked, configurable: true, writable: true });
+}
+
+/** Takes the tab's live stream away as a dropped connection does: the open one ends, and every try to open it again fails until `restoreStream`. */
+async function cutStream(page: Page) {
+  await page.route(/notifications\.stream/, (route) => route.abort());
+  await page.evaluate(() => {
+    for (const stream of (window as unknown as Spied).__streams) {
+      if (stream.readyState === EventSource.CLOSED) continue;
+      stream.close();
+      stream.dispatchEvent(new Event('error'));
+    }
+  });
+}
+
+async function restoreStream(page: Page) {
+  await page.unroute(/notifications\.stream/);
+}
+
+/** Waits until the tab's live stream is open again after `cutStream` (the ones it closed stay closed). */
+async function streamOpen(page: Page) {
+  await until(() => page.evaluate(() => (window as unknown as Spied).__streams.some((stream) => stream.readyState === EventSource.OPEN)), Boolean, 15_000, 'the stream open again');
+}
+
 /** The page's visibility, switchable later by `setHidden` (which fires `visibilitychange` as the browser does). */
 function switchableVisibility(hidden: boolean) {
   const spied = window as unknown as Spied;
@@ -128,6 +165,7 @@ async function context(target: RunningDashboard): Promise<BrowserContext> {
   await created.grantPermissions(['notifications'], { origin: target.url });
   await created.addInitScript(spyOnNotifications);
   await created.addInitScript(gatedChannel);
+  await created.addInitScript(cuttableStreams);
   return created;
 }
 
@@ -249,6 +287,7 @@ describe('desktop notification or toast, by what is in view', () => {
   });
 });
 
+const unreadIn = (page: Page, count: number) => page.getByRole('button', { name: `Notifications, ${count} unread` });
 const desktopIn = async (...pages: Page[]) => (await Promise.all(pages.map(shownIn))).flat();
 const toastCount = async (...pages: Page[]) => (await Promise.all(pages.map((page) => toastsIn(page).count()))).reduce((a, b) => a + b, 0);
 
@@ -298,6 +337,53 @@ describe('each interruption shown once, by some tab, whatever the timing', () =>
     await sleep(1_500);
     expect(await shownIn(hidden)).toEqual([{ title: FAILED, tag: SUBJECT }]);
     expect(await toastsIn(hidden).count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('while the leader’s stream is down, shows what another hidden tab’s stream brings, once, and not again when the leader’s replay comes', async () => {
+    const target = await dashboard();
+    const ctx = await context(target);
+    const problems: string[] = [];
+    // The first tab leads.
+    const leader = await tab(ctx, target, { hidden: true }, problems);
+    const other = await tab(ctx, target, { hidden: true }, problems);
+    await deliverVercel(target, 'deployment.error');
+    await until(() => desktopIn(leader, other), (shown) => shown.length >= 1, 10_000, 'a desktop notification');
+    await Promise.all([unreadIn(leader, 1).waitFor(), unreadIn(other, 1).waitFor()]);
+
+    await cutStream(leader);
+    await deliverVercel(target, 'deployment.succeeded');
+    await until(() => desktopIn(leader, other), (shown) => shown.length >= 2, 10_000, 'the recovery on the desktop');
+
+    // The leader's stream comes back and replays what it missed: the desktop does not get it again.
+    await restoreStream(leader);
+    await streamOpen(leader);
+    await sleep(1_500);
+    expect(await desktopIn(leader, other)).toEqual([
+      { title: FAILED, tag: SUBJECT },
+      { title: DEPLOYED, tag: SUBJECT },
+    ]);
+    expect(await toastCount(leader, other)).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('shows what the leader left undecided when it goes: the next leader takes it over', async () => {
+    const target = await dashboard();
+    const ctx = await context(target);
+    const problems: string[] = [];
+    const leader = await tab(ctx, target, { hidden: true }, problems);
+    const next = await tab(ctx, target, { hidden: true }, problems);
+    // The leader hears nothing: its stream is down, and the other tab's word waits.
+    await cutStream(leader);
+    await leader.evaluate(() => ((window as unknown as Spied).__gate.closed = true));
+    await deliverVercel(target, 'deployment.error');
+    await until(() => leader.evaluate(() => (window as unknown as Spied).__gate.held.map((m) => m.type)), (types) => types.includes('received'), 10_000, 'handed to the leader');
+    await leader.close();
+
+    await until(() => shownIn(next), (shown) => shown.length >= 1, 10_000, 'a desktop notification');
+    await sleep(1_500);
+    expect(await shownIn(next)).toEqual([{ title: FAILED, tag: SUBJECT }]);
+    expect(await toastsIn(next).count()).toBe(0);
     expect(problems).toEqual([]);
   });
 });

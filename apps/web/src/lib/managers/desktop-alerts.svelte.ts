@@ -1,23 +1,30 @@
 import type { Interruption } from '@dash/contracts';
 
 /**
- * Interruptions from the live stream, shown where the user will see them. "In view" is
+ * Interruptions from the live stream, shown where the user will see them, once. "In view" is
  * `document.visibilityState === 'visible'` in any tab of the dashboard, focused or not (a window on a
  * second monitor is in view): then a toast in each tab in view and no desktop notification. With no tab in
  * view, one desktop notification (the Notification API, when allowed) and no toast.
  *
- * Only one tab shows desktop notifications: the one holding the `dash-desktop-alerts` Web Lock for its
- * page's life (the next tab takes over when it closes); without Web Locks, the tabs agree over a
- * BroadcastChannel who shows each interruption. Every tab tells the others over that channel whether it is
- * in view (when it starts, when it changes, when it goes), so the leader knows without waiting on anyone's
- * stream: when another tab is in view it hands the interruption to it (`offer`) instead of notifying, and
- * that tab toasts it, whether or not its own stream has brought it yet (or ever will). An offer is never
- * left to chance: each tab that gets it answers `handled` (toasted) or `declined` (out of view by then), and
- * the leader waits for the answer of every tab it offered to, or for that tab to go (its `gone`, or its
- * lock coming free); when none took it, the leader decides again (another tab in view, or the desktop). A
- * tab's own lock, held for its life, lets the leader forget a tab in view that crashed without saying so. One notification
- * per thread: the interruption's `tag` (a recovery has its outage's, and replaces it); when a tab in view
- * toasts a thread instead, the leader closes that thread's desktop notification, now out of date.
+ * One tab decides, the leader: the one holding the `dash-desktop-alerts` Web Lock for its page's life (the
+ * next tab takes over when it closes); without Web Locks, every tab decides and the first to show one tells
+ * the others. The tabs talk over a BroadcastChannel:
+ * - Every tab says whether it is in view (`view`: when it starts, when that changes; `gone` when it goes).
+ * - A tab in view toasts what its own stream brings, and says so (`handled`); every tab keeps the ids of what
+ *   some tab showed, and never shows those again.
+ * - A hidden tab hands what its own stream brings to the leader (`received`), so the leader hears of every
+ *   interruption while any tab's stream is up, its own included or not; copies are one, by interruption id.
+ * - The leader waits a moment (a tab in view toasting it is heard by then), then: shown already, nothing;
+ *   in view itself, a toast; another tab in view, an `offer` to it; else one desktop notification.
+ * - Every tab that gets an offer answers: `handled` (toasted), or `declined` (out of view by then). The leader
+ *   waits for the answer of each tab it offered to, or for that tab to go (its `gone`, or its own lock, held
+ *   for its life, coming free after a crash); when none took it, it decides again, with what it now knows.
+ * - Every tab keeps what it heard of and no tab has shown yet: a tab that becomes the leader decides those,
+ *   so an interruption the last leader had not yet shown when it went is not lost.
+ * So each interruption some stream brings is decided by one tab, and shown, as a toast or on the desktop,
+ * until some tab says it was. One notification per thread: the interruption's `tag` (a recovery has its
+ * outage's, and replaces it); when a tab in view toasts a thread instead, the leader closes that thread's
+ * desktop notification, now out of date.
  */
 
 /** The permission, or why there is none to ask for. */
@@ -57,6 +64,8 @@ type Message =
   | { type: 'gone'; tab: string }
   /** A new tab asks the others whether they are in view. */
   | { type: 'ask' }
+  /** A hidden tab hands the leader what its own stream brought (the leader's own may be down). */
+  | { type: 'received'; interrupt: Interruption }
   /** The leader hands an interruption to the tabs in view, to toast; each answers `handled`, or `declined` when it is no longer in view. */
   | { type: 'offer'; interrupt: Interruption }
   | { type: 'declined'; id: string; tab: string };
@@ -83,9 +92,13 @@ class DesktopAlerts {
   private lockAbort: AbortController | undefined;
   private releaseLock: (() => void) | undefined;
   private open: OpenTarget | undefined;
-  /** Interruption ids this tab has dealt with, and those another tab said it showed (with when, to forget them). */
+  /** Interruption ids this tab's stream brought or an offer gave it, and those some tab showed (with when, to forget them). */
   private seen = new Map<string, number>();
-  private handledElsewhere = new Map<string, number>();
+  private handled = new Map<string, number>();
+  /** Interruptions a hidden tab took in that no tab has shown yet: the leader decides each once; a tab that becomes the leader, those left. */
+  private pending = new Map<string, { interrupt: Interruption; at: number }>();
+  /** The ids this tab, as the leader, has decided or is about to. */
+  private considered = new Map<string, number>();
   /** Interruption ids this tab toasted. */
   private toasted = new Map<string, number>();
   /** The other tabs now in view, by their id. */
@@ -155,6 +168,8 @@ class DesktopAlerts {
       locks
         .request(LOCK, { signal: abort.signal }, () => {
           this.leader = true;
+          // What the last leader left undecided (it went meanwhile).
+          for (const { interrupt } of this.pending.values()) this.consider(interrupt);
           return new Promise<void>((resolve) => (this.releaseLock = resolve));
         })
         .catch(() => {
@@ -170,8 +185,7 @@ class DesktopAlerts {
   private receive(message: Message | undefined) {
     switch (message?.type) {
       case 'handled':
-        this.handledElsewhere.set(message.id, Date.now());
-        this.settle(message.id);
+        this.shownBySome(message.id);
         if (message.toast) this.closeOutdated(message.tag);
         break;
       case 'view':
@@ -185,7 +199,12 @@ class DesktopAlerts {
       case 'ask':
         this.announce();
         break;
+      case 'received':
+        this.remember(message.interrupt);
+        if (this.leads()) this.consider(message.interrupt);
+        break;
       case 'offer':
+        this.remember(message.interrupt);
         // Toasted here whether this tab's own stream brought it already, brings it later, or never does; out of view, handed back.
         if (this.toasted.has(message.interrupt.id) || inView()) {
           this.seen.set(message.interrupt.id, Date.now());
@@ -225,7 +244,7 @@ class DesktopAlerts {
     this.toasts = [];
   }
 
-  /** An interruption from the live stream. */
+  /** An interruption from the live stream: a toast in view; hidden, it goes to the leader (this tab, or over the channel). */
   handle(interrupt: Interruption): void {
     const now = Date.now();
     this.forget(now);
@@ -235,21 +254,47 @@ class DesktopAlerts {
       this.show(interrupt);
       return;
     }
-    // Only the leader shows desktop notifications; without Web Locks, whoever claims it first.
-    if (this.usesLocks && !this.leader) return;
+    this.remember(interrupt);
+    if (this.leads()) this.consider(interrupt);
+    else this.post({ type: 'received', interrupt });
+  }
+
+  /** Only the leader shows desktop notifications; without Web Locks, whoever claims it first. */
+  private leads(): boolean {
+    return this.leader || !this.usesLocks;
+  }
+
+  /** Kept until some tab shows it, in case this tab becomes the leader before then. */
+  private remember(interrupt: Interruption) {
+    if (!this.handled.has(interrupt.id) && !this.pending.has(interrupt.id)) this.pending.set(interrupt.id, { interrupt, at: Date.now() });
+  }
+
+  /** The leader decides each interruption once, after a grace in which a tab in view toasting it is heard. */
+  private consider(interrupt: Interruption) {
+    if (this.considered.has(interrupt.id)) return;
+    this.considered.set(interrupt.id, Date.now());
     const delay = GRACE_MS + (this.usesLocks ? 0 : Math.random() * 250);
     setTimeout(() => void this.decide(interrupt), delay);
   }
 
+  /** Some tab (this one or another) showed it: nothing is left to decide or to offer. */
+  private shownBySome(id: string) {
+    this.handled.set(id, Date.now());
+    this.pending.delete(id);
+    this.settle(id);
+  }
+
   /** The leader's choice for an interruption no tab has shown: a toast where a tab is in view, else the desktop. */
   private async decide(interrupt: Interruption) {
-    const settled = () => this.handledElsewhere.has(interrupt.id) || this.offers.has(interrupt.id) || !this.running;
+    const settled = () => this.handled.has(interrupt.id) || this.offers.has(interrupt.id) || !this.running;
     if (settled()) return;
     if (inView()) return this.show(interrupt);
     const inViewNow = await this.anotherInView();
     if (settled()) return;
     if (inViewNow) return this.offer(interrupt);
-    if (this.notify(interrupt)) this.post({ type: 'handled', id: interrupt.id, tag: interrupt.tag, toast: false });
+    if (!this.notify(interrupt)) return;
+    this.shownBySome(interrupt.id);
+    this.post({ type: 'handled', id: interrupt.id, tag: interrupt.tag, toast: false });
   }
 
   /** Hands an interruption to the tabs in view, and waits for their answers: the first `handled` settles it; when every one has declined or gone, the leader decides again. */
@@ -296,6 +341,7 @@ class DesktopAlerts {
       this.toast(interrupt);
       this.closeOutdated(interrupt.tag);
     }
+    this.shownBySome(interrupt.id);
     this.post({ type: 'handled', id: interrupt.id, tag: interrupt.tag, toast: true });
   }
 
@@ -414,10 +460,12 @@ class DesktopAlerts {
 
   /** Ids are kept a while: a copy of an interruption (another tab's message) comes within moments, never later. */
   private forget(now: number) {
-    for (const map of [this.seen, this.handledElsewhere, this.toasted]) {
+    for (const map of [this.seen, this.handled, this.toasted, this.considered]) {
       if (map.size < 200) continue;
       for (const [id, at] of map) if (now - at > REMEMBER_MS) map.delete(id);
     }
+    // Never shown (no permission, say): by now not worth a new leader's while.
+    for (const [id, { at }] of this.pending) if (now - at > REMEMBER_MS) this.pending.delete(id);
   }
 }
 
