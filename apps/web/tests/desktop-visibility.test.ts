@@ -11,7 +11,7 @@
 // messages (`gatedChannel`); a tab's stream lost, as a dropped connection loses it, is its EventSource closed and
 // every try to open it again refused until the test lets it through (`cutStream`, `restoreStream`).
 import { createHmac } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as vercel from '../../../packages/webhooks/src/vercel/fixtures.ts';
 import { gotoHydrated, launchChromium } from './browser.ts';
@@ -384,6 +384,75 @@ describe('each interruption shown once, by some tab, whatever the timing', () =>
     await sleep(1_500);
     expect(await shownIn(next)).toEqual([{ title: FAILED, tag: SUBJECT }]);
     expect(await toastsIn(next).count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('shows once what was sent while every tab’s stream was down, when they come back: on the desktop with no tab in view, as a toast with one', async () => {
+    const target = await dashboard();
+    const ctx = await context(target);
+    const problems: string[] = [];
+    const first = await tab(ctx, target, { hidden: true }, problems);
+    const second = await tab(ctx, target, { hidden: true }, problems);
+    // An event first, so that each stream has a place to resume from.
+    await deliverVercel(target, 'deployment.error');
+    await until(() => desktopIn(first, second), (shown) => shown.length >= 1, 10_000, 'a desktop notification');
+    await Promise.all([unreadIn(first, 1).waitFor(), unreadIn(second, 1).waitFor()]);
+
+    const whileAway = async (type: string) => {
+      await Promise.all([cutStream(first), cutStream(second)]);
+      await deliverVercel(target, type);
+      await Promise.all([restoreStream(first), restoreStream(second)]);
+    };
+    await whileAway('deployment.succeeded');
+    await until(() => desktopIn(first, second), (shown) => shown.length >= 2, 15_000, 'the recovery on the desktop');
+    await Promise.all([streamOpen(first), streamOpen(second)]);
+    await sleep(1_500);
+    expect((await desktopIn(first, second)).map((shown) => shown.title)).toEqual([FAILED, DEPLOYED]);
+    expect(await toastCount(first, second)).toBe(0);
+
+    // The second tab in view: the next outage, sent while both were away, is its toast, and nothing more reaches the desktop.
+    await setHidden(second, false);
+    await whileAway('deployment.error');
+    await until(() => toastsIn(second).allInnerTexts(), (texts) => texts.some((text) => text.includes(FAILED)), 15_000, 'the outage toasted');
+    await Promise.all([streamOpen(first), streamOpen(second)]);
+    await sleep(1_500);
+    expect(await desktopIn(first, second)).toHaveLength(2);
+    expect(await toastCount(first, second)).toBe(1);
+    expect(problems).toEqual([]);
+  });
+
+  it('keeps a replay sent over two minutes before out of pop-ups, and shows a recent one', async () => {
+    const target = await dashboard();
+    const ctx = await context(target);
+    const problems: string[] = [];
+    const page = await tab(ctx, target, { hidden: true }, problems);
+    await deliverVercel(target, 'deployment.error');
+    await until(() => shownIn(page), (shown) => shown.length >= 1, 10_000, 'a desktop notification');
+
+    // Ten minutes on by the server's clock (the Date of its answers): what the stream replays now was sent long ago.
+    const notStream = (url: URL) => !url.href.includes('notifications.stream');
+    const later = async (route: Route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, headers: { ...response.headers(), date: new Date(Date.now() + 600_000).toUTCString() } });
+    };
+    await page.route(notStream, later);
+    await cutStream(page);
+    await deliverVercel(target, 'deployment.succeeded');
+    await restoreStream(page);
+    await streamOpen(page);
+    await sleep(1_500);
+    expect(await shownIn(page)).toEqual([{ title: FAILED, tag: SUBJECT }]);
+
+    // The server's own time again: a replay of moments ago is shown.
+    await page.unroute(notStream, later);
+    await cutStream(page);
+    await deliverVercel(target, 'deployment.error');
+    await restoreStream(page);
+    await until(() => shownIn(page), (shown) => shown.length >= 2, 15_000, 'a desktop notification');
+    expect(await shownIn(page)).toEqual([
+      { title: FAILED, tag: SUBJECT },
+      { title: FAILED, tag: SUBJECT },
+    ]);
     expect(problems).toEqual([]);
   });
 });

@@ -21,6 +21,11 @@ import type { Interruption } from '@dash/contracts';
  *   for its life, coming free after a crash); when none took it, it decides again, with what it now knows.
  * - Every tab keeps what it heard of and no tab has shown yet: a tab that becomes the leader decides those,
  *   so an interruption the last leader had not yet shown when it went is not lost.
+ * - A reconnect's replay (sent while this tab's stream was away) goes the same way when it was sent at most
+ *   REMEMBER_MS ago, by the server's clock (its `at` against the `Date` of an answer from the server now: the
+ *   browser's clock is never compared with the server's), and no tab has shown it. Within that bound any tab
+ *   that showed it did so since, and every tab still remembers it, so a replay is never shown twice; an older
+ *   one (a long outage, a laptop that slept) stays in the inbox and out of pop-ups.
  * So each interruption some stream brings is decided by one tab, and shown, as a toast or on the desktop,
  * until some tab says it was. One notification per thread: the interruption's `tag` (a recovery has its
  * outage's, and replaces it); when a tab in view toasts a thread instead, the leader closes that thread's
@@ -46,8 +51,13 @@ export type OpenTarget = (target: { notificationId: string | null; url: string |
 
 const LOCK = 'dash-desktop-alerts';
 const CHANNEL = 'dash-desktop-alerts';
-/** How long the ids of interruptions already handled are kept (the tabs' local clocks only: the server's is never compared). */
+/**
+ * How long the ids of interruptions already handled are kept (by the tabs' local clocks), and how old (by the server's
+ * clock) a replay may be and still pop up: no older, or it could be one some tab showed and has forgotten.
+ */
 const REMEMBER_MS = 120_000;
+/** How long one reading of the server's clock serves the replays that come with it (one reconnect's). */
+const SERVER_TIME_MS = 2_000;
 const TOAST_MS = 6_000;
 /** How long the tab that shows desktop notifications waits before deciding (a tab coming into view, or toasting it, is heard by then). */
 const GRACE_MS = 400;
@@ -109,6 +119,9 @@ class DesktopAlerts {
   /** Desktop notifications this tab shows, by thread tag. */
   private shown = new Map<string, Notification>();
   private toastTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** This tab's interruptions, one after the other: one behind a replay waits while the server's clock is read. */
+  private queue: Promise<void> = Promise.resolve();
+  private serverTime: { asked: number; now: Promise<number> } | undefined;
   private readonly onVisible = () => {
     if (inView()) this.sync();
     this.announce();
@@ -244,12 +257,27 @@ class DesktopAlerts {
     this.toasts = [];
   }
 
-  /** An interruption from the live stream: a toast in view; hidden, it goes to the leader (this tab, or over the channel). */
-  handle(interrupt: Interruption): void {
+  /**
+   * An interruption from this tab's stream, in order: a toast in view; hidden, it goes to the leader (this tab, or
+   * over the channel). `replayed`: sent while the stream was away, shown only when recent and not shown already.
+   */
+  handle(interrupt: Interruption, replayed = false): void {
+    this.queue = this.queue
+      .then(async () => {
+        if (replayed && !(await this.recent(interrupt))) return;
+        if (this.running) this.take(interrupt, replayed);
+      })
+      // Reported, and the next one still goes.
+      .catch((error: unknown) => reportError(error));
+  }
+
+  private take(interrupt: Interruption, replayed: boolean) {
     const now = Date.now();
     this.forget(now);
     if (this.seen.has(interrupt.id)) return;
     this.seen.set(interrupt.id, now);
+    // Shown while this tab's stream was away (by a tab whose stream was not).
+    if (replayed && this.handled.has(interrupt.id)) return;
     if (inView()) {
       this.show(interrupt);
       return;
@@ -257,6 +285,24 @@ class DesktopAlerts {
     this.remember(interrupt);
     if (this.leads()) this.consider(interrupt);
     else this.post({ type: 'received', interrupt });
+  }
+
+  /** Whether a replay was sent at most REMEMBER_MS ago, by the server's clock alone. */
+  private async recent(interrupt: Interruption): Promise<boolean> {
+    return (await this.serverNow()) - Date.parse(interrupt.at) <= REMEMBER_MS;
+  }
+
+  /** The server's time (the `Date` of an answer from it; NaN without one), read once for the replays of one reconnect. */
+  private serverNow(): Promise<number> {
+    const asked = Date.now();
+    if (!this.serverTime || asked - this.serverTime.asked > SERVER_TIME_MS) {
+      const now = fetch('/healthz', { cache: 'no-store' }).then(
+        (response) => Date.parse(response.headers.get('date') ?? ''),
+        () => Number.NaN,
+      );
+      this.serverTime = { asked, now };
+    }
+    return this.serverTime.now;
   }
 
   /** Only the leader shows desktop notifications; without Web Locks, whoever claims it first. */
