@@ -6,9 +6,12 @@
 // How the browser is made to see it: headless Chromium keeps every page visible (a minimised window and a
 // background target stay `visible`), so a page's visibility is switched from a script that overrides
 // `document.visibilityState` and fires `visibilitychange`, as the browser does. Focus is the browser's own:
-// CDP's `Emulation.setFocusEmulationEnabled: false` leaves `document.hasFocus()` false.
+// CDP's `Emulation.setFocusEmulationEnabled: false` leaves `document.hasFocus()` false. A tab that hears the
+// other tabs late, or goes without a word (a crash), is a script holding back or dropping its BroadcastChannel
+// messages (`gatedChannel`); a tab's stream lost, as a dropped connection loses it, is its EventSource closed and
+// every try to open it again refused until the test lets it through (`cutStream`, `restoreStream`).
 import { createHmac } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as vercel from '../../../packages/webhooks/src/vercel/fixtures.ts';
 import { gotoHydrated, launchChromium } from './browser.ts';
@@ -43,7 +46,13 @@ async function deliverVercel(target: RunningDashboard, type: string) {
   expect([response.status, await response.json()]).toEqual([200, { received: true, eventCount: 1 }]);
 }
 
-type Spied = Window & { __shown: { title: string; tag: string }[]; __closed: string[]; __hidden: boolean };
+type Spied = Window & {
+  __shown: { title: string; tag: string }[];
+  __closed: string[];
+  __hidden: boolean;
+  __streams: EventSource[];
+  __gate: { closed: boolean; muted: boolean; held: { type: string; deliver: () => void }[] };
+};
 
 /** Records every `new Notification(…)` the page makes, and the tags of those it closes (before the page's scripts run). */
 function spyOnNotifications() {
@@ -62,6 +71,66 @@ function spyOnNotifications() {
     }
   }
   Object.defineProperty(window, 'Notification', { value: Spy, configurable: true, writable: true });
+}
+
+/**
+ * The messages from the other tabs, which the test can hold back (`__gate.closed`) and let through later (a tab that
+ * hears the others late), and the tab's own, which it can drop (`__gate.muted`: a tab that says nothing more).
+ */
+function gatedChannel() {
+  const spied = window as unknown as Spied;
+  const gate: Spied['__gate'] = { closed: false, muted: false, held: [] };
+  spied.__gate = gate;
+  const onmessage = Object.getOwnPropertyDescriptor(BroadcastChannel.prototype, 'onmessage');
+  Object.defineProperty(BroadcastChannel.prototype, 'onmessage', {
+    configurable: true,
+    get(this: BroadcastChannel) {
+      return onmessage?.get?.call(this) as unknown;
+    },
+    set(this: BroadcastChannel, listener: ((event: MessageEvent) => void) | null) {
+      const gated = listener && ((event: MessageEvent) => (gate.closed ? gate.held.push({ type: String((event.data as { type?: unknown } | null)?.type), deliver: () => listener.call(this, event) }) : listener.call(this, event)));
+      onmessage?.set?.call(this, gated);
+    },
+  });
+  const post = Object.getOwnPropertyDescriptor(BroadcastChannel.prototype, 'postMessage')?.value as (this: BroadcastChannel, message: unknown) => void;
+  BroadcastChannel.prototype.postMessage = function (this: BroadcastChannel, message: unknown) {
+    if (!gate.muted) post.call(this, message);
+  };
+}
+
+/** Keeps the tab's live streams (its EventSources), for `cutStream` to end. */
+function cuttableStreams() {
+  const spied = window as unknown as Spied;
+  spied.__streams = [];
+  const Real = window.EventSource;
+  class Tracked extends Real {
+    constructor(url: string | URL, init?: EventSourceInit) {
+      super(url, init);
+      spied.__streams.push(this);
+    }
+  }
+  Object.defineProperty(window, 'EventSource', { value: Tracked, configurable: true, writable: true });
+}
+
+/** Takes the tab's live stream away as a dropped connection does: the open one ends, and every try to open it again fails until `restoreStream`. */
+async function cutStream(page: Page) {
+  await page.route(/notifications\.stream/, (route) => route.abort());
+  await page.evaluate(() => {
+    for (const stream of (window as unknown as Spied).__streams) {
+      if (stream.readyState === EventSource.CLOSED) continue;
+      stream.close();
+      stream.dispatchEvent(new Event('error'));
+    }
+  });
+}
+
+async function restoreStream(page: Page) {
+  await page.unroute(/notifications\.stream/);
+}
+
+/** Waits until the tab's live stream is open again after `cutStream` (the ones it closed stay closed). */
+async function streamOpen(page: Page) {
+  await until(() => page.evaluate(() => (window as unknown as Spied).__streams.some((stream) => stream.readyState === EventSource.OPEN)), Boolean, 15_000, 'the stream open again');
 }
 
 /** The page's visibility, switchable later by `setHidden` (which fires `visibilitychange` as the browser does). */
@@ -95,6 +164,8 @@ async function context(target: RunningDashboard): Promise<BrowserContext> {
   cleanup.push(() => created.close());
   await created.grantPermissions(['notifications'], { origin: target.url });
   await created.addInitScript(spyOnNotifications);
+  await created.addInitScript(gatedChannel);
+  await created.addInitScript(cuttableStreams);
   return created;
 }
 
@@ -215,3 +286,174 @@ describe('desktop notification or toast, by what is in view', () => {
     expect(problems).toEqual([]);
   });
 });
+
+const unreadIn = (page: Page, count: number) => page.getByRole('button', { name: `Notifications, ${count} unread` });
+const desktopIn = async (...pages: Page[]) => (await Promise.all(pages.map(shownIn))).flat();
+const toastCount = async (...pages: Page[]) => (await Promise.all(pages.map((page) => toastsIn(page).count()))).reduce((a, b) => a + b, 0);
+
+describe('each interruption shown once, by some tab, whatever the timing', () => {
+  it('shows on the desktop an offer that reached a tab just gone out of view, and nowhere else', async () => {
+    const target = await dashboard();
+    const ctx = await context(target);
+    const problems: string[] = [];
+    const hidden = await tab(ctx, target, { hidden: true }, problems);
+    // In view but deaf to its own stream: it can only hear of the interruption from the leader's offer.
+    const visible = await tab(ctx, target, { hidden: false, stream: false }, problems);
+
+    // The visible tab hears the other tabs late: the offer is held until it has gone out of view.
+    await visible.evaluate(() => ((window as unknown as Spied).__gate.closed = true));
+    await deliverVercel(target, 'deployment.error');
+    await until(() => visible.evaluate(() => (window as unknown as Spied).__gate.held.map((m) => m.type)), (types) => types.includes('offer'), 10_000, 'offered to the tab in view');
+    await visible.evaluate(() => {
+      const spied = window as unknown as Spied;
+      spied.__hidden = true;
+      document.dispatchEvent(new Event('visibilitychange'));
+      spied.__gate.closed = false;
+      for (const message of spied.__gate.held.splice(0)) message.deliver();
+    });
+
+    await until(() => desktopIn(hidden, visible), (shown) => shown.length >= 1, 10_000, 'a desktop notification');
+    await sleep(1_500);
+    expect(await desktopIn(hidden, visible)).toEqual([{ title: FAILED, tag: SUBJECT }]);
+    expect(await toastCount(hidden, visible)).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('shows on the desktop an offer whose tab in view went without a word before answering it', async () => {
+    const target = await dashboard();
+    const ctx = await context(target);
+    const problems: string[] = [];
+    const hidden = await tab(ctx, target, { hidden: true }, problems);
+    const visible = await tab(ctx, target, { hidden: false, stream: false }, problems);
+
+    await visible.evaluate(() => ((window as unknown as Spied).__gate.closed = true));
+    await deliverVercel(target, 'deployment.error');
+    await until(() => visible.evaluate(() => (window as unknown as Spied).__gate.held.map((m) => m.type)), (types) => types.includes('offer'), 10_000, 'offered to the tab in view');
+    // Gone without a word, as a crashed tab goes: its pagehide's message is lost, and only its Web Lock, released by the browser, tells.
+    await visible.evaluate(() => ((window as unknown as Spied).__gate.muted = true));
+    await visible.close();
+
+    await until(() => shownIn(hidden), (shown) => shown.length >= 1, 10_000, 'a desktop notification');
+    await sleep(1_500);
+    expect(await shownIn(hidden)).toEqual([{ title: FAILED, tag: SUBJECT }]);
+    expect(await toastsIn(hidden).count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('while the leader’s stream is down, shows what another hidden tab’s stream brings, once, and not again when the leader’s replay comes', async () => {
+    const target = await dashboard();
+    const ctx = await context(target);
+    const problems: string[] = [];
+    // The first tab leads.
+    const leader = await tab(ctx, target, { hidden: true }, problems);
+    const other = await tab(ctx, target, { hidden: true }, problems);
+    await deliverVercel(target, 'deployment.error');
+    await until(() => desktopIn(leader, other), (shown) => shown.length >= 1, 10_000, 'a desktop notification');
+    await Promise.all([unreadIn(leader, 1).waitFor(), unreadIn(other, 1).waitFor()]);
+
+    await cutStream(leader);
+    await deliverVercel(target, 'deployment.succeeded');
+    await until(() => desktopIn(leader, other), (shown) => shown.length >= 2, 10_000, 'the recovery on the desktop');
+
+    // The leader's stream comes back and replays what it missed: the desktop does not get it again.
+    await restoreStream(leader);
+    await streamOpen(leader);
+    await sleep(1_500);
+    expect(await desktopIn(leader, other)).toEqual([
+      { title: FAILED, tag: SUBJECT },
+      { title: DEPLOYED, tag: SUBJECT },
+    ]);
+    expect(await toastCount(leader, other)).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('shows what the leader left undecided when it goes: the next leader takes it over', async () => {
+    const target = await dashboard();
+    const ctx = await context(target);
+    const problems: string[] = [];
+    const leader = await tab(ctx, target, { hidden: true }, problems);
+    const next = await tab(ctx, target, { hidden: true }, problems);
+    // The leader hears nothing: its stream is down, and the other tab's word waits.
+    await cutStream(leader);
+    await leader.evaluate(() => ((window as unknown as Spied).__gate.closed = true));
+    await deliverVercel(target, 'deployment.error');
+    await until(() => leader.evaluate(() => (window as unknown as Spied).__gate.held.map((m) => m.type)), (types) => types.includes('received'), 10_000, 'handed to the leader');
+    await leader.close();
+
+    await until(() => shownIn(next), (shown) => shown.length >= 1, 10_000, 'a desktop notification');
+    await sleep(1_500);
+    expect(await shownIn(next)).toEqual([{ title: FAILED, tag: SUBJECT }]);
+    expect(await toastsIn(next).count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('shows once what was sent while every tab’s stream was down, when they come back: on the desktop with no tab in view, as a toast with one', async () => {
+    const target = await dashboard();
+    const ctx = await context(target);
+    const problems: string[] = [];
+    const first = await tab(ctx, target, { hidden: true }, problems);
+    const second = await tab(ctx, target, { hidden: true }, problems);
+    // An event first, so that each stream has a place to resume from.
+    await deliverVercel(target, 'deployment.error');
+    await until(() => desktopIn(first, second), (shown) => shown.length >= 1, 10_000, 'a desktop notification');
+    await Promise.all([unreadIn(first, 1).waitFor(), unreadIn(second, 1).waitFor()]);
+
+    const whileAway = async (type: string) => {
+      await Promise.all([cutStream(first), cutStream(second)]);
+      await deliverVercel(target, type);
+      await Promise.all([restoreStream(first), restoreStream(second)]);
+    };
+    await whileAway('deployment.succeeded');
+    await until(() => desktopIn(first, second), (shown) => shown.length >= 2, 15_000, 'the recovery on the desktop');
+    await Promise.all([streamOpen(first), streamOpen(second)]);
+    await sleep(1_500);
+    expect((await desktopIn(first, second)).map((shown) => shown.title)).toEqual([FAILED, DEPLOYED]);
+    expect(await toastCount(first, second)).toBe(0);
+
+    // The second tab in view: the next outage, sent while both were away, is its toast, and nothing more reaches the desktop.
+    await setHidden(second, false);
+    await whileAway('deployment.error');
+    await until(() => toastsIn(second).allInnerTexts(), (texts) => texts.some((text) => text.includes(FAILED)), 15_000, 'the outage toasted');
+    await Promise.all([streamOpen(first), streamOpen(second)]);
+    await sleep(1_500);
+    expect(await desktopIn(first, second)).toHaveLength(2);
+    expect(await toastCount(first, second)).toBe(1);
+    expect(problems).toEqual([]);
+  });
+
+  it('keeps a replay sent over two minutes before out of pop-ups, and shows a recent one', async () => {
+    const target = await dashboard();
+    const ctx = await context(target);
+    const problems: string[] = [];
+    const page = await tab(ctx, target, { hidden: true }, problems);
+    await deliverVercel(target, 'deployment.error');
+    await until(() => shownIn(page), (shown) => shown.length >= 1, 10_000, 'a desktop notification');
+
+    // Ten minutes on by the server's clock (the Date of its answers): what the stream replays now was sent long ago.
+    const notStream = (url: URL) => !url.href.includes('notifications.stream');
+    const later = async (route: Route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, headers: { ...response.headers(), date: new Date(Date.now() + 600_000).toUTCString() } });
+    };
+    await page.route(notStream, later);
+    await cutStream(page);
+    await deliverVercel(target, 'deployment.succeeded');
+    await restoreStream(page);
+    await streamOpen(page);
+    await sleep(1_500);
+    expect(await shownIn(page)).toEqual([{ title: FAILED, tag: SUBJECT }]);
+
+    // The server's own time again: a replay of moments ago is shown.
+    await page.unroute(notStream, later);
+    await cutStream(page);
+    await deliverVercel(target, 'deployment.error');
+    await restoreStream(page);
+    await until(() => shownIn(page), (shown) => shown.length >= 2, 15_000, 'a desktop notification');
+    expect(await shownIn(page)).toEqual([
+      { title: FAILED, tag: SUBJECT },
+      { title: FAILED, tag: SUBJECT },
+    ]);
+    expect(problems).toEqual([]);
+  });
+});
+

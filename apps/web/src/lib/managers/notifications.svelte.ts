@@ -33,9 +33,11 @@ export class InboxState {
   filter = $state<InboxFilter>({ unread: false, project: '', integration: '' });
   /** Whether the list has been loaded at least once (an empty inbox vs one not asked yet). */
   loaded = $state(false);
-  /** Interruptions from the stream (a toast, a desktop notification); the inbox itself has nothing to do with them. */
-  /** Interruptions as they are sent; those a reconnect replays are for the record and not passed on. */
-  onInterrupt: ((interrupt: Interruption) => void) | undefined;
+  /**
+   * Interruptions from the stream (a toast, a desktop notification); the inbox itself has nothing to do with them.
+   * `replayed`: sent while this tab's stream was away (a reconnect's replay), for the desktop alerts to judge.
+   */
+  onInterrupt: ((interrupt: Interruption, replayed: boolean) => void) | undefined;
   private stop: (() => void) | undefined;
   /** The seq of the last event seen: a reconnect resumes after it. */
   private lastEventId: number | undefined;
@@ -97,7 +99,7 @@ export class InboxState {
 
   private receive(event: NotificationStreamEvent) {
     if (event.kind === 'interrupt') {
-      if (!event.replayed) this.onInterrupt?.(event.interrupt);
+      this.onInterrupt?.(event.interrupt, event.replayed);
       return;
     }
     this.unread = event.unreadCount;
