@@ -1,4 +1,4 @@
-import type { Interruption } from '@dash/contracts';
+import { httpUrl, type Interruption } from '@dash/contracts';
 
 /**
  * Interruptions from the live stream, shown where the user will see them, once. "In view" is
@@ -481,7 +481,9 @@ class DesktopAlerts {
   /** A click on a toast: the row's page when it has one, else the bell at its row. */
   activate(toast: Toast): void {
     this.dismiss(toast.id);
-    if (toast.url) window.open(toast.url, '_blank', 'noopener,noreferrer');
+    // Only an http(s) page opens (the URL is an upstream's, from a webhook).
+    const href = httpUrl(toast.url);
+    if (href) window.open(href, '_blank', 'noopener,noreferrer');
     else this.open?.({ notificationId: toast.notificationId, url: null });
   }
 
