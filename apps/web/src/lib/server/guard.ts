@@ -203,11 +203,21 @@ export function bodyLimit(method: string, url: string): number {
   return BODY_LIMITS.other;
 }
 
+/** A JSON error answer that closes its connection: the rest of the request is never read. */
+export function closingVerdict(status: number, code: string, message: string): NonNullable<Verdict> {
+  const verdict = json(status, code, message);
+  return { ...verdict, headers: { ...verdict.headers, connection: 'close' } };
+}
+
 /** The 413 for a body over its route's limit; the connection closes with it, so the rest is never read. */
 export function tooLargeVerdict(limit: number): NonNullable<Verdict> {
   const size = limit >= 1024 * 1024 ? `${limit / 1024 / 1024} MB` : `${limit / 1024} KB`;
-  const verdict = json(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${size}, the most this route takes`);
-  return { ...verdict, headers: { ...verdict.headers, connection: 'close' } };
+  return closingVerdict(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${size}, the most this route takes`);
+}
+
+/** The 408 for a request whose body stopped coming, or did not all come in time; the connection closes with it. */
+export function timeoutVerdict(message: string): NonNullable<Verdict> {
+  return closingVerdict(408, 'REQUEST_TIMEOUT', message);
 }
 
 /**
