@@ -1,6 +1,7 @@
 // Slow clients, over real sockets against the built dashboard (issue 37, 1): a request's headers and body each have
-// their time, a connection left after an early answer goes with the linger, and connections are capped in all and
-// per address; each time the attacker's connection beside a legitimate request on another, which is served all along.
+// their time, a connection left after an early answer goes with the linger, connections are capped in all and per
+// address, and the webhook route refuses what it cannot take before reading the body; each time the attacker's
+// connection beside a legitimate request on another, which is served all along.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -197,5 +198,35 @@ describe('with the default timeouts, at most 3 connections from one address and 
     await more[0]?.done;
     expect(await until(() => ownerSignsIn(port), (status) => status === 303, 5_000, 'served again')).toBe(303);
     for (const client of [...held, ...more]) client.close();
+  });
+});
+
+describe('the webhook route refuses what it cannot take before reading the body', () => {
+  let dashboard: RunningDashboard;
+  let port: number;
+  beforeAll(async () => {
+    dashboard = await startDashboard({ env: { DASHBOARD_PASSWORD_FILE: passwordFile(), WEBHOOK_SECRET_CODE_HOST: SECRET } });
+    port = dashboard.port;
+  });
+  afterAll(() => dashboard.stop());
+
+  const delivery = (integration: string) =>
+    `POST /api/webhooks/${integration} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"zen":"`;
+
+  it('an integration without a secret (401) or unknown (404) is answered at once, the body never sent', async () => {
+    for (const [integration, status] of [
+      ['vercel', 401],
+      ['deploy_host', 401],
+      ['nope', 404],
+    ] as const) {
+      const attacker = slowClient(port, delivery(integration), { giveUpMs: 3_000, closeOnAnswer: true });
+      const held = await attacker.done;
+      expect([integration, held.text.split('\r\n')[0]]).toEqual([integration, `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Not Found'}`]);
+      expect(held.answeredAfterMs).toBeLessThan(1_500);
+    }
+    // One with a secret reads its body first: no answer while it has not come.
+    const waiting = slowClient(port, delivery('github'), { giveUpMs: 1_500 });
+    expect(await ownerSignsIn(port)).toBe(303);
+    expect((await waiting.done).text).toBe('');
   });
 });
