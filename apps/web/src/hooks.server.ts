@@ -136,7 +136,10 @@ const authenticate: Handle = async ({ event, resolve }) => {
 
 export const handle = authenticate;
 
-export const handleError: HandleServerError = ({ error, status, message }) => {
+export const handleError: HandleServerError = ({ error, event, status, message }) => {
+  // A request whose connection went before its body was in (the client left, or server.ts cut it short and logged
+  // why) fails where the body is read: nothing is wrong with the server, and no one is left to answer.
+  if (event.request.signal.aborted) return { message };
   if (status >= 500) console.error('[dashboard] unhandled error:', error instanceof Error ? error.message : error);
   return { message: status >= 500 ? 'Something went wrong on the server; its log has the details.' : message };
 };

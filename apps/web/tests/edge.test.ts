@@ -74,6 +74,27 @@ function upload(url: string, headers: Record<string, string>, head: string, padd
   });
 }
 
+/**
+ * One request written byte for byte on its own connection (the path as it is, as `curl --path-as-is` sends it), and
+ * its answer as read until the server closes the connection (send `Connection: close`); the body as it came, chunked or not.
+ */
+function exchange(port: number, head: string, body = ''): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('latin1').on('data', (piece: string) => (text += piece));
+    // A server that closes while the client still writes may reset the connection after its answer: the answer counts.
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      const status = /^HTTP\/1\.1 (\d{3}) /.exec(text)?.[1];
+      if (status === undefined) reject(new Error(`no answer: ${JSON.stringify(text.slice(0, 200))}`));
+      else resolve({ status: Number(status), body: text.slice(text.indexOf('\r\n\r\n') + 4) });
+    });
+    // Not half-closed (curl does not): Node's server would end its side too, before an answer still being made.
+    socket.write(head + body);
+  });
+}
+
 /** A file adapter-node serves itself, which SvelteKit's hooks never see. */
 const asset = `/_app/immutable/entry/${readdirSync(join(webDir, 'build/client/_app/immutable/entry')).find((name) => name.endsWith('.js'))}`;
 
@@ -270,7 +291,8 @@ describe('a dashboard behind a reverse proxy on this machine', () => {
 describe('request bodies are held to their route’s limit on the bytes read', () => {
   let dashboard: RunningDashboard;
   beforeAll(async () => {
-    dashboard = await startDashboard({ env: { DASHBOARD_PASSWORD_FILE: passwordFile() } });
+    // A webhook with a secret reads its body (one without is refused before it: slow-clients.test.ts).
+    dashboard = await startDashboard({ env: { DASHBOARD_PASSWORD_FILE: passwordFile(), WEBHOOK_SECRET_CODE_HOST: 'a-code-host-signing-secret' } });
   });
   afterAll(() => dashboard.stop());
 
@@ -348,6 +370,26 @@ describe('request bodies are held to their route’s limit on the bytes read', (
     // Closed by the server at the limit, not after reading the body to its end and idling out the keep-alive (5 s).
     expect(performance.now() - wrote).toBeLessThan(4_000);
     expect(text).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+  });
+
+  it('a path with dot segments (curl --path-as-is) gets the limit of the route it reaches: 413 after 16 KB to /login and auth.*', async () => {
+    // Raw request lines, as `curl --path-as-is` sends them: adapter-node resolves the dot segments (and `%2e%2e`), so
+    // each reaches the sign-in form or auth.login, and must meet their 16 KB, not the 1 MB of a path it does not name.
+    const { port } = new URL(dashboard.url);
+    const host = `Host: 127.0.0.1:${port}\r\nOrigin: ${dashboard.url}\r\nConnection: close`;
+    const padding = ' '.repeat(200 * 1024);
+    for (const [path, type, body] of [
+      ['/x/../login', 'application/x-www-form-urlencoded', `password=${padding}`],
+      ['/%2e%2e/login', 'application/x-www-form-urlencoded', `password=${padding}`],
+      ['/api/trpc/x/../auth.login', 'application/json', `{"password":"${padding}"}`],
+    ] as const) {
+      const answer = await exchange(Number(port), `POST ${path} HTTP/1.1\r\n${host}\r\nAccept: text/html\r\nContent-Type: ${type}\r\nContent-Length: ${body.length}\r\n\r\n`, body);
+      expect([path, answer.status]).toEqual([path, 413]);
+      expect(answer.body).toContain('"message":"The request body is larger than 16 KB, the most this route takes"');
+    }
+    // The owner's sign-in by the same path still works.
+    const signIn = await exchange(Number(port), `POST /x/../login HTTP/1.1\r\n${host}\r\nAccept: text/html\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${`password=${encodeURIComponent(PASSWORD)}`.length}\r\n\r\n`, `password=${encodeURIComponent(PASSWORD)}`);
+    expect(signIn.status).toBe(303);
   });
 
   it('the import takes a real export of more than 1 MB, chunked', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientAddressOf } from './client-address.ts';
+import { clientAddressOf, connectionGroup } from './client-address.ts';
 
 describe('the client address', () => {
   it('is the socket without TRUST_PROXY, whatever X-Forwarded-For says', () => {
@@ -17,5 +17,18 @@ describe('the client address', () => {
   it('falls back to the socket with TRUST_PROXY when the proxy sent no X-Forwarded-For', () => {
     expect(clientAddressOf('127.0.0.1', undefined, true)).toBe('127.0.0.1');
     expect(clientAddressOf('127.0.0.1', ' , ', true)).toBe('127.0.0.1');
+  });
+});
+
+describe('the address a connection is counted under', () => {
+  it('is an IPv4 address as it is, mapped or not, and an IPv6 one by its /64', () => {
+    expect(connectionGroup('198.51.100.7')).toBe('198.51.100.7');
+    expect(connectionGroup('::ffff:198.51.100.7')).toBe('198.51.100.7');
+    expect(connectionGroup('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(connectionGroup('2001:DB8:1:2:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(connectionGroup('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(connectionGroup('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(connectionGroup('::1')).toBe('0:0:0:0::/64');
+    expect(connectionGroup(undefined)).toBe('unknown');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_DUMP_BYTES } from '@dash/contracts';
 import { RECEIVE_LIMITS } from '@dash/webhooks';
-import { bodyLimit, BODY_LIMITS, guard, proxiedRefusal, proxyHeaderOf, securityHeaders, tooLargeVerdict, type GuardConfig } from './guard.ts';
+import { bodyLimit, BODY_LIMITS, guard, normalisedPath, proxiedRefusal, proxyHeaderOf, securityHeaders, tooLargeVerdict, type GuardConfig } from './guard.ts';
 
 const local: GuardConfig = { mode: 'local', origin: 'http://127.0.0.1:3000', allowedHosts: [] };
 const remote: GuardConfig = { mode: 'remote', origin: 'https://dash.example.com', allowedHosts: ['dash.internal', '.corp.example'] };
@@ -132,6 +132,25 @@ describe('body limits', () => {
     for (const [method, url] of [['POST', '/api/trpc/settings.update?batch=1'], ['POST', '/api/trpc/database.import'], ['POST', '/api/projects'], ['PUT', '/api/database/import'], ['POST', '/settings?/password'], ['GET', '/']]) {
       expect(bodyLimit(method as string, url as string)).toBe(BODY_LIMITS.other);
     }
+  });
+
+  it('are chosen by the path SvelteKit will route, never the raw one: dot segments, backslashes and encoded letters get no more', () => {
+    // adapter-node parses the target with the URL parser (dot segments, `%2e`, backslashes) and SvelteKit decodes the
+    // path to route it (`%6c` is `l`): each of these reaches the sign-in form or auth.* and its 16 KB.
+    for (const url of ['/x/../login', '/%2e%2e/login', '/x/%2E%2E/login', '/./login', '/x\\..\\login', '/%6cogin', '/login/', '/login#x', '/setup/./', '/api/x/../tokens']) {
+      expect([url, bodyLimit('POST', url)]).toEqual([url, BODY_LIMITS.signIn]);
+    }
+    for (const url of ['/api/trpc/x/../auth.login', '/api/trpc/x/%2e%2e/auth.login?batch=1', '/api/trpc/settings.get/../auth.login', '/api/%74rpc/auth.login', '/api/trpc/%61uth.login']) {
+      expect([url, bodyLimit('POST', url)]).toEqual([url, BODY_LIMITS.signIn]);
+    }
+    // A webhook or the import is only what its normalised path is; a path that does not decode routes nowhere: the smallest.
+    expect(bodyLimit('POST', '/api/webhooks/code_host/../../settings')).toBe(BODY_LIMITS.other);
+    expect(bodyLimit('POST', '/x/../api/database/import')).toBe(BODY_LIMITS.import);
+    expect(bodyLimit('POST', '/api/%E0%A4%A')).toBe(BODY_LIMITS.signIn);
+    // What the guard looks at is the same normalised path: a foreign Host is refused on /healthz reached by dot segments.
+    expect(normalisedPath('/x/../login?next=/a/../b')).toBe('/login');
+    expect(normalisedPath('//evil.example/login')).toBe('//evil.example/login');
+    expect(guard(request('POST', '/x/../api/webhooks/code_host', { host: '127.0.0.1:3000', 'content-type': 'text/plain' }), local)?.status).toBe(415);
   });
 
   it('answer 413 JSON that closes the connection', () => {

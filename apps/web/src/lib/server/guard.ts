@@ -76,7 +76,7 @@ export function hostAllowed(hostname: string, config: GuardConfig): boolean {
  *    POST /api/backup, which takes BACKUP_SECRET and nothing else.
  */
 export function guard(request: GuardedRequest, config: GuardConfig): Verdict {
-  const path = request.url.split('?')[0] ?? '/';
+  const path = normalisedPath(request.url) ?? request.url.split('?')[0] ?? '/';
   // A load balancer's or Docker's liveness probe comes by address; the answer says only "ok".
   if (path === '/healthz' && request.method === 'GET') return undefined;
   const parsed = parseHost(request.header('host'));
@@ -152,9 +152,42 @@ export const BODY_LIMITS = {
 const SIGN_IN_PATHS = new Set(['/login', '/setup', '/logout']);
 const SIGN_IN_PROCEDURES = /^(auth|sessions|tokens)\./;
 
-/** The most a request's body may hold: by path, and for /api/trpc by the procedures it names (a batch takes its smallest). */
+/**
+ * The path of a request line's target as adapter-node hands it to SvelteKit: it parses `<origin><target>` with the URL
+ * parser, which resolves dot segments (`/x/../login`, `/%2e%2e/login`) and backslashes, and drops a fragment; still
+ * percent-encoded. Undefined when the URL parser refuses it (adapter-node then answers 400 without reading the body).
+ */
+export function normalisedPath(url: string): string | undefined {
+  try {
+    return new URL(`http://target.invalid${url}`).pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The path SvelteKit matches its routes against: the normalised path decoded but for `%25` (its `decode_pathname`), so
+ * `/%6cogin` is `/login`, without a trailing slash (`/login/` reaches /login, after a redirect). Undefined when it does
+ * not decode, which SvelteKit answers with 400 and no route.
+ */
+export function routedPath(url: string): string | undefined {
+  const path = normalisedPath(url);
+  if (path === undefined) return undefined;
+  try {
+    const decoded = path.split('%25').map(decodeURI).join('%25');
+    return decoded.length > 1 ? decoded.replace(/\/$/, '') : decoded;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The most a request's body may hold: by the path SvelteKit will route (never the raw one: `/x/../login` is /login),
+ * and for /api/trpc by the procedures it names (a batch takes its smallest). A path nothing routes gets the smallest.
+ */
 export function bodyLimit(method: string, url: string): number {
-  const path = url.split('?')[0] ?? '/';
+  const path = routedPath(url);
+  if (path === undefined) return BODY_LIMITS.signIn;
   if (SIGN_IN_PATHS.has(path) || path === '/api/tokens' || path.startsWith('/api/tokens/') || path.startsWith('/api/auth/')) return BODY_LIMITS.signIn;
   if (path.startsWith('/api/trpc/')) {
     let procedures: string[];
@@ -170,11 +203,21 @@ export function bodyLimit(method: string, url: string): number {
   return BODY_LIMITS.other;
 }
 
+/** A JSON error answer that closes its connection: the rest of the request is never read. */
+export function closingVerdict(status: number, code: string, message: string): NonNullable<Verdict> {
+  const verdict = json(status, code, message);
+  return { ...verdict, headers: { ...verdict.headers, connection: 'close' } };
+}
+
 /** The 413 for a body over its route's limit; the connection closes with it, so the rest is never read. */
 export function tooLargeVerdict(limit: number): NonNullable<Verdict> {
   const size = limit >= 1024 * 1024 ? `${limit / 1024 / 1024} MB` : `${limit / 1024} KB`;
-  const verdict = json(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${size}, the most this route takes`);
-  return { ...verdict, headers: { ...verdict.headers, connection: 'close' } };
+  return closingVerdict(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${size}, the most this route takes`);
+}
+
+/** The 408 for a request whose body stopped coming, or did not all come in time; the connection closes with it. */
+export function timeoutVerdict(message: string): NonNullable<Verdict> {
+  return closingVerdict(408, 'REQUEST_TIMEOUT', message);
 }
 
 /**
