@@ -421,6 +421,22 @@ describe('each interruption shown once, by some tab, whatever the timing', () =>
     expect(problems).toEqual([]);
   });
 
+  it('shows what was sent while the stream was away even when that stream had brought nothing yet (it starts at the page’s position)', async () => {
+    const target = await dashboard();
+    const ctx = await context(target);
+    const problems: string[] = [];
+    // A fresh page, no event since it loaded: its stream has no event id of its own to resume from.
+    const only = await tab(ctx, target, { hidden: true }, problems);
+    await cutStream(only);
+    await deliverVercel(target, 'deployment.error');
+    await restoreStream(only);
+    await until(() => desktopIn(only), (shown) => shown.length >= 1, 15_000, 'the outage on the desktop');
+    await streamOpen(only);
+    await sleep(1_500);
+    expect((await desktopIn(only)).map((shown) => shown.title)).toEqual([FAILED]);
+    expect(problems).toEqual([]);
+  });
+
   it('keeps a replay sent over two minutes before out of pop-ups, and shows a recent one', async () => {
     const target = await dashboard();
     const ctx = await context(target);

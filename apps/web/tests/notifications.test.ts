@@ -610,7 +610,7 @@ describe.skipIf(redisProblem !== undefined && process.env.CI !== 'true')('webhoo
     await page.locator('.bell > button[aria-label="Notifications"]').waitFor();
     expect(await page.locator('.bell .count').count()).toBe(0);
     expect(await panel.getByRole('button', { name: 'Mark all read' }).isDisabled()).toBe(true);
-    expect(await (await fetch(`${dashboard.url}/api/notifications/unread`)).json()).toEqual({ unreadCount: 0 });
+    expect(await (await fetch(`${dashboard.url}/api/notifications/unread`)).json()).toMatchObject({ unreadCount: 0 });
     // Still the same page: nothing reloaded.
     expect(await page.evaluate(() => document.body.dataset.sameDocument)).toBe('yes');
     await page.close();

@@ -5,6 +5,6 @@ export const load: LayoutServerLoad = async ({ locals }) => {
   // The sign-in pages are shown to nobody in particular: no demo banner, no account menu.
   if (!locals.request.identity) return { demo: { available: false, active: false, projects: [] }, auth: undefined, inbox: undefined };
   const api = await callerFor(locals.request);
-  const [demo, auth, { unreadCount }, { projects }] = await Promise.all([api.demo.status(), api.auth.status(), api.notifications.unreadCount(), api.projects.list()]);
-  return { demo, auth, inbox: { unread: unreadCount, projects: projects.map(({ slug, name, color }) => ({ slug, name, color })) } };
+  const [demo, auth, { unreadCount, seq }, { projects }] = await Promise.all([api.demo.status(), api.auth.status(), api.notifications.unreadCount(), api.projects.list()]);
+  return { demo, auth, inbox: { unread: unreadCount, seq, projects: projects.map(({ slug, name, color }) => ({ slug, name, color })) } };
 };

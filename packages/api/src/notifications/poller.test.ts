@@ -292,7 +292,7 @@ describe('POST /api/relay/poll with the real relay', () => {
     expect([...inbox].reverse()).toEqual(sixExpected.map((expected): unknown => expect.objectContaining(expected)));
     expect(new Set(inbox.map((n) => n.id)).size).toBe(6);
     expect(inbox.every((n) => n.readAt === null && n.eventCount === 1)).toBe(true);
-    expect((await dash.call('GET', '/api/notifications/unread')).json).toEqual({ unreadCount: 6 });
+    expect((await dash.call('GET', '/api/notifications/unread')).json).toMatchObject({ unreadCount: 6 });
 
     // Polling again finds nothing new and stores nothing.
     const again = await dash.call('POST', '/api/relay/poll');
@@ -361,7 +361,7 @@ describe('POST /api/relay/poll with the real relay', () => {
     ]);
     expect(relay.polls()[0]!.query.since).toBe('0');
     expect(Number(relay.polls()[1]!.query.since)).toBeLessThan(Number(relay.polls()[2]!.query.since));
-    expect((await dash.call('GET', '/api/notifications/unread')).json).toEqual({ unreadCount: 1_200 });
+    expect((await dash.call('GET', '/api/notifications/unread')).json).toMatchObject({ unreadCount: 1_200 });
     const stored = await dash.store.notifications.list({ limit: 5_000 });
     expect(new Set(stored.map((row) => row.url)).size).toBe(1_200);
     expect(await dash.cursor(relay.url())).toBe(last.timestamp);

@@ -300,7 +300,7 @@ describe('POST /api/notifications/read and GET /api/notifications/unread', () =>
   it('marks the listed ids read, then all, updating the unread count', async () => {
     const dash = await dashboard();
     const all = await seed(dash);
-    expect((await dash.call('GET', '/api/notifications/unread')).json).toEqual({ unreadCount: 5 });
+    expect((await dash.call('GET', '/api/notifications/unread')).json).toEqual({ unreadCount: 5, seq: expect.any(Number) });
 
     const two = [all[0]!.id, all[3]!.id];
     const res = await dash.call('POST', '/api/notifications/read', { ids: two });

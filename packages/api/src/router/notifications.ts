@@ -153,10 +153,17 @@ export const notificationsRouter = router({
       };
     }),
 
+  /**
+   * The unread count, and `seq`: the live stream's position, read first, so a stream opened with it as `lastEventId`
+   * replays everything after the count (a page's first stream, which has seen no event yet, misses nothing).
+   */
   unreadCount: publicProcedure
     .input(z.void())
-    .output(z.object({ unreadCount: z.number().int() }))
-    .query(async ({ ctx }) => ({ unreadCount: await ctx.store.notifications.unreadCount() })),
+    .output(z.object({ unreadCount: z.number().int(), seq: z.number().int() }))
+    .query(async ({ ctx }) => {
+      const seq = await ctx.store.notifications.latestSeq();
+      return { unreadCount: await ctx.store.notifications.unreadCount(), seq };
+    }),
 
   markRead: publicProcedure
     .input(markReadSchema)

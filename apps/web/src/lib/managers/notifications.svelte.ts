@@ -42,8 +42,13 @@ export class InboxState {
   /** The seq of the last event seen: a reconnect resumes after it. */
   private lastEventId: number | undefined;
 
-  constructor(unread: number) {
+  /**
+   * `seq`: the stream's position when the page was made. The first stream starts after it, so whatever happens between
+   * the page and its stream (or while a stream that has brought nothing yet is away) is replayed, not lost.
+   */
+  constructor(unread: number, seq?: number) {
     this.unread = unread;
+    this.lastEventId = seq;
   }
 
   /**
