@@ -137,7 +137,10 @@ export type BriefingProject = z.infer<typeof briefingProjectSchema>;
 
 /** A line that crosses a threshold, with the number behind it. */
 export const needsYouSchema = z.object({
-  /** Which threshold: `revenue_drop`, `low_ratings`, `error_spike`, `new_errors`, `long_outage`, `traffic_drop`. */
+  /**
+   * Which threshold: `revenue_drop`, `low_ratings`, `error_spike`, `new_errors`, `long_outage` (an outage that ended),
+   * `traffic_drop`; or `down_now`, a monitor down now, whatever the outage threshold.
+   */
   rule: z.string(),
   project: z.string(),
   section: briefingSectionSchema,

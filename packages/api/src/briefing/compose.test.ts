@@ -121,7 +121,7 @@ describe('what needs you', () => {
     expect(rules({ errors: fresh(2) })).toEqual([]);
   });
 
-  it('says a monitor has been down for 3 h (open) or was down 45 min; a 29-minute blip needs nobody', () => {
+  it('says a monitor is down now however short so far (open), or was down 45 min; a 29-minute blip that ended needs nobody', () => {
     const outage = (minutes: number, open: boolean) => ({
       id: `n-${minutes}`,
       title: 'Monitor down: api',
@@ -130,10 +130,26 @@ describe('what needs you', () => {
       open,
     });
     expect(rules({ outages: [outage(180, true)] })).toEqual([
-      expect.objectContaining({ rule: 'long_outage', text: 'Monitor down: api: down for 3 h', value: 180, severity: 'error', link: '/?notification=n-180' }),
+      expect.objectContaining({ rule: 'down_now', text: 'Monitor down: api: down for 3 h, still open', value: 180, severity: 'error', link: '/?notification=n-180' }),
     ]);
+    // Open for 13 minutes, under the 30-minute threshold: it needs the founder now.
+    expect(rules({ outages: [outage(13, true)] })).toEqual([expect.objectContaining({ rule: 'down_now', text: 'Monitor down: api: down for 13 min, still open', severity: 'error' })]);
     expect(rules({ outages: [outage(45, false)] })).toEqual([expect.objectContaining({ text: 'Monitor down: api: was down 45 min', severity: 'warning' })]);
     expect(rules({ outages: [outage(29, false)] })).toEqual([]);
+  });
+
+  it('says a monitor the uptime service reports not up is down now, once, also without an open outage in the inbox', () => {
+    const monitor = (name: string, status: 'up' | 'down' | 'degraded') => ({ name, url: `https://${name}.example`, status, responseTime: 0, lastCheckedAt: null });
+    const health = { monitors: [monitor('api', 'down'), monitor('web', 'up'), monitor('worker', 'degraded')], incidents: [] };
+    expect(rules({ health })).toEqual([
+      expect.objectContaining({ rule: 'down_now', text: 'api: not up now', severity: 'error', link: '/?project=formfox#widget-health' }),
+      expect.objectContaining({ rule: 'down_now', text: 'worker: not up now' }),
+    ]);
+    // With its outage open in the inbox: the one line with how long.
+    const open = { id: 'n-1', title: 'Monitor down: api', firstAt: iso(NOW - 13 * 60_000), resolvedAt: null, open: true };
+    expect(rules({ health: { ...health, monitors: [monitor('api', 'down')] }, outages: [open] })).toEqual([
+      expect.objectContaining({ rule: 'down_now', text: 'Monitor down: api: down for 13 min, still open' }),
+    ]);
   });
 
   it('says visitors dropped 40% against the day before; 39% needs nobody', () => {

@@ -343,18 +343,25 @@ export function needsYou(project: BriefingProject, thresholds: BriefingThreshold
       link: project.errors.link,
     });
   }
+  // An outage still open needs the founder however short it is so far; the threshold decides for those that ended.
   for (const incident of project.uptime?.incidents ?? []) {
-    if (incident.durationMinutes < thresholds.outageMinutes) continue;
+    if (!incident.open && incident.durationMinutes < thresholds.outageMinutes) continue;
     lines.push({
-      rule: 'long_outage',
+      rule: incident.open ? 'down_now' : 'long_outage',
       project: slug,
       section: 'uptime',
       severity: incident.open ? 'error' : 'warning',
-      text: incident.open ? `${incident.title}: down for ${hours(incident.durationMinutes)}` : `${incident.title}: was down ${hours(incident.durationMinutes)}`,
+      text: incident.open ? `${incident.title}: down for ${hours(incident.durationMinutes)}, still open` : `${incident.title}: was down ${hours(incident.durationMinutes)}`,
       value: incident.durationMinutes,
-      threshold: thresholds.outageMinutes,
+      threshold: incident.open ? 0 : thresholds.outageMinutes,
       link: incident.link,
     });
+  }
+  // A monitor the uptime service says is not up, with no open outage in the inbox (no webhook told of it).
+  const open = (project.uptime?.incidents ?? []).filter((incident) => incident.open);
+  for (const name of project.uptime?.down ?? []) {
+    if (open.some((incident) => incident.title.includes(name))) continue;
+    lines.push({ rule: 'down_now', project: slug, section: 'uptime', severity: 'error', text: `${name}: not up now`, value: 0, threshold: 0, link: project.uptime?.link ?? '' });
   }
   return lines.sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));
 }
