@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { IntegrationName } from './projects.ts';
+import { collectiveSlugSchema, type IntegrationName } from './projects.ts';
 
 /**
  * The data routes: their query inputs and their outputs, exactly SPEC.md's shapes. Timestamps are ISO
@@ -245,7 +245,14 @@ export type Seo = z.infer<typeof seoSchema>;
 
 // --- funding -------------------------------------------------------------------------------------
 
-export const fundingQuerySchema = z.object({ slug: optionalText, ...refresh });
+/** `slug`: a collective's, checked before Open Collective is asked (a malformed one is the caller's 400). */
+export const fundingQuerySchema = z.object({
+  slug: z
+    .union([collectiveSlugSchema, z.literal('')])
+    .optional()
+    .transform((value) => (value === '' ? undefined : value)),
+  ...refresh,
+});
 export type FundingQuery = z.infer<typeof fundingQuerySchema>;
 
 export const fundingSchema = z.object({

@@ -12,6 +12,9 @@ const id = (what: string) => z.string().trim().min(1, `${what} is required`).max
 /** Which stored credential an integration uses; it defaults to the service's own name. */
 const usesCredential = { credentialKey: credentialKeySchema.optional() };
 
+/** An Open Collective slug as Open Collective makes them: lowercase letters, digits and dashes. */
+export const collectiveSlugSchema = z.string().regex(/^[a-z0-9-]+$/, 'An Open Collective slug is lowercase letters, digits and dashes, e.g. "my-project"');
+
 const labelWords = z.array(z.string().trim().min(1).max(40)).max(20);
 
 /**
@@ -81,7 +84,7 @@ export const integrationsSchema = z.strictObject({
     ...usesCredential,
   }),
   funding: z.strictObject({
-    slug: z.string().regex(/^[a-z0-9-]+$/, 'An Open Collective slug is lowercase, e.g. "my-project"'),
+    slug: collectiveSlugSchema,
     ...usesCredential,
   }),
 });

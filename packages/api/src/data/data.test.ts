@@ -190,9 +190,17 @@ describe('the demo’s routes', () => {
     const funding = fundingSchema.parse((await get('/api/funding')).json);
     expect(funding.stats.backerCount).toBeGreaterThan(funding.members.length - 1);
     expect(funding.currency).toBe('USD');
+    // A slug Open Collective does not know is the caller's mistake (404 naming it), not the upstream's failure.
     const unknown = await get('/api/funding?slug=no-such-collective');
-    expect(unknown.status).toBe(502);
-    expect(JSON.stringify(unknown.json)).toMatch(/no-such-collective/);
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ error: { code: 'NOT_FOUND', message: expect.stringContaining('"no-such-collective"') } });
+    // A malformed one is a 400 before any upstream is asked.
+    const asked = sandbox.requestsTo('opencollective').length;
+    for (const slug of ['has%09tab', 'Upper', 'a/b', 'x y']) {
+      const bad = await get(`/api/funding?slug=${slug}`);
+      expect({ slug, status: bad.status }).toEqual({ slug, status: 400 });
+    }
+    expect(sandbox.requestsTo('opencollective')).toHaveLength(asked);
   });
 
   it('looks Sentry project ids up once per 10 minutes while issues refresh every 2', async () => {

@@ -99,6 +99,11 @@ export async function loadPerProject<I extends IntegrationName, T>(
     load: (configured: Configured<I>) => Promise<T>;
     /** Narrows the projects (a Search Console property, a collective); when none is left, `whenNone` says why. */
     filter?: { keep: (configured: Configured<I>) => boolean; whenNone: string };
+    /**
+     * An upstream identifier the caller gave (a collective's slug): the upstream not knowing it is the caller's mistake,
+     * a 404 naming it, not a 502.
+     */
+    callerGave?: string;
   },
 ): Promise<Loaded<T> | NotConfigured> {
   const found = await projectsWith(ctx, options.integration, options.slug);
@@ -139,6 +144,7 @@ export async function loadPerProject<I extends IntegrationName, T>(
   const loaded = parts.filter((part): part is ProjectPart<T> => part !== undefined);
   const first = failures[0];
   if (first && (options.slug !== undefined || loaded.length === 0)) {
+    if (options.callerGave !== undefined && first.error.kind === 'not_found') throw fail('NOT_FOUND', first.error.message, first.error);
     throw fail('BAD_GATEWAY', `${first.project.name}: ${first.error.message}`, first.error);
   }
   if (loaded.length === 0 && missing[0]) return notConfigured(options.integration, missing[0].message);

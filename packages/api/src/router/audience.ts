@@ -173,6 +173,7 @@ export const audienceProcedures = {
               },
             }
           : {}),
+        ...(input.slug !== undefined ? { callerGave: input.slug } : {}),
         params: ({ config }) => ({ slug: named || input.slug === undefined ? config.slug : input.slug }),
         load: async ({ config }) =>
           opencollective.funding(await connections.context('opencollective', config.credentialKey ?? 'opencollective', { signal }), {
