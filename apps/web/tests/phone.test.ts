@@ -64,6 +64,36 @@ describe('the header on a phone', () => {
     }
   }
 
+  it('with the demo: no page scrolls sideways at 320 or 390 px, every settings card open', async () => {
+    const setup = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await gotoHydrated(setup, dashboard.url);
+    await setup.getByRole('button', { name: 'Try it with demo data' }).click();
+    await setup.getByRole('region', { name: 'Demo data' }).waitFor({ timeout: 20_000 });
+    await setup.close();
+    for (const width of [320, 390]) {
+      for (const path of ['/', '/?project=formfox', '/?project=pocket-ledger', '/?project=tideline', '/briefing', '/settings']) {
+        const page = await browser.newPage({ viewport: { width, height: 800 } });
+        await gotoHydrated(page, dashboard.url + path);
+        // The widgets' data in (each says when it was updated), and every card of Settings open, as when filling one in.
+        if (path.startsWith('/?')) await page.getByText(/Updated /).first().waitFor({ timeout: 20_000 });
+        if (path === '/briefing') await page.getByRole('heading', { level: 1 }).first().waitFor();
+        if (path === '/settings') await page.evaluate(() => document.querySelectorAll('details').forEach((details) => (details.open = true)));
+        // What is wider than the screen, and not inside something that scrolls on its own (a row of tabs).
+        const wide = await page.evaluate(() => {
+          const width = document.documentElement.clientWidth;
+          const scrollsItself = (element: Element) => {
+            for (let parent = element.parentElement; parent; parent = parent.parentElement) if (getComputedStyle(parent).overflowX !== 'visible') return true;
+            return false;
+          };
+          return [...document.querySelectorAll('body *')].filter((element) => element.getBoundingClientRect().right > width + 1 && !scrollsItself(element)).map((element) => `${element.tagName.toLowerCase()}.${element.className}`);
+        });
+        expect({ width, path, wide: wide.slice(0, 5) }).toEqual({ width, path, wide: [] });
+        expect(await scrollsSideways(page), `${path} at ${width} px`).toBe(false);
+        await page.close();
+      }
+    }
+  });
+
   it('at a desktop width keeps the links in the header, with no Menu button', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await gotoHydrated(page, dashboard.url);
