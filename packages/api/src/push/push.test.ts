@@ -106,17 +106,40 @@ describe('subscribing a device', () => {
     expect(created.json).toMatchObject({ name: 'Phone', browser: 'Firefox on Android', pushService: new URL(subscription.endpoint).host, lastSuccessAt: null, removedAt: null });
     const listed = await call('GET', '/api/push/subscriptions');
     expect(listed.json).toEqual({ devices: [created.json] });
-    // Neither the keys nor the endpoint's path (the device's capability) in any answer, the log or the export.
-    const exported = await call('GET', '/api/database/export');
-    for (const text of [created.text, listed.text, exported.text, api.log.lines.join('\n')]) {
+    // Neither the keys nor the endpoint's path (the device's capability) in any answer or the log.
+    for (const text of [created.text, listed.text, api.log.lines.join('\n')]) {
       expect(text).not.toContain(subscription.keys.p256dh);
       expect(text).not.toContain(subscription.keys.auth);
       expect(text).not.toContain(subscription.id);
     }
+    // The export carries the device (a database switch or a restore keeps it) with its keys sealed.
+    const exported = await call('GET', '/api/database/export');
+    expect(exported.text).not.toContain(subscription.keys.p256dh);
+    expect(exported.text).not.toContain(subscription.keys.auth);
+    const dumped = (exported.json as { tables: { push_subscriptions: { name: string; sealedKeys: string }[] } }).tables.push_subscriptions;
+    expect(dumped).toMatchObject([{ name: 'Phone', sealedKeys: expect.stringMatching(/^v1\./) }]);
     // Stored sealed.
     const [row] = await api.store.push.list();
     expect(row?.sealedKeys).toMatch(/^v1\./);
     expect(row?.sealedKeys).not.toContain(subscription.keys.auth);
+  });
+
+  it('comes back with an import under the same credentials key, and is skipped (named) under another', async () => {
+    const { call, api } = await dashboard();
+    const subscription = await browserSubscription(call);
+    await call('POST', '/api/push/subscriptions', deviceBody(subscription));
+    const dump = (await call('GET', '/api/database/export')).json;
+    const same = await dashboard({ credentialsKey: api.credentialsKey });
+    expect((await same.call('POST', '/api/database/import', dump)).status).toBe(200);
+    expect(((await same.call('GET', '/api/push/subscriptions')).json as { devices: { name: string }[] }).devices.map((d) => d.name)).toEqual(['Phone']);
+    const other = await dashboard();
+    const imported = await other.call('POST', '/api/database/import', dump);
+    expect((imported.json as { skipped: unknown[] }).skipped).toContainEqual({
+      table: 'push_subscriptions',
+      key: 'Phone',
+      reason: 'its keys are sealed with another credentials key: subscribe the device again',
+    });
+    expect((await other.call('GET', '/api/push/subscriptions')).json).toEqual({ devices: [] });
   });
 
   it('keeps the VAPID private key out of the export in clear', async () => {
