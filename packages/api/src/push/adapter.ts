@@ -55,13 +55,19 @@ export class WebPushAdapter {
   async send(destination: PushDestination, message: PushMessage, vapid: VapidKeyPair & { subject: string }): Promise<PushOutcome> {
     const refused = refusedBaseUrl(destination.endpoint);
     if (refused) return { kind: 'refused', status: null, reason: refused };
-    const request = webpush.generateRequestDetails(destination, message.payload, {
-      vapidDetails: vapid,
-      TTL: message.ttl,
-      urgency: message.urgency,
-      contentEncoding: 'aes128gcm',
-      ...(message.topic ? { topic: message.topic } : {}),
-    });
+    let request: ReturnType<typeof webpush.generateRequestDetails>;
+    try {
+      request = webpush.generateRequestDetails(destination, message.payload, {
+        vapidDetails: vapid,
+        TTL: message.ttl,
+        urgency: message.urgency,
+        contentEncoding: 'aes128gcm',
+        ...(message.topic ? { topic: message.topic } : {}),
+      });
+    } catch (error) {
+      // web-push refuses what it cannot encrypt or sign (a subject that is not mailto:/https:, a bad Topic): its words, no keys.
+      return { kind: 'refused', status: null, reason: `The push was not made: ${(error as Error).message.split('\n')[0]?.slice(0, 200) ?? ''}` };
+    }
     let response: Response;
     try {
       response = await this.options.fetch(request.endpoint, {
