@@ -15,6 +15,7 @@ import type { EmailSender } from './notifications/email-sender.ts';
 import type { BriefingMailer } from './briefing/mailer.ts';
 import type { Logger } from './logger.ts';
 import type { TestSends } from './alerts/test-sends.ts';
+import type { PushDevices } from './push/devices.ts';
 
 export interface Context {
   store: Store;
@@ -46,6 +47,8 @@ export interface Context {
   alerts: Alerts;
   /** The morning briefing's email: sends it at the scheduled local time, once a day across processes. */
   briefing: BriefingMailer;
+  /** Web Push: the VAPID keys, the devices and their test push. */
+  push: PushDevices;
   /** One test send a minute per outgoing channel. */
   testSends: TestSends;
   /** Where gcloud and the Workspace CLI keep their files on this computer (POST /api/auth/cli-import); absent: no import. */

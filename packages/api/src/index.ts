@@ -19,6 +19,7 @@ import { Backups, type BackupOptions } from './backup/runner.ts';
 import { Alerts, type EmailEnvironment } from './alerts/index.ts';
 import { EmailSender } from './notifications/email-sender.ts';
 import { BriefingMailer } from './briefing/mailer.ts';
+import { PushDevices, VapidKeys, WebPushAdapter, type PushEnvironment } from './push/index.ts';
 import type { CliLocations } from './oauth/cli-import.ts';
 import type { BackupReads } from './backup/plan.ts';
 import { loadShipped } from './data/shipping.ts';
@@ -38,6 +39,7 @@ export { ThrottledError } from './auth/throttle.ts';
 export { RetryLaterError, retryAfterOf } from './errors.ts';
 export type { RelayEnvironment } from './notifications/config.ts';
 export type { EmailEnvironment } from './alerts/index.ts';
+export type { PushEnvironment } from './push/index.ts';
 export type { CliLocations } from './oauth/cli-import.ts';
 export { OAUTH_COOKIE } from './oauth/flow.ts';
 export { Inbox } from './notifications/inbox.ts';
@@ -73,6 +75,8 @@ export async function createContext(options: {
   backup?: Pick<BackupOptions, 'interval' | 'httpEnabled' | 'delays'>;
   /** SENDGRID_API_KEY, ALERT_EMAIL_FROM, ALERT_EMAIL_TO, SENDGRID_API_URL; a SendGrid credential in settings otherwise. */
   email?: EmailEnvironment;
+  /** VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY, VAPID_SUBJECT; a pair made on first start and kept in the store otherwise. */
+  push?: PushEnvironment;
   /** Where gcloud and the Workspace CLI keep their files (a local dashboard imports Google's login from them). */
   cliLocations?: CliLocations;
   /** Upstream limits other than the published ones: a test or benchmark that shortens time in proportion. */
@@ -141,6 +145,18 @@ export async function createContext(options: {
     policy: inbox.policy,
     origin: access.options.origin,
   });
+  const pushEnv = options.push ?? {};
+  const push = new PushDevices({
+    store,
+    vault,
+    keys: new VapidKeys({ store, vault, env: pushEnv, clock }),
+    adapter: new WebPushAdapter({ fetch: fetcher, now: () => clock.now() }),
+    env: pushEnv,
+    clock,
+    log,
+    alertAddress: async () => (await alerts.status()).to[0],
+    origin: access.options.origin,
+  });
   const context: Context = {
     store,
     vault,
@@ -152,6 +168,7 @@ export async function createContext(options: {
     backup,
     alerts,
     briefing,
+    push,
     testSends: new TestSends(() => clock.now()),
     ...(options.demo ? { demo: options.demo } : {}),
     ...(options.database ? { database: options.database } : {}),

@@ -9,6 +9,7 @@ import { dataRouter } from './router/data.ts';
 import { databaseRouter } from './router/database.ts';
 import { demoRouter } from './router/demo.ts';
 import { projectsRouter } from './router/projects.ts';
+import { pushRouter } from './router/push.ts';
 import { settingsRouter } from './router/settings.ts';
 import type { Context } from './context.ts';
 import { createCallerFactory, logFailure, router } from './trpc.ts';
@@ -28,6 +29,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   backup: backupRouter,
   alerts: alertsRouter,
+  push: pushRouter,
   briefing: briefingRouter,
   oauth: oauthRouter,
 });

@@ -45,6 +45,7 @@ export async function createTestApi(
     backup?: Parameters<typeof createContext>[0]['backup'];
     rateLimits?: Parameters<typeof createContext>[0]['rateLimits'];
     email?: Parameters<typeof createContext>[0]['email'];
+    push?: Parameters<typeof createContext>[0]['push'];
     cliLocations?: Parameters<typeof createContext>[0]['cliLocations'];
   } = {},
 ) {
@@ -77,6 +78,7 @@ export async function createTestApi(
         ...(options.backup ? { backup: options.backup } : {}),
         ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
         ...(options.email ? { email: options.email } : {}),
+        ...(options.push ? { push: options.push } : {}),
         ...(options.cliLocations ? { cliLocations: options.cliLocations } : {}),
       }),
     graceMs: 0,

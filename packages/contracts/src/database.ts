@@ -338,6 +338,22 @@ export const dumpTablesSchema = z.strictObject({
   ).optional(),
   notification_mutes: rows(z.strictObject({ subjectKey: text(512), until: ms, createdAt: ms })).optional(),
   relay_cursor: rows(z.strictObject({ relayUrl: text(), since: z.number().int().min(0), updatedAt: instant })).optional(),
+  /** Web Push devices; their keys sealed as credentials are (an import skips those sealed with another key). */
+  push_subscriptions: rows(
+    z.strictObject({
+      id: text(64),
+      name: text(80),
+      browser: text(80).nullable(),
+      endpoint: text(),
+      sealedKeys: text(4096),
+      expirationTime: ms.nullable(),
+      createdAt: ms,
+      lastSuccessAt: ms.nullable(),
+      lastFailureAt: ms.nullable(),
+      lastFailure: text(4096).nullable(),
+      removedAt: ms.nullable(),
+    }),
+  ).optional(),
 });
 export type DumpTables = z.infer<typeof dumpTablesSchema>;
 export type DumpTableName = keyof DumpTables;

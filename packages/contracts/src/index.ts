@@ -10,5 +10,6 @@ export * from './policy.ts';
 export * from './database.ts';
 export * from './backup.ts';
 export * from './alerts.ts';
+export * from './push.ts';
 export * from './briefing.ts';
 export * from './links.ts';

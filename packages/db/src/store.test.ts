@@ -18,6 +18,7 @@ import {
   UnknownProjectsError,
   type ApiTokenRow,
   type DeliveryRow,
+  type PushSubscriptionRow,
   type IncomingEvent,
   type NotificationQuery,
   type NotificationSeverity,
@@ -1063,6 +1064,47 @@ function storeSuite(dialect: Store['dialect'], freshUrl: (after: (cleanup: () =>
         ['e3', 'queued', null, 'SendGrid refused the email (503)'],
         ['e1', 'delivered', 'msg-1', null],
       ]);
+    });
+  });
+
+  describe('push subscriptions', () => {
+    const device = (id: string, endpoint: string, createdAt: number): PushSubscriptionRow => ({
+      id,
+      name: `Phone ${id}`,
+      browser: 'Firefox',
+      endpoint,
+      sealedKeys: `v1.sealed-${id}`,
+      expirationTime: null,
+      createdAt,
+      lastSuccessAt: null,
+      lastFailureAt: null,
+      lastFailure: null,
+      removedAt: null,
+    });
+    // A push service's endpoint is long: FCM's run past 150 characters, so the column is text.
+    const long = `https://fcm.googleapis.com/fcm/send/${'x'.repeat(400)}`;
+
+    it('keeps devices oldest first, replaces a browser subscribing again, records outcomes, and forgets a removed one', async () => {
+      const store = await open();
+      await store.push.add(device('a', long, 1_000));
+      await store.push.add(device('b', 'https://updates.push.services.mozilla.com/wpush/v2/b', 2_000));
+      await store.push.add({ ...device('c', long, 3_000), expirationTime: 9_000 });
+      // 'c' is the same browser as 'a' (its endpoint): it takes a's place.
+      expect((await store.push.list()).map((row) => [row.id, row.endpoint.length, row.expirationTime])).toEqual([
+        ['b', 52, null],
+        ['c', long.length, 9_000],
+      ]);
+      await store.push.succeeded('b', 4_000);
+      await store.push.failed('c', 5_000, 'The push service answered 503');
+      expect(await store.push.get('b')).toMatchObject({ lastSuccessAt: 4_000, lastFailure: null, removedAt: null, sealedKeys: 'v1.sealed-b' });
+      expect(await store.push.get('c')).toMatchObject({ lastSuccessAt: null, lastFailureAt: 5_000, lastFailure: 'The push service answered 503' });
+      // Gone at the push service: the keys go, the row stays to say so.
+      await store.push.gone('b', 6_000, 'The push service answered 410: the subscription is gone');
+      expect(await store.push.get('b')).toMatchObject({ sealedKeys: '', removedAt: 6_000, lastFailureAt: 6_000 });
+      expect(await store.push.remove('c')).toBe(true);
+      expect(await store.push.remove('c')).toBe(false);
+      expect(await store.push.get('c')).toBeUndefined();
+      expect((await store.push.list()).map((row) => row.id)).toEqual(['b']);
     });
   });
 

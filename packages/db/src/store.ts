@@ -322,6 +322,30 @@ export interface EmailOutcome {
 }
 
 /**
+ * A device that gets Web Push (`push_subscriptions`): the browser's `PushSubscription` and how its pushes went. Its
+ * keys (`p256dh`, `auth`) are the device's secrets: sealed by the caller's vault, never seen by the store in clear.
+ * Instants are ms UTC.
+ */
+export interface PushSubscriptionRow {
+  id: string;
+  name: string;
+  /** The browser, as its user agent names it; null when unknown. */
+  browser: string | null;
+  endpoint: string;
+  /** The sealed `{ p256dh, auth }`; '' once the push service said the subscription is gone. */
+  sealedKeys: string;
+  /** The browser's `expirationTime`, when it gave one. */
+  expirationTime: number | null;
+  createdAt: number;
+  lastSuccessAt: number | null;
+  lastFailureAt: number | null;
+  /** The last failure, in the push service's words (never the keys). */
+  lastFailure: string | null;
+  /** When the push service answered 404 or 410: the device is listed as removed and never pushed to again. */
+  removedAt: number | null;
+}
+
+/**
  * Everything the dashboard stores, behind one interface with an implementation per dialect
  * (SQLite/libSQL, Postgres and MySQL). Each method is atomic on its own.
  */
@@ -492,6 +516,23 @@ export interface Store {
     threadOf(notificationId: string): Promise<EmailSendRow | undefined>;
     /** When the next queued send is due, or null. */
     nextDue(): Promise<number | null>;
+  };
+
+  /** Web Push devices (see PushSubscriptionRow). */
+  push: {
+    /** Oldest first. */
+    list(): Promise<PushSubscriptionRow[]>;
+    get(id: string): Promise<PushSubscriptionRow | undefined>;
+    /** Adds a device; one with the same endpoint (the same browser subscribing again) is replaced. */
+    add(row: PushSubscriptionRow): Promise<void>;
+    /** False when there was none. */
+    remove(id: string): Promise<boolean>;
+    /** A push the service accepted. */
+    succeeded(id: string, at: number): Promise<void>;
+    /** A push the service refused or could not take; `reason` is its words. */
+    failed(id: string, at: number, reason: string): Promise<void>;
+    /** The push service said the subscription is gone (404, 410): its keys are dropped, the row stays to say so. */
+    gone(id: string, at: number, reason: string): Promise<void>;
   };
 
   /** Named leases, so that of several dashboard processes on one database one does a job at a time (the relay poller). */

@@ -7,6 +7,19 @@ export type { SandboxServiceName } from './services.ts';
 export { demoSetup, type DemoSetup, type DemoUpstreams } from './setup.ts';
 export { demoEvents, type DemoEvent } from './notifications.ts';
 export { sendgridError, type FakeSendGrid, type ReceivedMail } from './sendgrid/index.ts';
+export {
+  decryptPushMessage,
+  DecryptError,
+  newSubscriberKeys,
+  parseVapidAuthorization,
+  verifyVapid,
+  type FakePushService,
+  type PushSubscriptionJson,
+  type ReceivedPush,
+  type SubscribeOptions,
+  type SubscriberKeys,
+  type VapidClaims,
+} from './push/index.ts';
 export { NARROW_REFRESH_TOKEN, REVOKED_REFRESH_TOKEN_PREFIX } from './google/index.ts';
 export type { DocumentedExample } from './documented.ts';
 export { betterstackDocumented } from './betterstack/documented.ts';

@@ -10,6 +10,8 @@ export interface SandboxRequest {
   params: Record<string, string>;
   /** Parsed JSON, or the form fields of an urlencoded body; undefined when there was none. */
   body: unknown;
+  /** The body's bytes as they came (a binary body, such as an encrypted push message); set by the harness. */
+  rawBody?: Buffer;
   /** The sandbox's own origin, for `next` links: `http://127.0.0.1:<port>`. */
   origin: string;
   /** The moment the sandbox answers at, in ms (controllable in tests). */

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listen, type RunningServer } from './listen.ts';
 import { ServiceHarness, type Exchange, type Fault, type LoggedRequest, type SandboxService } from './service.ts';
 import type { FakeSendGrid, ReceivedMail } from './sendgrid/index.ts';
+import type { FakePushService, PushSubscriptionJson, ReceivedPush, SubscribeOptions } from './push/index.ts';
 import { sandboxServices, type SandboxServiceName } from './services.ts';
 
 export interface RunningService {
@@ -25,6 +26,12 @@ export interface Sandbox {
   revokeOAuth(service: 'google' | 'github'): void;
   /** The mails the fake SendGrid accepted, oldest first. */
   mails(): ReceivedMail[];
+  /** A browser subscribing at the fake push service (see `FakePushService.subscribe`): its `PushSubscription` JSON and id. */
+  subscribePush(options?: SubscribeOptions): PushSubscriptionJson & { id: string };
+  /** That browser unsubscribed: its endpoint answers 410 Gone from now on. */
+  unsubscribePush(id: string): void;
+  /** The messages the fake push service accepted and decrypted, oldest first. */
+  pushes(): ReceivedPush[];
   /** Clears faults, rate windows, the request log and the mails received; the data stays. */
   reset(): void;
   close(): Promise<void>;
@@ -69,6 +76,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     requestsTo: (service, prefix = '') => requests.filter((r) => r.service === services[service].harness.service.name && r.path.startsWith(prefix)),
     inject: (service, fault) => services[service].harness.inject(fault),
     mails: () => (services.sendgrid.harness.service as FakeSendGrid).mails,
+    subscribePush: (options) => (services.push.harness.service as FakePushService).subscribe(services.push.url, options),
+    unsubscribePush: (id) => (services.push.harness.service as FakePushService).unsubscribe(id),
+    pushes: () => (services.push.harness.service as FakePushService).received,
     revokeOAuth: (service) => services[service].harness.service.oauth?.revoke(),
     limit: (service, limit) => {
       services[service].harness.limit = limit;

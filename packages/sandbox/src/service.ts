@@ -79,10 +79,14 @@ const json = (res: ServerResponse, reply: SandboxReply) => {
   res.end(body);
 };
 
-async function readBody(req: IncomingMessage): Promise<unknown> {
+async function readRaw(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+function parseBody(req: IncomingMessage, raw: Buffer): unknown {
+  const text = raw.toString('utf8');
   if (text === '') return undefined;
   if (/application\/x-www-form-urlencoded/.test(req.headers['content-type'] ?? '')) return Object.fromEntries(new URLSearchParams(text));
   try {
@@ -146,13 +150,15 @@ export class ServiceHarness {
   readonly handle = async (req: IncomingMessage, res: ServerResponse, origin: string) => {
     const url = new URL(req.url ?? '/', origin);
     const now = this.clock();
+    const rawBody = await readRaw(req);
     const request: SandboxRequest = {
       method: req.method ?? 'GET',
       path: url.pathname,
       query: url.searchParams,
       headers: req.headers,
       params: {},
-      body: await readBody(req),
+      body: parseBody(req, rawBody),
+      rawBody,
       origin,
       now,
     };

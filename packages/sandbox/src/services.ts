@@ -5,6 +5,7 @@ import { googleService } from './google/index.ts';
 import { linearService } from './linear/index.ts';
 import { opencollectiveService } from './opencollective/index.ts';
 import { plausibleService } from './plausible/index.ts';
+import { pushService } from './push/index.ts';
 import { revenuecatService } from './revenuecat/index.ts';
 import { stripeService } from './stripe/index.ts';
 import { sentryService } from './sentry/index.ts';
@@ -29,6 +30,7 @@ export const sandboxServices = {
   sentry: sentryService,
   sendgrid: sendgridService,
   plausible: plausibleService,
+  push: pushService,
   umami: umamiService,
   vercel: vercelService,
 } satisfies Record<string, (now: number) => SandboxService>;

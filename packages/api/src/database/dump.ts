@@ -145,6 +145,14 @@ export async function importDump(ctx: RestoreTargets, dump: Dump, { dryRun }: { 
       return ok;
     });
   }
+  if (tables.push_subscriptions) {
+    // A device's keys sealed with another key cannot be opened here: the device subscribes again.
+    tables.push_subscriptions = tables.push_subscriptions.filter((row) => {
+      const ok = row.sealedKeys === '' || opens(`push:${row.id}`, row.sealedKeys);
+      if (!ok) skipped.push({ table: 'push_subscriptions', key: row.name, reason: 'its keys are sealed with another credentials key: subscribe the device again' });
+      return ok;
+    });
+  }
   // This dashboard's key marker and sign-in state stay as they are: no settings of the user's, not counted as ones.
   const mine = (key: string) => key === KEY_CHECK || key === INSTALLATION;
   const own = tables.user_settings ? (await ctx.store.transfer.dump()).user_settings.filter((row) => mine(row.key) || isAuthSettingKey(row.key)) : [];

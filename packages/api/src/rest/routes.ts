@@ -328,6 +328,31 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'POST', path: '/api/alerts/test', procedure: 'alerts.test', input: none, errors: [502], summary: 'Send a test email (one a minute)' },
   { method: 'GET', path: '/api/alerts/deliveries', procedure: 'alerts.deliveries', input: none, summary: 'The newest notification emails and how each went' },
 
+  { method: 'GET', path: '/api/push/key', procedure: 'push.key', input: none, summary: 'The VAPID public key (base64url) a browser subscribes with as its applicationServerKey' },
+  {
+    method: 'POST',
+    path: '/api/push/subscriptions',
+    procedure: 'push.subscribe',
+    input: body,
+    status: 201,
+    access: 'owner',
+    summary: "Add a device for Web Push: the browser's PushSubscription JSON plus a name (the owner, with the password once one is set)",
+    description:
+      'The endpoint must be https (plain http only to a loopback address) and not a link-local or cloud-metadata address; keys.p256dh a P-256 point, keys.auth 16 bytes. Bad input is a 400 and stores nothing. The same endpoint again replaces its device.',
+  },
+  { method: 'GET', path: '/api/push/subscriptions', procedure: 'push.list', input: none, summary: 'The Web Push devices and how their pushes went (never their keys)' },
+  { method: 'DELETE', path: '/api/push/subscriptions/:id', procedure: 'push.remove', input: pathParams, access: 'owner', summary: 'Remove a Web Push device' },
+  {
+    method: 'POST',
+    path: '/api/push/test',
+    procedure: 'push.test',
+    input: body,
+    access: 'owner',
+    errors: [404],
+    summary: 'Send a test push to every device (`{}`) or one (`{ id }`); one test a minute',
+    description: "Each device's result: sent, retry (429/5xx, with retryAt from Retry-After), gone (404/410: the device is removed), or refused.",
+  },
+
   {
     method: 'GET',
     path: '/api/briefing',

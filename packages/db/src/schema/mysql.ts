@@ -300,3 +300,22 @@ export const notificationMutes = mysqlTable('notification_mutes', {
   until: bigint('until', { mode: 'number' }).notNull(),
   createdAt: bigint('created_at', { mode: 'number' }).notNull(),
 });
+
+/** Web Push devices; see the SQLite schema. The endpoint is text (push services' URLs run long), so it has no unique index. */
+export const pushSubscriptions = mysqlTable(
+  'push_subscriptions',
+  {
+    id: varchar('id', { length: ID }).primaryKey(),
+    name: varchar('name', { length: 80 }).notNull(),
+    browser: varchar('browser', { length: 80 }),
+    endpoint: text('endpoint').notNull(),
+    sealedKeys: text('sealed_keys').notNull(),
+    expirationTime: bigint('expiration_time', { mode: 'number' }),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    lastSuccessAt: bigint('last_success_at', { mode: 'number' }),
+    lastFailureAt: bigint('last_failure_at', { mode: 'number' }),
+    lastFailure: text('last_failure'),
+    removedAt: bigint('removed_at', { mode: 'number' }),
+  },
+  (t) => [index('push_subscriptions_created_idx').on(t.createdAt)],
+);

@@ -293,3 +293,22 @@ export const notificationMutes = pgTable('notification_mutes', {
   until: bigint('until', { mode: 'number' }).notNull(),
   createdAt: bigint('created_at', { mode: 'number' }).notNull(),
 });
+
+/** Web Push devices; see the SQLite schema. */
+export const pushSubscriptions = pgTable(
+  'push_subscriptions',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    browser: text('browser'),
+    endpoint: text('endpoint').notNull(),
+    sealedKeys: text('sealed_keys').notNull(),
+    expirationTime: bigint('expiration_time', { mode: 'number' }),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    lastSuccessAt: bigint('last_success_at', { mode: 'number' }),
+    lastFailureAt: bigint('last_failure_at', { mode: 'number' }),
+    lastFailure: text('last_failure'),
+    removedAt: bigint('removed_at', { mode: 'number' }),
+  },
+  (t) => [index('push_subscriptions_created_idx').on(t.createdAt)],
+);

@@ -283,3 +283,26 @@ export const notificationMutes = sqliteTable('notification_mutes', {
   until: integer('until').notNull(),
   createdAt: integer('created_at').notNull(),
 });
+
+/**
+ * Web Push devices: a browser's `PushSubscription` (its endpoint, at the browser's push service) and how its pushes
+ * went. The keys (`p256dh`, `auth`) are sealed with the credentials key, as every secret; '' once the push service
+ * answered 404/410, when the row only says the device was removed. Instants are ms UTC.
+ */
+export const pushSubscriptions = sqliteTable(
+  'push_subscriptions',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    browser: text('browser'),
+    endpoint: text('endpoint').notNull(),
+    sealedKeys: text('sealed_keys').notNull(),
+    expirationTime: integer('expiration_time'),
+    createdAt: integer('created_at').notNull(),
+    lastSuccessAt: integer('last_success_at'),
+    lastFailureAt: integer('last_failure_at'),
+    lastFailure: text('last_failure'),
+    removedAt: integer('removed_at'),
+  },
+  (t) => [index('push_subscriptions_created_idx').on(t.createdAt)],
+);

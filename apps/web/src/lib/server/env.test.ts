@@ -29,6 +29,10 @@ describe("the dashboard's environment", () => {
     ALERT_EMAIL_FROM: undefined,
     ALERT_EMAIL_TO: undefined,
     SENDGRID_API_URL: undefined,
+    // Unset: a VAPID pair is made on first use and kept in the store; the subject from the alert address or ORIGIN.
+    VAPID_PUBLIC_KEY: undefined,
+    VAPID_PRIVATE_KEY: undefined,
+    VAPID_SUBJECT: undefined,
     TRUST_PROXY: false,
     receive: { enabled: true, disabled: new Set(), secrets: { code_host: [], deploy_host: [], error_tracker: [], issue_tracker: [], uptime_monitor: [] } },
     cli: {
@@ -133,5 +137,20 @@ describe("the dashboard's environment", () => {
     expect(() => readEnv({ BACKUP_INTERVAL: 'every 6 hours' }, '/')).toThrow(/BACKUP_INTERVAL: BACKUP_INTERVAL is a duration of at least a minute/);
     expect(() => readEnv({ BACKUP_INTERVAL: '30s' }, '/')).toThrow(/BACKUP_INTERVAL/);
     expect(() => readEnv({ ALERT_EMAIL_TO: 'me@example.com, not-an-address' }, '/')).toThrow(/ALERT_EMAIL_TO must be email addresses/);
+  });
+
+  it('takes a VAPID pair together with a mailto: or https: subject, and refuses half a pair or another shape', () => {
+    const publicKey = `B${'A'.repeat(86)}`;
+    const privateKey = 'A'.repeat(43);
+    expect(readEnv({ VAPID_PUBLIC_KEY: publicKey, VAPID_PRIVATE_KEY: privateKey, VAPID_SUBJECT: 'mailto:ops@example.com' }, '/')).toMatchObject({
+      VAPID_PUBLIC_KEY: publicKey,
+      VAPID_PRIVATE_KEY: privateKey,
+      VAPID_SUBJECT: 'mailto:ops@example.com',
+    });
+    expect(readEnv({ VAPID_SUBJECT: 'https://dash.example.com' }, '/').VAPID_SUBJECT).toBe('https://dash.example.com');
+    expect(() => readEnv({ VAPID_PUBLIC_KEY: publicKey }, '/')).toThrow(/VAPID_PRIVATE_KEY: set VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY together/);
+    expect(() => readEnv({ VAPID_PRIVATE_KEY: privateKey }, '/')).toThrow(/VAPID_PUBLIC_KEY: set VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY together/);
+    expect(() => readEnv({ VAPID_PUBLIC_KEY: 'A'.repeat(87), VAPID_PRIVATE_KEY: privateKey }, '/')).toThrow(/uncompressed P-256 public key/);
+    expect(() => readEnv({ VAPID_SUBJECT: 'http://dash.example.com' }, '/')).toThrow(/VAPID_SUBJECT is a mailto: address or an https: URL/);
   });
 });

@@ -83,6 +83,23 @@ const schema = z
       .refine((value) => value === undefined || commaList(value).every((address) => z.email().safeParse(address).success), 'ALERT_EMAIL_TO must be email addresses, comma-separated'),
     /** SendGrid's API root: its own unless a proxy (or a test server) stands in. */
     SENDGRID_API_URL: z.url({ protocol: /^https?$/, error: 'SENDGRID_API_URL must be an http(s) URL such as https://api.sendgrid.com' }).optional(),
+    /**
+     * Web Push's VAPID key pair (RFC 8292), base64url as `npx web-push generate-vapid-keys` prints it; unset, a pair is
+     * made on first use and kept in the store, sealed. Both or neither: every device is subscribed to the public key.
+     */
+    VAPID_PUBLIC_KEY: z
+      .string()
+      .refine((value) => /^B[A-Za-z0-9_-]{86}$/.test(value), 'VAPID_PUBLIC_KEY is an uncompressed P-256 public key: 87 base64url characters starting with B')
+      .optional(),
+    VAPID_PRIVATE_KEY: z
+      .string()
+      .refine((value) => /^[A-Za-z0-9_-]{43}$/.test(value), 'VAPID_PRIVATE_KEY is a P-256 private key: 43 base64url characters')
+      .optional(),
+    /** The contact push services may write to about our pushes: a `mailto:` or an `https:` URL; else the first ALERT_EMAIL_TO, else an https ORIGIN. */
+    VAPID_SUBJECT: z
+      .string()
+      .refine((value) => /^(mailto:[^\s@]+@[^\s@]+|https:\/\/[^\s/]+.*)$/.test(value), 'VAPID_SUBJECT is a mailto: address or an https: URL (push services take nothing else)')
+      .optional(),
     /** Google's API root for a login imported from gcloud (the only place it is sent): its own unless a proxy (or a test server) stands in. */
     GOOGLE_API_URL: z.url({ protocol: /^https?$/, error: 'GOOGLE_API_URL must be an http(s) URL such as https://www.googleapis.com' }).optional(),
     /**
@@ -103,6 +120,9 @@ const schema = z
   .superRefine((env, check) => {
     if (env.DASHBOARD_PASSWORD_FILE && env.DASHBOARD_PASSWORD_HASH) {
       check.addIssue({ code: 'custom', path: ['DASHBOARD_PASSWORD_HASH'], message: 'set DASHBOARD_PASSWORD_FILE or DASHBOARD_PASSWORD_HASH, not both' });
+    }
+    if (Boolean(env.VAPID_PUBLIC_KEY) !== Boolean(env.VAPID_PRIVATE_KEY)) {
+      check.addIssue({ code: 'custom', path: [env.VAPID_PUBLIC_KEY ? 'VAPID_PRIVATE_KEY' : 'VAPID_PUBLIC_KEY'], message: 'set VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY together (a pair), or neither' });
     }
     if (!isLoopbackHost(env.HOST) && !env.ORIGIN) {
       check.addIssue({

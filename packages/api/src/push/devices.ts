@@ -1,0 +1,222 @@
+import { createECDH, randomUUID } from 'node:crypto';
+import type { PushDevice, PushSubscribe, PushTestResult } from '@dash/contracts';
+import { refusedBaseUrl, type Clock } from '@dash/connectors';
+import type { PushSubscriptionRow, Store } from '@dash/db';
+import { z } from 'zod';
+import type { CredentialVault } from '../credentials/vault.ts';
+import { fail } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { pushServiceOf, type PushMessage, type PushOutcome, type WebPushAdapter } from './adapter.ts';
+import { vapidSubject, type PushEnvironment, type VapidKeys } from './vapid-keys.ts';
+
+/** The name a device's keys are sealed under (with its id: a sealed value cannot be moved to another row). */
+const sealName = (id: string) => `push:${id}`;
+const keysSchema = z.object({ p256dh: z.string(), auth: z.string() });
+
+/** Whether `p256dh` is a point on P-256 (a 65-byte string of anything else would fail every push, silently). */
+export function isP256Point(p256dh: string): boolean {
+  try {
+    // ECDH with a throwaway key: OpenSSL refuses a point that is not on the curve.
+    const ecdh = createECDH('prime256v1');
+    ecdh.generateKeys();
+    ecdh.computeSecret(Buffer.from(p256dh, 'base64url'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** "Firefox on Android", "Safari on iPhone", from a user agent; null when it says nothing we know. */
+export function browserOf(userAgent: string | undefined): string | null {
+  if (!userAgent) return null;
+  const browser = /Edg(e|A|iOS)?\//.test(userAgent)
+    ? 'Edge'
+    : /Firefox\/|FxiOS\//.test(userAgent)
+      ? 'Firefox'
+      : /OPR\//.test(userAgent)
+        ? 'Opera'
+        : /Chrome\/|CriOS\//.test(userAgent)
+          ? 'Chrome'
+          : /Safari\//.test(userAgent)
+            ? 'Safari'
+            : undefined;
+  const platform = /Android/.test(userAgent)
+    ? 'Android'
+    : /iPhone/.test(userAgent)
+      ? 'iPhone'
+      : /iPad/.test(userAgent)
+        ? 'iPad'
+        : /Mac OS X|Macintosh/.test(userAgent)
+          ? 'macOS'
+          : /Windows/.test(userAgent)
+            ? 'Windows'
+            : /Linux|CrOS/.test(userAgent)
+              ? 'Linux'
+              : undefined;
+  if (!browser) return platform ?? null;
+  return platform ? `${browser} on ${platform}` : browser;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A device as Settings sees it: never its keys, and of its endpoint only the push service's host. */
+export function deviceOf(row: PushSubscriptionRow): PushDevice {
+  return {
+    id: row.id,
+    name: row.name,
+    browser: row.browser,
+    pushService: pushServiceOf(row.endpoint),
+    createdAt: new Date(row.createdAt).toISOString(),
+    expiresAt: iso(row.expirationTime),
+    lastSuccessAt: iso(row.lastSuccessAt),
+    lastFailureAt: iso(row.lastFailureAt),
+    lastFailure: row.lastFailure,
+    removedAt: iso(row.removedAt),
+  };
+}
+
+/** A test: asked for with the device in hand, so it goes now (`high`) and is worthless after a couple of minutes. */
+export const TEST_PUSH: Omit<PushMessage, 'payload'> = { ttl: 120, urgency: 'high', topic: 'dashboard-push-test' };
+
+/**
+ * The Web Push devices: subscribing one (its keys sealed), listing them, removing one, and the test push. Sending
+ * goes through the adapter; what the push service answers is written on the device (404/410 remove it).
+ */
+export class PushDevices {
+  /** Per push service (origin): no push before this instant, as its last 429 or 5xx asked (Retry-After). */
+  private readonly waitUntil = new Map<string, number>();
+
+  constructor(
+    private readonly options: {
+      store: Store;
+      vault: CredentialVault;
+      keys: VapidKeys;
+      adapter: WebPushAdapter;
+      env: PushEnvironment;
+      clock: Clock;
+      log: Logger;
+      /** The first alert address, for the VAPID subject's default. */
+      alertAddress: () => Promise<string | undefined>;
+      /** The dashboard's public origin, when known. */
+      origin: string | undefined;
+    },
+  ) {}
+
+  /** The VAPID public key, as `applicationServerKey` takes it. */
+  async publicKey(): Promise<string> {
+    return (await this.options.keys.get()).publicKey;
+  }
+
+  /**
+   * Stores a browser's subscription (replacing one of the same endpoint). The endpoint's scheme was checked by the
+   * input schema; here the address guard (a link-local or metadata IP) and the key's curve, before anything is stored.
+   */
+  async subscribe(input: PushSubscribe, userAgent: string | undefined): Promise<PushDevice> {
+    const refused = refusedBaseUrl(input.endpoint);
+    if (refused) throw fail('BAD_REQUEST', `endpoint: ${refused}`);
+    if (!isP256Point(input.keys.p256dh)) throw fail('BAD_REQUEST', 'keys.p256dh is not a point on the P-256 curve');
+    const { store, vault, clock, log } = this.options;
+    const id = randomUUID();
+    const row: PushSubscriptionRow = {
+      id,
+      name: input.name,
+      browser: browserOf(userAgent)?.slice(0, 80) ?? null,
+      endpoint: input.endpoint,
+      sealedKeys: vault.seal(sealName(id), { p256dh: input.keys.p256dh, auth: input.keys.auth }),
+      expirationTime: input.expirationTime ?? null,
+      createdAt: clock.now(),
+      lastSuccessAt: null,
+      lastFailureAt: null,
+      lastFailure: null,
+      removedAt: null,
+    };
+    await store.push.add(row);
+    log.info(`push: device "${row.name}" subscribed through ${pushServiceOf(row.endpoint)}`);
+    return deviceOf(row);
+  }
+
+  async list(): Promise<PushDevice[]> {
+    return (await this.options.store.push.list()).map(deviceOf);
+  }
+
+  async remove(id: string): Promise<boolean> {
+    return this.options.store.push.remove(id);
+  }
+
+  /** The devices a test goes to: one (404 when unknown), or every one not removed. */
+  async testTargets(id: string | undefined): Promise<PushSubscriptionRow[]> {
+    if (id === undefined) return (await this.options.store.push.list()).filter((row) => row.removedAt === null);
+    const row = await this.options.store.push.get(id);
+    if (!row) throw fail('NOT_FOUND', `No device ${id}`);
+    return [row];
+  }
+
+  /** A test push to each device, one after another; each device's answer is written on it. */
+  async test(rows: readonly PushSubscriptionRow[]): Promise<PushTestResult[]> {
+    const payload = JSON.stringify({
+      kind: 'test',
+      title: 'Test from your founder dashboard',
+      body: 'Push works on this device: outages and failed deploys can reach it.',
+      tag: 'dashboard-push-test',
+      url: '/',
+    });
+    const results: PushTestResult[] = [];
+    for (const row of rows) results.push(await this.sendTo(row, { ...TEST_PUSH, payload }));
+    return results;
+  }
+
+  private async sendTo(row: PushSubscriptionRow, message: PushMessage): Promise<PushTestResult> {
+    const { store, clock, log } = this.options;
+    const base = { id: row.id, name: row.name };
+    if (row.removedAt !== null) {
+      return { ...base, outcome: 'gone', status: null, retryAt: null, message: 'The push service said this subscription is gone: subscribe the device again' };
+    }
+    const origin = originOf(row.endpoint);
+    const waiting = this.waitUntil.get(origin);
+    if (waiting !== undefined && waiting > clock.now()) {
+      return { ...base, outcome: 'retry', status: null, retryAt: iso(waiting), message: `${pushServiceOf(row.endpoint)} asked to wait until ${iso(waiting)}` };
+    }
+    const outcome = await this.deliver(row, message);
+    const now = clock.now();
+    log.info(`push: test to "${row.name}" (${pushServiceOf(row.endpoint)}): ${outcome.kind}${outcome.status === null ? '' : ` ${outcome.status}`}`);
+    switch (outcome.kind) {
+      case 'sent':
+        await store.push.succeeded(row.id, now);
+        return { ...base, outcome: 'sent', status: outcome.status, retryAt: null, message: `${pushServiceOf(row.endpoint)} accepted it` };
+      case 'gone':
+        await store.push.gone(row.id, now, outcome.reason);
+        return { ...base, outcome: 'gone', status: outcome.status, retryAt: null, message: `${outcome.reason}: the device was removed` };
+      case 'retry': {
+        const retryAt = now + outcome.afterMs;
+        this.waitUntil.set(origin, retryAt);
+        await store.push.failed(row.id, now, outcome.reason);
+        return { ...base, outcome: 'retry', status: outcome.status, retryAt: iso(retryAt), message: outcome.reason };
+      }
+      case 'refused':
+        await store.push.failed(row.id, now, outcome.reason);
+        return { ...base, outcome: 'refused', status: outcome.status, retryAt: null, message: outcome.reason };
+    }
+  }
+
+  private async deliver(row: PushSubscriptionRow, message: PushMessage): Promise<PushOutcome> {
+    const { vault, keys, adapter, env } = this.options;
+    const subject = vapidSubject(env, await this.options.alertAddress(), this.options.origin);
+    if (!subject) {
+      return {
+        kind: 'refused',
+        status: null,
+        reason: 'Push services need a contact: set VAPID_SUBJECT (mailto: or https:), an alert email address, or an https ORIGIN',
+      };
+    }
+    const deviceKeys = keysSchema.parse(vault.open(sealName(row.id), row.sealedKeys));
+    return adapter.send({ endpoint: row.endpoint, keys: deviceKeys }, message, { ...(await keys.get()), subject });
+  }
+}
+
+function originOf(endpoint: string): string {
+  try {
+    return new URL(endpoint).origin;
+  } catch {
+    return endpoint;
+  }
+}

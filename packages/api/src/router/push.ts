@@ -1,0 +1,61 @@
+import {
+  pushDeviceIdInput,
+  pushDeviceSchema,
+  pushDevicesSchema,
+  pushKeySchema,
+  pushSubscribeSchema,
+  pushTestResultsSchema,
+  pushTestSchema,
+  removedSchema,
+} from '@dash/contracts';
+import { z } from 'zod';
+import { publicProcedure, router } from '../trpc.ts';
+import { assertOwnerBrowser, confirmOwner } from './auth.ts';
+
+export const pushRouter = router({
+  /** GET /api/push/key: the VAPID public key a browser subscribes with (`applicationServerKey`). */
+  key: publicProcedure
+    .input(z.void())
+    .output(pushKeySchema)
+    .query(async ({ ctx }) => ({ publicKey: await ctx.push.publicKey() })),
+
+  /**
+   * POST /api/push/subscriptions: a new device is a new place our data goes, and it keeps getting it after the session
+   * that added it ends: the owner's, from a signed-in browser, with the password again once one is set (as an outgoing
+   * channel's credentials are).
+   */
+  subscribe: publicProcedure
+    .input(pushSubscribeSchema)
+    .output(pushDeviceSchema)
+    .mutation(async ({ ctx, input }) => {
+      await confirmOwner(ctx, input.password);
+      return ctx.push.subscribe(input, ctx.request?.userAgent);
+    }),
+
+  /** GET /api/push/subscriptions: the devices, how their pushes went; never their keys. */
+  list: publicProcedure
+    .input(z.void())
+    .output(pushDevicesSchema)
+    .query(async ({ ctx }) => ({ devices: await ctx.push.list() })),
+
+  /** DELETE /api/push/subscriptions/:id: the owner's, from a signed-in browser (no password: it only narrows where data goes). */
+  remove: publicProcedure
+    .input(pushDeviceIdInput)
+    .output(removedSchema)
+    .mutation(async ({ ctx, input }) => {
+      assertOwnerBrowser(ctx);
+      return { ok: true as const, removed: await ctx.push.remove(input.id) };
+    }),
+
+  /** POST /api/push/test: a test push to every device (`{}`) or one (`{ id }`); one test a minute. */
+  test: publicProcedure
+    .input(pushTestSchema)
+    .output(pushTestResultsSchema)
+    .mutation(async ({ ctx, input }) => {
+      assertOwnerBrowser(ctx);
+      const targets = await ctx.push.testTargets(input.id);
+      if (targets.length === 0) return { results: [] };
+      ctx.testSends.take('push', 'push notification');
+      return { results: await ctx.push.test(targets) };
+    }),
+});

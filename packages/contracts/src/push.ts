@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { isLoopbackHost, ownerPasswordSchema } from './auth.ts';
+
+/** How many bytes a base64url string (padded or not) holds, or -1 when it is not base64url. */
+export function base64urlBytes(text: string): number {
+  if (!/^[A-Za-z0-9_-]*={0,2}$/.test(text)) return -1;
+  const bare = text.replace(/=+$/, '');
+  if (bare.length % 4 === 1) return -1;
+  return Math.floor((bare.length * 3) / 4);
+}
+
+/** `GET /api/push/key`: the VAPID public key, base64url, as `pushManager.subscribe({ applicationServerKey })` takes it. */
+export const pushKeySchema = z.object({ publicKey: z.string() });
+export type PushKey = z.infer<typeof pushKeySchema>;
+
+/** Why an endpoint may not be one, or undefined: https anywhere, plain http only to a loopback address (a push service under test). */
+export function pushEndpointProblem(endpoint: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return 'endpoint is not a URL';
+  }
+  if (url.username || url.password) return 'endpoint carries credentials';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:') return isLoopbackHost(url.hostname) ? undefined : 'endpoint must be https (plain http only to a loopback address)';
+  return `endpoint must be https, not ${url.protocol.replace(/:$/, '')}`;
+}
+
+/**
+ * `POST /api/push/subscriptions`: the browser's `PushSubscription.toJSON()` and a name for the device. `p256dh` is an
+ * uncompressed P-256 point (65 bytes), `auth` a 16-byte secret, both base64url; whether the point is on the curve is
+ * checked where the key is used. `password` confirms it once a password is set: a new device is where our data goes.
+ */
+export const pushSubscribeSchema = z.object({
+  endpoint: z
+    .string()
+    .max(2048)
+    .superRefine((endpoint, check) => {
+      const problem = pushEndpointProblem(endpoint);
+      if (problem) check.addIssue({ code: 'custom', message: problem });
+    }),
+  expirationTime: z.number().int().nonnegative().nullable().optional(),
+  keys: z.object({
+    p256dh: z.string().refine((key) => base64urlBytes(key) === 65, 'keys.p256dh is an uncompressed P-256 point: 65 bytes, base64url'),
+    auth: z.string().refine((key) => base64urlBytes(key) === 16, 'keys.auth is 16 bytes, base64url'),
+  }),
+  name: z.string().trim().min(1, 'Name the device (“Phone”, “Work laptop”)').max(80),
+  password: ownerPasswordSchema,
+});
+export type PushSubscribe = z.infer<typeof pushSubscribeSchema>;
+
+const instant = z.iso.datetime().nullable();
+
+/** A device as Settings lists it: never its keys, and of its endpoint only the push service's host. */
+export const pushDeviceSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** The browser, as its user agent names it. */
+  browser: z.string().nullable(),
+  /** The push service the device is reached through (`fcm.googleapis.com`, `updates.push.services.mozilla.com`…). */
+  pushService: z.string(),
+  createdAt: z.iso.datetime(),
+  /** When the browser said the subscription ends, if it did. */
+  expiresAt: instant,
+  lastSuccessAt: instant,
+  lastFailureAt: instant,
+  lastFailure: z.string().nullable(),
+  /** When the push service said the subscription is gone (404, 410): the device gets nothing more; subscribe it again. */
+  removedAt: instant,
+});
+export type PushDevice = z.infer<typeof pushDeviceSchema>;
+
+export const pushDevicesSchema = z.object({ devices: z.array(pushDeviceSchema) });
+
+export const pushDeviceIdInput = z.object({ id: z.string().min(1).max(64) });
+
+/** `POST /api/push/test`: `{}` for every device, `{ id }` for one. */
+export const pushTestSchema = z.strictObject({ id: z.string().min(1).max(64).optional() });
+
+/**
+ * How one device's test push went: `sent` (the push service took it), `retry` (429 or 5xx: not before `retryAt`),
+ * `gone` (404/410: the device was removed), `refused` (another answer, or unreachable: the device's last failure).
+ */
+export const pushTestResultSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  outcome: z.enum(['sent', 'retry', 'gone', 'refused']),
+  /** The push service's HTTP status, when it answered. */
+  status: z.number().int().nullable(),
+  /** For `retry`: when the push service takes messages again (its Retry-After, else a minute). */
+  retryAt: instant,
+  message: z.string(),
+});
+export type PushTestResult = z.infer<typeof pushTestResultSchema>;
+
+export const pushTestResultsSchema = z.object({ results: z.array(pushTestResultSchema) });
