@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,14 +33,18 @@ export async function launchChromium(extraArgs: string[] = []): Promise<Browser>
 }
 
 /**
- * Chromium with a profile of its own in a fresh directory (removed on close), as a user's browser is: a context of
- * `launchChromium` is incognito, where Chromium offers no install ("in-incognito" among its installability errors).
+ * Chromium with a profile of its own in a fresh directory, as a user's browser is: a context of `launchChromium` is
+ * incognito, where Chromium offers no install ("in-incognito" among its installability errors). Its close() also
+ * removes the profile, once Chromium has exited.
  */
 export async function launchProfileChromium(options: BrowserContextOptions = {}, extraArgs: string[] = []): Promise<BrowserContext> {
   const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
   const context = await chromium.launchPersistentContext(profile, { ...chromiumOptions(extraArgs), ...options });
-  // Chromium may still be writing to its profile as it exits: rm tries again, as it does for ENOTEMPTY.
-  context.once('close', () => rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
+  const close = context.close.bind(context);
+  context.close = async (...args) => {
+    await close(...args);
+    await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  };
   return context;
 }
 

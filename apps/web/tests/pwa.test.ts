@@ -3,6 +3,13 @@
 // is the offline page (with when data was last seen), an old version's cache goes on update, and signing out leaves
 // no cache but the public one and forgets the "last seen" time. The worker answers only navigations and its own files,
 // so the other browser tests' request hooks (page.route) still see every API call and stream.
+import { execFileSync } from 'node:child_process';
+import { createHash, X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gotoHydrated, launchChromium, launchProfileChromium, screenshotDir } from './browser.ts';
@@ -30,6 +37,18 @@ async function controlled(page: Page): Promise<string> {
   await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller?.state), WHILE).toBe('activated');
   return page.evaluate(() => navigator.serviceWorker.controller?.scriptURL ?? '');
 }
+
+/**
+ * What a page's answer is while it is being replaced: after "Sign out everywhere" the sign-in page may load twice (the
+ * app goes there, and so does its live stream's end), so a poll asks again.
+ */
+function navigating(error: unknown): string {
+  if (error instanceof Error && error.message.includes('Execution context was destroyed')) return 'navigating';
+  throw error;
+}
+
+/** The origin's caches by name. (Only keys(): caches.open() would make again a cache the page is deleting.) */
+const cacheNames = (page: Page) => page.evaluate(() => caches.keys()).catch(navigating);
 
 /** Every cache of the origin, with the paths (and queries) of what each holds. */
 function cacheContents(page: Page): Promise<Record<string, string[]>> {
@@ -187,7 +206,7 @@ describe('the installable app on a local dashboard', () => {
     });
     await gotoHydrated(page, `${dashboard.url}/`);
     await controlled(page);
-    await expect.poll(async () => Object.keys(await cacheContents(page)), WHILE).toEqual([`dashboard-${version}`]);
+    await expect.poll(() => cacheNames(page), WHILE).toEqual([`dashboard-${version}`]);
     await fresh.close();
   });
 });
@@ -239,7 +258,7 @@ describe('signing out', () => {
       await cache.put('/settings', new Response('<h1>Settings</h1>', { headers: { 'content-type': 'text/html' } }));
     });
 
-  const lastSeen = (page: Page) => page.evaluate(() => localStorage.getItem('dashboard:last-seen'));
+  const lastSeen = (page: Page) => page.evaluate(() => localStorage.getItem('dashboard:last-seen')).catch(navigating);
 
   it('with "Sign out" leaves only the public cache and forgets when data was last seen', async () => {
     const context = await browser.newContext();
@@ -252,7 +271,7 @@ describe('signing out', () => {
 
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.waitForURL(`${dashboard.url}/login`);
-      await expect.poll(async () => Object.keys(await cacheContents(page)), WHILE).toEqual([`dashboard-${version}`]);
+      await expect.poll(() => cacheNames(page), WHILE).toEqual([`dashboard-${version}`]);
       expect((await cacheContents(page))[`dashboard-${version}`]?.filter((path) => !isPublicFile(path))).toEqual([]);
       expect(await lastSeen(page)).toBeNull();
 
@@ -272,15 +291,65 @@ describe('signing out', () => {
       const page = await context.newPage();
       await signIn(page);
       await controlled(page);
-      await page.goto(`${dashboard.url}/settings#security`);
+      // Hydrated, or the button has no handler yet.
+      await gotoHydrated(page, `${dashboard.url}/settings#security`);
       await leaveSignedInCache(page);
       page.once('dialog', (dialog) => void dialog.accept());
       await page.getByRole('button', { name: 'Sign out everywhere' }).click();
-      await page.waitForURL(`${dashboard.url}/login`);
-      await expect.poll(async () => Object.keys(await cacheContents(page)), WHILE).toEqual([`dashboard-${version}`]);
-      expect(await lastSeen(page)).toBeNull();
+      // The page goes to sign in, or the live stream's end takes it there first (with ?next=).
+      await page.waitForURL((url) => url.pathname === '/login');
+      await expect.poll(() => cacheNames(page), WHILE).toEqual([`dashboard-${version}`]);
+      await expect.poll(() => lastSeen(page), WHILE).toBeNull();
     } finally {
       await context.close();
+    }
+  });
+});
+
+describe('the installable app behind https', () => {
+  const HOSTNAME = 'dash.example.test';
+  let dir: string;
+  let proxy: TlsServer;
+  let dashboard: RunningDashboard;
+  let origin: string;
+  beforeAll(async () => {
+    // A self-signed certificate for the public name, and a TLS-terminating proxy in front of the dashboard (as Caddy or
+    // nginx in the README): bytes through, the Host as the browser sent it.
+    dir = mkdtempSync(join(tmpdir(), 'dash-tls-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', `/CN=${HOSTNAME}`, '-addext', `subjectAltName=DNS:${HOSTNAME}`, '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    let upstream = 0;
+    proxy = createTlsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (socket) => {
+      const toDashboard = connect(upstream, '127.0.0.1');
+      socket.pipe(toDashboard).pipe(socket);
+      const close = () => (socket.destroy(), toDashboard.destroy());
+      socket.on('error', close);
+      toDashboard.on('error', close);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    origin = `https://${HOSTNAME}:${(proxy.address() as AddressInfo).port}`;
+    writeFileSync(join(dir, 'password'), `${PASSWORD}\n`, { mode: 0o600 });
+    dashboard = await startDashboard({ env: { HOST: '127.0.0.1', ORIGIN: origin, DASHBOARD_PASSWORD_FILE: join(dir, 'password') } });
+    upstream = dashboard.port;
+  });
+  afterAll(async () => {
+    await dashboard?.stop();
+    await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("installs the worker and passes Chromium's installability check at the https origin", async () => {
+    // The name resolves to the proxy on loopback, and the test's certificate is trusted by its key, as a user's CA would
+    // make it: no certificate error, which Chromium would count against a secure origin ("not-from-secure-origin").
+    const spki = createHash('sha256').update(new X509Certificate(readFileSync(join(dir, 'cert.pem'))).publicKey.export({ type: 'spki', format: 'der' })).digest('base64');
+    const profile = await launchProfileChromium({}, [`--host-resolver-rules=MAP ${HOSTNAME} 127.0.0.1`, `--ignore-certificate-errors-spki-list=${spki}`]);
+    try {
+      const page = await profile.newPage();
+      await page.goto(`${origin}/login`);
+      expect(await page.evaluate(() => window.isSecureContext)).toBe(true);
+      expect(await controlled(page)).toBe(`${origin}/service-worker.js`);
+      await expectInstallable(page, origin);
+    } finally {
+      await profile.close();
     }
   });
 });

@@ -7,6 +7,12 @@ export const CACHE_PREFIX = 'dashboard-';
 /** The one cache of a build: its own files and the static ones, all public (served without signing in). */
 export const precacheName = (version: string) => `${CACHE_PREFIX}${version}`;
 
+/**
+ * What a page tells the worker when it sees that no one is signed in (the sign-in page): the worker then deletes every
+ * cache but its version's public one, in its own time, which a page that is being left would not have.
+ */
+export const SIGNED_OUT_MESSAGE = 'dashboard:signed-out';
+
 /** The page shown in place of any page when the dashboard cannot be reached (static/offline.html and its two files). */
 export const OFFLINE_PAGE = '/offline.html';
 

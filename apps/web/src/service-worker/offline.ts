@@ -15,6 +15,13 @@ export async function activate(version: string): Promise<void> {
   await Promise.all(names.filter((name) => name.startsWith(CACHE_PREFIX) && name !== current).map((name) => caches.delete(name)));
 }
 
+/** After sign-out: every cache but this version's, whatever its name and whoever made it (services/app-cache.ts). */
+export async function forgetSignedIn(version: string): Promise<void> {
+  const current = precacheName(version);
+  const names = await caches.keys();
+  await Promise.all(names.filter((name) => name !== current).map((name) => caches.delete(name)));
+}
+
 /** Answers a fetch the worker takes on (routeOf); returns without a word for every other, which the browser then makes. */
 export function answer(event: FetchEvent, version: string, assets: ReadonlySet<string>, origin: string): void {
   const { request } = event;

@@ -1,6 +1,6 @@
 // The pages' side of the service worker's caches: when the dashboard's data was last seen, and what sign-out forgets.
 import { version } from '$app/environment';
-import { LAST_SEEN_KEY, precacheName } from '$lib/app-cache';
+import { LAST_SEEN_KEY, SIGNED_OUT_MESSAGE, precacheName } from '$lib/app-cache';
 
 /** Notes that a page just came with the dashboard's data, for the offline page's "last seen". */
 export function recordLastSeen(now = new Date()): void {
@@ -24,6 +24,9 @@ export async function forgetSignedIn(): Promise<void> {
   } catch {
     // Nothing could be stored either.
   }
+  // The worker deletes them too, in its own time: the sign-in page is often left at once (a session that ended
+  // elsewhere reloads it), and this page's own deletion may then never finish.
+  navigator.serviceWorker?.controller?.postMessage(SIGNED_OUT_MESSAGE);
   if (typeof caches === 'undefined') return;
   const keep = precacheName(version);
   const names = await caches.keys();
