@@ -73,7 +73,8 @@ export default {
     // `vite dev` reads the repo root's .env, the one `npm start` reads.
     env: { dir: '../..' },
     // Nonces on every rendered page; no inline script runs without one. Styles may be inline (Svelte's
-    // transitions write them). Avatars come from Open Collective's image host. No page can be framed.
+    // transitions write them). Avatars come from Open Collective's image host. No page can be framed. The installable
+    // app's manifest and service worker are the dashboard's own files.
     csp: {
       mode: 'auto',
       directives: {
@@ -83,6 +84,8 @@ export default {
         'img-src': ['self', 'data:', 'https://images.opencollective.com'],
         'font-src': ['self'],
         'connect-src': ['self'],
+        'manifest-src': ['self'],
+        'worker-src': ['self'],
         'object-src': ['none'],
         'base-uri': ['self'],
         'form-action': ['self'],

@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { isLoopbackHost, MAX_DUMP_BYTES } from '@dash/contracts';
 import { clientAddressOf, connectionGroup } from './lib/server/client-address.ts';
 import { bindUrl, readEnv, unsupportedListener, type Env } from './lib/server/env.ts';
-import { bodyLimit, closingVerdict, guard, securityHeaders, timeoutVerdict, tooLargeVerdict, type GuardConfig, type Verdict } from './lib/server/guard.ts';
+import { bodyLimit, closingVerdict, guard, securityHeaders, staticFilePolicy, timeoutVerdict, tooLargeVerdict, type GuardConfig, type Verdict } from './lib/server/guard.ts';
 import { connectionLimits, type ConnectionLimits } from './lib/server/server-config.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
@@ -224,6 +224,9 @@ const server = createServer(
     answering.set(socket, (answering.get(socket) ?? 0) + 1);
     res.once('close', () => answering.set(socket, (answering.get(socket) ?? 1) - 1));
     for (const [name, value] of headers) res.setHeader(name, value);
+    // The service worker and the offline page run under policies of their own (guard.ts).
+    const policy = staticFilePolicy(req.url ?? '/');
+    if (policy) res.setHeader('content-security-policy', policy);
     // Held before any answer, the guard's too (a 403, or a webhook's 415): an answer given with the body unread ends
     // its connection as limitBody says, never left to stall until the keep-alive timeout resets it.
     const body = limitBody(req, res, bodyLimit(req.method ?? 'GET', req.url ?? '/'));

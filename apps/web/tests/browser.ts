@@ -1,14 +1,17 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page, type Response } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page, type Response } from 'playwright-core';
 
 /** Where the test run writes its screenshots (git-ignored). */
 export const screenshotDir = fileURLToPath(new URL('../test-results/screenshots/', import.meta.url));
 
-/** Debian's Chromium, headless, with nothing reaching for the network; `extraArgs` go after the defaults. */
-export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+/** How every test starts Debian's Chromium: headless, with nothing reaching for the network; `extraArgs` go after these. */
+function chromiumOptions(extraArgs: string[]) {
   mkdirSync(screenshotDir, { recursive: true });
-  return chromium.launch({
+  return {
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     args: [
       '--headless',
@@ -21,7 +24,28 @@ export async function launchChromium(extraArgs: string[] = []): Promise<Browser>
       '--disable-quic',
       ...extraArgs,
     ],
-  });
+  };
+}
+
+/** Debian's Chromium, headless, with nothing reaching for the network; `extraArgs` go after the defaults. */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch(chromiumOptions(extraArgs));
+}
+
+/**
+ * Chromium with a profile of its own in a fresh directory, as a user's browser is: a context of `launchChromium` is
+ * incognito, where Chromium offers no install ("in-incognito" among its installability errors). Its close() also
+ * removes the profile, once Chromium has exited.
+ */
+export async function launchProfileChromium(options: BrowserContextOptions = {}, extraArgs: string[] = []): Promise<BrowserContext> {
+  const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
+  const context = await chromium.launchPersistentContext(profile, { ...chromiumOptions(extraArgs), ...options });
+  const close = context.close.bind(context);
+  context.close = async (...args) => {
+    await close(...args);
+    await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  };
+  return context;
 }
 
 /**

@@ -26,8 +26,8 @@ afterEach(() => {
   expect(seen).toEqual([]);
 });
 
-async function openPage(path: string): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+async function openPage(path: string, options: { serviceWorkers?: 'allow' | 'block' } = {}): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, ...options });
   page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
   page.on('console', (message) => {
     // A refused request (400 from a bad input, an aborted script) is logged by Chromium itself.
@@ -201,7 +201,9 @@ describe('the dashboard in a browser', () => {
   });
 
   it('switches to the dark theme and keeps it over a reload, without a light first paint', async () => {
-    const page = await openPage('/');
+    // No service worker: the app's scripts are kept from the page by page.route below, which never sees what a worker
+    // serves from its cache.
+    const page = await openPage('/', { serviceWorkers: 'block' });
     await expect(page.getByRole('radio', { name: 'System' }).isChecked()).resolves.toBe(true);
     await page.screenshot({ path: `${screenshotDir}dashboard-all-light.png`, fullPage: true });
     // Arrow keys move through the three radios: System -> Dark.

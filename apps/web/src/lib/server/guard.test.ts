@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_DUMP_BYTES } from '@dash/contracts';
 import { RECEIVE_LIMITS } from '@dash/webhooks';
-import { bodyLimit, BODY_LIMITS, guard, normalisedPath, proxiedRefusal, proxyHeaderOf, securityHeaders, tooLargeVerdict, type GuardConfig } from './guard.ts';
+import { bodyLimit, BODY_LIMITS, guard, normalisedPath, proxiedRefusal, proxyHeaderOf, securityHeaders, staticFilePolicy, tooLargeVerdict, type GuardConfig } from './guard.ts';
 
 const local: GuardConfig = { mode: 'local', origin: 'http://127.0.0.1:3000', allowedHosts: [] };
 const remote: GuardConfig = { mode: 'remote', origin: 'https://dash.example.com', allowedHosts: ['dash.internal', '.corp.example'] };
@@ -91,6 +91,14 @@ describe('the security headers', () => {
     });
     expect(plain).not.toHaveProperty('strict-transport-security');
     expect(securityHeaders('https://dash.example.com')['strict-transport-security']).toBe('max-age=15552000');
+  });
+
+  it('let the service worker fetch only from the dashboard, and the offline page load only its own files', () => {
+    expect(staticFilePolicy('/service-worker.js')).toBe("default-src 'none'; connect-src 'self'");
+    expect(staticFilePolicy('/x/../offline.html?retry')).toMatch(/^default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self';/);
+    for (const url of ['/', '/favicon.svg', '/manifest.webmanifest', '/offline.js', '/_app/immutable/entry/app.js', '/api/service-worker.js']) {
+      expect(staticFilePolicy(url)).toBeUndefined();
+    }
   });
 });
 

@@ -1,0 +1,21 @@
+// The dashboard's service worker, built by SvelteKit from this folder to /service-worker.js and registered by every
+// page. It makes the app installable and keeps one thing offline: the offline page. What it caches and answers is
+// in $lib/app-cache.ts; each kind of event has its own file here, registered below.
+import { build, files, version } from '$service-worker';
+import { SIGNED_OUT_MESSAGE, precacheList } from '$lib/app-cache';
+import { activate, answer, forgetSignedIn, install } from './offline';
+
+const worker = self as unknown as ServiceWorkerGlobalScope;
+const assets = precacheList(build, files);
+const precached: ReadonlySet<string> = new Set(assets);
+
+// A new version takes over at once: the old one's cache goes on activation, and a tab of the old version that asks
+// for one of its files after that gets it from the network, as it would without a worker.
+worker.addEventListener('install', (event) => event.waitUntil(install(version, assets).then(() => worker.skipWaiting())));
+worker.addEventListener('activate', (event) => event.waitUntil(activate(version).then(() => worker.clients.claim())));
+worker.addEventListener('fetch', (event) => answer(event, version, precached, worker.location.origin));
+worker.addEventListener('message', (event) => {
+  if (event.data === SIGNED_OUT_MESSAGE) event.waitUntil(forgetSignedIn(version));
+});
+
+// Web Push (issue 38) goes here: its `push` and `notificationclick` handlers in ./push.ts, registered beside these.
