@@ -23,17 +23,19 @@ const timings = [];
 const seconds = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 const lap = (/** @type {string} */ name, /** @type {number} */ since) => timings.push(`${name} ${seconds(performance.now() - since)}`);
 
+/** Debian's packages the browser tests need that the machine lacks: Chromium, and openssl (the https test's certificate). */
 function ensureChromium() {
   const path = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-  if (existsSync(path)) return;
+  const packages = [...(existsSync(path) ? [] : ['chromium']), ...(spawnSync('openssl', ['version']).status === 0 ? [] : ['openssl'])];
+  if (packages.length === 0) return;
   const canApt = process.getuid?.() === 0 && spawnSync('apt-get', ['--version']).status === 0;
   if (!canApt) {
-    console.error(`✖ The browser tests need Chromium at ${path}: install Debian's "chromium" package or set CHROMIUM_PATH.`);
+    console.error(`✖ The browser tests need Debian's ${packages.map((name) => `"${name}"`).join(' and ')} package${packages.length > 1 ? 's' : ''}${packages.includes('chromium') ? ` (Chromium at ${path}, or set CHROMIUM_PATH)` : ''}.`);
     process.exit(1);
   }
-  console.log("→ installing Chromium from Debian's packages (browser tests)");
+  console.log(`→ installing ${packages.join(' and ')} from Debian's packages (browser tests)`);
   run('apt-get', ['update', '-qq']);
-  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], {
+  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], {
     env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
   });
 }
