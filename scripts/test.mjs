@@ -24,7 +24,7 @@ const seconds = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(ms < 10_000
 const lap = (/** @type {string} */ name, /** @type {number} */ since) => timings.push(`${name} ${seconds(performance.now() - since)}`);
 
 /** Debian's packages the browser tests need that the machine lacks: Chromium, and openssl (the https test's certificate). */
-function ensureChromium() {
+function ensureBrowserTestPackages() {
   const path = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
   const packages = [...(existsSync(path) ? [] : ['chromium']), ...(spawnSync('openssl', ['version']).status === 0 ? [] : ['openssl'])];
   if (packages.length === 0) return;
@@ -66,7 +66,7 @@ async function beside(name, args) {
 }
 
 installPackages();
-ensureChromium();
+ensureBrowserTestPackages();
 // The build first, alone: it writes SvelteKit's generated files, which the typecheck and the lint read.
 let step = performance.now();
 if (dashboardBuildIsStale()) {
