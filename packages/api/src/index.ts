@@ -169,7 +169,7 @@ export async function createContext(options: {
     alerts,
     briefing,
     push,
-    testSends: new TestSends(() => clock.now()),
+    testSends: new TestSends(store.leases, () => clock.now()),
     ...(options.demo ? { demo: options.demo } : {}),
     ...(options.database ? { database: options.database } : {}),
     ...(options.cliLocations ? { cliLocations: options.cliLocations } : {}),

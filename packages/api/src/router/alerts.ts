@@ -53,7 +53,7 @@ export const alertsRouter = router({
     .output(alertResultSchema)
     .mutation(async ({ ctx }) => {
       if (!(await ctx.alerts.config())) return { configured: false as const };
-      ctx.testSends.take('alerts', 'email');
+      await ctx.testSends.take('alerts', 'email');
       return sent(
         ctx,
         customEmail(

@@ -96,7 +96,7 @@ export const briefingRouter = router({
     .output(alertResultSchema)
     .mutation(async ({ ctx, signal }) => {
       if (!(await ctx.alerts.config())) return { configured: false as const };
-      ctx.testSends.take('briefing', 'briefing email');
+      await ctx.testSends.take('briefing', 'briefing email');
       try {
         return await ctx.briefing.sendTest(signal);
       } catch (error) {

@@ -55,7 +55,7 @@ export const pushRouter = router({
       assertOwnerBrowser(ctx);
       const targets = await ctx.push.testTargets(input.id);
       if (targets.length === 0) return { results: [] };
-      ctx.testSends.take('push', 'push notification');
+      await ctx.testSends.take('push', 'push notification');
       return { results: await ctx.push.test(targets) };
     }),
 });
