@@ -311,6 +311,14 @@ interface TickRun {
   trace: TraceBook;
 }
 
+const LEFT_OUT = 'read in the app before the digest went out: left out of it';
+
+/** A deferred interruption the digest does not tell: its row was read in the app meanwhile (or is gone). */
+function leftOutOfDigest(d: DeliveryRow, rows: ReadonlyMap<string, NotificationRow>): boolean {
+  const row = d.notificationId ? rows.get(d.notificationId) : undefined;
+  return row === undefined || row.readAt !== null;
+}
+
 /**
  * What held a channel's deferred interruptions back, each named with its own times (why each waited is a field of its
  * row): the pause from the first it held to its end; the quiet hours from the start of the window the first of theirs
@@ -610,9 +618,8 @@ export class Planner {
     }
     run.trace.note(deferred, (d) => {
       const stage = d.heldFor === 'pause' ? 'pause' : 'quiet_hours';
-      const row = d.notificationId ? rows.get(d.notificationId) : undefined;
-      if (!row) return null;
-      if (row.readAt !== null) return step(stage, 'none', 'read in the app before the digest went out: left out of it', now);
+      if (!d.notificationId || !rows.has(d.notificationId)) return null;
+      if (leftOutOfDigest(d, rows)) return step(stage, 'none', LEFT_OUT, now);
       return step(stage, 'sent', `went out in the ${wall(now, now, zone)} digest`, now);
     });
   }
@@ -667,13 +674,9 @@ export class Planner {
       sentAt: digest ? now : null,
     };
     // Only what the digest tells is digested (told, for a recovery): a row read in the app meanwhile was left out of it.
-    const leftOut = (d: DeliveryRow) => {
-      const about = d.notificationId ? rows.get(d.notificationId) : undefined;
-      return about === undefined || about.readAt !== null;
-    };
     await ops.updateDeliveries(
       deferred.map((d): DeliveryRow =>
-        leftOut(d) ? { ...d, status: 'cancelled', reason: 'read in the app before the digest went out: left out of it', dueAt: null } : { ...d, status: 'digested', digestId: id },
+        leftOutOfDigest(d, rows) ? { ...d, status: 'cancelled', reason: LEFT_OUT, dueAt: null } : { ...d, status: 'digested', digestId: id },
       ),
     );
     return ops.addDeliveries([row]);
