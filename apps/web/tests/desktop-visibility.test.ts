@@ -291,6 +291,21 @@ const unreadIn = (page: Page, count: number) => page.getByRole('button', { name:
 const desktopIn = async (...pages: Page[]) => (await Promise.all(pages.map(shownIn))).flat();
 const toastCount = async (...pages: Page[]) => (await Promise.all(pages.map((page) => toastsIn(page).count()))).reduce((a, b) => a + b, 0);
 
+/** Holds back what the tab hears from the other tabs (its channel's gate) until the test lets it through. */
+const holdChannel = (page: Page) => page.evaluate(() => ((window as unknown as Spied).__gate.closed = true));
+
+/** Waits until the tab's held-back messages include one of `type`. */
+const heldBack = (page: Page, type: string, what: string) =>
+  until(() => page.evaluate(() => (window as unknown as Spied).__gate.held.map((m) => m.type)), (types) => types.includes(type), 10_000, what);
+
+/** The failed deploy on the desktop of one of `pages`, once, and no toast: nothing more comes a moment later either. */
+async function expectOnceOnDesktop(...pages: Page[]) {
+  await until(() => desktopIn(...pages), (shown) => shown.length >= 1, 10_000, 'a desktop notification');
+  await sleep(1_500);
+  expect(await desktopIn(...pages)).toEqual([{ title: FAILED, tag: SUBJECT }]);
+  expect(await toastCount(...pages)).toBe(0);
+}
+
 describe('each interruption shown once, by some tab, whatever the timing', () => {
   it('shows on the desktop an offer that reached a tab just gone out of view, and nowhere else', async () => {
     const target = await dashboard();
@@ -301,9 +316,9 @@ describe('each interruption shown once, by some tab, whatever the timing', () =>
     const visible = await tab(ctx, target, { hidden: false, stream: false }, problems);
 
     // The visible tab hears the other tabs late: the offer is held until it has gone out of view.
-    await visible.evaluate(() => ((window as unknown as Spied).__gate.closed = true));
+    await holdChannel(visible);
     await deliverVercel(target, 'deployment.error');
-    await until(() => visible.evaluate(() => (window as unknown as Spied).__gate.held.map((m) => m.type)), (types) => types.includes('offer'), 10_000, 'offered to the tab in view');
+    await heldBack(visible, 'offer', 'offered to the tab in view');
     await visible.evaluate(() => {
       const spied = window as unknown as Spied;
       spied.__hidden = true;
@@ -312,10 +327,7 @@ describe('each interruption shown once, by some tab, whatever the timing', () =>
       for (const message of spied.__gate.held.splice(0)) message.deliver();
     });
 
-    await until(() => desktopIn(hidden, visible), (shown) => shown.length >= 1, 10_000, 'a desktop notification');
-    await sleep(1_500);
-    expect(await desktopIn(hidden, visible)).toEqual([{ title: FAILED, tag: SUBJECT }]);
-    expect(await toastCount(hidden, visible)).toBe(0);
+    await expectOnceOnDesktop(hidden, visible);
     expect(problems).toEqual([]);
   });
 
@@ -326,17 +338,14 @@ describe('each interruption shown once, by some tab, whatever the timing', () =>
     const hidden = await tab(ctx, target, { hidden: true }, problems);
     const visible = await tab(ctx, target, { hidden: false, stream: false }, problems);
 
-    await visible.evaluate(() => ((window as unknown as Spied).__gate.closed = true));
+    await holdChannel(visible);
     await deliverVercel(target, 'deployment.error');
-    await until(() => visible.evaluate(() => (window as unknown as Spied).__gate.held.map((m) => m.type)), (types) => types.includes('offer'), 10_000, 'offered to the tab in view');
+    await heldBack(visible, 'offer', 'offered to the tab in view');
     // Gone without a word, as a crashed tab goes: its pagehide's message is lost, and only its Web Lock, released by the browser, tells.
     await visible.evaluate(() => ((window as unknown as Spied).__gate.muted = true));
     await visible.close();
 
-    await until(() => shownIn(hidden), (shown) => shown.length >= 1, 10_000, 'a desktop notification');
-    await sleep(1_500);
-    expect(await shownIn(hidden)).toEqual([{ title: FAILED, tag: SUBJECT }]);
-    expect(await toastsIn(hidden).count()).toBe(0);
+    await expectOnceOnDesktop(hidden);
     expect(problems).toEqual([]);
   });
 
@@ -375,15 +384,12 @@ describe('each interruption shown once, by some tab, whatever the timing', () =>
     const next = await tab(ctx, target, { hidden: true }, problems);
     // The leader hears nothing: its stream is down, and the other tab's word waits.
     await cutStream(leader);
-    await leader.evaluate(() => ((window as unknown as Spied).__gate.closed = true));
+    await holdChannel(leader);
     await deliverVercel(target, 'deployment.error');
-    await until(() => leader.evaluate(() => (window as unknown as Spied).__gate.held.map((m) => m.type)), (types) => types.includes('received'), 10_000, 'handed to the leader');
+    await heldBack(leader, 'received', 'handed to the leader');
     await leader.close();
 
-    await until(() => shownIn(next), (shown) => shown.length >= 1, 10_000, 'a desktop notification');
-    await sleep(1_500);
-    expect(await shownIn(next)).toEqual([{ title: FAILED, tag: SUBJECT }]);
-    expect(await toastsIn(next).count()).toBe(0);
+    await expectOnceOnDesktop(next);
     expect(problems).toEqual([]);
   });
 
