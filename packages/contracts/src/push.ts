@@ -95,3 +95,33 @@ export const pushTestResultSchema = z.object({
 export type PushTestResult = z.infer<typeof pushTestResultSchema>;
 
 export const pushTestResultsSchema = z.object({ results: z.array(pushTestResultSchema) });
+
+/**
+ * What a push carries to the service worker (encrypted end to end: the push service sees only its size). `kind`:
+ * an interruption (`alert`), the recovery that replaces its outage (`resolve`), a digest, or a test. The worker
+ * shows it with `tag` (the page's own desktop notification and the toast use the same tag, so a device shows one),
+ * and a click opens `url` (`/?notification=<id>`, the thread).
+ */
+export const pushPayloadSchema = z.object({
+  kind: z.enum(['alert', 'resolve', 'digest', 'test']),
+  /** The inbox row (thread) it is about; null for a digest or a test. */
+  notificationId: z.string().nullable(),
+  title: z.string(),
+  body: z.string(),
+  severity: z.enum(['info', 'success', 'warning', 'error']),
+  tag: z.string(),
+  /** A path on the dashboard's origin: where a click goes. */
+  url: z.string(),
+  /** Alert again even though a notification with this tag is showing (a recovery replaces its outage quietly). */
+  renotify: z.boolean(),
+  requireInteraction: z.boolean(),
+});
+export type PushPayload = z.infer<typeof pushPayloadSchema>;
+
+/**
+ * What a push carries when the whole message was too large for the push service (413: a push service takes at most
+ * 4 KB): the worker asks `GET /api/push/messages/:id` for the message (signed in, same origin) and shows it as above;
+ * `tag` and `url` let it show something if that fails.
+ */
+export const pushPointerSchema = z.object({ fetch: z.string(), tag: z.string(), url: z.string() });
+export type PushPointer = z.infer<typeof pushPointerSchema>;

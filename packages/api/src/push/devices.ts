@@ -1,5 +1,5 @@
 import { createECDH, randomUUID } from 'node:crypto';
-import type { PushDevice, PushSubscribe, PushTestResult } from '@dash/contracts';
+import type { PushDevice, PushPayload, PushSubscribe, PushTestResult } from '@dash/contracts';
 import { refusedBaseUrl, type Clock } from '@dash/connectors';
 import type { PushSubscriptionRow, Store } from '@dash/db';
 import { z } from 'zod';
@@ -153,13 +153,18 @@ export class PushDevices {
 
   /** A test push to each device, one after another; each device's answer is written on it. */
   async test(rows: readonly PushSubscriptionRow[]): Promise<PushTestResult[]> {
-    const payload = JSON.stringify({
+    const test: PushPayload = {
       kind: 'test',
+      notificationId: null,
       title: 'Test from your founder dashboard',
       body: 'Push works on this device: outages and failed deploys can reach it.',
+      severity: 'info',
       tag: 'dashboard-push-test',
       url: '/',
-    });
+      renotify: true,
+      requireInteraction: false,
+    };
+    const payload = JSON.stringify(test);
     const results: PushTestResult[] = [];
     for (const row of rows) results.push(await this.sendTo(row, { ...TEST_PUSH, payload }));
     return results;
