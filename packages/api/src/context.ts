@@ -16,6 +16,7 @@ import type { BriefingMailer } from './briefing/mailer.ts';
 import type { Logger } from './logger.ts';
 import type { TestSends } from './alerts/test-sends.ts';
 import type { PushDevices } from './push/devices.ts';
+import type { PushSender } from './push/sender.ts';
 
 export interface Context {
   store: Store;
@@ -34,6 +35,8 @@ export interface Context {
     inbox: Inbox;
     /** Sends the email interruptions the policy released (SendGrid), with retries and an hourly cap. */
     emails: EmailSender;
+    /** Sends the released push interruptions, one per device. */
+    pushes: PushSender;
     poller: RelayPoller;
     webhooks: LocalWebhooks;
     secrets: RelaySecrets;

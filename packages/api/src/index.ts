@@ -19,7 +19,7 @@ import { Backups, type BackupOptions } from './backup/runner.ts';
 import { Alerts, type EmailEnvironment } from './alerts/index.ts';
 import { EmailSender } from './notifications/email-sender.ts';
 import { BriefingMailer } from './briefing/mailer.ts';
-import { PushDevices, VapidKeys, WebPushAdapter, type PushEnvironment } from './push/index.ts';
+import { PushDevices, PushSender, VapidKeys, WebPushAdapter, type PushEnvironment } from './push/index.ts';
 import type { CliLocations } from './oauth/cli-import.ts';
 import type { BackupReads } from './backup/plan.ts';
 import { loadShipped } from './data/shipping.ts';
@@ -111,22 +111,38 @@ export async function createContext(options: {
   const relayEnv = options.relay ?? { receive: receiveSettingsFrom({}) };
   const secrets = new RelaySecrets(store, vault);
   const alerts = new Alerts({ store, vault, env: options.email ?? {}, clock, log });
+  const pushEnv = options.push ?? {};
+  const push = new PushDevices({
+    store,
+    vault,
+    keys: new VapidKeys({ store, vault, env: pushEnv, clock }),
+    adapter: new WebPushAdapter({ fetch: options.fetch ?? defaultGuardedFetch, now: () => clock.now() }),
+    env: pushEnv,
+    clock,
+    log,
+    alertAddress: async () => (await alerts.status()).to[0],
+    origin: access.options.origin,
+  });
   const emails = new EmailSender({ store, alerts, clock, log });
+  const pushes = new PushSender({ store, devices: push, clock, log });
   const inbox = new Inbox(store, cache, log, {
     now: () => clock.now(),
     emailReady: () => alerts.ready(),
     onEmail: () => emails.kick(),
+    onPush: () => pushes.kick(),
   });
   // The scheduler (held interruptions, digests, snoozes, mutes) runs unless a test drives its ticks itself.
   if (options.scheduler === false) await inbox.hub.start();
   else {
     await inbox.start();
     emails.start();
+    pushes.start();
   }
   const fetcher = options.fetch ?? defaultGuardedFetch;
   const notifications = {
     inbox,
     emails,
+    pushes,
     poller: new RelayPoller({ store, inbox, target: () => relayTarget(store, secrets, relayEnv), log, clock, fetch: fetcher }),
     webhooks: new LocalWebhooks(inbox, () => receiveSettings(secrets, relayEnv), () => clock.now()),
     secrets,
@@ -143,18 +159,6 @@ export async function createContext(options: {
     alerts,
     backup,
     policy: inbox.policy,
-    origin: access.options.origin,
-  });
-  const pushEnv = options.push ?? {};
-  const push = new PushDevices({
-    store,
-    vault,
-    keys: new VapidKeys({ store, vault, env: pushEnv, clock }),
-    adapter: new WebPushAdapter({ fetch: fetcher, now: () => clock.now() }),
-    env: pushEnv,
-    clock,
-    log,
-    alertAddress: async () => (await alerts.status()).to[0],
     origin: access.options.origin,
   });
   const context: Context = {

@@ -320,7 +320,7 @@ export const dumpTablesSchema = z.strictObject({
       // Absent from exports made before the column existed: restored as null.
       eventId: text(64).nullable().optional(),
       subjectKey: text(512).nullable(),
-      channel: z.enum(['browser', 'email']),
+      channel: z.enum(['browser', 'email', 'push']),
       purpose: z.enum(['first', 'resolve', 'repeat', 'flap_start', 'flap_end', 'digest']),
       status: z.enum(['held', 'deferred', 'sent', 'cancelled', 'suppressed', 'digested', 'empty']),
       reason: text(),

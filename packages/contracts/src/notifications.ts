@@ -16,8 +16,8 @@ export const webhookSourceNames: Record<WebhookIntegration, string> = {
 export const notificationSeverities = ['info', 'success', 'warning', 'error'] as const;
 export type NotificationSeverity = (typeof notificationSeverities)[number];
 
-/** Where a notification shows: the in-app inbox and toast (always), a browser notification, an email. */
-export const notificationChannels = ['inApp', 'browser', 'email'] as const;
+/** Where a notification shows: the in-app inbox and toast (always), a browser notification, an email, a Web Push to each device. */
+export const notificationChannels = ['inApp', 'browser', 'email', 'push'] as const;
 export type NotificationChannel = (typeof notificationChannels)[number];
 
 /**

@@ -23,7 +23,8 @@ export const notificationSeveritySchema = z.enum(notificationSeverities, {
 export const severityRank: Record<NotificationSeverity, number> = { info: 0, success: 1, warning: 2, error: 3 };
 
 /** The channels that interrupt, which preferences and rules switch; in-app is always on. */
-export const interruptChannelSchema = z.enum(['browser', 'email'], { error: 'A channel is browser or email' });
+export const interruptChannels = ['browser', 'email', 'push'] as const;
+export const interruptChannelSchema = z.enum(interruptChannels, { error: 'A channel is browser, email or push' });
 export type InterruptChannel = z.infer<typeof interruptChannelSchema>;
 
 /**
@@ -107,8 +108,8 @@ export type RuleMatch = z.infer<typeof ruleMatchSchema>;
 export const ruleActionsSchema = z
   .strictObject({
     setSeverity: notificationSeveritySchema.optional(),
-    addChannels: z.array(interruptChannelSchema).max(2).optional(),
-    removeChannels: z.array(interruptChannelSchema).max(2).optional(),
+    addChannels: z.array(interruptChannelSchema).max(3).optional(),
+    removeChannels: z.array(interruptChannelSchema).max(3).optional(),
     bypassQuietHours: z.boolean().optional(),
     /** Stored and shown, never interrupting. */
     silence: z.boolean().optional(),
@@ -162,7 +163,8 @@ export const notificationPreferenceSchema = z.strictObject({
   type: typeGlobSchema,
   enabled: z.boolean(),
   minSeverity: notificationSeveritySchema,
-  channels: z.strictObject({ browser: z.boolean(), email: z.boolean() }),
+  /** `push` (Web Push to the subscribed devices) absent: as `email` (a preference saved before push existed). */
+  channels: z.strictObject({ browser: z.boolean(), email: z.boolean(), push: z.boolean().optional() }),
 });
 export type NotificationPreference = z.infer<typeof notificationPreferenceSchema>;
 
@@ -187,7 +189,7 @@ export const policyDecisionSchema = z.object({
   severity: notificationSeveritySchema,
   /** `alert`: a state change (trigger, resolve) or a warning or error; `change`: a PR merged, an issue created. */
   kind: z.enum(['alert', 'change']),
-  /** In order `inApp`, `browser`, `email`; `inApp` always, unless discarded (then none). */
+  /** In order `inApp`, `browser`, `email`, `push`; `inApp` always, unless discarded (then none). */
   channels: z.array(z.enum(notificationChannels)),
   bypassQuietHours: z.boolean(),
   silenced: z.boolean(),
@@ -207,6 +209,8 @@ export const deliveryOutcomeSchema = z.object({
   /** ISO 8601: when a held one goes out (unless its recovery comes first), when a deferred one's digest does. */
   until: z.string().nullable(),
   why: z.string(),
+  /** For push: the devices it goes to (each subscribed browser, by the name it was given). */
+  devices: z.array(z.object({ id: z.string(), name: z.string() })).optional(),
 });
 export type DeliveryOutcome = z.infer<typeof deliveryOutcomeSchema>;
 
@@ -262,6 +266,8 @@ export const notificationPolicyViewSchema = notificationPolicySchema.extend({
   quietNow: z.object({ quiet: z.boolean(), reason: z.enum(['window', 'pause']).nullable(), until: z.string().nullable() }),
   /** The email channel exists once an email sender is configured (the alerts feature); until then it is not offered. */
   email: z.object({ available: z.boolean(), reason: z.string().nullable() }),
+  /** The push channel exists once a device is subscribed (Settings → Notifications → Devices). */
+  push: z.object({ available: z.boolean(), devices: z.number().int(), reason: z.string().nullable() }),
   /** How long a monitor's outage is held back before it interrupts, so a blip bothers nobody. */
   flapHoldSeconds: z.number().int(),
   /** Saved parts that no longer fit (empty when all do): shown in Settings → Notifications until fixed or discarded. */
@@ -299,7 +305,7 @@ export const dryRunSchema = z.strictObject({
 export const dryRunResultSchema = z.object({
   decision: policyDecisionSchema,
   /** Each interrupting channel's outcome, from the deliveries the planner would write (`none`, saying why, for one it would not use). */
-  delivery: z.object({ browser: deliveryOutcomeSchema, email: deliveryOutcomeSchema }),
+  delivery: z.object({ browser: deliveryOutcomeSchema, email: deliveryOutcomeSchema, push: deliveryOutcomeSchema }),
 });
 export type DryRunResult = z.infer<typeof dryRunResultSchema>;
 

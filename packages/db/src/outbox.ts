@@ -1,5 +1,6 @@
 import type { StoredDecision } from '@dash/contracts';
 import { enqueueEmails } from './emails.ts';
+import { enqueuePushes } from './push.ts';
 import { chunked, isoOf, type SqlDialect } from './shared.ts';
 import { bind, DELIVERY_COLUMNS, num, numOrNull, parseJson, rawDelivery, type RunStatement } from './sql-rows.ts';
 import type { DeliveryRow, MuteRow, NotificationEventRow, NotificationRow, OutboxOps, Store, SubjectState, TraceLine } from './store.ts';
@@ -161,7 +162,9 @@ export function outboxOps(run: RunStatement, dialect: SqlDialect, takeSeqs: (cou
       if (deliveries.length === 0) return [];
       const rows = await withSeqs(deliveries.map((delivery) => ({ ...delivery })));
       for (let i = 0; i < rows.length; i += 250) await insertDeliveries(rows.slice(i, i + 250));
-      await enqueueEmails(run, dialect, rows, Math.max(...rows.map((row) => row.createdAt)));
+      const now = Math.max(...rows.map((row) => row.createdAt));
+      await enqueueEmails(run, dialect, rows, now);
+      await enqueuePushes(run, dialect, rows, now);
       return rows;
     },
     async updateDeliveries(changes) {
@@ -178,7 +181,9 @@ export function outboxOps(run: RunStatement, dialect: SqlDialect, takeSeqs: (cou
           row.id,
         ]);
       }
-      await enqueueEmails(run, dialect, rows, Math.max(0, ...rows.map((row) => row.sentAt ?? 0)));
+      const now = Math.max(0, ...rows.map((row) => row.sentAt ?? 0));
+      await enqueueEmails(run, dialect, rows, now);
+      await enqueuePushes(run, dialect, rows, now);
       return rows;
     },
     async subjects(keys) {

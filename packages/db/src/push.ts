@@ -1,6 +1,6 @@
-import { bind, numOrNull, type RunStatement } from './sql-rows.ts';
+import { bind, DELIVERY_COLUMNS, numOrNull, rawDelivery, type RunStatement } from './sql-rows.ts';
 import type { SqlDialect } from './shared.ts';
-import type { PushSubscriptionRow, Store } from './store.ts';
+import type { DeliveryRow, PushSendRow, PushSubscriptionRow, Store } from './store.ts';
 
 const COLUMNS = ['id', 'name', 'browser', 'endpoint', 'sealed_keys', 'expiration_time', 'created_at', 'last_success_at', 'last_failure_at', 'last_failure', 'removed_at'];
 
@@ -18,6 +18,43 @@ function rawSubscription(r: Record<string, unknown>): PushSubscriptionRow {
     lastFailure: (r.last_failure as string | null) ?? null,
     removedAt: numOrNull(r.removed_at),
   };
+}
+
+/** A send joined with the outbox row it sends (`d_*` columns are the delivery's). */
+function rawSend(r: Record<string, unknown>): PushSendRow {
+  const delivery: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(r)) if (name.startsWith('d_')) delivery[name.slice(2)] = value;
+  return {
+    id: String(r.id),
+    subscriptionId: String(r.subscription_id),
+    state: r.state as PushSendRow['state'],
+    attempts: Number(r.attempts),
+    dueAt: Number(r.due_at),
+    status: numOrNull(r.status),
+    error: (r.error as string | null) ?? null,
+    createdAt: Number(r.created_at),
+    sentAt: numOrNull(r.sent_at),
+    delivery: rawDelivery(delivery),
+  };
+}
+
+const SEND = `select s.id, s.subscription_id, s.state, s.attempts, s.due_at, s.status, s.error, s.created_at, s.sent_at, ${DELIVERY_COLUMNS.map((column) => `d.${column} as d_${column}`).join(', ')} from push_sends s join notification_deliveries d on d.id = s.delivery_id`;
+
+/**
+ * The push sends of an outbox's push deliveries, once released (`sent`): one per device subscribed now (not removed),
+ * queued in the same transaction. A device subscribed later never gets what was released before it.
+ */
+export async function enqueuePushes(run: RunStatement, dialect: SqlDialect, rows: readonly DeliveryRow[], now: number): Promise<void> {
+  const pushes = rows.filter((row) => row.channel === 'push' && row.status === 'sent');
+  if (pushes.length === 0) return;
+  const devices = await run(bind(dialect, 'select id from push_subscriptions where removed_at is null order by created_at, id', []));
+  const sends = pushes.flatMap((row) => devices.map((device) => [`${row.id}:${String(device.id)}`, row.id, String(device.id), row.sentAt ?? now, now]));
+  // A row is released once; should it come again, the sends it has stay as they are.
+  for (let i = 0; i < sends.length; i += 200) {
+    const slice = sends.slice(i, i + 200);
+    const tuples = slice.map(() => "(?, ?, ?, 'queued', 0, ?, ?)").join(', ');
+    await run(bind(dialect, `insert into push_sends (id, delivery_id, subscription_id, state, attempts, due_at, created_at) values ${tuples} ${dialect.upsert('id', ['id'])}`, slice.flat()));
+  }
 }
 
 /** The Web Push devices, as plain SQL every dialect runs (as the email sends are). */
@@ -63,6 +100,43 @@ export function pushSubscriptions(run: RunStatement, dialect: SqlDialect): Store
     },
     async gone(id, at, reason) {
       await exec("update push_subscriptions set removed_at = ?, last_failure_at = ?, last_failure = ?, sealed_keys = '' where id = ?", [at, at, reason, id]);
+      // What still waited for it never goes.
+      await exec("update push_sends set state = 'gone', lease_until = null, lease_holder = null where subscription_id = ? and state = 'queued'", [id]);
+    },
+    sends: {
+      async claim(holder, now, leaseMs, limit) {
+        const due = await exec("select id from push_sends where state = 'queued' and due_at <= ? and (lease_until is null or lease_until <= ?) order by due_at, id limit ?", [now, now, limit]);
+        if (due.length === 0) return [];
+        const until = now + leaseMs;
+        for (const { id } of due) {
+          await exec("update push_sends set lease_until = ?, lease_holder = ? where id = ? and state = 'queued' and (lease_until is null or lease_until <= ?)", [until, holder, id, now]);
+        }
+        // What this holder won (another process may have taken some first).
+        return (await exec(`${SEND} where s.lease_holder = ? and s.lease_until = ? and s.state = 'queued' order by s.due_at, s.id`, [holder, until])).map(rawSend);
+      },
+      async settle(id, holder, outcome) {
+        await exec('update push_sends set state = ?, attempts = ?, due_at = ?, status = ?, error = ?, sent_at = ?, lease_until = null, lease_holder = null where id = ? and lease_holder = ?', [
+          outcome.state,
+          outcome.attempts,
+          outcome.dueAt,
+          outcome.status,
+          outcome.error,
+          outcome.sentAt,
+          id,
+          holder,
+        ]);
+      },
+      async recent(limit) {
+        return (await exec(`${SEND} order by s.created_at desc, s.id desc limit ?`, [limit])).map(rawSend);
+      },
+      async nextDue() {
+        const [row] = await exec("select min(due_at) as at from push_sends where state = 'queued'");
+        return numOrNull(row?.at);
+      },
+      async delivery(id) {
+        const [row] = await exec(`select ${DELIVERY_COLUMNS.join(', ')} from notification_deliveries where id = ? and channel = 'push' and status = 'sent'`, [id]);
+        return row ? rawDelivery(row) : undefined;
+      },
     },
   };
 }

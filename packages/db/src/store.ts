@@ -169,7 +169,7 @@ export interface DeliveryRow {
   /** The stored event whose interruption it is (its trace gains the scheduler's lines); null for a digest or the scheduler's own notices. */
   eventId?: string | null;
   subjectKey: string | null;
-  channel: 'browser' | 'email';
+  channel: 'browser' | 'email' | 'push';
   purpose: 'first' | 'resolve' | 'repeat' | 'flap_start' | 'flap_end' | 'digest';
   status: 'held' | 'deferred' | 'sent' | 'cancelled' | 'suppressed' | 'digested' | 'empty';
   reason: string;
@@ -317,6 +317,36 @@ export interface EmailOutcome {
   attempts: number;
   dueAt: number;
   providerId: string | null;
+  error: string | null;
+  sentAt: number | null;
+}
+
+/**
+ * A push interruption to one device (`push_sends`): the released push delivery it sends, and how sending it went.
+ * `gone`: the push service said the device's subscription no longer exists (404, 410). ms UTC.
+ */
+export interface PushSendRow {
+  id: string;
+  subscriptionId: string;
+  state: 'queued' | 'delivered' | 'failed' | 'gone';
+  attempts: number;
+  /** When a queued one is next tried. */
+  dueAt: number;
+  /** The push service's last HTTP status, when it answered. */
+  status: number | null;
+  /** The last refusal or failure, in the push service's words. */
+  error: string | null;
+  createdAt: number;
+  sentAt: number | null;
+  delivery: DeliveryRow;
+}
+
+/** How a claimed push send ended (or when it is tried again). */
+export interface PushSendOutcome {
+  state: PushSendRow['state'];
+  attempts: number;
+  dueAt: number;
+  status: number | null;
   error: string | null;
   sentAt: number | null;
 }
@@ -533,6 +563,22 @@ export interface Store {
     failed(id: string, at: number, reason: string): Promise<void>;
     /** The push service said the subscription is gone (404, 410): its keys are dropped, the row stays to say so. */
     gone(id: string, at: number, reason: string): Promise<void>;
+    /**
+     * Push interruptions per device: queued when the outbox releases a push delivery (in that transaction, one per
+     * device subscribed then), claimed with a lease by the sender of one process, settled as the email sends are.
+     */
+    sends: {
+      /** Claims up to `limit` queued sends due by `now` for `holder` until `now + leaseMs`, soonest due first. */
+      claim(holder: string, now: number, leaseMs: number, limit: number): Promise<PushSendRow[]>;
+      /** Writes how a claimed send ended, and gives its lease up; nothing when `holder` no longer holds it. */
+      settle(id: string, holder: string, outcome: PushSendOutcome): Promise<void>;
+      /** The newest sends first. */
+      recent(limit: number): Promise<PushSendRow[]>;
+      /** When the next queued send is due, or null. */
+      nextDue(): Promise<number | null>;
+      /** A released push delivery by its id (what a service worker asks for when the push was too large to carry it). */
+      delivery(id: string): Promise<DeliveryRow | undefined>;
+    };
   };
 
   /** Named leases, so that of several dashboard processes on one database one does a job at a time (the relay poller). */

@@ -4,6 +4,7 @@ import type { EmailSendRow, Store } from '@dash/db';
 import { notificationEmail, type Alerts } from '../alerts/index.ts';
 import { EmailRefusedError, sendEmail } from '../alerts/sender.ts';
 import type { Logger } from '../logger.ts';
+import { DrainLoop } from './drain-loop.ts';
 
 const HOUR = 3_600_000;
 /** A claim lasts this long: a process that dies mid-send leaves the email to another after it. */
@@ -31,58 +32,38 @@ export interface EmailSenderOptions {
  * `perHour` in an hour. Everything it did is in `Store.emails` (Settings → Refresh & alerts lists it).
  */
 export class EmailSender {
-  private draining: Promise<void> | undefined;
-  private again = false;
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
+  private readonly loop: DrainLoop;
 
-  constructor(private readonly options: EmailSenderOptions) {}
+  constructor(private readonly options: EmailSenderOptions) {
+    this.loop = new DrainLoop({
+      drainAll: () => this.drainAll(),
+      nextAt: async () => {
+        const [due, blocked] = await Promise.all([options.store.emails.nextDue(), this.capFreesAt()]);
+        return Math.max(due ?? Infinity, blocked ?? 0);
+      },
+      clock: options.clock,
+      log: options.log,
+      name: 'notification emails',
+    });
+  }
 
   /** Drains now and then whenever the next send is due (or every minute). */
   start(): void {
-    this.kick();
+    this.loop.start();
   }
 
   /** Something was queued: drain soon (one drain at a time; a kick during one runs another after it). */
   kick(): void {
-    if (this.stopped) return;
-    if (this.draining) {
-      this.again = true;
-      return;
-    }
-    this.draining = this.drainAll()
-      .catch((error: unknown) => this.options.log.warn(`notification emails: ${(error as Error).message}`))
-      .finally(() => {
-        this.draining = undefined;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        } else void this.scheduleNext();
-      });
+    this.loop.kick();
   }
 
   /** Sends what is due now, after any drain already running; answers when done. */
-  async drain(): Promise<void> {
-    while (this.draining) await this.draining;
-    this.draining = this.drainAll().finally(() => (this.draining = undefined));
-    await this.draining;
+  drain(): Promise<void> {
+    return this.loop.drain();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.draining;
-  }
-
-  private async scheduleNext(): Promise<void> {
-    if (this.stopped) return;
-    const { store, clock } = this.options;
-    const [due, blocked] = await Promise.all([store.emails.nextDue(), this.capFreesAt()]);
-    const next = Math.max(due ?? Infinity, blocked ?? 0);
-    const wait = Math.min(Math.max(next - clock.now(), 1_000), 60_000);
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.kick(), wait);
-    this.timer.unref();
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** When the hourly cap lets the next one go, or undefined when it does not hold anything back. */

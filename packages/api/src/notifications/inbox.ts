@@ -26,6 +26,8 @@ export interface InboxOptions {
   emailReady?: () => Promise<boolean>;
   /** Told when email interruptions were released (queued for SendGrid): the sender drains them. */
   onEmail?: () => void;
+  /** Told when push interruptions were released (queued per device): the push sender drains them. */
+  onPush?: () => void;
 }
 
 /** A policy error: the caller's input, answered as a 400. */
@@ -72,7 +74,12 @@ const outcomeStatus: Record<DeliveryRow['status'], DeliveryOutcome['status']> = 
   empty: 'none',
 };
 
-const channelNames: Record<InterruptChannel, string> = { browser: 'browser notification', email: 'email' };
+const channelNames: Record<InterruptChannel, string> = { browser: 'browser notification', email: 'email', push: 'push' };
+const notSetUp: Record<InterruptChannel, string> = {
+  browser: '',
+  email: 'it is not set up (SendGrid, under Alerts)',
+  push: 'no device is subscribed (Settings → Notifications → Devices)',
+};
 
 /**
  * Each interrupting channel's outcome, from the delivery rows the planner wrote for the event (the last one of a
@@ -84,16 +91,21 @@ function channelOutcomes(
   written: readonly DeliveryRow[],
   decision: StoredDecision,
   available: readonly InterruptChannel[],
+  devices: readonly { id: string; name: string }[],
 ): Record<InterruptChannel, DeliveryOutcome> {
   const outcome = (channel: InterruptChannel): DeliveryOutcome => {
     const row = written.findLast((delivery) => delivery.channel === channel);
-    if (row) return { status: outcomeStatus[row.status], until: row.dueAt === null ? null : new Date(row.dueAt).toISOString(), why: row.reason };
-    if (!available.includes(channel)) return { status: 'none', until: null, why: `no ${channelNames[channel]}: it is not set up (SendGrid, under Alerts)` };
+    if (row) {
+      const until = row.dueAt === null ? null : new Date(row.dueAt).toISOString();
+      // A push goes to each device subscribed when it is released: the dry run names them.
+      return { status: outcomeStatus[row.status], until, why: row.reason, ...(channel === 'push' ? { devices: [...devices] } : {}) };
+    }
+    if (!available.includes(channel)) return { status: 'none', until: null, why: `no ${channelNames[channel]}: ${notSetUp[channel]}` };
     // Nothing interrupts at all: the trace's last step says why (in the inbox only, joined its thread, …).
     if (written.length === 0) return { status: 'none', until: null, why: decision.trace.at(-1)?.why ?? 'no interruption' };
     return { status: 'none', until: null, why: `no ${channelNames[channel]}: its decision does not open that channel` };
   };
-  return { browser: outcome('browser'), email: outcome('email') };
+  return { browser: outcome('browser'), email: outcome('email'), push: outcome('push') };
 }
 
 /**
@@ -198,13 +210,20 @@ export class Inbox {
 
   /** The interrupting channels that can deliver now. */
   async channels(): Promise<readonly InterruptChannel[]> {
-    return deliverableChannels((await this.options.emailReady?.().catch(() => false)) ?? false);
+    const [email, devices] = await Promise.all([this.options.emailReady?.().catch(() => false) ?? false, this.pushDevices()]);
+    return deliverableChannels(email, devices.length > 0);
   }
 
-  /** Rows and browser interruptions to the live streams; released emails to their sender. */
+  /** The devices a push released now would go to (subscribed, not removed by their push service). */
+  async pushDevices(): Promise<{ id: string; name: string }[]> {
+    return (await this.store.push.list()).filter((row) => row.removedAt === null).map(({ id, name }) => ({ id, name }));
+  }
+
+  /** Rows and browser interruptions to the live streams; released emails and pushes to their senders. */
   private publish(rows: NotificationRow[], sent: DeliveryRow[] = []) {
     this.hub.publish(rows, sent.filter((delivery) => delivery.channel === 'browser'));
     if (sent.some((delivery) => delivery.channel === 'email')) this.options.onEmail?.();
+    if (sent.some((delivery) => delivery.channel === 'push')) this.options.onPush?.();
   }
 
   /** Live streams from the store's change feed, and the scheduler (held interruptions, digests, snoozes, mutes). */
@@ -313,7 +332,7 @@ export class Inbox {
     arrivesAt: number,
     override: Partial<NotificationPolicy> = {},
   ): Promise<{ decision: PolicyDecision; stored: StoredDecision; delivery: Record<InterruptChannel, DeliveryOutcome> }> {
-    const [saved, available] = await Promise.all([this.policy.get(), this.channels()]);
+    const [saved, available, devices] = await Promise.all([this.policy.get(), this.channels(), this.pushDevices()]);
     const policy = { ...saved, ...override };
     const subjectKey = input.transition === null ? null : input.subjectKey;
     const decision = evaluate(
@@ -350,7 +369,7 @@ export class Inbox {
       const outcome = await this.planner.plan(folded ? [planned(folded, decision)] : [], preview.ops, arrivesAt, policy);
       return { stored: outcome.decisions[0] ?? storedOf(decision), written: preview.written };
     });
-    return { decision, stored, delivery: channelOutcomes(written, stored, available) };
+    return { decision, stored, delivery: channelOutcomes(written, stored, available, devices) };
   }
 
   /** Snoozes rows until `until` (ms UTC), or wakes them now (null); live streams hear of it. */

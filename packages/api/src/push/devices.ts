@@ -176,9 +176,8 @@ export class PushDevices {
     if (row.removedAt !== null) {
       return { ...base, outcome: 'gone', status: null, retryAt: null, message: 'The push service said this subscription is gone: subscribe the device again' };
     }
-    const origin = originOf(row.endpoint);
-    const waiting = this.waitUntil.get(origin);
-    if (waiting !== undefined && waiting > clock.now()) {
+    const waiting = this.waitingFor(row.endpoint);
+    if (waiting !== undefined) {
       return { ...base, outcome: 'retry', status: null, retryAt: iso(waiting), message: `${pushServiceOf(row.endpoint)} asked to wait until ${iso(waiting)}` };
     }
     const outcome = await this.deliver(row, message);
@@ -193,7 +192,7 @@ export class PushDevices {
         return { ...base, outcome: 'gone', status: outcome.status, retryAt: null, message: `${outcome.reason}: the device was removed` };
       case 'retry': {
         const retryAt = now + outcome.afterMs;
-        this.waitUntil.set(origin, retryAt);
+        this.holdBack(row.endpoint, retryAt);
         await store.push.failed(row.id, now, outcome.reason);
         return { ...base, outcome: 'retry', status: outcome.status, retryAt: iso(retryAt), message: outcome.reason };
       }
@@ -203,7 +202,20 @@ export class PushDevices {
     }
   }
 
-  private async deliver(row: PushSubscriptionRow, message: PushMessage): Promise<PushOutcome> {
+  /** Until when the push service of `endpoint` asked us to wait (its last 429 or 5xx), or undefined. */
+  waitingFor(endpoint: string): number | undefined {
+    const until = this.waitUntil.get(originOf(endpoint));
+    return until !== undefined && until > this.options.clock.now() ? until : undefined;
+  }
+
+  /** No push to the push service of `endpoint` before `until` (its Retry-After). */
+  holdBack(endpoint: string, until: number): void {
+    const origin = originOf(endpoint);
+    this.waitUntil.set(origin, Math.max(until, this.waitUntil.get(origin) ?? 0));
+  }
+
+  /** Encrypts and signs `message` for a device and hands it to its push service; answers what the service said. */
+  async deliver(row: PushSubscriptionRow, message: PushMessage): Promise<PushOutcome> {
     const { vault, keys, adapter, env } = this.options;
     const subject = vapidSubject(env, await this.options.alertAddress(), this.options.origin);
     if (!subject) {

@@ -352,6 +352,14 @@ export const restRoutes: readonly RestRoute[] = [
     summary: 'Send a test push to every device (`{}`) or one (`{ id }`); one test a minute',
     description: "Each device's result: sent, retry (429/5xx, with retryAt from Retry-After), gone (404/410: the device is removed), or refused.",
   },
+  {
+    method: 'GET',
+    path: '/api/push/messages/:id',
+    procedure: 'push.message',
+    input: pathParams,
+    errors: [404],
+    summary: 'A sent push notification, by the id its push carried when it was too large to carry it whole (the service worker asks)',
+  },
 
   {
     method: 'GET',

@@ -93,7 +93,7 @@ async function policyView(ctx: Context, policy?: NotificationPolicy) {
   const { inbox } = ctx.notifications;
   const now = ctx.data.connections.clock.now();
   // A saved part that no longer fits stays stored and is reported; the policy shown is the one that applies.
-  const [state, mutes] = await Promise.all([inbox.policy.state(), inbox.mutes()]);
+  const [state, mutes, channels, devices] = await Promise.all([inbox.policy.state(), inbox.mutes(), inbox.channels(), inbox.pushDevices()]);
   const saved = policy ?? state.policy;
   const quiet = quietAt(now, saved.quietHours);
   return {
@@ -105,9 +105,13 @@ async function policyView(ctx: Context, policy?: NotificationPolicy) {
       reason: quiet.quiet ? quiet.reason : null,
       until: quiet.quiet && quiet.endsAt !== undefined ? new Date(quiet.endsAt).toISOString() : null,
     },
-    email: (await inbox.channels()).includes('email')
+    email: channels.includes('email')
       ? { available: true, reason: null }
       : { available: false, reason: 'Set up email alerts first (Settings → Refresh & alerts: SendGrid); until then, in-app and browser.' },
+    push:
+      devices.length > 0
+        ? { available: true, devices: devices.length, reason: null }
+        : { available: false, devices: 0, reason: 'Subscribe a device first (Settings → Notifications → Devices: Notify this device).' },
     flapHoldSeconds: Math.round(inbox.planner.holdFor(saved) / 1000),
   };
 }

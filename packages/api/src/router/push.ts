@@ -3,12 +3,15 @@ import {
   pushDeviceSchema,
   pushDevicesSchema,
   pushKeySchema,
+  pushPayloadSchema,
   pushSubscribeSchema,
   pushTestResultsSchema,
   pushTestSchema,
   removedSchema,
 } from '@dash/contracts';
 import { z } from 'zod';
+import { fail } from '../errors.ts';
+import { pushPayloadOf } from '../push/sender.ts';
 import { publicProcedure, router } from '../trpc.ts';
 import { assertOwnerBrowser, confirmOwner } from './auth.ts';
 
@@ -57,5 +60,18 @@ export const pushRouter = router({
       if (targets.length === 0) return { results: [] };
       await ctx.testSends.take('push', 'push notification');
       return { results: await ctx.push.test(targets) };
+    }),
+
+  /**
+   * GET /api/push/messages/:id: a released push's message, by its delivery id, for the service worker when the push
+   * carried only a pointer to it (too large for the push service). Signed in, like the inbox it comes from.
+   */
+  message: publicProcedure
+    .input(pushDeviceIdInput)
+    .output(pushPayloadSchema)
+    .query(async ({ ctx, input }) => {
+      const delivery = await ctx.store.push.sends.delivery(input.id);
+      if (!delivery) throw fail('NOT_FOUND', `No push message ${input.id}`);
+      return pushPayloadOf(delivery);
     }),
 });

@@ -239,7 +239,7 @@ export const notificationDeliveries = mysqlTable(
     /** The event whose interruption it is: the scheduler adds a line to that event's trace when it releases, sends or drops it. Null for a digest and the scheduler's own notices. */
     eventId: varchar('event_id', { length: ID }),
     subjectKey: varchar('subject_key', { length: 512 }),
-    channel: varchar('channel', { length: 8, enum: ['browser', 'email'] }).notNull(),
+    channel: varchar('channel', { length: 8, enum: ['browser', 'email', 'push'] }).notNull(),
     purpose: varchar('purpose', { length: 16, enum: ['first', 'resolve', 'repeat', 'flap_start', 'flap_end', 'digest'] }).notNull(),
     status: varchar('status', { length: 16, enum: ['held', 'deferred', 'sent', 'cancelled', 'suppressed', 'digested', 'empty'] }).notNull(),
     /** Why it has its status, as the trace says it. */
@@ -318,4 +318,24 @@ export const pushSubscriptions = mysqlTable(
     removedAt: bigint('removed_at', { mode: 'number' }),
   },
   (t) => [index('push_subscriptions_created_idx').on(t.createdAt)],
+);
+
+/** A push interruption to one device; see the SQLite schema. Its id is two ids and a colon. */
+export const pushSends = mysqlTable(
+  'push_sends',
+  {
+    id: varchar('id', { length: 2 * ID + 1 }).primaryKey(),
+    deliveryId: varchar('delivery_id', { length: ID }).notNull(),
+    subscriptionId: varchar('subscription_id', { length: ID }).notNull(),
+    state: varchar('state', { length: 16, enum: ['queued', 'delivered', 'failed', 'gone'] }).notNull(),
+    attempts: int('attempts').notNull(),
+    dueAt: bigint('due_at', { mode: 'number' }).notNull(),
+    leaseUntil: bigint('lease_until', { mode: 'number' }),
+    leaseHolder: varchar('lease_holder', { length: ID }),
+    status: int('status'),
+    error: text('error'),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    sentAt: bigint('sent_at', { mode: 'number' }),
+  },
+  (t) => [index('push_sends_state_idx').on(t.state, t.dueAt), index('push_sends_delivery_idx').on(t.deliveryId)],
 );

@@ -230,7 +230,7 @@ export const notificationDeliveries = pgTable(
     /** The event whose interruption it is: the scheduler adds a line to that event's trace when it releases, sends or drops it. Null for a digest and the scheduler's own notices. */
     eventId: text('event_id'),
     subjectKey: text('subject_key'),
-    channel: text('channel', { enum: ['browser', 'email'] }).notNull(),
+    channel: text('channel', { enum: ['browser', 'email', 'push'] }).notNull(),
     purpose: text('purpose', { enum: ['first', 'resolve', 'repeat', 'flap_start', 'flap_end', 'digest'] }).notNull(),
     status: text('status', { enum: ['held', 'deferred', 'sent', 'cancelled', 'suppressed', 'digested', 'empty'] }).notNull(),
     /** Why it has its status, as the trace says it. */
@@ -311,4 +311,24 @@ export const pushSubscriptions = pgTable(
     removedAt: bigint('removed_at', { mode: 'number' }),
   },
   (t) => [index('push_subscriptions_created_idx').on(t.createdAt)],
+);
+
+/** A push interruption to one device; see the SQLite schema. */
+export const pushSends = pgTable(
+  'push_sends',
+  {
+    id: text('id').primaryKey(),
+    deliveryId: text('delivery_id').notNull(),
+    subscriptionId: text('subscription_id').notNull(),
+    state: text('state', { enum: ['queued', 'delivered', 'failed', 'gone'] }).notNull(),
+    attempts: integer('attempts').notNull(),
+    dueAt: bigint('due_at', { mode: 'number' }).notNull(),
+    leaseUntil: bigint('lease_until', { mode: 'number' }),
+    leaseHolder: text('lease_holder'),
+    status: integer('status'),
+    error: text('error'),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    sentAt: bigint('sent_at', { mode: 'number' }),
+  },
+  (t) => [index('push_sends_state_idx').on(t.state, t.dueAt), index('push_sends_delivery_idx').on(t.deliveryId)],
 );

@@ -217,7 +217,7 @@ export const notificationDeliveries = sqliteTable(
     /** The event whose interruption it is: the scheduler adds a line to that event's trace when it releases, sends or drops it. Null for a digest and the scheduler's own notices. */
     eventId: text('event_id'),
     subjectKey: text('subject_key'),
-    channel: text('channel', { enum: ['browser', 'email'] }).notNull(),
+    channel: text('channel', { enum: ['browser', 'email', 'push'] }).notNull(),
     purpose: text('purpose', { enum: ['first', 'resolve', 'repeat', 'flap_start', 'flap_end', 'digest'] }).notNull(),
     status: text('status', { enum: ['held', 'deferred', 'sent', 'cancelled', 'suppressed', 'digested', 'empty'] }).notNull(),
     /** Why it has its status, as the trace says it. */
@@ -305,4 +305,29 @@ export const pushSubscriptions = sqliteTable(
     removedAt: integer('removed_at'),
   },
   (t) => [index('push_subscriptions_created_idx').on(t.createdAt)],
+);
+
+/**
+ * A push interruption to one device: one row per released push delivery and device subscribed then (`id` is the
+ * delivery's id, `:`, the device's). Claimed with a lease and settled as the email sends are, so each device gets it
+ * once across processes and restarts. ms UTC.
+ */
+export const pushSends = sqliteTable(
+  'push_sends',
+  {
+    id: text('id').primaryKey(),
+    deliveryId: text('delivery_id').notNull(),
+    subscriptionId: text('subscription_id').notNull(),
+    state: text('state', { enum: ['queued', 'delivered', 'failed', 'gone'] }).notNull(),
+    attempts: integer('attempts').notNull(),
+    dueAt: integer('due_at').notNull(),
+    leaseUntil: integer('lease_until'),
+    leaseHolder: text('lease_holder'),
+    /** The push service's last answer (its HTTP status), and its words when it refused. */
+    status: integer('status'),
+    error: text('error'),
+    createdAt: integer('created_at').notNull(),
+    sentAt: integer('sent_at'),
+  },
+  (t) => [index('push_sends_state_idx').on(t.state, t.dueAt), index('push_sends_delivery_idx').on(t.deliveryId)],
 );

@@ -1,4 +1,5 @@
 import {
+  interruptChannels,
   weekdays,
   webhookIntegrationSchema,
   type DryRunResult,
@@ -55,6 +56,8 @@ export interface PreferenceDraft {
   browser: boolean;
   /** Not offered yet (email is unavailable): kept as saved. */
   email: boolean;
+  /** Not offered yet (no device subscribed): kept as saved; a preference saved before push existed shows its email switch. */
+  push: boolean;
 }
 
 export interface ConditionDraft {
@@ -82,6 +85,8 @@ export interface RuleDraft {
   browser: ChannelAction;
   /** Not offered yet (email is unavailable): kept as saved. */
   email: ChannelAction;
+  /** Not offered yet (no device subscribed): kept as saved. */
+  push: ChannelAction;
   bypassQuietHours: boolean;
   silence: boolean;
   discard: boolean;
@@ -147,6 +152,7 @@ export const preferenceDraftOf = (preference: NotificationPreference): Preferenc
   minSeverity: preference.minSeverity,
   browser: preference.channels.browser,
   email: preference.channels.email,
+  push: preference.channels.push ?? preference.channels.email,
 });
 
 export const preferenceOf = (draft: PreferenceDraft): NotificationPreference => ({
@@ -154,7 +160,7 @@ export const preferenceOf = (draft: PreferenceDraft): NotificationPreference => 
   type: draft.type.trim(),
   enabled: draft.enabled,
   minSeverity: draft.minSeverity,
-  channels: { browser: draft.browser, email: draft.email },
+  channels: { browser: draft.browser, email: draft.email, push: draft.push },
 });
 
 export const blankPreference = (): PreferenceDraft => ({
@@ -165,6 +171,7 @@ export const blankPreference = (): PreferenceDraft => ({
   minSeverity: 'warning',
   browser: true,
   email: false,
+  push: false,
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -237,6 +244,7 @@ export function ruleDraftOf(rule: NotificationRule): RuleDraft {
     setSeverity: actions.setSeverity ?? '',
     browser: channelAction(actions, 'browser'),
     email: channelAction(actions, 'email'),
+    push: channelAction(actions, 'push'),
     bypassQuietHours: actions.bypassQuietHours === true,
     silence: actions.silence === true,
     discard: actions.discard === true,
@@ -259,8 +267,8 @@ export function ruleOf(draft: RuleDraft): NotificationRule {
 
   const actions: RuleActions = {};
   if (draft.setSeverity !== '') actions.setSeverity = draft.setSeverity;
-  const add = (['browser', 'email'] as const).filter((channel) => draft[channel] === 'add');
-  const remove = (['browser', 'email'] as const).filter((channel) => draft[channel] === 'remove');
+  const add = interruptChannels.filter((channel) => draft[channel] === 'add');
+  const remove = interruptChannels.filter((channel) => draft[channel] === 'remove');
   if (add.length > 0) actions.addChannels = add;
   if (remove.length > 0) actions.removeChannels = remove;
   for (const flag of ['bypassQuietHours', 'silence', 'discard'] as const) {
@@ -306,6 +314,7 @@ export function loosePreferenceDraft(value: unknown): PreferenceDraft {
     minSeverity: looseText(preference.minSeverity) as NotificationSeverity,
     browser: channels.browser === true,
     email: channels.email === true,
+    push: (channels.push ?? channels.email) === true,
   };
 }
 
@@ -353,7 +362,7 @@ export class PolicyEditor {
 
   /** The server's view again (another save, a reload): what is not a draft follows it. */
   refresh(view: NotificationPolicyView): void {
-    this.view = { ...this.view, mutes: view.mutes, quietNow: view.quietNow, email: view.email, flapHoldSeconds: view.flapHoldSeconds, quietHours: { ...this.view.quietHours, pauseUntil: view.quietHours.pauseUntil } };
+    this.view = { ...this.view, mutes: view.mutes, quietNow: view.quietNow, email: view.email, push: view.push, flapHoldSeconds: view.flapHoldSeconds, quietHours: { ...this.view.quietHours, pauseUntil: view.quietHours.pauseUntil } };
     this.view.needsAttention = view.needsAttention;
   }
 

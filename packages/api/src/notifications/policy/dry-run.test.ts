@@ -189,12 +189,14 @@ describe.for([
     expect((await dash.caller.notifications.dryRun({ event: failed })).delivery).toEqual({
       browser: expect.objectContaining({ status: 'now' }),
       email: { status: 'now', until: null, why: 'queued for SendGrid' },
+      push: { status: 'none', until: null, why: 'no push: no device is subscribed (Settings → Notifications → Devices)' },
     });
     // A monitor's outage is held on both, until the hold ends.
     const down = { integration: 'uptime_monitor', type: 'monitor.down', severity: 'error', title: 'api down', transition: 'trigger', subjectKey: 'betterstack:monitor:api' } as const;
     expect((await dash.caller.notifications.dryRun({ event: down })).delivery).toEqual({
       browser: { status: 'held', until: iso(night + 2 * MINUTE), why: 'flap hold' },
       email: { status: 'held', until: iso(night + 2 * MINUTE), why: 'flap hold' },
+      push: expect.objectContaining({ status: 'none' }),
     });
     // A warning that a rule sends by email only waits for the digest email at 07:00 Berlin; no browser notification.
     await dash.caller.notifications.saveRules({ rules: [rule('mail', { type: 'error.*' }, { addChannels: ['email'], removeChannels: ['browser'] })] });
@@ -202,6 +204,7 @@ describe.for([
     expect((await dash.caller.notifications.dryRun({ event: issue })).delivery).toEqual({
       browser: { status: 'none', until: null, why: 'no browser notification: its decision does not open that channel' },
       email: { status: 'deferred', until: '2026-11-24T06:00:00.000Z', why: 'kept for the digest email' },
+      push: expect.objectContaining({ status: 'none' }),
     });
 
     const without = await dashboard(night, false);

@@ -29,10 +29,14 @@ import { localTime, quietAt, type QuietState } from './quiet-hours.ts';
 const MINUTE = 60_000;
 
 /**
- * The interrupting channels the pipeline can deliver now: the browser always, email once SendGrid is set up (until
- * then no preference or rule opens it, so no decision claims an email that nothing would send).
+ * The interrupting channels the pipeline can deliver now: the browser always, email once SendGrid is set up, push once
+ * a device is subscribed (until then no preference or rule opens them, so no decision claims what nothing would send).
  */
-export const deliverableChannels = (emailReady: boolean): readonly InterruptChannel[] => (emailReady ? ['browser', 'email'] : ['browser']);
+export const deliverableChannels = (emailReady: boolean, pushReady = false): readonly InterruptChannel[] => [
+  'browser',
+  ...(emailReady ? (['email'] as const) : []),
+  ...(pushReady ? (['push'] as const) : []),
+];
 
 /** How flaps are told apart (the flap hold, how long an outage is held first, is a setting: `flapHoldSeconds`). */
 export interface FlapSettings {
@@ -107,8 +111,11 @@ interface Moment {
 
 const momentOf = (now: number, policy: NotificationPolicy): Moment => ({ now, zone: policy.quietHours.timezone, quiet: quietAt(now, policy.quietHours), released: new Map() });
 
-/** What an email row's reason says when it goes out or waits. */
-const emailWhy = (status: DeliveryRow['status']) => (status === 'sent' ? 'queued for SendGrid' : 'kept for the digest email');
+/** What an email or push row's reason says when it goes out or waits (a browser row says what `release` does). */
+const channelWhy: Record<Exclude<InterruptChannel, 'browser'>, (status: DeliveryRow['status']) => string> = {
+  email: (status) => (status === 'sent' ? 'queued for SendGrid' : 'kept for the digest email'),
+  push: (status) => (status === 'sent' ? 'queued for each subscribed device' : 'kept for the digest push'),
+};
 
 /** What becomes of an interruption: its status, why, and for one that waits, until when and for what. */
 interface Fate {
@@ -481,9 +488,11 @@ export class Planner {
       return step('flap', 'held', `held ${formatDuration(batch.holdMs)} in case it recovers at once; then it interrupts`);
     }
     const out = release(batch.moment, decision.bypassQuietHours);
-    batch.add(channels.map((channel) => delivery(event, channel, 'first', { ...out, reason: channel === 'email' ? emailWhy(out.status) : out.reason }, messageOf(row), now)));
-    if (!channels.includes('email') || out.status !== 'sent') return out.entry;
-    return { ...out.entry, why: `${channels.includes('browser') ? `${out.entry.why}; ` : ''}queued for email (SendGrid)` };
+    batch.add(channels.map((channel) => delivery(event, channel, 'first', { ...out, reason: channel === 'browser' ? out.reason : channelWhy[channel](out.status) }, messageOf(row), now)));
+    if (out.status !== 'sent') return out.entry;
+    const also = [...(channels.includes('email') ? ['queued for email (SendGrid)'] : []), ...(channels.includes('push') ? ['pushed to each subscribed device'] : [])];
+    if (also.length === 0) return out.entry;
+    return { ...out.entry, why: [...(channels.includes('browser') ? [out.entry.why] : []), ...also].join('; ') };
   }
 
   /**

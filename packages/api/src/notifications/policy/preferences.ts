@@ -1,5 +1,6 @@
 import {
   type DecisionTraceEntry,
+  interruptChannels,
   type InterruptChannel,
   type NotificationPreference,
   type NotificationSeverity,
@@ -102,13 +103,13 @@ export interface PreferenceOutcome {
  * (a channel with nothing to send it, such as email before a sender is configured, is never opened). A preference that
  * is off, or an event below its `minSeverity`, opens none (the event is still in the app); otherwise its
  * switches decide, whatever the kind. Without a preference, the built-in defaults: browser for alerts
- * at warning and above, email for errors only, and changes in-app only.
+ * at warning and above, email and push for errors only, and changes in-app only.
  */
 export function preferenceChannels(
   preference: NotificationPreference | null,
   severity: NotificationSeverity,
   kind: EventKind,
-  available: readonly InterruptChannel[] = ['browser', 'email'],
+  available: readonly InterruptChannel[] = interruptChannels,
 ): PreferenceOutcome {
   const entry = (verdict: DecisionTraceEntry['verdict'], why: string): DecisionTraceEntry => ({
     stage: 'preference',
@@ -121,13 +122,16 @@ export function preferenceChannels(
     const channels: InterruptChannel[] = [];
     if (kind === 'alert' && severityRank[severity] >= severityRank.warning && available.includes('browser')) channels.push('browser');
     if (kind === 'alert' && severity === 'error' && available.includes('email')) channels.push('email');
+    if (kind === 'alert' && severity === 'error' && available.includes('push')) channels.push('push');
     const why = kind === 'change' ? 'a change: in-app only' : `an alert at ${severity}: ${describeChannels(channels)}`;
     return { channels, trace: entry('applied', why) };
   }
   if (!preference.enabled) return { channels: [], trace: entry('disabled', 'turned off: in-app only') };
   if (severityRank[severity] < severityRank[preference.minSeverity])
     return { channels: [], trace: entry('below_min_severity', `${severity} is below ${preference.minSeverity}: in-app only`) };
-  const channels = (['browser', 'email'] as const).filter((channel) => preference.channels[channel] && available.includes(channel));
+  // A preference saved before push existed has no push switch: push goes as email does.
+  const switches = { ...preference.channels, push: preference.channels.push ?? preference.channels.email };
+  const channels = interruptChannels.filter((channel) => switches[channel] && available.includes(channel));
   return { channels, trace: entry('applied', `${severity}: ${describeChannels(channels)}`) };
 }
 

@@ -35,7 +35,8 @@ const event = (extra: Partial<PolicyEvent> = {}): PolicyEvent => ({
   ...extra,
 });
 
-const policy = (rules: NotificationRule[], preferences: NotificationPreference[] = []): Policy => ({ rules, preferences });
+/** A policy with the browser and email set up (push has its own tests below: it opens as email does). */
+const policy = (rules: NotificationRule[], preferences: NotificationPreference[] = []): Policy => ({ rules, preferences, available: ['browser', 'email'] });
 const production: PolicyContext = { projectSlug: 'shop', payload: { deployment: { target: 'production', meta: { attempts: 3 } } } };
 const preview: PolicyContext = { projectSlug: 'shop', payload: { deployment: { target: 'preview' } } };
 
@@ -189,8 +190,23 @@ describe('evaluate', () => {
     expect(byDefault.trace[0]?.why).toBe('an alert at error: in-app, browser');
     const asked = evaluate(event(), production, { ...policy([rule({}, { addChannels: ['email'] })], [emailAll]), ...browserOnly });
     expect(asked.channels).toEqual(['inApp', 'browser']);
-    // With both available (the default), the same policy opens email.
+    // With both available, the same policy opens email.
     expect(evaluate(event(), production, policy([rule({}, { addChannels: ['email'] })], [emailAll])).channels).toEqual(['inApp', 'browser', 'email']);
+  });
+
+  it('opens push as email opens (a preference saved before push existed, and the defaults), unless a switch or a rule says otherwise', () => {
+    const every = { available: ['browser', 'email', 'push'] as const };
+    // Without a preference: browser for a warning, email and push for an error.
+    expect(evaluate(event({ severity: 'warning' }), production, { ...policy([]), ...every }).channels).toEqual(['inApp', 'browser']);
+    expect(evaluate(event({ severity: 'error' }), production, { ...policy([]), ...every }).channels).toEqual(['inApp', 'browser', 'email', 'push']);
+    // A preference without a push switch follows its email switch; one with it, its own.
+    const old: NotificationPreference = { integration: '*', type: '*', enabled: true, minSeverity: 'info', channels: { browser: true, email: true } };
+    expect(evaluate(event(), production, { ...policy([], [old]), ...every }).channels).toEqual(['inApp', 'browser', 'email', 'push']);
+    const pushOnly: NotificationPreference = { ...old, channels: { browser: false, email: false, push: true } };
+    expect(evaluate(event(), production, { ...policy([], [pushOnly]), ...every }).channels).toEqual(['inApp', 'push']);
+    // A rule adds or removes it like any channel; with no device subscribed, nothing opens it.
+    expect(evaluate(event(), production, { ...policy([rule({}, { removeChannels: ['push'] })], [old]), ...every }).channels).toEqual(['inApp', 'browser', 'email']);
+    expect(evaluate(event(), production, policy([rule({}, { addChannels: ['push'] })], [old])).channels).toEqual(['inApp', 'browser', 'email']);
   });
 
   it('does not change its inputs', () => {

@@ -1,6 +1,7 @@
 import {
   type DecisionTraceEntry,
   forbiddenPathSegments,
+  interruptChannels,
   type InterruptChannel,
   type NotificationChannel,
   type NotificationPreference,
@@ -66,7 +67,7 @@ export interface Policy {
  */
 export function evaluate(event: PolicyEvent, context: PolicyContext, policy: Policy): PolicyDecision {
   const preference = preferenceFor(policy.preferences, event.integration, event.type);
-  const available = policy.available ?? (['browser', 'email'] as const);
+  const available = policy.available ?? interruptChannels;
   const first = preferenceChannels(preference, event.severity, eventKind(event.transition, event.severity), available);
   const trace: DecisionTraceEntry[] = [first.trace];
 
@@ -91,7 +92,7 @@ export function evaluate(event: PolicyEvent, context: PolicyContext, policy: Pol
   const kind = eventKind(event.transition, severity);
   const final = severity === event.severity ? first : preferenceChannels(preference, severity, kind, available);
   if (final !== first) trace.push({ ...final.trace, why: `read again at ${severity}: ${final.trace.why}` });
-  const interrupting = (['browser', 'email'] as const).filter((channel) => available.includes(channel) && (channelSettings.get(channel) ?? final.channels.includes(channel)));
+  const interrupting = interruptChannels.filter((channel) => available.includes(channel) && (channelSettings.get(channel) ?? final.channels.includes(channel)));
 
   let channels: NotificationChannel[] = ['inApp', ...interrupting];
   if (discarded) channels = [];

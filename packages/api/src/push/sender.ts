@@ -1,0 +1,187 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { PushPayload, PushPointer } from '@dash/contracts';
+import type { Clock } from '@dash/connectors';
+import type { DeliveryRow, PushSendOutcome, PushSendRow, Store } from '@dash/db';
+import type { Logger } from '../logger.ts';
+import { DrainLoop } from '../notifications/drain-loop.ts';
+import { pushServiceOf, type PushMessage } from './adapter.ts';
+import type { PushDevices } from './devices.ts';
+
+const MINUTE = 60_000;
+/** A claim lasts this long: a process that dies mid-send leaves the push to another after it. */
+const LEASE_MS = MINUTE;
+const BATCH = 20;
+/** After a 429, a 5xx or an unreachable push service: tried again after at least 30 s, 2, 10 and 30 minutes (or its Retry-After), then failed. */
+export const PUSH_RETRY_MS: readonly number[] = [30_000, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE];
+/**
+ * The largest payload a push carries whole: a push message is at most 4096 bytes (RFC 8291 §4), and `aes128gcm` adds
+ * an 86-byte header, a padding delimiter and a 16-byte tag. A larger one goes as a pointer the worker fetches.
+ */
+export const MAX_PUSH_PAYLOAD = 4096 - 86 - 1 - 16;
+
+/**
+ * How long a push service may keep a message for a device that is offline (its TTL, seconds): an outage, a failed
+ * deploy or a recovery an hour late is noise (the dashboard says it better then); a digest may wait half a day.
+ */
+export function pushTtl(purpose: DeliveryRow['purpose']): number {
+  return purpose === 'digest' ? 12 * 3600 : 3600;
+}
+
+/**
+ * The push `Topic` for a notification tag (RFC 8030 §5.4: at most 32 base64url characters): the same tag, the same
+ * topic, so a push service still holding an outage for an offline device replaces it with its recovery.
+ */
+export function pushTopic(tag: string): string {
+  return createHash('sha256').update(tag).digest('base64url').slice(0, 32);
+}
+
+/** What a released push delivery carries to the service worker. */
+export function pushPayloadOf(delivery: DeliveryRow): PushPayload {
+  const { message } = delivery;
+  const kind = delivery.purpose === 'digest' ? 'digest' : delivery.purpose === 'resolve' || (delivery.purpose === 'flap_end' && message.severity === 'success') ? 'resolve' : 'alert';
+  return {
+    kind,
+    notificationId: delivery.notificationId,
+    title: message.title,
+    body: message.body,
+    severity: message.severity,
+    tag: message.tag,
+    url: delivery.notificationId === null ? '/' : `/?notification=${encodeURIComponent(delivery.notificationId)}`,
+    renotify: message.renotify,
+    requireInteraction: message.requireInteraction,
+  };
+}
+
+/** The push for one delivery: its payload (or a pointer to it, when too large), with the headers RFC 8030 gives. */
+function pushMessageOf(delivery: DeliveryRow, pointer: boolean): PushMessage {
+  const payload = pushPayloadOf(delivery);
+  const whole = JSON.stringify(payload);
+  const short: PushPointer = { fetch: delivery.id, tag: payload.tag, url: payload.url };
+  return {
+    payload: pointer || Buffer.byteLength(whole) > MAX_PUSH_PAYLOAD ? JSON.stringify(short) : whole,
+    ttl: pushTtl(delivery.purpose),
+    urgency: payload.severity === 'error' ? 'high' : 'normal',
+    topic: pushTopic(payload.tag),
+  };
+}
+
+export interface PushSenderOptions {
+  store: Store;
+  devices: PushDevices;
+  clock: Clock;
+  log: Logger;
+  retryMs?: readonly number[];
+}
+
+/**
+ * Sends the push interruptions the policy released (the store queued one per device in the ingest's or tick's
+ * transaction): claims due ones with a lease (one process sends each), sends each once, and settles it: delivered;
+ * queued again after a 429, 5xx or unreachable push service (not before its Retry-After, and no other push goes to
+ * that service meanwhile); `gone` on 404 or 410, which removes the device (Settings says so); failed on any other
+ * refusal, or once it would arrive later than its TTL. A push too large for the service (413) goes again as a pointer
+ * the service worker fetches. What each device last answered is written on it.
+ */
+export class PushSender {
+  private readonly loop: DrainLoop;
+
+  constructor(private readonly options: PushSenderOptions) {
+    this.loop = new DrainLoop({
+      drainAll: () => this.drainAll(),
+      nextAt: async () => (await options.store.push.sends.nextDue()) ?? undefined,
+      clock: options.clock,
+      log: options.log,
+      name: 'push notifications',
+    });
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  kick(): void {
+    this.loop.kick();
+  }
+
+  drain(): Promise<void> {
+    return this.loop.drain();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  private async drainAll(): Promise<void> {
+    const { store, clock } = this.options;
+    for (;;) {
+      // Each claim has its own holder: two drains (two processes, or two at once in one) never share a row.
+      const holder = randomUUID();
+      const claimed = await store.push.sends.claim(holder, clock.now(), LEASE_MS, BATCH);
+      for (const send of claimed) await this.sendOne(send, holder);
+      if (claimed.length < BATCH) return;
+    }
+  }
+
+  private async sendOne(send: PushSendRow, holder: string): Promise<void> {
+    const { store, devices, clock, log } = this.options;
+    const attempts = send.attempts + 1;
+    const settle = (outcome: Omit<PushSendOutcome, 'attempts' | 'dueAt' | 'sentAt'> & { dueAt?: number; attempts?: number }) =>
+      store.push.sends.settle(send.id, holder, {
+        attempts,
+        dueAt: send.dueAt,
+        sentAt: outcome.state === 'delivered' ? clock.now() : null,
+        ...outcome,
+      });
+    const device = await store.push.get(send.subscriptionId);
+    if (!device || device.removedAt !== null) {
+      await settle({ state: 'gone', status: null, error: 'The device was removed before it was sent' });
+      return;
+    }
+    const { delivery } = send;
+    const expiresAt = (delivery.sentAt ?? send.createdAt) + pushTtl(delivery.purpose) * 1000;
+    if (clock.now() >= expiresAt) {
+      await settle({ state: 'failed', status: send.status, error: `Not sent: it would arrive after its ${pushTtl(delivery.purpose) / 60} minutes${send.error ? ` (last try: ${send.error})` : ''}` });
+      return;
+    }
+    const waiting = devices.waitingFor(device.endpoint);
+    if (waiting !== undefined) {
+      // The push service asked for a pause: this one waits for it without using up a try.
+      await settle({ state: 'queued', attempts: send.attempts, dueAt: waiting, status: send.status, error: send.error });
+      return;
+    }
+    let outcome = await devices.deliver(device, pushMessageOf(delivery, false));
+    // Too large for this push service (some take less than 4 KB): the pointer, which the worker follows.
+    if (outcome.kind === 'refused' && outcome.status === 413) outcome = await devices.deliver(device, pushMessageOf(delivery, true));
+    const now = clock.now();
+    const service = pushServiceOf(device.endpoint);
+    switch (outcome.kind) {
+      case 'sent':
+        await store.push.succeeded(device.id, now);
+        await settle({ state: 'delivered', status: outcome.status, error: null });
+        return;
+      case 'gone':
+        // The device's row says so in Settings; what else waited for it goes nowhere.
+        await settle({ state: 'gone', status: outcome.status, error: outcome.reason });
+        await store.push.gone(device.id, now, outcome.reason);
+        log.info(`push: "${device.name}" (${service}) is gone: ${outcome.reason}`);
+        return;
+      case 'retry': {
+        await store.push.failed(device.id, now, outcome.reason);
+        const later = (this.options.retryMs ?? PUSH_RETRY_MS)[attempts - 1];
+        if (later === undefined) {
+          await settle({ state: 'failed', status: outcome.status, error: outcome.reason });
+          log.warn(`push to "${device.name}" (${service}) failed after ${attempts} tries: ${outcome.reason}`);
+          return;
+        }
+        const dueAt = now + Math.max(later, outcome.afterMs);
+        if (outcome.status === 429 || (outcome.status !== null && outcome.status >= 500)) devices.holdBack(device.endpoint, now + outcome.afterMs);
+        await settle({ state: 'queued', dueAt, status: outcome.status, error: outcome.reason });
+        return;
+      }
+      case 'refused':
+        await store.push.failed(device.id, now, outcome.reason);
+        await settle({ state: 'failed', status: outcome.status, error: outcome.reason });
+        log.warn(`push to "${device.name}" (${service}) refused: ${outcome.reason}`);
+        return;
+    }
+  }
+}
