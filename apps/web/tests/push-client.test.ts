@@ -79,7 +79,7 @@ async function registrationOf(cdp: CDPSession, origin: string): Promise<string> 
   const found: { registrationId: string; scopeURL: string; isDeleted: boolean }[] = [];
   cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => found.push(...event.registrations));
   await cdp.send('ServiceWorker.enable');
-  const registration = await until(async () => found.find((r) => r.scopeURL === `${origin}/` && !r.isDeleted), Boolean, 10_000, 'the worker registered');
+  const registration = await until(() => Promise.resolve(found.find((r) => r.scopeURL === `${origin}/` && !r.isDeleted)), Boolean, 10_000, 'the worker registered');
   return registration?.registrationId ?? '';
 }
 
@@ -107,10 +107,13 @@ const workerOf = (ctx: BrowserContext): Worker => {
 
 type Shown = { title: string; body: string; tag: string; icon: string; data: unknown };
 
+/** The worker's global as these evaluations use it (the tests are typed with the DOM's library, not the worker's). */
+type WorkerScope = { registration: ServiceWorkerRegistration; openFromNotification: (notification: Notification) => Promise<{ url: string } | null> };
+
 /** What the system shows for the dashboard now, as the worker's registration reads it. */
 const notifications = (ctx: BrowserContext): Promise<Shown[]> =>
   workerOf(ctx).evaluate(async () =>
-    (await (self as unknown as ServiceWorkerGlobalScope).registration.getNotifications()).map(({ title, body, tag, icon, data }) => ({ title, body, tag, icon, data: data as unknown })),
+    (await (self as unknown as WorkerScope).registration.getNotifications()).map(({ title, body, tag, icon, data }) => ({ title, body, tag, icon, data: data as unknown })),
   );
 
 const payload = (more: Partial<PushPayload>): PushPayload => ({
@@ -193,7 +196,7 @@ describe('a push on this device', () => {
     await gotoHydrated(page, `${target.url}/settings`);
     const arrived = page.waitForURL(`${target.url}/?notification=${encodeURIComponent(id)}`);
     const url = await workerOf(ctx).evaluate(async (tag) => {
-      const worker = self as unknown as ServiceWorkerGlobalScope & { openFromNotification: (n: Notification) => Promise<WindowClient | null> };
+      const worker = self as unknown as WorkerScope;
       const [clicked] = await worker.registration.getNotifications({ tag });
       if (!clicked) throw new Error('no notification to click');
       return (await worker.openFromNotification(clicked))?.url;
@@ -219,20 +222,20 @@ function stubSubscribe(subscription: { endpoint: string; expirationTime: number 
     expirationTime: subscription.expirationTime,
     options: { userVisibleOnly: true },
     toJSON: () => subscription,
-    unsubscribe: async () => {
+    unsubscribe: () => {
       sessionStorage.removeItem(key);
       spied.__unsubscribed = true;
-      return true;
+      return Promise.resolve(true);
     },
   });
-  PushManager.prototype.subscribe = async function (options?: PushSubscriptionOptionsInit) {
+  PushManager.prototype.subscribe = function (options?: PushSubscriptionOptionsInit) {
     const bytes = options?.applicationServerKey;
     spied.__subscribedWith = bytes instanceof Uint8Array ? [...bytes] : null;
     sessionStorage.setItem(key, '1');
-    return make() as unknown as PushSubscription;
+    return Promise.resolve(make() as unknown as PushSubscription);
   };
-  PushManager.prototype.getSubscription = async function () {
-    return (sessionStorage.getItem(key) ? make() : null) as unknown as PushSubscription | null;
+  PushManager.prototype.getSubscription = function () {
+    return Promise.resolve((sessionStorage.getItem(key) ? make() : null) as unknown as PushSubscription | null);
   };
 }
 
