@@ -230,7 +230,7 @@ function stubSubscribe(subscription: { endpoint: string; expirationTime: number 
   });
   PushManager.prototype.subscribe = function (options?: PushSubscriptionOptionsInit) {
     const bytes = options?.applicationServerKey;
-    spied.__subscribedWith = bytes instanceof Uint8Array ? [...bytes] : null;
+    spied.__subscribedWith = bytes instanceof Uint8Array ? Array.from(bytes) : null;
     sessionStorage.setItem(key, '1');
     return Promise.resolve(make() as unknown as PushSubscription);
   };
