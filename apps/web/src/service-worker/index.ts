@@ -4,6 +4,7 @@
 import { build, files, version } from '$service-worker';
 import { SIGNED_OUT_MESSAGE, precacheList } from '$lib/app-cache';
 import { activate, answer, forgetSignedIn, install } from './offline';
+import { onNotificationClick, onPush, openFromNotification } from './push';
 
 const worker = self as unknown as ServiceWorkerGlobalScope;
 const assets = precacheList(build, files);
@@ -18,4 +19,9 @@ worker.addEventListener('message', (event) => {
   if (event.data === SIGNED_OUT_MESSAGE) event.waitUntil(forgetSignedIn(version));
 });
 
-// Web Push (issue 38) goes here: its `push` and `notificationclick` handlers in ./push.ts, registered beside these.
+// Web Push (issue 38): a push shows one notification on this device; a click on one opens the dashboard at its thread.
+worker.addEventListener('push', (event) => onPush(worker, event));
+worker.addEventListener('notificationclick', (event) => onNotificationClick(worker, event));
+// What a click does, reachable from DevTools and the browser tests: CDP has no way to click a system notification. Only
+// code running in this worker can call it; no page can.
+Object.assign(worker, { openFromNotification: (notification: Notification) => openFromNotification(worker, notification) });
