@@ -398,6 +398,16 @@ export class PolicyEditor {
     });
   }
 
+  /** A device was subscribed or removed: when that opens or closes the push channel, the policy is read again. */
+  async devicesChanged(live: number): Promise<void> {
+    if (live === this.view.push.devices) return;
+    try {
+      this.refresh(await api.notifications.policy.query());
+    } catch {
+      // The controls keep what they showed; the next load tells.
+    }
+  }
+
   async saveRules(): Promise<void> {
     await this.rulesForm.submit(async () => {
       this.view = await api.notifications.saveRules.mutate({ rules: this.rules.map(ruleOf) });

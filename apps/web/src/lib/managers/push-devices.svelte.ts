@@ -86,6 +86,9 @@ function rememberedDevice(): { id: string; endpoint: string } | undefined {
  * permission is asked only from `subscribe`, which a click calls.
  */
 export class PushDevices {
+  /** `onchange`: told after the devices were read again (one subscribed or removed opens or closes the push channel). */
+  constructor(private readonly onchange: (devices: readonly PushDevice[]) => void = () => {}) {}
+
   support = $state<PushSupport>('ready');
   permission = $state<NotificationPermission>('default');
   devices = $state<PushDevice[] | undefined>();
@@ -118,6 +121,7 @@ export class PushDevices {
     try {
       this.devices = (await api.push.list.query()).devices;
       this.loadError = undefined;
+      this.onchange(this.devices);
     } catch (error) {
       this.loadError = describeError(error).message;
     }
