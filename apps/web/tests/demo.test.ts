@@ -58,6 +58,84 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
     await page.close();
   });
 
+  it('shows every widget a project set up: the six slots, then the rest below them (Uptime too), in one batch request', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    /** The widgets' data requests: tRPC batches the calls of one moment into one request. */
+    const dataRequests: string[] = [];
+    page.on('request', (request) => {
+      const { pathname } = new URL(request.url());
+      if (pathname.startsWith('/api/trpc/') && pathname.includes('data.')) dataRequests.push(decodeURIComponent(pathname));
+    });
+    await gotoHydrated(page, `${dashboard.url}/?project=pocket-ledger`);
+    await expect(page.locator('.sub').innerText()).resolves.toMatch(/^9 of 10 integrations set up/);
+    const shown = () => page.locator('[data-widget]').evaluateAll((sections) => sections.map((section) => section.getAttribute('data-widget')));
+    // Everything but funding, which Pocket Ledger has not set up: app store and uptime in the row below the slots.
+    expect(await shown()).toEqual(['revenue', 'shipping', 'ideas', 'analytics', 'seo', 'errortracker', 'storefront', 'health']);
+    const uptime = widget(page, 'health');
+    await expect.poll(() => uptime.locator('.summary').innerText(), { timeout: 30_000 }).toBe('All 2 monitors up');
+    await expect.poll(() => widget(page, 'storefront').locator('[data-figure="average-rating"]').innerText(), { timeout: 30_000 }).toMatch(/^[1-5]\.\d$/);
+    // Below the slots: under the full-width one.
+    const detail = await widget(page, 'errortracker').boundingBox();
+    expect((await uptime.boundingBox())?.y).toBeGreaterThan((detail?.y ?? Infinity) + (detail?.height ?? 0) - 1);
+    expect(dataRequests).toHaveLength(1);
+    for (const name of ['revenue', 'shipping', 'ideas', 'analytics', 'seo', 'errortracker', 'storefront', 'health']) expect(dataRequests[0]).toContain(`data.${name}`);
+    await page.screenshot({ path: `${screenshotDir}demo-pocket-ledger-row.png`, fullPage: true });
+
+    // All projects: whatever any project set up, Tideline's funding included.
+    await page.getByRole('link', { name: 'All projects' }).click();
+    await expect.poll(shown).toEqual(['revenue', 'shipping', 'ideas', 'analytics', 'seo', 'errortracker', 'storefront', 'health', 'funding']);
+    await expect.poll(() => uptime.locator('.summary').innerText(), { timeout: 30_000 }).toMatch(/^1 of \d+ monitors down$/);
+    await expect.poll(() => widget(page, 'funding').locator('[data-figure="balance"]').innerText(), { timeout: 30_000 }).toMatch(/\d/);
+    await page.close();
+  });
+
+  it('reorders the row below the slots in the layout form, by keyboard, and the view follows', async () => {
+    const form = await openPage('/settings#layout');
+    const row = form.getByRole('list', { name: 'Row below the slots' });
+    const listed = () => row.locator('li').evaluateAll((items) => items.map((item) => item.getAttribute('data-more')));
+    expect(await listed()).toEqual(['storefront', 'health', 'funding']);
+    await form.getByRole('button', { name: 'Move Uptime up' }).focus();
+    await form.keyboard.press('Enter');
+    await expect.poll(listed).toEqual(['health', 'storefront', 'funding']);
+    // At the top its "up" is disabled: the focus stays with Uptime, on its "down".
+    expect(await form.getByRole('button', { name: 'Move Uptime up' }).isDisabled()).toBe(true);
+    await expect(form.evaluate(() => document.activeElement?.getAttribute('aria-label'))).resolves.toBe('Move Uptime down');
+    await expect.poll(() => form.locator('[aria-live="polite"]', { hasText: 'moved to position' }).innerText()).toBe('Uptime moved to position 1 of 3.');
+    await form.getByRole('button', { name: 'Move Funding up' }).click();
+    await expect.poll(listed).toEqual(['health', 'funding', 'storefront']);
+    await form.getByRole('button', { name: 'Save layout' }).click();
+    await form.getByText('Layout saved.').waitFor();
+    await form.reload();
+    expect(await listed()).toEqual(['health', 'funding', 'storefront']);
+    await form.close();
+
+    const page = await openPage('/?project=tideline');
+    const shown = () => page.locator('[data-widget]').evaluateAll((sections) => sections.map((section) => section.getAttribute('data-widget')));
+    expect((await shown()).slice(6)).toEqual(['health', 'funding', 'storefront']);
+    await page.getByRole('link', { name: 'Pocket Ledger' }).click();
+    await expect.poll(async () => (await shown()).slice(6)).toEqual(['health', 'storefront']);
+    await page.close();
+
+    // On a phone, light and dark: each move button is a 44 px target, and nothing scrolls sideways.
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const phone = await browser.newPage({ viewport: { width: 320, height: 800 }, colorScheme });
+      await gotoHydrated(phone, `${dashboard.url}/settings#layout`);
+      for (const mover of await phone.getByRole('list', { name: 'Row below the slots' }).getByRole('button').all()) {
+        const box = await mover.boundingBox();
+        expect(Math.min(box?.width ?? 0, box?.height ?? 0)).toBeGreaterThanOrEqual(44);
+      }
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth)).toBe(false);
+      await phone.getByRole('list', { name: 'Row below the slots' }).scrollIntoViewIfNeeded();
+      await phone.screenshot({ path: `${screenshotDir}layout-row-320-${colorScheme}.png` });
+      await phone.close();
+    }
+    await dashboard.fetch(`/api/settings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ widgetLayout: { more: null } }),
+    });
+  });
+
   it('answers every data route with the spec’s JSON from the sandbox, then from the cache', async () => {
     for (const [path, schema] of [
       ['/api/revenue?range=30d', revenueSchema],

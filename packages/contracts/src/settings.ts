@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { slugSchema } from './projects.ts';
+import { slugSchema, type IntegrationName, type Project } from './projects.ts';
 
 /** Every widget the dashboard can show; a slot holds one of them. */
 export const widgetNames = [
@@ -20,6 +20,38 @@ export type WidgetName = z.infer<typeof widgetNameSchema>;
 export const slotNames = ['revenue', 'shipping', 'ideas', 'analytics', 'seo', 'detail'] as const;
 export const slotNameSchema = z.enum(slotNames);
 export type SlotName = z.infer<typeof slotNameSchema>;
+
+/** The integrations that bring each widget into the row below the slots: any one of them set up does. */
+export const widgetIntegrations: Record<WidgetName, readonly IntegrationName[]> = {
+  revenue: ['revenue'],
+  shipping: ['code_host', 'issue_tracker', 'deploy_host'],
+  ideas: ['issue_tracker'],
+  analytics: ['analytics'],
+  seo: ['seo'],
+  storefront: ['storefront'],
+  errortracker: ['error_tracker'],
+  health: ['uptime_monitor'],
+  funding: ['funding'],
+};
+
+/**
+ * The order of the row below the slots: every widget once, those of `more` first, then the ones it leaves out in
+ * `widgetNames` order (the integrations' order), so a layout saved before the row existed has one too.
+ */
+export function rowOrder(more: readonly WidgetName[]): WidgetName[] {
+  return [...new Set([...more, ...widgetNames])];
+}
+
+/**
+ * A view's row: the widgets no slot holds whose integration one of `projects` has set up (the project on screen,
+ * or every project for All projects), in the row's order. A widget with nothing set up stays out, as in a slot it
+ * would say so instead.
+ */
+export function widgetRow(layout: Pick<Settings['widgetLayout'], 'slots' | 'more'>, projects: readonly Pick<Project, 'integrations'>[]): WidgetName[] {
+  const slotted = new Set(Object.values(layout.slots));
+  const setUp = (widget: WidgetName) => projects.some((project) => widgetIntegrations[widget].some((name) => project.integrations[name] !== undefined));
+  return rowOrder(layout.more).filter((widget) => !slotted.has(widget) && setUp(widget));
+}
 
 export const revenueConfigSchema = z.strictObject({
   /** Adds the funding platform's balance to the revenue widget. */
@@ -45,6 +77,11 @@ export const settingsSchema = z.object({
   exchangeRates: z.record(z.string(), z.number()),
   widgetLayout: z.object({
     slots: z.partialRecord(slotNameSchema, widgetNameSchema),
+    /**
+     * The order of the row below the slots, as saved (`rowOrder` completes it); empty until the founder orders it,
+     * and absent from layouts and exports made before the row existed.
+     */
+    more: z.array(widgetNameSchema).default([]),
     configs: widgetConfigsSchema,
   }),
   /** The relay's base for events (`<relay>/api` or `<relay>/api/t/<tenant>`); null: WEBHOOK_RELAY_URL, if set. */
@@ -64,6 +101,7 @@ export const defaultSettings: Settings = {
       seo: 'seo',
       detail: 'errortracker',
     },
+    more: [],
     configs: { revenue: { showOC: false } },
   },
   relayUrl: null,
@@ -71,7 +109,8 @@ export const defaultSettings: Settings = {
 
 /**
  * `POST /api/settings`. Only the fields present change. Inside `widgetLayout`, `slots` and `configs`
- * merge key by key: a slot or config set to `null` is cleared, an absent one is left as it is.
+ * merge key by key: a slot or config set to `null` is cleared, an absent one is left as it is; `more`
+ * replaces the row's order (`null`: back to the default one).
  */
 export const settingsUpdateSchema = z
   .strictObject({
@@ -83,6 +122,10 @@ export const settingsUpdateSchema = z
     widgetLayout: z
       .strictObject({
         slots: z.partialRecord(slotNameSchema, widgetNameSchema.nullable()),
+        more: z
+          .array(widgetNameSchema)
+          .refine((widgets) => new Set(widgets).size === widgets.length, 'more lists a widget twice')
+          .nullable(),
         configs: z.strictObject({ revenue: revenueConfigSchema.nullable().optional() }),
       })
       .partial(),
@@ -95,5 +138,23 @@ export const settingsUpdateSchema = z
   })
   .partial();
 export type SettingsUpdate = z.infer<typeof settingsUpdateSchema>;
+
+/** `GET /api/widgets`: what a view shows, the project's (`project`) or All projects'. */
+export const widgetViewQuerySchema = z.object({
+  /** A query value is a string on the wire; an empty one means "not given". */
+  project: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
+    .transform((value) => (value === '' ? undefined : value)),
+});
+
+/** The six slots as saved, then the row: every other widget of an integration the view has set up, in order. */
+export const widgetViewSchema = z.object({
+  slots: z.partialRecord(slotNameSchema, widgetNameSchema),
+  more: z.array(widgetNameSchema),
+});
+export type WidgetView = z.infer<typeof widgetViewSchema>;
 
 export const okSchema = z.object({ ok: z.literal(true) });

@@ -49,6 +49,8 @@ export interface SettingRow {
 const SLOT = 'slot:';
 const CONFIG = 'config:';
 const RATE = 'rate:';
+/** The order of the row below the slots (`widgetLayout.more`); no row (or `null`) is the default order. */
+const MORE = 'layout:more';
 /** The relay URL's row; `null` (or no row) is the default, null: WEBHOOK_RELAY_URL applies. */
 const RELAY_URL = 'relayUrl';
 export const metaKey = (name: string) => `meta:${name}`;
@@ -122,9 +124,14 @@ export function settingsFrom(rows: readonly SettingRow[], projectOrder: string[]
   const configs: Record<string, unknown> = { ...defaultSettings.widgetLayout.configs };
   const exchangeRates: Record<string, unknown> = { ...defaultSettings.exchangeRates };
   let relayUrl: unknown = defaultSettings.relayUrl;
+  let more: unknown = defaultSettings.widgetLayout.more;
   for (const { key, value } of rows) {
     if (key === RELAY_URL) {
       relayUrl = value ?? defaultSettings.relayUrl;
+      continue;
+    }
+    if (key === MORE) {
+      more = value ?? defaultSettings.widgetLayout.more;
       continue;
     }
     const target = key.startsWith(SLOT) ? slots : key.startsWith(CONFIG) ? configs : key.startsWith(RATE) ? exchangeRates : undefined;
@@ -137,16 +144,17 @@ export function settingsFrom(rows: readonly SettingRow[], projectOrder: string[]
     } else target[name] = value;
   }
   for (const [code, value] of Object.entries(exchangeRates)) if (value === undefined) delete exchangeRates[code];
-  return settingsSchema.parse({ projectOrder, exchangeRates, widgetLayout: { slots, configs }, relayUrl });
+  return settingsSchema.parse({ projectOrder, exchangeRates, widgetLayout: { slots, more, configs }, relayUrl });
 }
 
-/** The rows an update writes: one per slot, config or rate it names, `null` for a cleared one; the relay URL's. */
+/** The rows an update writes: one per slot, config or rate it names, `null` for a cleared one; the row order's; the relay URL's. */
 export function settingRows(update: SettingsUpdate): SettingRow[] {
-  const { slots = {}, configs = {} } = update.widgetLayout ?? {};
+  const { slots = {}, configs = {}, more } = update.widgetLayout ?? {};
   const rows = [
     ...Object.entries(slots).map(([slot, widget]) => ({ key: SLOT + slot, value: widget })),
     ...Object.entries(configs).map(([widget, config]) => ({ key: CONFIG + widget, value: config })),
     ...Object.entries(update.exchangeRates ?? {}).map(([code, value]) => ({ key: RATE + code, value })),
+    { key: MORE, value: more },
     { key: RELAY_URL, value: update.relayUrl },
   ];
   return rows.filter((row) => row.value !== undefined);

@@ -198,6 +198,7 @@ function storeSuite(dialect: Store['dialect'], freshUrl: (after: (cleanup: () =>
     await store.settings.update({ widgetLayout: { slots: { detail: 'health' } } });
     const expected: Settings['widgetLayout'] = {
       slots: { ...defaultSettings.widgetLayout.slots, revenue: 'funding', detail: 'health' },
+      more: [],
       configs: defaultSettings.widgetLayout.configs,
     };
     expect((await store.settings.get()).widgetLayout).toEqual(expected);
@@ -222,6 +223,19 @@ function storeSuite(dialect: Store['dialect'], freshUrl: (after: (cleanup: () =>
     expect(widgetLayout.slots).toEqual(defaultSettings.widgetLayout.slots);
   });
 
+  it('replaces the row order as a whole, keeps it over a slot change and a reopening, and clears it with null', async () => {
+    const store = await open();
+    await store.settings.update({ widgetLayout: { more: ['health', 'funding'] } });
+    await store.settings.update({ widgetLayout: { slots: { detail: 'health' } } });
+    expect((await store.settings.get()).widgetLayout.more).toEqual(['health', 'funding']);
+    await store.settings.update({ widgetLayout: { more: ['storefront'] } });
+    await store.close();
+    const reopened = await open();
+    expect((await reopened.settings.get()).widgetLayout.more).toEqual(['storefront']);
+    await reopened.settings.update({ widgetLayout: { more: null } });
+    expect((await reopened.settings.get()).widgetLayout).toMatchObject({ more: [], slots: { detail: 'health' } });
+  });
+
   it('keeps every one of 20 concurrent updates to different slots and configs', async () => {
     const store = await open();
     const slots = {
@@ -236,7 +250,7 @@ function storeSuite(dialect: Store['dialect'], freshUrl: (after: (cleanup: () =>
     const configUpdate: SettingsUpdate = { widgetLayout: { configs: { revenue: { showOC: true } } } };
     const updates = [...slotUpdates, ...slotUpdates].slice(0, 10).flatMap((update) => [update, configUpdate]);
     await Promise.all(updates.map((update) => store.settings.update(update)));
-    expect((await store.settings.get()).widgetLayout).toEqual({ slots, configs: { revenue: { showOC: true } } });
+    expect((await store.settings.get()).widgetLayout).toEqual({ slots, more: [], configs: { revenue: { showOC: true } } });
   });
 
   it('creates a project with defaults and appends it to projectOrder', async () => {

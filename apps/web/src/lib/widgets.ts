@@ -1,4 +1,4 @@
-import type { Range, SlotName, WidgetName } from '@dash/contracts';
+import { slotNames, type Range, type SlotName, type WidgetName } from '@dash/contracts';
 
 /** A 24×24 stroke icon as path data (circles written as two arcs). */
 const circle = (cx: number, cy: number, r: number) => `M${cx - r} ${cy}a${r} ${r} 0 1 0 ${2 * r} 0a${r} ${r} 0 1 0 ${-2 * r} 0`;
@@ -61,6 +61,14 @@ export const slotInfo: Record<SlotName, { label: string; span: 'one' | 'two' | '
   seo: { label: 'Middle right', span: 'one' },
   detail: { label: 'Bottom, full width', span: 'full' },
 };
+
+/** Where a widget sits on the dashboard: one of the six slots, or its place in the row below them (`more-health`). */
+export type Place = SlotName | `more-${WidgetName}`;
+
+export const isSlot = (place: Place): place is SlotName => (slotNames as readonly string[]).includes(place);
+
+/** How wide a place is on the grid: a slot's own width; a widget of the row takes one column. */
+export const spanOf = (place: Place) => (isSlot(place) ? slotInfo[place].span : 'one');
 
 /** The range switch's words for each range of the revenue and analytics routes. */
 export const rangeLabels: Record<Range, string> = { '7d': '7 days', '15d': '15 days', '30d': '30 days', '3m': '3 months', '1y': '1 year', all: 'All time' };

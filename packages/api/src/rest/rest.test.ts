@@ -103,6 +103,7 @@ describe('settings', () => {
       exchangeRates: { CAD: 1.38 },
       widgetLayout: {
         slots: { revenue: 'revenue', shipping: 'shipping', ideas: 'ideas', analytics: 'analytics', seo: 'seo', detail: 'errortracker' },
+        more: [],
         configs: { revenue: { showOC: false } },
       },
       relayUrl: null,
@@ -115,6 +116,7 @@ describe('settings', () => {
     const { json } = await call('GET', '/api/settings');
     expect(json.widgetLayout).toEqual({
       slots: { revenue: 'revenue', shipping: 'shipping', ideas: 'ideas', analytics: 'analytics', detail: 'health' },
+      more: [],
       configs: { revenue: { showOC: true } },
     });
   });
@@ -156,6 +158,84 @@ describe('settings', () => {
   it('rejects an unknown slot name', async () => {
     const res = await call('POST', '/api/settings', { widgetLayout: { slots: { sidebar: 'revenue' } } });
     expect(res.status).toBe(400);
+  });
+});
+
+describe('the widgets of a view', () => {
+  /** Every integration but the deploy host: nine widgets' worth, more than the six slots hold. */
+  const everything = {
+    revenue: { provider: 'stripe' },
+    code_host: { repos: ['acme/app'] },
+    issue_tracker: { teamIds: ['team-1'] },
+    storefront: { appId: '1588431207' },
+    analytics: { platforms: [{ platform: 'web', provider: 'plausible', siteId: 'acme.app' }] },
+    seo: { siteUrl: 'https://acme.app/' },
+    error_tracker: { org: 'acme', project: 'app' },
+    uptime_monitor: { monitorIds: ['2001'] },
+    funding: { slug: 'acme-oss' },
+  };
+  const widgets = async (query = '') => (await call('GET', `/api/widgets${query}`)).json;
+
+  beforeEach(async () => {
+    await call('POST', '/api/projects', project('full', { integrations: everything }));
+    await call('POST', '/api/projects', project('bare'));
+    await call('POST', '/api/projects', project('watched', { integrations: { uptime_monitor: { monitorIds: ['2002'] } } }));
+  });
+
+  it('answers the six slots, then every other widget the project set up, in the integrations’ order', async () => {
+    const { slots } = defaultSettings.widgetLayout;
+    const full = await call('GET', '/api/widgets?project=full');
+    expect(full.status).toBe(200);
+    expect(full.json).toEqual({ slots, more: ['storefront', 'health', 'funding'] });
+    // Nothing set up: the slots say what to add; no widget joins the row.
+    expect(await widgets('?project=bare')).toEqual({ slots, more: [] });
+    expect(await widgets('?project=watched')).toEqual({ slots, more: ['health'] });
+    // All projects: whatever any project set up.
+    expect(await widgets()).toEqual({ slots, more: ['storefront', 'health', 'funding'] });
+    expect(await widgets('?project=')).toEqual({ slots, more: ['storefront', 'health', 'funding'] });
+  });
+
+  it('keeps a saved row order, leaves out what a slot holds, and goes back to the default order with null', async () => {
+    expect((await call('POST', '/api/settings', { widgetLayout: { more: ['funding', 'health'] } })).json).toEqual({ ok: true });
+    expect(((await call('GET', '/api/settings')).json as { widgetLayout: { more: unknown } }).widgetLayout.more).toEqual(['funding', 'health']);
+    // The widgets the saved order leaves out follow it, in the default order.
+    expect(await widgets('?project=full')).toMatchObject({ more: ['funding', 'health', 'storefront'] });
+
+    // A widget put in a slot leaves the row (the one it replaced joins it), and comes back to its place in the
+    // order when the slot lets it go.
+    await call('POST', '/api/settings', { widgetLayout: { slots: { seo: 'health' } } });
+    expect(await widgets('?project=full')).toMatchObject({ slots: { seo: 'health' }, more: ['funding', 'seo', 'storefront'] });
+    expect(await widgets('?project=watched')).toMatchObject({ more: [] });
+    await call('POST', '/api/settings', { widgetLayout: { slots: { seo: 'seo', detail: null } } });
+    expect(await widgets('?project=full')).toMatchObject({ more: ['funding', 'health', 'storefront', 'errortracker'] });
+
+    await call('POST', '/api/settings', { widgetLayout: { more: null } });
+    expect(await widgets('?project=full')).toMatchObject({ more: ['storefront', 'errortracker', 'health', 'funding'] });
+  });
+
+  it('refuses a bad row order with a 400 naming the field, and changes nothing of the layout', async () => {
+    await call('POST', '/api/settings', { widgetLayout: { more: ['health'] } });
+    const before = (await call('GET', '/api/settings')).json;
+    for (const [more, path, message] of [
+      [['health', 'funding', 'health'], ['widgetLayout', 'more'], /^Invalid input: widgetLayout\.more: more lists a widget twice/],
+      [['health', 'sidebar'], ['widgetLayout', 'more', 1], /^Invalid input: widgetLayout\.more\.1: /],
+      ['health', ['widgetLayout', 'more'], /^Invalid input: widgetLayout\.more: /],
+    ] as const) {
+      // Sent with a good slot change: that is not kept either.
+      const res = await call('POST', '/api/settings', { widgetLayout: { slots: { detail: 'funding' }, more } });
+      expect(res.status, JSON.stringify(more)).toBe(400);
+      const error = res.json.error as { code: string; issues: { path: unknown[] }[]; message: string };
+      expect(error.code).toBe('BAD_REQUEST');
+      expect(error.issues[0]?.path).toEqual(path);
+      expect(error.message).toMatch(message);
+    }
+    expect((await call('GET', '/api/settings')).json).toEqual(before);
+  });
+
+  it('answers 404 naming a project that does not exist', async () => {
+    const res = await call('GET', '/api/widgets?project=ghost');
+    expect(res.status).toBe(404);
+    expect(res.json).toMatchObject({ error: { code: 'NOT_FOUND', message: 'No project with the slug "ghost"' } });
   });
 });
 

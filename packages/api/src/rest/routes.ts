@@ -187,7 +187,17 @@ export const restRoutes: readonly RestRoute[] = [
     procedure: 'settings.update',
     input: body,
     summary: 'Change settings; only the fields sent change',
-    description: 'Slots and configs merge key by key; null removes one. A projectOrder naming an unknown project is refused.',
+    description:
+      'Slots and configs merge key by key; null removes one. `widgetLayout.more` replaces the order of the row below the slots ' +
+      '(widgets it leaves out follow in the default order; null restores that). A projectOrder naming an unknown project is refused.',
+  },
+  {
+    method: 'GET',
+    path: '/api/widgets',
+    procedure: 'settings.widgets',
+    input: query,
+    errors: [404],
+    summary: "The widgets a project's view (or All projects, without project) shows: the slots, then every other set-up widget in the row's order",
   },
 
   { method: 'GET', path: '/api/projects', procedure: 'projects.list', input: none, summary: 'List the projects in tab order' },

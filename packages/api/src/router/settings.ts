@@ -1,5 +1,5 @@
 import { refusedBaseUrl } from '@dash/connectors';
-import { okSchema, settingsSchema, settingsUpdateSchema } from '@dash/contracts';
+import { okSchema, settingsSchema, settingsUpdateSchema, widgetRow, widgetViewQuerySchema, widgetViewSchema } from '@dash/contracts';
 import { UnknownProjectsError } from '@dash/db';
 import { z } from 'zod';
 import { fail } from '../errors.ts';
@@ -11,6 +11,17 @@ export const settingsRouter = router({
     .input(z.void())
     .output(settingsSchema)
     .query(({ ctx }) => ctx.store.settings.get()),
+
+  /** What a view shows: the slots, then the row of every other widget set up for the project (or any project). */
+  widgets: publicProcedure
+    .input(widgetViewQuerySchema)
+    .output(widgetViewSchema)
+    .query(async ({ ctx, input }) => {
+      const [{ widgetLayout }, projects] = await Promise.all([ctx.store.settings.get(), ctx.store.projects.list()]);
+      const shown = input.project === undefined ? projects : projects.filter((project) => project.slug === input.project);
+      if (shown.length === 0 && input.project !== undefined) throw fail('NOT_FOUND', `No project with the slug "${input.project}"`);
+      return { slots: widgetLayout.slots, more: widgetRow(widgetLayout, shown) };
+    }),
 
   update: publicProcedure
     .input(settingsUpdateSchema)
