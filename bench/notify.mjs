@@ -14,6 +14,11 @@
 //              without long-poll does, and the unchanged dashboard falls back to its plain 15 s interval.
 // Prints p50, p95 and max of each, the ratio of the p95s and whether the target (long-poll p95 <= 2 s) is
 // met; then checks GET /api/notifications: each webhook is one notification.
+// Push. In the long-poll phase the dashboard also has a Web Push device (Settings → Devices, through the API)
+// whose endpoint is a push service in this process: it answers 201 as a push service does, decrypts each
+// message (RFC 8291 aes128gcm, with the device's keys) and notes when the PR it names arrived; a preference
+// sends merged PRs to push. Printed: webhook -> push service p50/p95/max, and its p95 against the SSE p95 of
+// the same webhooks (the live stream, measured in the same run; target push p95 <= 2 s, as for the stream).
 //
 // Drain. 10,000 realistic relay events (mostly distinct PRs, deploys and Linear issues, some Better Stack
 // down/up pairs on a few monitors, failed deploys fixed by a later one, 1% redeliveries) go through the
@@ -31,7 +36,7 @@
 // latencies in order). Env: BENCH_REDIS_URL (redis://127.0.0.1:6379/14), BENCH_PG_URL
 // (postgres://postgres@127.0.0.1:5432/postgres).
 import { spawn } from 'node:child_process';
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { createDecipheriv, createECDH, createHmac, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
@@ -300,6 +305,73 @@ async function connectStream(base) {
   return { arrivals, until, close, check };
 }
 
+/**
+ * A Web Push service for one device: `POST /push/bench` answers 201 (RFC 8030), the body decrypted with the device's
+ * keys (RFC 8291: ECDH with the sender's key in the header, HKDF with the auth secret, AES-128-GCM); `arrivals` holds,
+ * per PR number named in a message's title, when each message arrived.
+ */
+async function startPushService() {
+  const device = createECDH('prime256v1');
+  device.generateKeys();
+  const auth = randomBytes(16);
+  const arrivals = new Map();
+  let refused = 0;
+  const decrypt = (body) => {
+    const salt = body.subarray(0, 16);
+    const idLength = body[20];
+    const senderKey = body.subarray(21, 21 + idLength);
+    const sealed = body.subarray(21 + idLength);
+    const info = Buffer.concat([Buffer.from('WebPush: info\0'), device.getPublicKey(), senderKey]);
+    const ikm = Buffer.from(hkdfSync('sha256', device.computeSecret(senderKey), auth, info, 32));
+    const key = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: aes128gcm\0'), 16));
+    const nonce = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: nonce\0'), 12));
+    const decipher = createDecipheriv('aes-128-gcm', key, nonce);
+    decipher.setAuthTag(sealed.subarray(sealed.length - 16));
+    const padded = Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - 16)), decipher.final()]);
+    // The last record: the content, a 0x02 delimiter, then zero padding.
+    let end = padded.length - 1;
+    while (end > 0 && padded[end] === 0) end--;
+    return JSON.parse(padded.subarray(0, end).toString('utf8'));
+  };
+  const server = createHttpServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const at = performance.now();
+      try {
+        const payload = decrypt(Buffer.concat(chunks));
+        const number = /Change (\d+)/.exec(String(payload.title))?.[1];
+        if (number) arrivals.set(Number(number), [...(arrivals.get(Number(number)) ?? []), at]);
+        res.writeHead(201, { location: `/message/${randomUUID()}` }).end();
+      } catch {
+        refused++;
+        res.writeHead(400).end();
+      }
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+  const endpoint = `http://127.0.0.1:${server.address().port}/push/bench`;
+  return { endpoint, keys: { p256dh: device.getPublicKey().toString('base64url'), auth: auth.toString('base64url') }, arrivals, refused: () => refused };
+}
+
+/** Whether `done()` holds by `deadline` (performance.now() ms), looking every 20 ms. */
+async function settled(done, deadline) {
+  while (!done() && performance.now() < deadline) await sleep(20);
+  return done();
+}
+
+/** Subscribes the push service's device on the dashboard and sends merged PRs (and the rest of GitHub's) to push. */
+async function subscribePush(base, push) {
+  const json = { 'content-type': 'application/json' };
+  const added = await fetch(`${base}/api/push/subscriptions`, { method: 'POST', headers: json, body: JSON.stringify({ endpoint: push.endpoint, expirationTime: null, keys: push.keys, name: 'Bench device' }) });
+  if (added.status !== 201) throw new Error(`adding the push device answered ${added.status}: ${await added.text()}`);
+  const preferences = [{ integration: 'code_host', type: '*', enabled: true, minSeverity: 'info', channels: { browser: true, email: false, push: true } }];
+  const saved = await fetch(`${base}/api/notifications/preferences`, { method: 'PUT', headers: json, body: JSON.stringify({ preferences }) });
+  if (!saved.ok) throw new Error(`saving the push preference answered ${saved.status}: ${await saved.text()}`);
+}
+
 async function postWebhook(relayBase, delivery) {
   const response = await fetch(`${relayBase}/api/webhooks/code_host`, { method: 'POST', headers: delivery.headers, body: delivery.body });
   const text = await response.text();
@@ -307,7 +379,7 @@ async function postWebhook(relayBase, delivery) {
 }
 
 /** One phase: fresh relay, proxy and dashboard; a warm-up webhook, then `n` a second apart. */
-async function latencyPhase({ label, stripWait, n, redis, prNumberBase }) {
+async function latencyPhase({ label, stripWait, n, redis, prNumberBase, push: withPush = false }) {
   const phaseCleanups = cleanups.length;
   if (redis) await redis.flushDb();
   const relayPort = await freePort();
@@ -326,6 +398,8 @@ async function latencyPhase({ label, stripWait, n, redis, prNumberBase }) {
   cleanups.push(dashboard.stop);
   const base = dashboard.url;
   try {
+    const push = withPush ? await startPushService() : undefined;
+    if (push) await subscribePush(base, push);
     const stream = await connectStream(base);
 
     // Warm-up: proves relay -> dashboard -> SSE end to end; not counted.
@@ -339,7 +413,11 @@ async function latencyPhase({ label, stripWait, n, redis, prNumberBase }) {
     }
     const warmMs = stream.arrivals.get(warm.url)[0] - warmSent;
 
+    if (push && !(await settled(() => push.arrivals.has(prNumberBase), warmSent + 60_000))) {
+      throw new Error(`${label}: the warm-up webhook's push did not reach the push service within 60 s\n--- dashboard:\n${dashboard.output()}`);
+    }
     const sent = new Map(); // url -> performance.now() when its POST was sent
+    const sentNumbers = new Map(); // PR number -> the same instant
     const posts = [];
     const start = performance.now() + 1_000;
     for (let i = 0; i < n; i++) {
@@ -347,6 +425,7 @@ async function latencyPhase({ label, stripWait, n, redis, prNumberBase }) {
       const due = start + i * 1_000;
       await sleep(due - performance.now());
       sent.set(delivery.url, performance.now());
+      sentNumbers.set(prNumberBase + 1 + i, sent.get(delivery.url));
       const post = postWebhook(relayBase, delivery);
       post.catch(() => {}); // awaited below, with the others
       posts.push(post);
@@ -355,6 +434,7 @@ async function latencyPhase({ label, stripWait, n, redis, prNumberBase }) {
     const lastSent = performance.now();
     const tailMs = 90_000;
     await stream.until(() => [...sent.keys()].every((url) => stream.arrivals.has(url)), lastSent + tailMs);
+    if (push) await settled(() => [...sentNumbers.keys()].every((number) => push.arrivals.has(number)), lastSent + tailMs);
     await sleep(1_500); // a late second copy of anything would show now
     stream.check();
 
@@ -370,6 +450,13 @@ async function latencyPhase({ label, stripWait, n, redis, prNumberBase }) {
       }
     }
     latencies.sort((a, b) => a - b);
+    // Webhook -> push service, each once.
+    const pushes = push && {
+      latencies: [...sentNumbers].flatMap(([number, at]) => (push.arrivals.has(number) ? [push.arrivals.get(number)[0] - at] : [])).sort((a, b) => a - b),
+      missing: [...sentNumbers.keys()].filter((number) => !push.arrivals.has(number)).length,
+      duplicates: [...sentNumbers.keys()].reduce((sum, number) => sum + Math.max(0, (push.arrivals.get(number)?.length ?? 0) - 1), 0),
+      refused: push.refused(),
+    };
 
     // Exactly once in the inbox, each with its URL.
     const list = await (await fetch(`${base}/api/notifications?limit=100`)).json();
@@ -401,6 +488,7 @@ async function latencyPhase({ label, stripWait, n, redis, prNumberBase }) {
       pollsHeld: polls.filter((p) => p.ms >= 1_000).length,
       longPollStatus: status?.poller?.longPoll,
       durationMs: performance.now() - start,
+      pushes,
     };
   } finally {
     // This phase's processes, proxy and temp dir go now; the next phase starts fresh.
@@ -456,9 +544,20 @@ async function runLatency() {
   const n = Number(args.n ?? 50);
   const baselineN = Number(args['baseline-n'] ?? n);
   const started = performance.now();
-  const longPoll = await latencyPhase({ label: 'long-poll', stripWait: false, n, redis, prNumberBase: 1_000 });
+  const longPoll = await latencyPhase({ label: 'long-poll', stripWait: false, n, redis, prNumberBase: 1_000, push: true });
   const lp = describeLatency(longPoll);
   console.log(`latency long-poll: ${lp.text ?? lp}`);
+  const { pushes } = longPoll;
+  if (pushes.latencies.length === 0) console.log(`push: no message reached the push service (missing ${pushes.missing})`);
+  else if (lp.p95 !== undefined) {
+    const p95 = quantile(pushes.latencies, 0.95);
+    const problems = [pushes.missing ? `${pushes.missing} MISSING` : '', pushes.duplicates ? `${pushes.duplicates} DUPLICATE` : '', pushes.refused ? `${pushes.refused} did not decrypt` : ''].filter(Boolean);
+    console.log(
+      `latency webhook -> push service: p50 ${seconds(quantile(pushes.latencies, 0.5))} p95 ${seconds(p95)} max ${seconds(pushes.latencies.at(-1))} (n=${pushes.latencies.length})` +
+        (problems.length ? `  !! ${problems.join('; ')}` : ''),
+    );
+    console.log(`ratio p95 push/live stream (same webhooks): ${(p95 / lp.p95).toFixed(2)} (target push p95 <= 2 s: ${p95 <= 2_000 && pushes.missing === 0 ? 'met' : 'NOT met'})`);
+  }
   const polling = await latencyPhase({ label: '15 s polling', stripWait: true, n: baselineN, redis, prNumberBase: 5_000 });
   const pl = describeLatency(polling);
   console.log(`latency 15 s polling: ${pl.text ?? pl}`);

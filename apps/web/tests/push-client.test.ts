@@ -284,6 +284,10 @@ describe('Settings → Notifications → Devices', () => {
     await expect.poll(() => row.count(), WHILE).toBe(1);
     expect(await row.locator('.what').textContent()).toMatch(/^\s*Work laptop\s*This device\s*$/);
     expect(await row.locator('dl').innerText()).toContain(new URL(subscription.endpoint).host);
+    // The policy's push channel opens with the first device, without a reload: the live preview of a failed deploy
+    // (the sample) says it is pushed to it.
+    const pushOutcome = page.locator('.push-outcome');
+    await expect.poll(() => pushOutcome.textContent(), WHILE).toBe('Push now to Work laptop (queued for each subscribed device)');
 
     // The test goes to the fake push service, which decrypts it; Chromium hands that to the worker: a notification.
     await row.getByRole('button', { name: 'Send a test to Work laptop' }).click();
@@ -303,6 +307,7 @@ describe('Settings → Notifications → Devices', () => {
     await row.getByRole('button', { name: 'Remove Work laptop' }).click();
     await expect.poll(() => section.getByText('No device gets push notifications yet.').count(), WHILE).toBe(1);
     expect(await page.evaluate(() => (window as unknown as { __unsubscribed: boolean }).__unsubscribed)).toBe(true);
+    await expect.poll(() => pushOutcome.count(), WHILE).toBe(0);
     expect((await (await target.fetch('/api/push/subscriptions', { headers: signedIn })).json()) as unknown).toEqual({ devices: [] });
   });
 
