@@ -364,7 +364,8 @@ async function settled(done, deadline) {
 
 /** Subscribes the push service's device on the dashboard and sends merged PRs (and the rest of GitHub's) to push. */
 async function subscribePush(base, push) {
-  const json = { 'content-type': 'application/json' };
+  // As the dashboard's own page would ask (the cross-site guard); on loopback with no password, the owner.
+  const json = { 'content-type': 'application/json', origin: base };
   const added = await fetch(`${base}/api/push/subscriptions`, { method: 'POST', headers: json, body: JSON.stringify({ endpoint: push.endpoint, expirationTime: null, keys: push.keys, name: 'Bench device' }) });
   if (added.status !== 201) throw new Error(`adding the push device answered ${added.status}: ${await added.text()}`);
   const preferences = [{ integration: 'code_host', type: '*', enabled: true, minSeverity: 'info', channels: { browser: true, email: false, push: true } }];

@@ -1,4 +1,4 @@
-import { bind, DELIVERY_COLUMNS, numOrNull, rawDelivery, type RunStatement } from './sql-rows.ts';
+import { bind, DELIVERY_COLUMNS, leaseDue, numOrNull, rawDelivery, type RunStatement } from './sql-rows.ts';
 import type { SqlDialect } from './shared.ts';
 import type { DeliveryRow, PushSendRow, PushSubscriptionRow, Store } from './store.ts';
 
@@ -105,12 +105,8 @@ export function pushSubscriptions(run: RunStatement, dialect: SqlDialect): Store
     },
     sends: {
       async claim(holder, now, leaseMs, limit) {
-        const due = await exec("select id from push_sends where state = 'queued' and due_at <= ? and (lease_until is null or lease_until <= ?) order by due_at, id limit ?", [now, now, limit]);
-        if (due.length === 0) return [];
-        const until = now + leaseMs;
-        for (const { id } of due) {
-          await exec("update push_sends set lease_until = ?, lease_holder = ? where id = ? and state = 'queued' and (lease_until is null or lease_until <= ?)", [until, holder, id, now]);
-        }
+        const until = await leaseDue(exec, 'push_sends', holder, now, leaseMs, limit);
+        if (until === undefined) return [];
         // What this holder won (another process may have taken some first).
         return (await exec(`${SEND} where s.lease_holder = ? and s.lease_until = ? and s.state = 'queued' order by s.due_at, s.id`, [holder, until])).map(rawSend);
       },

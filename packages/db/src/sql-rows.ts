@@ -37,3 +37,25 @@ export function bind({ placeholder }: SqlDialect, text: string, params: unknown[
   let index = 0;
   return { sql: text.replace(/\?/g, () => placeholder(index++)), params };
 }
+
+/**
+ * Leases up to `limit` queued rows of a send table (`email_sends`, `push_sends`) due by `now` to `holder` until
+ * `now + leaseMs`, soonest due first, each row by one statement that takes it only where no live lease is, so two
+ * processes never both win one. Answers the lease's end (the caller reads back what `holder` won with it), or
+ * undefined when nothing was due.
+ */
+export async function leaseDue(
+  exec: (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>,
+  table: 'email_sends' | 'push_sends',
+  holder: string,
+  now: number,
+  leaseMs: number,
+  limit: number,
+): Promise<number | undefined> {
+  const free = '(lease_until is null or lease_until <= ?)';
+  const due = await exec(`select id from ${table} where state = 'queued' and due_at <= ? and ${free} order by due_at, id limit ?`, [now, now, limit]);
+  if (due.length === 0) return undefined;
+  const until = now + leaseMs;
+  for (const { id } of due) await exec(`update ${table} set lease_until = ?, lease_holder = ? where id = ? and state = 'queued' and ${free}`, [until, holder, id, now]);
+  return until;
+}

@@ -2,28 +2,30 @@ import type { Clock } from '@dash/connectors';
 import type { Logger } from '../logger.ts';
 
 /**
- * The loop an outgoing channel's sender runs (email, push): drain what is due, then sleep until the next is due (at
+ * The loop an outgoing channel's sender runs (email, push; each extends it with its `drainAll` and `nextAt`): drain what is due, then sleep until the next is due (at
  * least a second, at most a minute: another process may have queued something). One drain at a time; a kick during
  * one runs another after it, so nothing queued meanwhile waits for the next look.
  */
-export class DrainLoop {
+export abstract class DrainLoop {
   private draining: Promise<void> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(
-    private readonly options: {
-      /** Sends everything due now. */
-      drainAll: () => Promise<void>;
-      /** When something is next due (ms UTC), or undefined. */
-      nextAt: () => Promise<number | undefined>;
+    private readonly loop: {
       clock: Clock;
       log: Logger;
       /** How a failed drain is named in the log: "notification emails". */
       name: string;
     },
   ) {}
+
+  /** Sends everything due now. */
+  protected abstract drainAll(): Promise<void>;
+
+  /** When something is next due (ms UTC), or undefined. */
+  protected abstract nextAt(): Promise<number | undefined>;
 
   /** Drains now and then whenever the next send is due (or every minute). */
   start(): void {
@@ -37,9 +39,8 @@ export class DrainLoop {
       this.again = true;
       return;
     }
-    this.draining = this.options
-      .drainAll()
-      .catch((error: unknown) => this.options.log.warn(`${this.options.name}: ${(error as Error).message}`))
+    this.draining = this.drainAll()
+      .catch((error: unknown) => this.loop.log.warn(`${this.loop.name}: ${(error as Error).message}`))
       .finally(() => {
         this.draining = undefined;
         if (this.again) {
@@ -52,7 +53,7 @@ export class DrainLoop {
   /** Sends what is due now, after any drain already running; answers when done. */
   async drain(): Promise<void> {
     while (this.draining) await this.draining;
-    this.draining = this.options.drainAll().finally(() => (this.draining = undefined));
+    this.draining = this.drainAll().finally(() => (this.draining = undefined));
     await this.draining;
   }
 
@@ -64,8 +65,8 @@ export class DrainLoop {
 
   private async scheduleNext(): Promise<void> {
     if (this.stopped) return;
-    const next = await this.options.nextAt().catch(() => undefined);
-    const wait = Math.min(Math.max((next ?? Infinity) - this.options.clock.now(), 1_000), 60_000);
+    const next = await this.nextAt().catch(() => undefined);
+    const wait = Math.min(Math.max((next ?? Infinity) - this.loop.clock.now(), 1_000), 60_000);
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.kick(), wait);
     this.timer.unref();

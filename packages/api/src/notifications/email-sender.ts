@@ -31,39 +31,14 @@ export interface EmailSenderOptions {
  * failed at once on any other refusal (a wrong key, an unverified sender) with SendGrid's reason. Never more than
  * `perHour` in an hour. Everything it did is in `Store.emails` (Settings → Refresh & alerts lists it).
  */
-export class EmailSender {
-  private readonly loop: DrainLoop;
-
+export class EmailSender extends DrainLoop {
   constructor(private readonly options: EmailSenderOptions) {
-    this.loop = new DrainLoop({
-      drainAll: () => this.drainAll(),
-      nextAt: async () => {
-        const [due, blocked] = await Promise.all([options.store.emails.nextDue(), this.capFreesAt()]);
-        return Math.max(due ?? Infinity, blocked ?? 0);
-      },
-      clock: options.clock,
-      log: options.log,
-      name: 'notification emails',
-    });
+    super({ clock: options.clock, log: options.log, name: 'notification emails' });
   }
 
-  /** Drains now and then whenever the next send is due (or every minute). */
-  start(): void {
-    this.loop.start();
-  }
-
-  /** Something was queued: drain soon (one drain at a time; a kick during one runs another after it). */
-  kick(): void {
-    this.loop.kick();
-  }
-
-  /** Sends what is due now, after any drain already running; answers when done. */
-  drain(): Promise<void> {
-    return this.loop.drain();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
+  protected async nextAt(): Promise<number> {
+    const [due, blocked] = await Promise.all([this.options.store.emails.nextDue(), this.capFreesAt()]);
+    return Math.max(due ?? Infinity, blocked ?? 0);
   }
 
   /** When the hourly cap lets the next one go, or undefined when it does not hold anything back. */
@@ -74,7 +49,7 @@ export class EmailSender {
     return ((await store.emails.oldestDeliveredSince(now - HOUR)) ?? now) + HOUR;
   }
 
-  private async drainAll(): Promise<void> {
+  protected async drainAll(): Promise<void> {
     const { store, clock, alerts } = this.options;
     for (;;) {
       const now = clock.now();

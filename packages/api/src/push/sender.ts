@@ -81,36 +81,16 @@ export interface PushSenderOptions {
  * refusal, or once it would arrive later than its TTL. A push too large for the service (413) goes again as a pointer
  * the service worker fetches. What each device last answered is written on it.
  */
-export class PushSender {
-  private readonly loop: DrainLoop;
-
+export class PushSender extends DrainLoop {
   constructor(private readonly options: PushSenderOptions) {
-    this.loop = new DrainLoop({
-      drainAll: () => this.drainAll(),
-      nextAt: async () => (await options.store.push.sends.nextDue()) ?? undefined,
-      clock: options.clock,
-      log: options.log,
-      name: 'push notifications',
-    });
+    super({ clock: options.clock, log: options.log, name: 'push notifications' });
   }
 
-  start(): void {
-    this.loop.start();
+  protected async nextAt(): Promise<number | undefined> {
+    return (await this.options.store.push.sends.nextDue()) ?? undefined;
   }
 
-  kick(): void {
-    this.loop.kick();
-  }
-
-  drain(): Promise<void> {
-    return this.loop.drain();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
-  }
-
-  private async drainAll(): Promise<void> {
+  protected async drainAll(): Promise<void> {
     const { store, clock } = this.options;
     for (;;) {
       // Each claim has its own holder: two drains (two processes, or two at once in one) never share a row.
