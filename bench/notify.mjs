@@ -395,7 +395,12 @@ async function latencyPhase({ label, stripWait, n, redis, prNumberBase, push: wi
   await waitForHttp(relay, `${relayBase}/api/health`);
   const proxy = await startProxy(relayPort, stripWait);
 
-  const dashboard = await startBuiltDashboard({ WEBHOOK_RELAY_URL: `http://127.0.0.1:${proxy.port}/api`, RELAY_POLL_SECRET: POLL_SECRET });
+  const dashboard = await startBuiltDashboard({
+    WEBHOOK_RELAY_URL: `http://127.0.0.1:${proxy.port}/api`,
+    RELAY_POLL_SECRET: POLL_SECRET,
+    // Push services need a contact (RFC 8292); without an alert address or an https ORIGIN, this one.
+    VAPID_SUBJECT: 'mailto:founder@bench.example',
+  });
   cleanups.push(dashboard.stop);
   const base = dashboard.url;
   try {
