@@ -168,6 +168,7 @@ function previewOps(ops: OutboxOps): { ops: OutboxOps; written: DeliveryRow[] } 
       // Rows that wake change no interruption: a preview leaves them asleep.
       wakeSnoozed: () => Promise.resolve([]),
       nextSnoozeEnd: () => ops.nextSnoozeEnd(),
+      assign: refuse,
       markRead: refuse,
       // The lines a plan adds to earlier events' traces: what the previewed event would change, not its own outcome.
       appendTrace: () => Promise.resolve(),
