@@ -203,6 +203,18 @@ function isJsonText(value: string): boolean {
   }
 }
 
+/** JSON text of an array of strings: a notification's refs, which the store reads back as one. */
+const jsonStrings = (max = 65_536) => z.string().max(max).refine(isJsonStrings, 'JSON array of strings');
+
+function isJsonStrings(value: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return Array.isArray(parsed) && parsed.every((item) => typeof item === 'string');
+  } catch {
+    return false;
+  }
+}
+
 /**
  * How deep a parsed JSON value nests, counted without recursion (a hostile dump may nest thousands deep); the count
  * stops just past `limit`.
@@ -289,6 +301,8 @@ export const dumpTablesSchema = z.strictObject({
       readAt: instant.nullable(),
       snoozedUntil: ms.nullable(),
       decision: json().nullable(),
+      // Absent from exports made before the column existed: restored as null (such rows are never assigned later).
+      refs: jsonStrings().nullable().optional(),
     }),
   ).optional(),
   notification_events: rows(

@@ -1,7 +1,7 @@
 import type { StoredDecision } from '@dash/contracts';
 import { enqueueEmails } from './emails.ts';
 import { enqueuePushes } from './push.ts';
-import { chunked, isoOf, type SqlDialect } from './shared.ts';
+import { chunked, isoOf, refsOf, type SqlDialect } from './shared.ts';
 import { bind, DELIVERY_COLUMNS, num, numOrNull, parseJson, rawDelivery, type RunStatement } from './sql-rows.ts';
 import type { DeliveryRow, MuteRow, NotificationEventRow, NotificationRow, OutboxOps, Store, SubjectState, TraceLine } from './store.ts';
 
@@ -41,6 +41,7 @@ export function rawNotification(r: Record<string, unknown>): NotificationRow {
     readAt: r.read_at === null || r.read_at === undefined ? null : iso(r.read_at),
     snoozedUntil: snoozed === null ? null : new Date(snoozed).toISOString(),
     decision: decisionOf(r.decision),
+    refs: refsOf(r.refs),
   };
 }
 
@@ -276,6 +277,23 @@ export function outboxOps(run: RunStatement, dialect: SqlDialect, takeSeqs: (cou
     async nextSnoozeEnd() {
       const [row] = await exec('select min(snoozed_until) as next from notifications where snoozed_until is not null');
       return numOrNull(row?.next);
+    },
+    async assign(projectOf) {
+      const unassigned = await exec('select id, refs from notifications where project_slug is null and refs is not null order by seq');
+      const bySlug = new Map<string, string[]>();
+      for (const row of unassigned) {
+        const slug = projectOf(refsOf(row.refs) ?? []);
+        if (slug !== null) bySlug.set(slug, [...(bySlug.get(slug) ?? []), String(row.id)]);
+      }
+      const changed: NotificationRow[] = [];
+      for (const [slug, allIds] of bySlug) {
+        for (const ids of chunked(allIds)) {
+          // Its events too: each carries the project its row has.
+          await exec(`update notification_events set project_slug = ? where project_slug is null and notification_id in (${list(ids.length)})`, [slug, ...ids]);
+          changed.push(...(await changeRows(ids, 'project_slug = ?', [slug])));
+        }
+      }
+      return changed.sort((a, b) => a.seq - b.seq);
     },
     async markRead(ids, at) {
       if (ids.length === 0) return;

@@ -230,10 +230,11 @@ export const isSqliteUniqueViolation = (error: unknown) =>
 
 export const isPgUniqueViolation = (error: unknown) => inCauses(error, (e) => codeOf(e) === '23505');
 
-/** A `notifications` row as a dialect reads it: `snoozed_until` in ms, `decision` as JSON text. */
-export type NotificationRecord = Omit<NotificationRow, 'snoozedUntil' | 'decision'> & {
+/** A `notifications` row as a dialect reads it: `snoozed_until` in ms, `decision` and `refs` as JSON text. */
+export type NotificationRecord = Omit<NotificationRow, 'snoozedUntil' | 'decision' | 'refs'> & {
   snoozedUntil: number | string | null;
   decision: string | StoredDecision | null;
+  refs: string | null;
 };
 
 export const toNotification = (row: NotificationRecord): NotificationRow => ({
@@ -256,7 +257,11 @@ export const toNotification = (row: NotificationRecord): NotificationRow => ({
   readAt: isoOrNull(row.readAt),
   snoozedUntil: snoozedOf(row.snoozedUntil),
   decision: storedDecisionOf(row.decision),
+  refs: refsOf(row.refs),
 });
+
+/** A `refs` column (JSON text of an array of strings), or null. */
+export const refsOf = (value: unknown): string[] | null => (typeof value === 'string' ? (JSON.parse(value) as string[]) : null);
 
 /** `snoozed_until` (ms UTC, as a number or Postgres's bigint text) as ISO 8601. */
 function snoozedOf(value: unknown): string | null {
@@ -274,6 +279,7 @@ export const notificationValues = (row: NotificationRow) => ({
   ...row,
   snoozedUntil: row.snoozedUntil === null ? null : Date.parse(row.snoozedUntil),
   decision: row.decision === null ? null : JSON.stringify(row.decision),
+  refs: row.refs === null ? null : JSON.stringify(row.refs),
 });
 
 /** A `notification_events` row. */
@@ -509,6 +515,7 @@ function fold(batch: readonly BatchEvent[], stored: (index: number) => boolean, 
           readAt: null,
           snoozedUntil: null,
           decision: event.decision ?? null,
+          refs: event.refs === undefined ? null : [...event.refs],
         },
         existed: false,
         last: index,

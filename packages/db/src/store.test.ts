@@ -585,6 +585,7 @@ function storeSuite(dialect: Store['dialect'], freshUrl: (after: (cleanup: () =>
             readAt: null,
             snoozedUntil: null,
             decision: null,
+            refs: null,
           },
         ],
       });
@@ -1023,6 +1024,53 @@ function storeSuite(dialect: Store['dialect'], freshUrl: (after: (cleanup: () =>
         stored: 1,
         duplicates: 1,
       });
+    });
+  });
+
+  describe('late assignment of notifications', () => {
+    const ownsApp = (refs: readonly string[]) => (refs.some((ref) => ref.toLowerCase() === 'code_host:acme/app') ? 'app' : null);
+
+    it('gives the unassigned rows whose refs a new project claims to it with new seqs, their events too, and moves no other row', async () => {
+      const store = await open();
+      await store.notifications.ingest(
+        [
+          event('gh-1', { refs: ['code_host:Acme/App'] }),
+          event('gh-2', { refs: ['code_host:acme/other'] }),
+          event('gh-3', { refs: ['code_host:acme/app'], projectSlug: 'first' }),
+          // As a row stored before refs were kept.
+          event('old'),
+        ],
+        inWindow,
+      );
+      await store.notifications.ingest([monitor('down', 'trigger', NOW, { refs: ['uptime_monitor:7', 'code_host:acme/app'] }), monitor('up', 'resolve', at(MINUTE))], inWindow);
+      const before = await store.notifications.latestSeq();
+      const bySource = async () => new Map((await store.transfer.dump()).notification_events.map((row) => [row.sourceEventId, row]));
+      const seqs = new Map((await store.notifications.list({ limit: 10 })).map((row) => [row.title, row.seq]));
+      await store.projects.create({ slug: 'app', name: 'App', integrations: { code_host: { repos: ['acme/app'] } } });
+
+      const assigned = await store.notifications.outbox((ops) => ops.assign(ownsApp));
+      expect(assigned.map((row) => [row.title, row.projectSlug])).toEqual([
+        ['Event gh-1', 'app'],
+        ['Site is down', 'app'],
+      ]);
+      expect(assigned.every((row) => row.seq > before)).toBe(true);
+      expect(await store.notifications.changedSince(before, 10)).toEqual(assigned);
+      expect((await store.notifications.list({ limit: 10, projectSlug: 'app' })).map((row) => row.title)).toEqual(['Site is down', 'Event gh-1']);
+      expect((await bySource()).get('up')?.projectSlug).toBe('app');
+      // The row another project has keeps it, and its seq.
+      const [first] = await store.notifications.list({ limit: 10, projectSlug: 'first' });
+      expect([first?.title, first?.seq]).toEqual(['Event gh-3', seqs.get('Event gh-3')]);
+      // Nothing is left to assign; then any project's claim takes only the rows without a project that have refs.
+      expect(await store.notifications.outbox((ops) => ops.assign(ownsApp))).toEqual([]);
+      expect((await store.notifications.outbox((ops) => ops.assign(() => 'other'))).map((row) => row.title)).toEqual(['Event gh-2']);
+      expect((await store.notifications.list({ limit: 10 })).map((row) => [row.title, row.projectSlug])).toEqual([
+        ['Site is down', 'app'],
+        ['Event old', null],
+        ['Event gh-3', 'first'],
+        ['Event gh-2', 'other'],
+        ['Event gh-1', 'app'],
+      ]);
+      expect((await store.transfer.dump()).notifications.find((row) => row.title === 'Event gh-1')?.refs).toBe('["code_host:Acme/App"]');
     });
   });
 

@@ -89,6 +89,11 @@ export interface IncomingEvent {
   receivedAt: string;
   /** The relay's id for it, when it came through the relay. */
   relayEventId: string | null;
+  /**
+   * What it is about, as the relay event names it (`code_host:owner/repo`, `uptime_monitor:<id>`, …): kept on the row it
+   * opens, so a project created (or given that repository, monitor, …) later can claim the row while it has none.
+   */
+  refs?: readonly string[] | undefined;
   /** What the notification policy decided (severity already applied above); the ingest's `plan` completes it. */
   decision?: StoredDecision | null;
 }
@@ -128,6 +133,8 @@ export interface NotificationRow {
   snoozedUntil: string | null;
   /** Its latest event's decision (the policy's, and what became of the interruption). */
   decision: StoredDecision | null;
+  /** The refs of the event that opened it (see `IncomingEvent.refs`); null in rows stored before they were kept. */
+  refs: string[] | null;
 }
 
 export interface NotificationQuery {
@@ -257,6 +264,12 @@ export interface OutboxOps {
   wakeSnoozed(now: number): Promise<NotificationRow[]>;
   /** When the next snooze ends, ms UTC, or null. */
   nextSnoozeEnd(): Promise<number | null>;
+  /**
+   * Late assignment: gives each row without a project whose refs `projectOf` names a project to it (with its events),
+   * each with a new seq so live streams hear of it; answers the rows changed, in seq order. A row that has a project
+   * keeps it, and one stored without refs stays as it is.
+   */
+  assign(projectOf: (refs: readonly string[]) => string | null): Promise<NotificationRow[]>;
   /** Marks rows read (ISO 8601 `at`) without a new seq: the rows a batch creates, before anyone saw them. */
   markRead(ids: string[], at: string): Promise<void>;
   /**

@@ -98,7 +98,7 @@ async function populate(store: Store) {
   await store.auth.sessions.create({ id: 's1', secretHash: 'h2', createdAt: NOW, lastSeenAt: NOW, userAgent: 'Firefox', ip: '127.0.0.1' });
   await store.notifications.ingest(
     [
-      event('github:1'),
+      event('github:1', { refs: ['code_host:acme/formfox'] }),
       event('uptime:1', { integration: 'uptime_monitor', type: 'monitor.down', subjectKey: 'uptime:api', transition: 'trigger', severity: 'error' }),
     ],
     { now: NOW, dedupWindowMs: 86_400_000, cursor: { relayUrl: 'https://relay.example/api', since: 1234 } },
@@ -197,5 +197,17 @@ describe.each(engines)('restore on $name', (engine) => {
     expect(counts.projects).toBe(0);
     expect(counts.credentials).toBe(2);
     expect(counts.notifications).toBe(2);
+  });
+
+  it('restores an export made before notifications kept their refs, as rows without refs', async () => {
+    const store = await engine.fresh();
+    await populate(store);
+    const { notifications } = await store.transfer.dump();
+    expect(notifications.map((row) => row.refs).sort()).toEqual(['["code_host:acme/formfox"]', null]);
+    const older = dumpTablesSchema.parse({ notifications: notifications.map(({ refs: _refs, ...row }) => row) });
+    await store.transfer.restore(older);
+    expect((await store.notifications.list({ limit: 10 })).map((row) => row.refs)).toEqual([null, null]);
+    // Refs come back as the array the store reads: anything else is refused at the import.
+    expect(dumpTablesSchema.safeParse({ notifications: [{ ...notifications[0], refs: '{"a":1}' }] }).success).toBe(false);
   });
 });

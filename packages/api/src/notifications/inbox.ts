@@ -7,7 +7,7 @@ import { NotificationHub } from './hub.ts';
 import { defaultFlapSettings, deliverableChannels, Planner, type FlapSettings, type PlannedEvent } from './policy/planner.ts';
 import { evaluate } from './policy/rules.ts';
 import { PolicySettings, type PolicyParts } from './policy/settings.ts';
-import { projectRefs, staleRoutes, toIncoming } from './resolve.ts';
+import { projectOf, projectRefs, staleRoutes, toIncoming } from './resolve.ts';
 
 const DAY = 86_400_000;
 
@@ -168,6 +168,7 @@ function previewOps(ops: OutboxOps): { ops: OutboxOps; written: DeliveryRow[] } 
       // Rows that wake change no interruption: a preview leaves them asleep.
       wakeSnoozed: () => Promise.resolve([]),
       nextSnoozeEnd: () => ops.nextSnoozeEnd(),
+      assign: refuse,
       markRead: refuse,
       // The lines a plan adds to earlier events' traces: what the previewed event would change, not its own outcome.
       appendTrace: () => Promise.resolve(),
@@ -379,6 +380,22 @@ export class Inbox {
     this.hub.publish(rows);
     if (until !== null) this.wakeBy(until);
     return rows.length;
+  }
+
+  /**
+   * Late assignment, after a project was created or changed: each row without a project whose refs a project now claims
+   * (as `projectRefs` gives them: the first project keeps a ref) goes to it, with a new seq, and live streams hear of
+   * it. In the ingests' queue, so a batch that read the projects before the change is stored before the rows are looked
+   * at. Every unassigned row is looked at each time, so rows a failed run left are assigned by the next. No cached data
+   * is expired: a project's data is cached under its settings, so a project that claims a new ref reads afresh anyway.
+   */
+  async assign(): Promise<NotificationRow[]> {
+    const rows = await this.serially(async () => {
+      const refs = projectRefs(await this.store.projects.list());
+      return this.store.notifications.outbox((ops) => ops.assign((rowRefs) => projectOf(rowRefs, refs)));
+    });
+    this.hub.publish(rows);
+    return rows;
   }
 
   /** Mutes a subject until `until` (ms UTC, at most 30 days ahead), or ends its mute (null). */

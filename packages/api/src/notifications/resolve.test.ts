@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Project } from '@dash/contracts';
 import type { RelayEvent } from '@dash/webhooks';
-import { projectRefs, staleRoutes, toIncoming } from './resolve.ts';
+import { projectOf, projectRefs, staleRoutes, toIncoming } from './resolve.ts';
 
 const project = (slug: string, integrations: Project['integrations']): Project => ({
   slug,
@@ -50,6 +50,15 @@ describe('finding the project of an event', () => {
       [{}, null],
     ];
     for (const [fields, slug] of cases) expect([fields.refs, toIncoming(event(fields), refs).projectSlug]).toEqual([fields.refs, slug]);
+  });
+
+  it('keeps the refs with what it stores, so a project made later can claim it (the first project that lists a ref keeps it)', () => {
+    expect(toIncoming(event({ refs: ['code_host:someone/else'] }), refs)).toMatchObject({ projectSlug: null, refs: ['code_host:someone/else'] });
+    expect(toIncoming(event({}), refs)).toMatchObject({ projectSlug: null, refs: [] });
+    const later = projectRefs([...projects, project('else', { code_host: { repos: ['Someone/Else', 'acme/formfox'] } })]);
+    expect(projectOf(['code_host:someone/else'], later)).toBe('else');
+    expect(projectOf(['code_host:acme/formfox'], later)).toBe('formfox');
+    expect(projectOf(['uptime_monitor:999'], later)).toBeNull();
   });
 
   it('keeps the subject and transition together, and drops a transition without a subject', () => {

@@ -25,9 +25,17 @@ export function projectRefs(projects: readonly Project[]): Map<string, string> {
   return refs;
 }
 
-/** A relay event as the inbox stores it: its project found from its refs (none when nothing matched). */
+/** The project of the first of an event's refs that a project claims, or null. */
+export function projectOf(eventRefs: readonly string[], refs: ReadonlyMap<string, string>): string | null {
+  return eventRefs.map((ref) => refs.get(refKey(ref))).find((slug) => slug !== undefined) ?? null;
+}
+
+/**
+ * A relay event as the inbox stores it: its project found from its refs (none when nothing matched), and the refs
+ * themselves, so a project made later can still claim it (`Inbox.assign`).
+ */
 export function toIncoming(event: RelayEvent, refs: ReadonlyMap<string, string>): IncomingEvent {
-  const projectSlug = event.refs?.map((ref) => refs.get(refKey(ref))).find((slug) => slug !== undefined) ?? null;
+  const projectSlug = projectOf(event.refs ?? [], refs);
   return {
     sourceEventId: event.sourceEventId,
     integration: event.integration,
@@ -41,6 +49,7 @@ export function toIncoming(event: RelayEvent, refs: ReadonlyMap<string, string>)
     occurredAt: event.occurredAt,
     receivedAt: event.receivedAt,
     relayEventId: event.id,
+    refs: event.refs ?? [],
   };
 }
 

@@ -1,8 +1,11 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApi, restClient } from '../testing.ts';
+import type { Notification } from '@dash/contracts';
+import type { RelayEvent } from '@dash/webhooks';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { events } from '../notifications/test-events.ts';
+import { createTestApi, notificationStream, restClient } from '../testing.ts';
 
 type Api = Awaited<ReturnType<typeof createTestApi>>;
 let api: Api;
@@ -112,5 +115,77 @@ describe('a Sentry host other than the one the stored token was saved for', () =
     expect(res.text).toContain('Enter the Sentry token again for the new host');
     expect(res.text).not.toContain(TOKEN);
     expect(attacker.seen).toEqual([]);
+  });
+});
+
+describe('notifications that arrived before their project', () => {
+  const NOW = Date.parse('2026-11-23T10:00:00.000Z');
+  const pr = (repo: string, n: number): RelayEvent => ({ ...events.pr(n, NOW + n), sourceEventId: `github:${repo}:pr:${n}:merged`, refs: [`code_host:${repo}`] });
+  const down = (monitor: string, incident: string): RelayEvent => ({ ...events.down(monitor, incident, NOW), refs: [`uptime_monitor:${monitor}`] });
+  const inbox = async (query = '') => ((await call('GET', `/api/notifications${query}`)).json as { notifications: Notification[] }).notifications;
+  const titlesOf = (notifications: Notification[]) => notifications.map((n) => [n.title, n.project]);
+
+  it('go to a project created with their repository (any case): its list, the bell and the live stream show them', async () => {
+    await api.ctx.notifications.inbox.ingest([pr('acme/shop', 1), pr('acme/blog', 2), pr('acme/shop', 3)]);
+    expect(titlesOf(await inbox())).toEqual([
+      ['PR #3 merged', null],
+      ['PR #2 merged', null],
+      ['PR #1 merged', null],
+    ]);
+    const stream = await notificationStream(api.ctx);
+    onTestFinished(stream.close);
+    // The stream subscribes once it is asked for an event.
+    const first = stream.next();
+    await vi.waitUntil(() => api.ctx.notifications.inbox.hub.listenerCount === 1);
+
+    expect((await call('POST', '/api/projects', { slug: 'shop', name: 'Shop', integrations: { code_host: { repos: ['Acme/Shop'] } } })).status).toBe(201);
+    expect(titlesOf(await inbox('?project=shop'))).toEqual([
+      ['PR #3 merged', 'shop'],
+      ['PR #1 merged', 'shop'],
+    ]);
+    expect(titlesOf(await inbox())).toEqual([
+      ['PR #3 merged', 'shop'],
+      ['PR #2 merged', null],
+      ['PR #1 merged', 'shop'],
+    ]);
+    // Open tabs hear of each change, in the order the rows came.
+    const heard = [await first, await stream.next()].map(({ event }) => (event.kind === 'notification' ? [event.notification.title, event.notification.project] : event.kind));
+    expect(heard).toEqual([
+      ['PR #1 merged', 'shop'],
+      ['PR #3 merged', 'shop'],
+    ]);
+  });
+
+  it("go to a project given their monitor later; a monitor an earlier project lists stays with it, and another project's events stay", async () => {
+    await call('POST', '/api/projects', { slug: 'shop', name: 'Shop', integrations: { uptime_monitor: { monitorIds: ['101'] } } });
+    await call('POST', '/api/projects', { slug: 'blog', name: 'Blog', integrations: {} });
+    await api.ctx.notifications.inbox.ingest([down('101', 'a'), down('202', 'b')]);
+    expect(titlesOf(await inbox())).toEqual([
+      ['Monitor down: 202', null],
+      ['Monitor down: 101', 'shop'],
+    ]);
+
+    expect((await call('PATCH', '/api/projects/blog', { integrations: { uptime_monitor: { monitorIds: ['101', '202'] } } })).status).toBe(200);
+    expect(titlesOf(await inbox('?project=blog'))).toEqual([['Monitor down: 202', 'blog']]);
+    expect(titlesOf(await inbox('?project=shop'))).toEqual([['Monitor down: 101', 'shop']]);
+    // The outage's recovery joins its row, now the project's.
+    await api.ctx.notifications.inbox.ingest([{ ...events.up('202', 'b', NOW + 60_000), refs: ['uptime_monitor:202'] }]);
+    expect(await inbox('?project=blog')).toMatchObject([{ title: 'Monitor down: 202', resolved: true, eventCount: 2 }]);
+  });
+
+  it('keeps the project saved when assigning fails, logs it, and assigns at the next save', async () => {
+    await api.ctx.notifications.inbox.ingest([pr('acme/shop', 1)]);
+    const outbox = vi.spyOn(api.store.notifications, 'outbox').mockRejectedValueOnce(new Error('database is locked'));
+    onTestFinished(() => outbox.mockRestore());
+
+    expect((await call('POST', '/api/projects', { slug: 'shop', name: 'Shop', integrations: { code_host: { repos: ['acme/shop'] } } })).status).toBe(201);
+    expect((await call('GET', '/api/projects/shop')).status).toBe(200);
+    expect(api.log.lines.filter((line) => line.includes('database is locked'))).toEqual([
+      'warn notifications: could not give earlier notifications to their project (the next project save tries again): database is locked',
+    ]);
+    expect(await inbox('?project=shop')).toEqual([]);
+
+    expect((await call('PATCH', '/api/projects/shop', { name: 'The shop' })).status).toBe(200);
+    expect(titlesOf(await inbox('?project=shop'))).toEqual([['PR #1 merged', 'shop']]);
   });
 });

@@ -41,6 +41,19 @@ async function assertHostAllowed(ctx: Context, integrations: { error_tracker?: {
   if (moved) throw fail('BAD_REQUEST', `Sentry host: ${moved}`);
 }
 
+/**
+ * Late assignment: the notifications that arrived before a project claimed their repository, monitor, Sentry project,
+ * Vercel project or Linear team go to it. Right after the project write, which stays saved when this fails: every
+ * project save looks at every unassigned notification again, so the next one catches up.
+ */
+async function assignEarlierNotifications(ctx: Context) {
+  try {
+    await ctx.notifications.inbox.assign();
+  } catch (error) {
+    ctx.log.warn(`notifications: could not give earlier notifications to their project (the next project save tries again): ${(error as Error).message}`);
+  }
+}
+
 export const projectsRouter = router({
   list: publicProcedure
     .input(z.void())
@@ -57,12 +70,15 @@ export const projectsRouter = router({
     .output(projectSchema)
     .mutation(async ({ ctx, input }) => {
       await assertHostAllowed(ctx, input.integrations);
+      let project: Project;
       try {
-        return await ctx.store.projects.create(input);
+        project = await ctx.store.projects.create(input);
       } catch (error) {
         if (error instanceof ProjectExistsError) throw fail('CONFLICT', error.message, error);
         throw error;
       }
+      await assignEarlierNotifications(ctx);
+      return project;
     }),
 
   update: publicProcedure
@@ -70,7 +86,9 @@ export const projectsRouter = router({
     .output(projectSchema)
     .mutation(async ({ ctx, input }) => {
       await assertHostAllowed(ctx, input.patch.integrations);
-      return found(input.slug, await ctx.store.projects.update(input.slug, input.patch));
+      const project = found(input.slug, await ctx.store.projects.update(input.slug, input.patch));
+      await assignEarlierNotifications(ctx);
+      return project;
     }),
 
   remove: publicProcedure

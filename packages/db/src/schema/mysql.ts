@@ -171,6 +171,8 @@ export const notifications = mysqlTable(
     snoozedUntil: bigint('snoozed_until', { mode: 'number' }),
     /** JSON (a `StoredDecision`): its latest event's decision. */
     decision: text('decision'),
+    /** JSON (a string array): the opening event's refs (`code_host:owner/repo`, …), for a project made later to claim it; null in older rows. */
+    refs: text('refs'),
     openSubject: varchar('open_subject', { length: 512 }).generatedAlwaysAs(sql`case when status = 'open' then subject_key end`, { mode: 'stored' }),
   },
   (t) => [

@@ -168,6 +168,8 @@ export const notifications = pgTable(
     snoozedUntil: bigint('snoozed_until', { mode: 'number' }),
     /** JSON (a `StoredDecision`): its latest event's decision. */
     decision: text('decision'),
+    /** JSON (a string array): the opening event's refs (`code_host:owner/repo`, …), for a project made later to claim it; null in older rows. */
+    refs: text('refs'),
   },
   (t) => [
     uniqueIndex('notifications_seq_idx').on(t.seq),
