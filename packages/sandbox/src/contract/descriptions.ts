@@ -27,8 +27,8 @@ type Json = Record<string, unknown>;
 
 /**
  * Each fake's provider and where its own description is (SOURCES.md in the descriptions folder says
- * where each came from). Better Stack, Umami and SendGrid publish none: their fakes are held to the
- * examples their documentation prints (`<service>/documented.ts`).
+ * where each came from). Better Stack and Umami publish none: their fakes are held to the examples their
+ * documentation prints (`<service>/documented.ts`), as SendGrid's key check is.
  */
 const openapi = (service: SandboxServiceName, name: string, file: string) => ({
   file,
@@ -48,6 +48,8 @@ const sources: Partial<Record<SandboxServiceName, { file: string; build(): Descr
   google: openapi('google', 'Search Console', 'google.webmasters-v3.json'),
   // GitHub's (13 MB) comes from its npm package rather than the shared folder.
   github: openapi('github', 'GitHub', '@octokit/openapi/generated/api.github.com.json'),
+  // Mail Send only: the key check (GET /v3/scopes) is in another of SendGrid's files (see exceptions.ts).
+  sendgrid: openapi('sendgrid', 'SendGrid', 'sendgrid.tsg_mail_v3.json'),
   linear: graphql('Linear', 'linear.schema.graphql', ['/graphql']),
   opencollective: graphql('Open Collective', 'opencollective.schemaV2.graphql', ['/graphql/v2', '/graphql']),
   plausible: {

@@ -16,6 +16,13 @@ export interface ContractException {
 
 export const contractExceptions: ContractException[] = [
   {
+    service: 'sendgrid',
+    problem: /^request: SendGrid describes no operation at \/v3\/scopes$/,
+    reason:
+      "The key check (GET /v3/scopes) is in SendGrid's API Key Permissions description (tsg_scopes_v3.json), not Mail Send's; the fake is held to the example its reference prints (sendgrid/documented.ts).",
+    evidence: 'https://www.twilio.com/docs/sendgrid/api-reference/api-key-permissions/retrieve-a-list-of-scopes-for-which-this-user-has-access',
+  },
+  {
     service: 'google',
     problem: /^request: (GET|POST) \/(token|o\/oauth2\/v2\/auth)\b.* is outside Search Console's API/,
     reason: "Google's OAuth 2.0 endpoints (authorization and token) are not part of the Search Console API; they follow RFC 6749.",

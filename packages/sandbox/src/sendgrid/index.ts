@@ -23,10 +23,13 @@ export interface FakeSendGrid extends SandboxService {
   mails: ReceivedMail[];
 }
 
-/** SendGrid's error body: `{ errors: [{ message, field, help }] }`. */
+/**
+ * SendGrid's error body: `{ errors: [{ message, field }] }`. Its description's `help` is an object "when
+ * applicable" (never null), and no refusal we meet has one, so the fake leaves it out.
+ */
 export const sendgridError = (status: number, message: string, field: string | null = null): SandboxReply => ({
   status,
-  body: { errors: [{ message, field, help: null }] },
+  body: { errors: [{ message, field }] },
 });
 
 const UNVERIFIED =

@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxEmail, sandboxTokens } from '../demo.ts';
+import { holdToDescriptions } from '../contract/index.ts';
 import { startSandbox, type Sandbox } from '../sandbox.ts';
 
 let sandbox: Sandbox;
+// Every request and answer is held to SendGrid's own description of Mail Send (tsg_mail_v3.json).
+const observe = holdToDescriptions();
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ observe });
 });
 afterAll(() => sandbox.close());
 beforeEach(() => sandbox.reset());
@@ -41,7 +44,8 @@ describe('the fake SendGrid (v3 Mail Send)', () => {
     const errors = async (response: Response) => [response.status, ((await response.json()) as { errors: { field: string | null }[] }).errors[0]?.field];
     expect(await errors(await send(mail(), 'SG.wrong'))).toEqual([401, null]);
     expect(await errors(await send(mail({ personalizations: [] })))).toEqual([400, 'personalizations']);
-    expect(await errors(await send(mail({ subject: '' })))).toEqual([400, 'subject']);
+    // An empty subject breaks the description on purpose: SendGrid's 400 for it is what is tested.
+    expect(await errors(await observe.offDescription(() => send(mail({ subject: '' }))))).toEqual([400, 'subject']);
     expect(await errors(await send(mail({ content: [{ type: 'text/html', value: 'x' }, { type: 'text/plain', value: 'x' }] })))).toEqual([400, 'content']);
     expect(await errors(await send(mail({ from: { email: 'someone@elsewhere.example' } })))).toEqual([403, 'from']);
     expect(sandbox.mails()).toEqual([]);
