@@ -211,8 +211,13 @@ export class Inbox {
 
   /** The interrupting channels that can deliver now. */
   async channels(): Promise<readonly InterruptChannel[]> {
+    return (await this.targets()).available;
+  }
+
+  /** The channels that can deliver now, and the devices a push goes to. */
+  private async targets(): Promise<{ available: readonly InterruptChannel[]; devices: { id: string; name: string }[] }> {
     const [email, devices] = await Promise.all([this.options.emailReady?.().catch(() => false) ?? false, this.pushDevices()]);
-    return deliverableChannels(email, devices.length > 0);
+    return { available: deliverableChannels(email, devices.length > 0), devices };
   }
 
   /** The devices a push released now would go to (subscribed, not removed by their push service). */
@@ -293,7 +298,7 @@ export class Inbox {
   }
 
   private async ingestNow(events: readonly RelayEvent[], cursor?: { relayUrl: string; since: number }): Promise<IngestResult> {
-    const [projects, policy, available] = await Promise.all([this.store.projects.list(), this.policy.get(), this.channels()]);
+    const [projects, policy, { available, devices }] = await Promise.all([this.store.projects.list(), this.policy.get(), this.targets()]);
     const refs = projectRefs(projects);
     const now = this.now();
     // The pure policy first (preferences, rules): it may raise the severity the row is stored with.
@@ -314,6 +319,7 @@ export class Inbox {
           ops,
           now,
           policy,
+          devices.map((device) => device.name),
         ),
     });
     if (result.changed.length > 0) await this.expireStaleData(result.changed);
@@ -333,7 +339,7 @@ export class Inbox {
     arrivesAt: number,
     override: Partial<NotificationPolicy> = {},
   ): Promise<{ decision: PolicyDecision; stored: StoredDecision; delivery: Record<InterruptChannel, DeliveryOutcome> }> {
-    const [saved, available, devices] = await Promise.all([this.policy.get(), this.channels(), this.pushDevices()]);
+    const [saved, { available, devices }] = await Promise.all([this.policy.get(), this.targets()]);
     const policy = { ...saved, ...override };
     const subjectKey = input.transition === null ? null : input.subjectKey;
     const decision = evaluate(
@@ -367,7 +373,8 @@ export class Inbox {
         await this.planner.tick(preview.ops, arrivesAt, policy, available);
         preview.written.length = 0;
       }
-      const outcome = await this.planner.plan(folded ? [planned(folded, decision)] : [], preview.ops, arrivesAt, policy);
+      const names = devices.map((device) => device.name);
+      const outcome = await this.planner.plan(folded ? [planned(folded, decision)] : [], preview.ops, arrivesAt, policy, names);
       return { stored: outcome.decisions[0] ?? storedOf(decision), written: preview.written };
     });
     return { decision, stored, delivery: channelOutcomes(written, stored, available, devices) };

@@ -111,9 +111,10 @@ describe('push notifications', () => {
       expect(push).toMatchObject({ urgency: 'normal', topic: outage[0]?.topic });
     }
     const devices = ((await dash.call('GET', '/api/push/subscriptions')).json as { devices: { name: string; lastSuccessAt: string | null }[] }).devices;
-    expect(devices.map((device) => [device.name, device.lastSuccessAt])).toEqual([
-      ['Phone', iso(t0 + 20 * MINUTE)],
+    // (Added in the same millisecond of the test's clock: their order is the ids'.)
+    expect(devices.map((device) => [device.name, device.lastSuccessAt]).sort()).toEqual([
       ['Laptop', iso(t0 + 20 * MINUTE)],
+      ['Phone', iso(t0 + 20 * MINUTE)],
     ]);
     expect((await dash.sends()).every((send) => send.state === 'delivered' && send.attempts === 1)).toBe(true);
   });
@@ -150,6 +151,19 @@ describe('push notifications', () => {
         { id: laptop.deviceId, name: 'Work laptop' },
       ],
     });
+    // The "Why?" of the deploy that then fails names the devices its push went to.
+    await dash.ingest({
+      id: randomUUID(),
+      integration: 'deploy_host',
+      type: 'deploy.error',
+      sourceEventId: 'vercel:dpl_9:error',
+      title: 'Deploy failed',
+      severity: 'error',
+      occurredAt: iso(t0),
+      receivedAt: iso(t0),
+    });
+    const [row] = (await dash.caller.notifications.list({})).notifications;
+    expect(row?.decision?.trace.at(-1)).toMatchObject({ stage: 'delivery', verdict: 'sent', why: expect.stringMatching(/; pushed to Phone and Work laptop$/) });
     // A warning: the browser only, by default (push goes as email does: errors).
     const issue = { integration: 'error_tracker', type: 'error.issue_created', severity: 'warning', title: 'TypeError', transition: null } as const;
     expect((await dash.caller.notifications.dryRun({ event: issue })).delivery.push).toMatchObject({ status: 'none', why: 'no push: its decision does not open that channel' });

@@ -111,6 +111,9 @@ interface Moment {
 
 const momentOf = (now: number, policy: NotificationPolicy): Moment => ({ now, zone: policy.quietHours.timezone, quiet: quietAt(now, policy.quietHours), released: new Map() });
 
+/** "Phone", "Phone and Laptop", "Phone, Tablet and Laptop". */
+const listed = (names: readonly string[]) => (names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
+
 /** What an email or push row's reason says when it goes out or waits (a browser row says what `release` does). */
 const channelWhy: Record<Exclude<InterruptChannel, 'browser'>, (status: DeliveryRow['status']) => string> = {
   email: (status) => (status === 'sent' ? 'queued for SendGrid' : 'kept for the digest email'),
@@ -256,13 +259,15 @@ class BatchPlan {
     readonly ops: OutboxOps,
     readonly moment: Moment,
     readonly holdMs: number,
+    /** The names of the devices a push released now goes to (the trace names them). */
+    readonly pushDevices: readonly string[],
     private readonly subjects: ReadonlyMap<string, SubjectState>,
     readonly mutes: ReadonlyMap<string, MuteRow>,
     /** Rows this batch opens: nothing of theirs is stored yet. */
     private readonly created: ReadonlySet<string>,
   ) {}
 
-  static async open(events: readonly PlannedEvent[], ops: OutboxOps, moment: Moment, holdMs: number): Promise<BatchPlan> {
+  static async open(events: readonly PlannedEvent[], ops: OutboxOps, moment: Moment, holdMs: number, pushDevices: readonly string[]): Promise<BatchPlan> {
     const keys = [...new Set(events.flatMap((event) => (event.subjectKey ? [event.subjectKey] : [])))];
     const [subjects, mutes] = await Promise.all([ops.subjects(keys), ops.mutes(keys)]);
     const created = events.filter((event) => event.effect === 'opened' || event.effect === 'info' || event.effect === 'resolved_alone').map((event) => event.notificationId);
@@ -270,6 +275,7 @@ class BatchPlan {
       ops,
       moment,
       holdMs,
+      pushDevices,
       new Map(subjects.map((state) => [state.subjectKey, state])),
       new Map(mutes.filter((mute) => mute.until > moment.now).map((mute) => [mute.subjectKey, mute])),
       new Set(created),
@@ -370,8 +376,8 @@ export class Planner {
    * keep the writes instead of making them). For each event: count its change for flap detection, then decide by what
    * the fold did with it (a recovery, a join, or an interruption), and store its decision with the steps that decided it.
    */
-  async plan(events: readonly PlannedEvent[], ops: OutboxOps, now: number, policy: NotificationPolicy): Promise<PlanOutcome> {
-    const batch = await BatchPlan.open(events, ops, momentOf(now, policy), this.holdFor(policy));
+  async plan(events: readonly PlannedEvent[], ops: OutboxOps, now: number, policy: NotificationPolicy, pushDevices: readonly string[] = []): Promise<PlanOutcome> {
+    const batch = await BatchPlan.open(events, ops, momentOf(now, policy), this.holdFor(policy), pushDevices);
     for (const event of events) {
       if (event.decision.discarded) batch.readIds.push(event.notificationId);
       const state = this.countChange(batch, event);
@@ -490,7 +496,8 @@ export class Planner {
     const out = release(batch.moment, decision.bypassQuietHours);
     batch.add(channels.map((channel) => delivery(event, channel, 'first', { ...out, reason: channel === 'browser' ? out.reason : channelWhy[channel](out.status) }, messageOf(row), now)));
     if (out.status !== 'sent') return out.entry;
-    const also = [...(channels.includes('email') ? ['queued for email (SendGrid)'] : []), ...(channels.includes('push') ? ['pushed to each subscribed device'] : [])];
+    const devices = batch.pushDevices.length > 0 ? listed(batch.pushDevices) : 'each subscribed device';
+    const also = [...(channels.includes('email') ? ['queued for email (SendGrid)'] : []), ...(channels.includes('push') ? [`pushed to ${devices}`] : [])];
     if (also.length === 0) return out.entry;
     return { ...out.entry, why: [...(channels.includes('browser') ? [out.entry.why] : []), ...also].join('; ') };
   }
