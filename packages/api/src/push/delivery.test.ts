@@ -301,6 +301,22 @@ describe('push notifications', () => {
     expect(whole.body.length).toBeGreaterThan(4096);
   });
 
+  it('fails, with its reason, a push to a device whose keys cannot be opened, and still sends to the others', async () => {
+    const dash = await dashboard(t0);
+    const broken = await dash.subscribe('Broken');
+    const phone = await dash.subscribe('Phone');
+    // The device's keys stored as another credentials key sealed them (a database restored by hand, say).
+    const stored = await dash.store.push.get(broken.deviceId);
+    await dash.store.push.add({ ...(stored as NonNullable<typeof stored>), sealedKeys: 'v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AAAA' });
+    await dash.ingest(events.down('web', 'inc9', t0));
+    await dash.at(t0 + 121_000);
+    expect(received().map((push) => push.subscriptionId)).toEqual([phone.id]);
+    const failed = (await dash.sends()).find((send) => send.subscriptionId === broken.deviceId);
+    expect(failed).toMatchObject({ state: 'failed', attempts: 1, error: expect.stringMatching(/^The push could not be made: /) });
+    const devices = ((await dash.call('GET', '/api/push/subscriptions')).json as { devices: { name: string; lastFailure: string | null }[] }).devices;
+    expect(devices.find((device) => device.name === 'Broken')?.lastFailure).toBe(failed?.error);
+  });
+
   it('sends each push once per device when two processes drain the same database', async () => {
     const a = await dashboard(t0);
     const b = await dashboard(t0, { dir: a.dir, credentialsKey: a.credentialsKey });

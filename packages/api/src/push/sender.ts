@@ -4,7 +4,7 @@ import type { Clock } from '@dash/connectors';
 import type { DeliveryRow, PushSendOutcome, PushSendRow, Store } from '@dash/db';
 import type { Logger } from '../logger.ts';
 import { DrainLoop } from '../notifications/drain-loop.ts';
-import { pushServiceOf, type PushMessage } from './adapter.ts';
+import { pushServiceOf, type PushMessage, type PushOutcome } from './adapter.ts';
 import type { PushDevices } from './devices.ts';
 
 const MINUTE = 60_000;
@@ -128,9 +128,15 @@ export class PushSender extends DrainLoop {
       await settle({ state: 'queued', attempts: send.attempts, dueAt: waiting, status: send.status, error: send.error });
       return;
     }
-    let outcome = await devices.deliver(device, pushMessageOf(delivery, false));
-    // Too large for this push service (some take less than 4 KB): the pointer, which the worker follows.
-    if (outcome.kind === 'refused' && outcome.status === 413) outcome = await devices.deliver(device, pushMessageOf(delivery, true));
+    let outcome: PushOutcome;
+    try {
+      outcome = await devices.deliver(device, pushMessageOf(delivery, false));
+      // Too large for this push service (some take less than 4 KB): the pointer, which the worker follows.
+      if (outcome.kind === 'refused' && outcome.status === 413) outcome = await devices.deliver(device, pushMessageOf(delivery, true));
+    } catch (error) {
+      // Its keys cannot be opened (another credentials key) or the VAPID keys cannot be read: trying again will not help.
+      outcome = { kind: 'refused', status: null, reason: `The push could not be made: ${(error as Error).message}` };
+    }
     const now = clock.now();
     const service = pushServiceOf(device.endpoint);
     switch (outcome.kind) {
