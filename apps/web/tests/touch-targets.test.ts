@@ -1,0 +1,78 @@
+// Touch targets on a phone, in Chromium against the built dashboard with the demo: at 320 and 390 px, light and dark,
+// every button, select, text field and disclosure on every page is at least 44 px tall (WCAG 2.5.5) and every
+// checkbox at least 24 px (2.5.8), and a tap at its centre reaches it (nothing drawn over it).
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gotoHydrated, launchChromium } from './browser.ts';
+import { startDashboard, type RunningDashboard } from './server.ts';
+
+let dashboard: RunningDashboard;
+let browser: Browser;
+
+beforeAll(async () => {
+  [dashboard, browser] = await Promise.all([startDashboard(), launchChromium()]);
+  const setup = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await gotoHydrated(setup, dashboard.url);
+  await setup.getByRole('button', { name: 'Try it with demo data' }).click();
+  await setup.getByRole('region', { name: 'Demo data' }).waitFor({ timeout: 20_000 });
+  await setup.close();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await dashboard?.stop();
+});
+
+/** The controls on the page that are too small for a finger, or covered where a finger would land, by name. */
+function smallTargets(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const name = (element: Element) =>
+      `${element.tagName.toLowerCase()} "${(element.getAttribute('aria-label') ?? element.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 40)}"`;
+    const controls = document.querySelectorAll("button, summary, select, input:not([type='hidden'])");
+    // What scrolled under the sticky header is judged where it is on screen, not under it.
+    const below = document.querySelector('body > div header, header')?.getBoundingClientRect().bottom ?? 0;
+    const problems: string[] = [];
+    for (const control of controls) {
+      const box = control.getBoundingClientRect();
+      const style = getComputedStyle(control);
+      // Not on screen (a closed menu, a collapsed card's inside, a visually hidden input behind its label).
+      if (box.width === 0 || box.height === 0 || style.visibility === 'hidden' || style.opacity === '0' || control.closest('[hidden], [inert]')) continue;
+      const checkbox = control instanceof HTMLInputElement && (control.type === 'checkbox' || control.type === 'radio');
+      const least = checkbox ? 24 : 44;
+      if (box.height + 0.5 < least) problems.push(`${name(control)} is ${Math.round(box.height)} px tall`);
+      const x = box.left + box.width / 2;
+      const y = box.top + box.height / 2;
+      if (y < below || y > window.innerHeight || control.closest('header')) continue;
+      const top = document.elementFromPoint(x, y);
+      if (top && top !== control && !control.contains(top) && !(top instanceof HTMLLabelElement && top.control === control)) {
+        problems.push(`${name(control)} is covered by ${name(top)}`);
+      }
+    }
+    return problems;
+  });
+}
+
+describe('touch targets on a phone', () => {
+  for (const width of [320, 390]) {
+    for (const dark of [false, true]) {
+      it(`at ${width} px${dark ? ', dark' : ''}: every control on every page is big enough and not covered`, async () => {
+        const found: Record<string, string[]> = {};
+        for (const path of ['/', '/?project=pocket-ledger', '/briefing', '/settings']) {
+          const page = await browser.newPage({ viewport: { width, height: 800 }, colorScheme: dark ? 'dark' : 'light' });
+          await gotoHydrated(page, dashboard.url + path);
+          if (path.startsWith('/?')) await page.getByText(/Updated /).first().waitFor({ timeout: 20_000 });
+          if (path.startsWith('/settings')) await page.evaluate(() => document.querySelectorAll('details').forEach((details) => (details.open = true)));
+          // Each screenful, top to bottom: a tap lands where the finger is, so what is covered is judged in view.
+          const problems = new Set<string>();
+          const height = await page.evaluate(() => document.documentElement.scrollHeight);
+          for (let y = 0; y < height; y += 700) {
+            await page.evaluate((top) => window.scrollTo(0, top), y);
+            for (const problem of await smallTargets(page)) problems.add(problem);
+          }
+          if (problems.size > 0) found[path] = [...problems].slice(0, 30);
+          await page.close();
+        }
+        expect(found).toEqual({});
+      });
+    }
+  }
+});
