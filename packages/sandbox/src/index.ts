@@ -7,6 +7,7 @@ export type { SandboxServiceName } from './services.ts';
 export { demoSetup, type DemoSetup, type DemoUpstreams } from './setup.ts';
 export { demoEvents, type DemoEvent } from './notifications.ts';
 export { sendgridError, type FakeSendGrid, type ReceivedMail } from './sendgrid/index.ts';
+export type { DiscordMessage, FakeDiscord, FakeDiscordWebhook } from './discord/index.ts';
 export {
   decryptPushMessage,
   DecryptError,

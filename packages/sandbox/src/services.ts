@@ -1,5 +1,6 @@
 import { appstoreconnectService } from './appstoreconnect/index.ts';
 import { betterstackService } from './betterstack/index.ts';
+import { discordService } from './discord/index.ts';
 import { githubService } from './github/index.ts';
 import { googleService } from './google/index.ts';
 import { linearService } from './linear/index.ts';
@@ -21,6 +22,7 @@ import type { SandboxService } from './service.ts';
 export const sandboxServices = {
   appstoreconnect: appstoreconnectService,
   betterstack: betterstackService,
+  discord: discordService,
   github: githubService,
   google: googleService,
   linear: linearService,

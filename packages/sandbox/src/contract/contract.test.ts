@@ -117,6 +117,9 @@ function fakeRoutes(service: SandboxServiceName) {
   return { description: described.description, routes };
 }
 
+/** The services whose description startDescribedUpstream serves answers from. */
+const sampled: ReadonlySet<SandboxServiceName> = new Set(openApiServices.filter((service) => service !== 'discord'));
+
 describe.each(openApiServices)('the %s fake', (service) => {
   // Read once for both checks: making a fake makes its demo data (Stripe's takes a fifth of a second).
   const { description, routes } = fakeRoutes(service);
@@ -128,6 +131,9 @@ describe.each(openApiServices)('the %s fake', (service) => {
     expect(strays).toEqual([]);
   });
 
+  // Discord's description is not served by startDescribedUpstream (its fake's own traffic is held to it instead, in
+  // discord/discord.test.ts): its messages' nullable unions and pattern-bound snowflakes are beyond the sampler.
+  if (!sampled.has(service)) return;
   it('has answers generated for its operations that pass the check they stand in for, in every mode', () => {
     const problems = routes
       .filter(({ found }) => typeof found !== 'string')

@@ -50,6 +50,7 @@ const sources: Partial<Record<SandboxServiceName, { file: string; build(): Descr
   github: openapi('github', 'GitHub', '@octokit/openapi/generated/api.github.com.json'),
   // Mail Send only: the key check (GET /v3/scopes) is in another of SendGrid's files (see exceptions.ts).
   sendgrid: openapi('sendgrid', 'SendGrid', 'sendgrid.tsg_mail_v3.json'),
+  discord: openapi('discord', 'Discord', 'discord.openapi.json'),
   linear: graphql('Linear', 'linear.schema.graphql', ['/graphql']),
   opencollective: graphql('Open Collective', 'opencollective.schemaV2.graphql', ['/graphql/v2', '/graphql']),
   plausible: {
