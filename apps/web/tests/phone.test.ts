@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settingsPath, settingsSections } from '../src/lib/settings-sections.ts';
 import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
@@ -55,7 +56,7 @@ describe('the header on a phone', () => {
         expect(await menu.getAttribute('aria-expanded')).toBe('false');
         await menu.click();
         await page.getByRole('link', { name: 'Settings', exact: true }).click();
-        await page.waitForURL('**/settings');
+        await page.waitForURL('**/settings/projects');
         expect(await menu.getAttribute('aria-expanded')).toBe('false');
         expect(await scrollsSideways(page)).toBe(false);
         expect(problems).toEqual([]);
@@ -71,13 +72,13 @@ describe('the header on a phone', () => {
     await setup.getByRole('region', { name: 'Demo data' }).waitFor({ timeout: 20_000 });
     await setup.close();
     for (const width of [320, 390]) {
-      for (const path of ['/', '/?project=formfox', '/?project=pocket-ledger', '/?project=tideline', '/briefing', '/settings']) {
+      for (const path of ['/', '/?project=formfox', '/?project=pocket-ledger', '/?project=tideline', '/briefing', ...settingsSections.map(({ id }) => settingsPath(id))]) {
         const page = await browser.newPage({ viewport: { width, height: 800 } });
         await gotoHydrated(page, dashboard.url + path);
         // The widgets' data in (each says when it was updated), and every card of Settings open, as when filling one in.
         if (path.startsWith('/?')) await page.getByText(/Updated /).first().waitFor({ timeout: 20_000 });
         if (path === '/briefing') await page.getByRole('heading', { level: 1 }).first().waitFor();
-        if (path === '/settings') await page.evaluate(() => document.querySelectorAll('details').forEach((details) => (details.open = true)));
+        if (path.startsWith('/settings')) await page.evaluate(() => document.querySelectorAll('details').forEach((details) => (details.open = true)));
         // What is wider than the screen, and not inside something that scrolls on its own (a row of tabs).
         const wide = await page.evaluate(() => {
           const width = document.documentElement.clientWidth;
