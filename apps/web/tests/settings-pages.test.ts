@@ -78,6 +78,7 @@ describe('Settings in a browser', () => {
   it('takes links of the one-page Settings to the page that holds their anchor', async () => {
     const problems: string[] = [];
     const page = await open(problems);
+    // The old link, the page it lands on, and a heading (level 3, inside the section) that page shows.
     for (const [old, path, shows] of [
       ['#notifications', '/settings/notifications', 'Desktop alerts'],
       ['#devices', '/settings/notifications', 'Devices'],
@@ -87,7 +88,7 @@ describe('Settings in a browser', () => {
     ] as const) {
       await page.goto(`${dashboard.url}/settings${old}`);
       await page.waitForURL(`${dashboard.url}${path}${old}`);
-      await page.getByRole('heading', { name: shows, exact: true }).waitFor();
+      await page.getByRole('heading', { level: 3, name: shows, exact: true }).waitFor();
       // The anchor is there, on this page, for the browser to scroll to.
       expect(await page.locator(old).count(), old).toBe(1);
     }
@@ -100,7 +101,7 @@ describe('Settings in a browser', () => {
     });
     await page.getByRole('link', { name: 'old link' }).click();
     await page.waitForURL(`${dashboard.url}/settings/notifications#devices`);
-    await page.getByRole('heading', { name: 'Devices', exact: true }).waitFor();
+    await page.getByRole('heading', { level: 3, name: 'Devices', exact: true }).waitFor();
     expect(await currentLinks(page)).toEqual(['Notifications']);
     expect(problems).toEqual([]);
     await page.close();
