@@ -411,7 +411,7 @@ describe('the Content Security Policy on every page', () => {
       expect([...shown].sort()).toEqual(['analytics', 'errortracker', 'funding', 'health', 'ideas', 'revenue', 'seo', 'shipping', 'storefront']);
 
       // Settings, with a connection card open; then a password set there, which signs this browser in.
-      expectNonceOnly(await gotoHydrated(page, `${dashboard.url}/settings`), '/settings');
+      expectNonceOnly(await gotoHydrated(page, `${dashboard.url}/settings/connections`), '/settings/connections');
       // Connected cards start open: GitHub's is closed and opened again.
       const github = page.locator('#connections details', { has: page.locator('summary', { hasText: 'github:demo' }) });
       const githubForm = page.getByRole('form', { name: 'Connect GitHub' });
@@ -420,6 +420,7 @@ describe('the Content Security Policy on every page', () => {
       await expect.poll(() => githubForm.isVisible()).toBe(false);
       await github.locator('summary').click();
       await expect.poll(() => githubForm.isVisible()).toBe(true);
+      expectNonceOnly(await gotoHydrated(page, `${dashboard.url}/settings/security`), '/settings/security');
       const security = page.locator('#security');
       await security.getByLabel('New password').fill(PASSWORD);
       await security.getByLabel('The same again').fill(PASSWORD);
