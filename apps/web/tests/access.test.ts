@@ -23,7 +23,7 @@ async function signIn(dashboard: RunningDashboard, password = PASSWORD, headers:
 
 /** The first password of a local dashboard, set from its settings page as its owner does. */
 async function setPassword(dashboard: RunningDashboard, password = PASSWORD) {
-  const answer = await dashboard.fetch('/settings?/password', {
+  const answer = await dashboard.fetch('/settings/security?/password', {
     method: 'POST',
     headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ newPassword: password, confirm: password }),
@@ -70,7 +70,7 @@ describe('a local dashboard with a password', () => {
           : await raw(`${dashboard.url}/api/trpc/${path}`, { method: 'POST', headers: { origin: dashboard.url, 'content-type': 'application/json' }, body: '{}' });
       expect([path, answer.status]).toEqual([path, 401]);
     }
-    for (const [page, next] of [['/', '/login'], ['/settings', '/login?next=%2Fsettings'], ['/?project=a', '/login?next=%2F%3Fproject%3Da']]) {
+    for (const [page, next] of [['/', '/login'], ['/settings', '/login?next=%2Fsettings'], ['/settings/notifications', '/login?next=%2Fsettings%2Fnotifications'], ['/?project=a', '/login?next=%2F%3Fproject%3Da']]) {
       const answer = await raw(dashboard.url + page);
       expect([page, answer.status, answer.headers.location]).toEqual([page, 303, next]);
     }
@@ -90,7 +90,7 @@ describe('a local dashboard with a password', () => {
   it('sends a signed-in visitor back to where they were going, only ever on this dashboard', async () => {
     const next = (await signIn(dashboard, PASSWORD, { referer: 'x' }));
     expect(next.headers.location).toBe('/');
-    const targets: [string, string][] = [['/settings', '/settings'], ['//evil.example', '/'], ['https://evil.example/', '/'], ['/\\evil.example', '/']];
+    const targets: [string, string][] = [['/settings', '/settings'], ['/settings/relay', '/settings/relay'], ['//evil.example', '/'], ['https://evil.example/', '/'], ['/\\evil.example', '/']];
     for (const [target, expected] of targets) {
       const answer = await raw(`${dashboard.url}/login?next=${encodeURIComponent(target)}`, {
         method: 'POST',
@@ -107,7 +107,7 @@ describe('a local dashboard with a password', () => {
     expect([logout.status, logout.headers.location]).toEqual([303, '/login']);
     expect((await raw(`${dashboard.url}/api/settings`, { headers: { cookie: c.cookie } })).status).toBe(401);
 
-    const change = await raw(`${dashboard.url}/settings?/password`, {
+    const change = await raw(`${dashboard.url}/settings/security?/password`, {
       method: 'POST',
       headers: { cookie: a.cookie, origin: dashboard.url, accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ currentPassword: PASSWORD, newPassword: `${PASSWORD} 2`, confirm: `${PASSWORD} 2` }).toString(),
@@ -167,7 +167,7 @@ describe('a local dashboard with a password', () => {
       const answer = await raw(`${dashboard.url}/api/settings`, { method: 'POST', headers: { cookie, ...headers }, body });
       expect([headers, answer.status, (JSON.parse(answer.body) as { error: { code: string } }).error.code]).toEqual([headers, 403, 'CROSS_SITE']);
     }
-    const form = await raw(`${dashboard.url}/settings?/password`, {
+    const form = await raw(`${dashboard.url}/settings/security?/password`, {
       method: 'POST',
       headers: { cookie, origin: 'http://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ newPassword: 'taken over by evil', confirm: 'taken over by evil' }).toString(),
@@ -325,7 +325,7 @@ describe('a remote dashboard', () => {
       const cookie = (header ?? '').split(';')[0] ?? '';
       expect((await raw(`${at}/api/settings`, { headers: { ...host, cookie } })).status).toBe(200);
       // The password comes from the file: the settings page offers no change, and a change is refused.
-      const change = await raw(`${at}/settings?/password`, {
+      const change = await raw(`${at}/settings/security?/password`, {
         method: 'POST',
         headers: { ...host, cookie, origin: 'https://dash.example.com', accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ currentPassword: PASSWORD, newPassword: 'another long password', confirm: 'another long password' }).toString(),

@@ -19,7 +19,7 @@ let readToken: string;
 
 beforeAll(async () => {
   [dashboard, browser] = await Promise.all([startDashboard({ env: { BACKUP_SECRET } }), launchChromium()]);
-  const set = await dashboard.fetch('/settings?/password', {
+  const set = await dashboard.fetch('/settings/security?/password', {
     method: 'POST',
     headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ newPassword: PASSWORD, confirm: PASSWORD }),

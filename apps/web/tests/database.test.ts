@@ -140,7 +140,7 @@ describe('Settings → Database once a password is set', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dash-owner-'));
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, 'export.json'), JSON.stringify(dump));
-    const set = await target.fetch('/settings?/password', {
+    const set = await target.fetch('/settings/security?/password', {
       method: 'POST',
       headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ newPassword: PASSWORD, confirm: PASSWORD }),
@@ -150,10 +150,10 @@ describe('Settings → Database once a password is set', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
     cleanup.push(() => context.close());
     const tab = await context.newPage();
-    await tab.goto(`${target.url}/login?next=/settings`);
+    await tab.goto(`${target.url}/login?next=/settings/database`);
     await tab.getByLabel('Password').fill(PASSWORD);
     await tab.getByRole('button', { name: /sign in/i }).click();
-    await tab.waitForURL(`${target.url}/settings`);
+    await tab.waitForURL(`${target.url}/settings/database`);
     const page = section(tab);
 
     await page.getByLabel('Choose an export to import').setInputFiles(join(dir, 'export.json'));

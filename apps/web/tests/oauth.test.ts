@@ -105,7 +105,7 @@ describe('Settings → Connections → Connect with Google/GitHub in a real brow
     await page.waitForURL(`${sandbox.services.google.url}/o/oauth2/v2/auth?**`);
     await expect.poll(() => page.getByText(`Signed in as ${sandboxGoogleAccount}`).count()).toBe(1);
     await page.getByRole('link', { name: 'Allow', exact: true }).click();
-    await page.waitForURL(`${dashboard.url}/settings?oauth=success`);
+    await page.waitForURL(`${dashboard.url}/settings/connections?oauth=success`);
     await expect.poll(() => banner(page).textContent(), SERVER).toContain('Connected.');
     await expect.poll(() => google.getByText(`Connected as ${sandboxGoogleAccount} with Google sign-in.`, { exact: false }).count(), SERVER).toBe(1);
     // The flow's cookie is gone; no token is in the page.
@@ -122,13 +122,13 @@ describe('Settings → Connections → Connect with Google/GitHub in a real brow
     expect(callback).toContain('code=');
     const { context, page } = await openSettings();
     await page.goto(callback);
-    await page.waitForURL(`${dashboard.url}/settings?oauth=error&reason=state`);
+    await page.waitForURL(`${dashboard.url}/settings/connections?oauth=error&reason=state`);
     await expect.poll(() => banner(page).textContent(), SERVER).toContain('That sign-in expired or was finished in another browser');
 
     const forged = new URL(callback);
     forged.searchParams.set('state', 'forged-state-forged-state-forged-state-0000');
     await page.goto(forged.href);
-    await page.waitForURL(`${dashboard.url}/settings?oauth=error&reason=state`);
+    await page.waitForURL(`${dashboard.url}/settings/connections?oauth=error&reason=state`);
 
     // Connect, then ten minutes pass on the consent page: the browser drops the flow's cookie (Max-Age=600).
     await card(page, 'Google Search Console').getByRole('link', { name: /Connect again/ }).click();
@@ -139,7 +139,7 @@ describe('Settings → Connections → Connect with Google/GitHub in a real brow
     expect((flow?.expires ?? 0) - Date.now() / 1000).toBeLessThanOrEqual(600);
     await context.clearCookies({ name: 'dash_oauth' });
     await page.getByRole('link', { name: 'Allow', exact: true }).click();
-    await page.waitForURL(`${dashboard.url}/settings?oauth=error&reason=state`);
+    await page.waitForURL(`${dashboard.url}/settings/connections?oauth=error&reason=state`);
     // Still the first connection's account: nothing was replaced.
     await expect.poll(() => card(page, 'Google Search Console').getByText(`Connected as ${sandboxGoogleAccount}`, { exact: false }).count(), SERVER).toBe(1);
     await context.close();
@@ -149,7 +149,7 @@ describe('Settings → Connections → Connect with Google/GitHub in a real brow
     const { context, page } = await openSettings();
     await card(page, 'Google Search Console').getByRole('link', { name: /Connect again/ }).click();
     await page.getByRole('link', { name: 'Cancel' }).click();
-    await page.waitForURL(`${dashboard.url}/settings?oauth=error&reason=access_denied`);
+    await page.waitForURL(`${dashboard.url}/settings/connections?oauth=error&reason=access_denied`);
     await expect.poll(() => banner(page).textContent(), SERVER).toBe('You declined on the provider’s page, so nothing was connected.');
     await context.close();
   });
@@ -165,7 +165,7 @@ describe('Settings → Connections → Connect with Google/GitHub in a real brow
     await expect.poll(() => google.getByText(/revoked the dashboard's access \(invalid_grant/).count()).toBe(1);
     await google.getByRole('link', { name: /Reconnect/ }).click();
     await page.getByRole('link', { name: 'Allow', exact: true }).click();
-    await page.waitForURL(`${dashboard.url}/settings?oauth=success`);
+    await page.waitForURL(`${dashboard.url}/settings/connections?oauth=success`);
     await expect.poll(() => google.locator('summary .badge').textContent(), SERVER).toBe('Connected');
     await context.close();
     expect((await dashboard.fetch('/api/seo?project=formfox&refresh=1')).status).toBe(200);
@@ -203,7 +203,7 @@ describe('Settings → Connections → Connect with Google/GitHub in a real brow
     await github.getByRole('link', { name: /Connect with GitHub/ }).click();
     await page.waitForURL(`${sandbox.services.github.url}/login/oauth/authorize?**`);
     await page.getByRole('link', { name: 'Allow', exact: true }).click();
-    await page.waitForURL(`${dashboard.url}/settings?oauth=success`);
+    await page.waitForURL(`${dashboard.url}/settings/connections?oauth=success`);
     await expect.poll(() => github.getByText('Connected as demo-founder with GitHub sign-in. The token does not expire.').count(), SERVER).toBe(1);
     await context.close();
     expect((await dashboard.fetch('/api/shipping?project=formfox&refresh=1')).status).toBe(200);

@@ -35,7 +35,7 @@ beforeAll(async () => {
   expect((await dashboard.fetch('/api/projects', { method: 'POST', headers: jsonType, body: JSON.stringify({ slug: 'formfox', name: 'FormFox' }) })).status).toBe(201);
   readToken = await newToken('read');
   writeToken = await newToken('write');
-  const set = await dashboard.fetch('/settings?/password', { method: 'POST', headers: form, body: new URLSearchParams({ newPassword: PASSWORD, confirm: PASSWORD }) });
+  const set = await dashboard.fetch('/settings/security?/password', { method: 'POST', headers: form, body: new URLSearchParams({ newPassword: PASSWORD, confirm: PASSWORD }) });
   expect(set.status).toBe(200);
   const signedIn = await raw(`${dashboard.url}/login`, { method: 'POST', headers: { origin: dashboard.url, ...form }, body: new URLSearchParams({ password: PASSWORD }).toString() });
   const cookie = cookieOf(signedIn);
@@ -116,7 +116,7 @@ describe('where our data is sent is the owner\'s', () => {
       const [name = '', value = ''] = (browser.cookie ?? '').split('=');
       await context.addCookies([{ name, value, url: dashboard.url }]);
       const page = await context.newPage();
-      await gotoHydrated(page, `${dashboard.url}/settings`);
+      await gotoHydrated(page, `${dashboard.url}/settings/connections`);
       const card = page.locator('details', { has: page.getByText('SendGrid (email alerts)', { exact: true }) });
       // A connected service's card starts open (the test before connected one).
       if ((await card.getAttribute('open')) === null) await card.locator('summary').click();

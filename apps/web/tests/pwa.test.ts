@@ -155,7 +155,7 @@ describe('the installable app on a local dashboard', () => {
 
   it('shows the offline page, with when data was last seen, on a reload without network, and the page again once online', async () => {
     const page = await context.newPage();
-    await gotoHydrated(page, `${dashboard.url}/settings`);
+    await gotoHydrated(page, `${dashboard.url}/settings/projects`);
     await controlled(page);
     const seen = await page.evaluate(() => localStorage.getItem('dashboard:last-seen'));
     expect(seen).not.toBeNull();
@@ -163,7 +163,7 @@ describe('the installable app on a local dashboard', () => {
     await context.setOffline(true);
     await page.reload();
     await expect.poll(() => page.getByRole('heading', { name: 'The dashboard cannot be reached' }).count(), WHILE).toBe(1);
-    expect(page.url()).toBe(`${dashboard.url}/settings`);
+    expect(page.url()).toBe(`${dashboard.url}/settings/projects`);
     const line = page.locator('#last-seen');
     await expect.poll(() => line.textContent(), WHILE).toMatch(/^Data last seen .+ \(.+\)\.$/);
     expect(await line.locator('time').getAttribute('datetime')).toBe(new Date(seen ?? '').toISOString());
@@ -237,7 +237,7 @@ describe('signing out', () => {
     dashboard = await startDashboard();
     version = await versionOf(dashboard);
     const form = { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' };
-    const set = await dashboard.fetch('/settings?/password', { method: 'POST', headers: form, body: new URLSearchParams({ newPassword: PASSWORD, confirm: PASSWORD }) });
+    const set = await dashboard.fetch('/settings/security?/password', { method: 'POST', headers: form, body: new URLSearchParams({ newPassword: PASSWORD, confirm: PASSWORD }) });
     expect(set.status).toBe(200);
   });
   afterAll(() => dashboard?.stop());

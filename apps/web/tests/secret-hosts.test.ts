@@ -52,7 +52,7 @@ const form = (fields: Record<string, string>) => ({
 
 /** Sets the first password from the settings page, signs in, and makes a write token: the owner's cookie and the script's token. */
 async function ownerAndToken(dashboard: RunningDashboard): Promise<{ cookie: string; token: string }> {
-  expect((await dashboard.fetch('/settings?/password', form({ newPassword: PASSWORD, confirm: PASSWORD }))).status).toBe(200);
+  expect((await dashboard.fetch('/settings/security?/password', form({ newPassword: PASSWORD, confirm: PASSWORD }))).status).toBe(200);
   const login = await dashboard.fetch('/login', form({ password: PASSWORD }));
   expect(login.status).toBe(303);
   const cookie = login.headers.getSetCookie().find((c) => c.startsWith('dash_session='))!.split(';')[0]!;

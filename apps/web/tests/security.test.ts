@@ -30,7 +30,7 @@ afterAll(async () => {
 
 /** Sets the first password of a local dashboard as its settings page does (a form action, from its own origin). */
 async function setPassword(dashboard: RunningDashboard, password: string) {
-  const response = await dashboard.fetch('/settings?/password', {
+  const response = await dashboard.fetch('/settings/security?/password', {
     method: 'POST',
     body: new URLSearchParams({ newPassword: password, confirm: password }),
     headers: { accept: 'text/html' },
@@ -194,7 +194,7 @@ describe('another site on this machine (127.0.0.1, another port) while the owner
       </script>`,
       '/logout': autoSubmit('/logout', '<input name="x" value="1">'),
       '/password': autoSubmit(
-        '/settings?/password',
+        '/settings/security?/password',
         `<input name="currentPassword" value="guess"><input name="newPassword" value="attacker-chosen-pass"><input name="confirm" value="attacker-chosen-pass">`,
       ),
       // The old trick for a JSON body from a form: name and value make `{"slug":"pwned2","name":"Pwned","x":"="}`.
@@ -275,7 +275,7 @@ describe('another site on this machine (127.0.0.1, another port) while the owner
       // (2) auto-submitted forms: sign out, change the password; (3) a text/plain form to the API.
       for (const [path, target] of [
         ['/logout', `${url}/logout`],
-        ['/password', `${url}/settings?/password`],
+        ['/password', `${url}/settings/security?/password`],
         ['/text-plain', `${url}/api/projects`],
       ] as const) {
         await page.goto(`${attacker.origin}${path}`);
@@ -284,7 +284,7 @@ describe('another site on this machine (127.0.0.1, another port) while the owner
       }
       await expect.poll(() => toDashboard().length).toBe(5);
       expect(toDashboard()).toEqual(
-        [`${url}/api/projects`, `${url}/api/projects`, `${url}/api/settings`, `${url}/logout`, `${url}/settings?/password`].map((target) => ({
+        [`${url}/api/projects`, `${url}/api/projects`, `${url}/api/settings`, `${url}/logout`, `${url}/settings/security?/password`].map((target) => ({
           url: target,
           status: 403,
           withSession: true,
@@ -294,8 +294,8 @@ describe('another site on this machine (127.0.0.1, another port) while the owner
       // Nothing changed, and the owner is still signed in with the same password.
       expect(await asOwner('/api/settings')).toEqual(settingsBefore);
       expect(await asOwner('/api/projects')).toEqual(projectsBefore);
-      await page.goto(`${url}/settings`);
-      expect(page.url()).toBe(`${url}/settings`);
+      await page.goto(`${url}/settings/security`);
+      expect(page.url()).toBe(`${url}/settings/security`);
       expect(await passwordWorks(dashboard, PASSWORD)).toBe(true);
       expect(await passwordWorks(dashboard, 'attacker-chosen-pass')).toBe(false);
     } finally {
@@ -411,7 +411,7 @@ describe('the Content Security Policy on every page', () => {
       expect([...shown].sort()).toEqual(['analytics', 'errortracker', 'funding', 'health', 'ideas', 'revenue', 'seo', 'shipping', 'storefront']);
 
       // Settings, with a connection card open; then a password set there, which signs this browser in.
-      expectNonceOnly(await gotoHydrated(page, `${dashboard.url}/settings`), '/settings');
+      expectNonceOnly(await gotoHydrated(page, `${dashboard.url}/settings/connections`), '/settings/connections');
       // Connected cards start open: GitHub's is closed and opened again.
       const github = page.locator('#connections details', { has: page.locator('summary', { hasText: 'github:demo' }) });
       const githubForm = page.getByRole('form', { name: 'Connect GitHub' });
@@ -420,6 +420,7 @@ describe('the Content Security Policy on every page', () => {
       await expect.poll(() => githubForm.isVisible()).toBe(false);
       await github.locator('summary').click();
       await expect.poll(() => githubForm.isVisible()).toBe(true);
+      expectNonceOnly(await gotoHydrated(page, `${dashboard.url}/settings/security`), '/settings/security');
       const security = page.locator('#security');
       await security.getByLabel('New password').fill(PASSWORD);
       await security.getByLabel('The same again').fill(PASSWORD);

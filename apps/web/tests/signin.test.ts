@@ -27,7 +27,7 @@ async function tokenThenPassword(dashboard: RunningDashboard): Promise<string> {
   const created = await dashboard.fetch('/api/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'script', scope: 'read' }) });
   expect(created.status).toBe(201);
   const { token } = (await created.json()) as { token: string };
-  const set = await dashboard.fetch('/settings?/password', { method: 'POST', headers: form, body: new URLSearchParams({ newPassword: PASSWORD, confirm: PASSWORD }) });
+  const set = await dashboard.fetch('/settings/security?/password', { method: 'POST', headers: form, body: new URLSearchParams({ newPassword: PASSWORD, confirm: PASSWORD }) });
   expect(set.status).toBe(200);
   expect((await raw(`${dashboard.url}/api/settings`)).status).toBe(401);
   return token;

@@ -34,7 +34,7 @@ async function signIn(dashboard: RunningDashboard, password = PASSWORD): Promise
 /** The settings page's password form, as the owner sends it; answers the new session cookie when it set one. */
 async function setPassword(dashboard: RunningDashboard, fields: Record<string, string>, cookie?: string): Promise<string | undefined> {
   const request = form(fields);
-  const answer = await dashboard.fetch('/settings?/password', { ...request, headers: { ...request.headers, ...(cookie ? { cookie } : {}) } });
+  const answer = await dashboard.fetch('/settings/security?/password', { ...request, headers: { ...request.headers, ...(cookie ? { cookie } : {}) } });
   expect(answer.status, await answer.clone().text()).toBe(200);
   return answer.headers.getSetCookie().find((c) => c.startsWith('dash_session='))?.split(';')[0];
 }

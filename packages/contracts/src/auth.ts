@@ -162,7 +162,7 @@ export const oauthFinishInput = z.strictObject({
 });
 export type OAuthFinish = z.infer<typeof oauthFinishInput>;
 
-/** How a callback ended: `/settings?oauth=success`, or `?oauth=error&reason=<code>` the settings page puts into words. */
+/** How a callback ended: `/settings/connections?oauth=success`, or `?oauth=error&reason=<code>` the Connections page puts into words. */
 export const oauthOutcomeSchema = z.discriminatedUnion('outcome', [
   z.object({ outcome: z.literal('success'), account: z.string().nullable() }),
   z.object({ outcome: z.literal('error'), reason: z.string() }),

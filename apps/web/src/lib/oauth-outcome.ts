@@ -1,4 +1,4 @@
-/** The sentence for `/settings?oauth=…&reason=…`, where a provider's callback lands. */
+/** The sentence for `/settings/connections?oauth=…&reason=…`, where a provider's callback lands. */
 export function oauthOutcome(params: URLSearchParams): { ok: boolean; message: string } | undefined {
   const outcome = params.get('oauth');
   if (outcome === 'success') return { ok: true, message: 'Connected. The tokens are stored encrypted; the card below says whose account it is.' };

@@ -88,6 +88,9 @@ describe('the briefing email', () => {
     inOrder(email.html, ['>Needs you<', 'API: down for 3 h', '>Could not be read<', 'Tideline · errors: Sentry answered 401', '>Formfox</td>', '>Tideline</td>']);
     inOrder(email.text, ['NEEDS YOU', '- Formfox: API: down for 3 h', 'COULD NOT BE READ', '- Tideline · errors: Sentry answered 401', '\nFORMFOX\n', '\nTIDELINE\n']);
     expect(email.html).toContain('href="https://dash.example.com/?notification=n1"');
+    // "Change when it comes" opens the page with the schedule, not the first page of Settings.
+    expect(email.html).toContain('href="https://dash.example.com/settings/briefing"');
+    expect(email.text).toContain('Change when it comes: https://dash.example.com/settings/briefing');
   });
 
   it('says a quiet day in one line, and lays out for mail clients: tables and inline styles, no style sheet or script', () => {

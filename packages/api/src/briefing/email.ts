@@ -192,7 +192,8 @@ export function briefingEmail(briefing: Briefing, options: BriefingEmailOptions)
   const nameOf = (slug: string) => names.get(slug) ?? slug;
   const span = `${when(Date.parse(briefing.window.since), timezone)} – ${when(Date.parse(briefing.window.until), timezone)} (${timezone})`;
   const page = dashboardUrl(origin, '/briefing');
-  const settings = dashboardUrl(origin, '/settings');
+  // Settings → Briefing, where the schedule is.
+  const settings = dashboardUrl(origin, '/settings/briefing');
 
   // HTML: rows of one 600px table.
   const row = (inner: string, style = '') => `<tr><td style="padding:6px 24px;${style}">${inner}</td></tr>`;

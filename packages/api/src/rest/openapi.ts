@@ -345,12 +345,12 @@ export const outsideTheTable: readonly OutsideOperation[] = [
     operation: {
       operationId: 'oauthCallback',
       summary: 'Where the provider sends the browser back: stores the tokens, then redirects to Settings',
-      description: `To /settings?oauth=success, or /settings?oauth=error&reason=<code>. Its query is the provider's.\n\n${accessNote.read}`,
+      description: `To /settings/connections?oauth=success, or /settings/connections?oauth=error&reason=<code>. Its query is the provider's.\n\n${accessNote.read}`,
       tags: ['oauth'],
       'x-scope': 'read',
       security: readAccess,
       parameters: [providerParam],
-      responses: { 302: redirect('To /settings?oauth=success or /settings?oauth=error&reason=<code>.'), ...errors(401, 403, 404, 429, 500, 503) },
+      responses: { 302: redirect('To /settings/connections?oauth=success or /settings/connections?oauth=error&reason=<code>.'), ...errors(401, 403, 404, 429, 500, 503) },
     },
   },
   {

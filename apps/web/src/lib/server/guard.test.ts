@@ -137,7 +137,7 @@ describe('body limits', () => {
     }
     expect(bodyLimit('POST', '/api/webhooks/code_host')).toBe(BODY_LIMITS.webhook);
     expect(bodyLimit('POST', '/api/database/import?dryRun=1')).toBe(BODY_LIMITS.import);
-    for (const [method, url] of [['POST', '/api/trpc/settings.update?batch=1'], ['POST', '/api/trpc/database.import'], ['POST', '/api/projects'], ['PUT', '/api/database/import'], ['POST', '/settings?/password'], ['GET', '/']]) {
+    for (const [method, url] of [['POST', '/api/trpc/settings.update?batch=1'], ['POST', '/api/trpc/database.import'], ['POST', '/api/projects'], ['PUT', '/api/database/import'], ['POST', '/settings/security?/password'], ['GET', '/']]) {
       expect(bodyLimit(method as string, url as string)).toBe(BODY_LIMITS.other);
     }
   });

@@ -1,63 +1,12 @@
-import { fail } from '@sveltejs/kit';
-import type { Actions, PageServerLoad } from './$types';
-import { callerFor, serverEnv } from '$lib/server/app';
-import { field, formFailure } from '$lib/server/forms';
-import { sessionCookie } from '$lib/server/session';
+import { redirect } from '@sveltejs/kit';
+import type { PageServerLoad } from './$types';
+import { firstSettingsSection, settingsPath } from '$lib/settings-sections';
 
-export const load: PageServerLoad = async ({ locals }) => {
-  const api = await callerFor(locals.request);
-  const [settings, { projects }, { connectedKeys }, auth, relay, notifications, database, backup, email, { deliveries: emails }, oauth, briefing] = await Promise.all([
-    api.settings.get(),
-    api.projects.list(),
-    api.credentials.list(),
-    api.auth.status(),
-    api.relay.status(),
-    api.notifications.policy(),
-    api.database.config(),
-    api.backup.status(),
-    api.alerts.status(),
-    api.alerts.deliveries(),
-    api.oauth.connections(),
-    api.briefing.settings(),
-  ]);
-  // Sessions and tokens are managed from a browser; a request made with an API token sees neither.
-  const browser = auth.via !== 'token';
-  const [sessions, tokens] = browser ? await Promise.all([api.sessions.list(), api.tokens.list()]) : [{ sessions: [] }, { tokens: [] }];
-  return {
-    settings,
-    projects,
-    connectedKeys,
-    oauth,
-    auth,
-    relay,
-    notifications,
-    database,
-    backup,
-    email,
-    emails,
-    briefing,
-    sessions: sessions.sessions,
-    tokens: tokens.tokens,
-  };
-};
-
-export const actions: Actions = {
-  /** Sets the first password of a local dashboard, or changes it; a form, so it can set the session cookie. */
-  password: async ({ request, locals, cookies, url, setHeaders }) => {
-    const form = await request.formData();
-    const newPassword = field(form, 'newPassword');
-    if (newPassword !== field(form, 'confirm')) return fail(400, { password: { message: 'The two new passwords differ.' } });
-    const api = await callerFor(locals.request);
-    try {
-      const { session } = await api.auth.changePassword({ currentPassword: field(form, 'currentPassword') || undefined, newPassword });
-      if (session) {
-        const cookie = sessionCookie(serverEnv().ORIGIN ?? url.origin);
-        cookies.set(cookie.name, session.token, cookie.options(session.maxAgeSeconds));
-      }
-      return { password: { message: session ? 'Password set. This dashboard now asks for it.' : 'Password changed. Every other session is signed out.' } };
-    } catch (error) {
-      const failure = formFailure(error, setHeaders);
-      return fail(failure.status, { password: { message: failure.data.message, failed: true } });
-    }
-  },
+/**
+ * /settings opens the first section, with its query. A browser's request is redirected (the browser keeps any
+ * `#anchor` of an old one-page link, and the layout takes it on to its page). SvelteKit's own navigation drops the
+ * fragment when it follows a redirect, so it is answered here and the layout reads the fragment in the browser.
+ */
+export const load: PageServerLoad = ({ url, isDataRequest }) => {
+  if (!isDataRequest) redirect(307, `${settingsPath(firstSettingsSection)}${url.search}`);
 };

@@ -8,7 +8,7 @@ import { oauthCookie } from '$lib/server/session';
 /**
  * GET /api/auth/{provider}/callback: where the provider sends the browser back. oauth.finish checks the flow and
  * stores the tokens; the cookie goes either way (a flow is good once), and the browser lands on
- * /settings?oauth=success or /settings?oauth=error&reason=<code>. Nothing of the provider's answer is echoed.
+ * /settings/connections?oauth=success or ?oauth=error&reason=<code>. Nothing of the provider's answer is echoed.
  */
 export const GET: RequestHandler = async ({ params, url, locals, cookies }) => {
   const provider = oauthProviderSchema.safeParse(params.provider);
@@ -18,6 +18,6 @@ export const GET: RequestHandler = async ({ params, url, locals, cookies }) => {
   cookies.delete(cookie.name, cookie.options(0));
   const caller = await callerFor(locals.request);
   const ended = await caller.oauth.finish({ provider: provider.data, query: Object.fromEntries(url.searchParams), ...(sent === undefined ? {} : { cookie: sent }) });
-  const location = ended.outcome === 'success' ? '/settings?oauth=success' : `/settings?oauth=error&reason=${encodeURIComponent(ended.reason)}`;
+  const location = ended.outcome === 'success' ? '/settings/connections?oauth=success' : `/settings/connections?oauth=error&reason=${encodeURIComponent(ended.reason)}`;
   return new Response(null, { status: 302, headers: { location, 'cache-control': 'no-store' } });
 };

@@ -1,0 +1,50 @@
+import type { Caller } from '@dash/api';
+import type { SettingsSectionId } from '../settings-sections.ts';
+
+/** Whether the owner has set a password: the forms that move data elsewhere ask for it again. */
+const passwordSet = async (api: Caller) => (await api.auth.status()).passwordSet;
+
+/**
+ * What each Settings page shows, through the same procedures the API serves. A page asks for its own section's
+ * data only (settings-loads.test.ts holds each to its list), so opening one does not read every other's.
+ */
+export const settingsLoads = {
+  projects: async (api: Caller) => ({ projects: (await api.projects.list()).projects }),
+
+  connections: async (api: Caller) => {
+    const [{ connectedKeys }, oauth, password] = await Promise.all([api.credentials.list(), api.oauth.connections(), passwordSet(api)]);
+    return { connectedKeys, oauth, passwordSet: password };
+  },
+
+  layout: async (api: Caller) => ({ layout: (await api.settings.get()).widgetLayout }),
+
+  relay: async (api: Caller) => {
+    const [relay, { relayUrl }] = await Promise.all([api.relay.status(), api.settings.get()]);
+    return { relay, relayUrl };
+  },
+
+  notifications: async (api: Caller) => {
+    const [policy, { projects }, password] = await Promise.all([api.notifications.policy(), api.projects.list(), passwordSet(api)]);
+    return { policy, projects: projects.map(({ slug, name }) => ({ slug, name })), passwordSet: password };
+  },
+
+  briefing: async (api: Caller) => ({ briefing: await api.briefing.settings() }),
+
+  backups: async (api: Caller) => {
+    const [backup, email, { deliveries }] = await Promise.all([api.backup.status(), api.alerts.status(), api.alerts.deliveries()]);
+    return { backup, email, emails: deliveries };
+  },
+
+  security: async (api: Caller) => {
+    const auth = await api.auth.status();
+    // Sessions and tokens are managed from a browser; a request made with an API token sees neither.
+    if (auth.via === 'token') return { auth, sessions: [], tokens: [] };
+    const [{ sessions }, { tokens }] = await Promise.all([api.sessions.list(), api.tokens.list()]);
+    return { auth, sessions, tokens };
+  },
+
+  database: async (api: Caller) => {
+    const [database, password] = await Promise.all([api.database.config(), passwordSet(api)]);
+    return { database, passwordSet: password };
+  },
+} satisfies Record<SettingsSectionId, (api: Caller) => Promise<object>>;
