@@ -3,6 +3,7 @@
 // checkbox at least 24 px (2.5.8), and a tap at its centre reaches it (nothing drawn over it).
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settingsSections } from '../src/lib/settings-sections.ts';
 import { gotoHydrated, launchChromium } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
@@ -56,7 +57,7 @@ describe('touch targets on a phone', () => {
     for (const dark of [false, true]) {
       it(`at ${width} px${dark ? ', dark' : ''}: every control on every page is big enough and not covered`, async () => {
         const found: Record<string, string[]> = {};
-        for (const path of ['/', '/?project=pocket-ledger', '/briefing', '/settings']) {
+        for (const path of ['/', '/?project=pocket-ledger', '/briefing', ...settingsSections.map((section) => `/settings/${section.id}`)]) {
           const page = await browser.newPage({ viewport: { width, height: 800 }, colorScheme: dark ? 'dark' : 'light' });
           await gotoHydrated(page, dashboard.url + path);
           if (path.startsWith('/?')) await page.getByText(/Updated /).first().waitFor({ timeout: 20_000 });
