@@ -8,6 +8,7 @@ export { demoSetup, type DemoSetup, type DemoUpstreams } from './setup.ts';
 export { demoEvents, type DemoEvent } from './notifications.ts';
 export { sendgridError, type FakeSendGrid, type ReceivedMail } from './sendgrid/index.ts';
 export type { DiscordMessage, FakeDiscord, FakeDiscordWebhook } from './discord/index.ts';
+export { ntfyError, type FakeNtfy, type NtfyAccess, type NtfyMessage } from './ntfy/index.ts';
 export {
   decryptPushMessage,
   DecryptError,

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listen, type RunningServer } from './listen.ts';
 import { ServiceHarness, type Exchange, type Fault, type LoggedRequest, type SandboxService } from './service.ts';
+import type { FakeNtfy, NtfyAccess, NtfyMessage } from './ntfy/index.ts';
 import type { FakeSendGrid, ReceivedMail } from './sendgrid/index.ts';
 import type { FakePushService, PushSubscriptionJson, ReceivedPush, SubscribeOptions } from './push/index.ts';
 import { sandboxServices, type SandboxServiceName } from './services.ts';
@@ -32,6 +33,10 @@ export interface Sandbox {
   unsubscribePush(id: string): void;
   /** The messages the fake push service accepted and decrypted, oldest first. */
   pushes(): ReceivedPush[];
+  /** Protects an ntfy topic (see `FakeNtfy.protectTopic`); with no access given, a fresh token is made and returned. */
+  protectNtfyTopic(topic: string, access?: NtfyAccess): NtfyAccess;
+  /** What the fake ntfy server received on one topic, oldest first. */
+  ntfyMessages(topic: string): NtfyMessage[];
   /** Clears faults, rate windows, the request log and the mails received; the data stays. */
   reset(): void;
   close(): Promise<void>;
@@ -79,6 +84,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     subscribePush: (options) => (services.push.harness.service as FakePushService).subscribe(services.push.url, options),
     unsubscribePush: (id) => (services.push.harness.service as FakePushService).unsubscribe(id),
     pushes: () => (services.push.harness.service as FakePushService).received,
+    protectNtfyTopic: (topic, access) => {
+      const ntfy = services.ntfy.harness.service as FakeNtfy;
+      const given = access ?? { token: ntfy.newToken() };
+      ntfy.protectTopic(topic, given);
+      return given;
+    },
+    ntfyMessages: (topic) => (services.ntfy.harness.service as FakeNtfy).received(topic),
     revokeOAuth: (service) => services[service].harness.service.oauth?.revoke(),
     limit: (service, limit) => {
       services[service].harness.limit = limit;

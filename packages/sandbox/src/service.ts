@@ -5,7 +5,7 @@ import type { SandboxReply, SandboxRequest } from './request.ts';
 export type { SandboxReply, SandboxRequest } from './request.ts';
 
 export interface SandboxRoute {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH';
   /** Under the service's root, with `:name` parameters: `/v1/charges`, `/v2/projects/:id/metrics/overview`. */
   path: string;
   handle(request: SandboxRequest): SandboxReply;

@@ -4,6 +4,7 @@ import { discordService } from './discord/index.ts';
 import { githubService } from './github/index.ts';
 import { googleService } from './google/index.ts';
 import { linearService } from './linear/index.ts';
+import { ntfyService } from './ntfy/index.ts';
 import { opencollectiveService } from './opencollective/index.ts';
 import { plausibleService } from './plausible/index.ts';
 import { pushService } from './push/index.ts';
@@ -26,6 +27,7 @@ export const sandboxServices = {
   github: githubService,
   google: googleService,
   linear: linearService,
+  ntfy: ntfyService,
   opencollective: opencollectiveService,
   revenuecat: revenuecatService,
   stripe: stripeService,
