@@ -3,6 +3,7 @@ import { listen, type RunningServer } from './listen.ts';
 import { ServiceHarness, type Exchange, type Fault, type LoggedRequest, type SandboxService } from './service.ts';
 import type { FakeNtfy, NtfyAccess, NtfyMessage } from './ntfy/index.ts';
 import type { FakeSendGrid, ReceivedMail } from './sendgrid/index.ts';
+import type { FakeSlack, FakeSlackWebhook, SlackMessage } from './slack/index.ts';
 import type { FakePushService, PushSubscriptionJson, ReceivedPush, SubscribeOptions } from './push/index.ts';
 import { sandboxServices, type SandboxServiceName } from './services.ts';
 
@@ -37,6 +38,12 @@ export interface Sandbox {
   protectNtfyTopic(topic: string, access?: NtfyAccess): NtfyAccess;
   /** What the fake ntfy server received on one topic, oldest first. */
   ntfyMessages(topic: string): NtfyMessage[];
+  /** A Slack incoming webhook for a channel (see `FakeSlack.createWebhook`): its URL and ids. */
+  createSlackWebhook(channel?: string): FakeSlackWebhook;
+  /** That webhook removed: its URL answers 404 `no_service` from now on. */
+  deleteSlackWebhook(id: string): void;
+  /** What the fake Slack received, oldest first. */
+  slackMessages(): SlackMessage[];
   /** Clears faults, rate windows, the request log and the mails received; the data stays. */
   reset(): void;
   close(): Promise<void>;
@@ -91,6 +98,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return given;
     },
     ntfyMessages: (topic) => (services.ntfy.harness.service as FakeNtfy).received(topic),
+    createSlackWebhook: (channel) => (services.slack.harness.service as FakeSlack).createWebhook(services.slack.url, channel),
+    deleteSlackWebhook: (id) => (services.slack.harness.service as FakeSlack).deleteWebhook(id),
+    slackMessages: () => (services.slack.harness.service as FakeSlack).messages,
     revokeOAuth: (service) => services[service].harness.service.oauth?.revoke(),
     limit: (service, limit) => {
       services[service].harness.limit = limit;

@@ -11,6 +11,7 @@ import { pushService } from './push/index.ts';
 import { revenuecatService } from './revenuecat/index.ts';
 import { stripeService } from './stripe/index.ts';
 import { sentryService } from './sentry/index.ts';
+import { slackService } from './slack/index.ts';
 import { sendgridService } from './sendgrid/index.ts';
 import { umamiService } from './umami/index.ts';
 import { vercelService } from './vercel/index.ts';
@@ -32,6 +33,7 @@ export const sandboxServices = {
   revenuecat: revenuecatService,
   stripe: stripeService,
   sentry: sentryService,
+  slack: slackService,
   sendgrid: sendgridService,
   plausible: plausibleService,
   push: pushService,
