@@ -8,6 +8,7 @@ export { demoSetup, type DemoSetup, type DemoUpstreams } from './setup.ts';
 export { demoEvents, type DemoEvent } from './notifications.ts';
 export { sendgridError, type FakeSendGrid, type ReceivedMail } from './sendgrid/index.ts';
 export type { DiscordMessage, FakeDiscord, FakeDiscordWebhook } from './discord/index.ts';
+export { parseTelegramHtml, telegramError, type FakeTelegram, type FakeTelegramBot, type HtmlParse, type TelegramChat, type TelegramMessage } from './telegram/index.ts';
 export type { FakeSlack, FakeSlackWebhook, SlackMessage } from './slack/index.ts';
 export { ntfyError, type FakeNtfy, type NtfyAccess, type NtfyMessage } from './ntfy/index.ts';
 export {
@@ -28,4 +29,5 @@ export type { DocumentedExample } from './documented.ts';
 export { betterstackDocumented } from './betterstack/documented.ts';
 export { sendgridDocumented } from './sendgrid/documented.ts';
 export { umamiDocumented } from './umami/documented.ts';
+export { telegramDocumented, telegramDocumentedHtml, telegramDocumentedLimits } from './telegram/documented.ts';
 export { slackDocumented, slackDocumentedRequests, slackDocumentedRate, type DocumentedRequest } from './slack/documented.ts';

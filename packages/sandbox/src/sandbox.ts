@@ -3,6 +3,7 @@ import { listen, type RunningServer } from './listen.ts';
 import { ServiceHarness, type Exchange, type Fault, type LoggedRequest, type SandboxService } from './service.ts';
 import type { FakeNtfy, NtfyAccess, NtfyMessage } from './ntfy/index.ts';
 import type { FakeSendGrid, ReceivedMail } from './sendgrid/index.ts';
+import type { FakeTelegram, FakeTelegramBot, TelegramChat, TelegramMessage } from './telegram/index.ts';
 import type { FakeSlack, FakeSlackWebhook, SlackMessage } from './slack/index.ts';
 import type { FakePushService, PushSubscriptionJson, ReceivedPush, SubscribeOptions } from './push/index.ts';
 import { sandboxServices, type SandboxServiceName } from './services.ts';
@@ -44,6 +45,12 @@ export interface Sandbox {
   deleteSlackWebhook(id: string): void;
   /** What the fake Slack received, oldest first. */
   slackMessages(): SlackMessage[];
+  /** A Telegram bot (@BotFather's /newbot): its id, username and token. */
+  createTelegramBot(): FakeTelegramBot;
+  /** A chat a bot can write to: private (a user who pressed Start) unless a group type is given. */
+  createTelegramChat(type?: TelegramChat['type'], title?: string): TelegramChat;
+  /** What the fake Telegram delivered, oldest first. */
+  telegramMessages(): TelegramMessage[];
   /** Clears faults, rate windows, the request log and the mails received; the data stays. */
   reset(): void;
   close(): Promise<void>;
@@ -101,6 +108,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     createSlackWebhook: (channel) => (services.slack.harness.service as FakeSlack).createWebhook(services.slack.url, channel),
     deleteSlackWebhook: (id) => (services.slack.harness.service as FakeSlack).deleteWebhook(id),
     slackMessages: () => (services.slack.harness.service as FakeSlack).messages,
+    createTelegramBot: () => (services.telegram.harness.service as FakeTelegram).createBot(),
+    createTelegramChat: (type, title) => (services.telegram.harness.service as FakeTelegram).createChat(type, title),
+    telegramMessages: () => (services.telegram.harness.service as FakeTelegram).messages,
     revokeOAuth: (service) => services[service].harness.service.oauth?.revoke(),
     limit: (service, limit) => {
       services[service].harness.limit = limit;

@@ -10,6 +10,7 @@ import { plausibleService } from './plausible/index.ts';
 import { pushService } from './push/index.ts';
 import { revenuecatService } from './revenuecat/index.ts';
 import { stripeService } from './stripe/index.ts';
+import { telegramService } from './telegram/index.ts';
 import { sentryService } from './sentry/index.ts';
 import { slackService } from './slack/index.ts';
 import { sendgridService } from './sendgrid/index.ts';
@@ -32,6 +33,7 @@ export const sandboxServices = {
   opencollective: opencollectiveService,
   revenuecat: revenuecatService,
   stripe: stripeService,
+  telegram: telegramService,
   sentry: sentryService,
   slack: slackService,
   sendgrid: sendgridService,
