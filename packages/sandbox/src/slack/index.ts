@@ -80,7 +80,7 @@ export function slackService(now: number): FakeSlack {
     const hasText = typeof body.text === 'string' && body.text !== '';
     if (!hasText && body.blocks === undefined && body.attachments === undefined) return text(400, 'no_text');
     webhook.sent.push(request.now);
-    messages.push({ webhookId: request.params.bot ?? '', channel: webhook.channel, text: hasText ? (body.text as string) : undefined, blocks: body.blocks as unknown[] | undefined, body, at: request.now });
+    messages.push({ webhookId: request.params.bot ?? '', channel: webhook.channel, text: hasText ? body.text : undefined, blocks: body.blocks as unknown[] | undefined, body, at: request.now });
     return text(200, 'ok');
   };
 
