@@ -97,7 +97,14 @@ async function visit(path, size) {
       .getEntriesByType('resource')
       .filter((entry) => entry.startTime < fcp && new URL(entry.name).pathname.endsWith('.js'))
       .map((entry) => ({ name: new URL(entry.name).pathname, bytes: entry.decodedBodySize, transferred: entry.encodedBodySize }));
-    return { fcp, done: Math.max(fcp, window.__widgetsDoneAt), widgets: document.querySelectorAll('[data-widget]').length, scripts };
+    const [navigation] = performance.getEntriesByType('navigation');
+    return {
+      fcp,
+      done: Math.max(fcp, window.__widgetsDoneAt),
+      html: { firstByte: navigation.responseStart, end: navigation.responseEnd, bytes: navigation.decodedBodySize, interactive: navigation.domInteractive },
+      widgets: document.querySelectorAll('[data-widget]').length,
+      scripts,
+    };
   });
   await context.close();
   return { ...measured, dataRequests };
@@ -120,7 +127,10 @@ try {
           const result = await visit(url, size);
           const key = `${name}|${size.name}|${mode.name}`;
           results.set(key, [...(results.get(key) ?? []), result]);
-          console.log(`run ${run} ${name}, ${size.name}, ${mode.name}: paint ${ms(result.fcp)}, every widget with data ${ms(result.done)} (${result.widgets} widgets, ${result.dataRequests} data requests)`);
+          console.log(
+            `run ${run} ${name}, ${size.name}, ${mode.name}: paint ${ms(result.fcp)}, every widget with data ${ms(result.done)} (${result.widgets} widgets, ${result.dataRequests} data requests; ` +
+              `HTML ${kb(result.html.bytes)}, first byte ${ms(result.html.firstByte)}, parsed ${ms(result.html.interactive)})`,
+          );
         }
       }
     }
