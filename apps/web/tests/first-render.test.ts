@@ -135,9 +135,18 @@ describe('the first render over HTTP', () => {
   });
 });
 
-/** A page opened in Chromium, counting the widgets' data requests (tRPC batches them to /api/trpc/data.*) and noting any skeleton ever shown. */
+/**
+ * A page opened in Chromium, counting the widgets' data requests (tRPC batches them to /api/trpc/data.*), noting any
+ * skeleton ever shown, and its uncaught and console errors (the server's HTML must not carry what the CSP refuses).
+ */
 async function open(path: string, options: { hydrated?: boolean } = {}) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
+  page.on('console', (message) => {
+    // The demo's avatars are on images.opencollective.com, which this machine does not reach.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(`console: ${message.text()}`);
+  });
   const dataRequests: string[] = [];
   page.on('request', (request) => {
     const { pathname } = new URL(request.url());
@@ -155,7 +164,7 @@ async function open(path: string, options: { hydrated?: boolean } = {}) {
   });
   if (options.hydrated === false) await page.goto(dashboard.url + path, { waitUntil: 'commit' });
   else await gotoHydrated(page, dashboard.url + path);
-  return { page, dataRequests, skeletons: () => page.evaluate(() => (window as unknown as { skeletons: string[] }).skeletons) };
+  return { page, dataRequests, errors, skeletons: () => page.evaluate(() => (window as unknown as { skeletons: string[] }).skeletons) };
 }
 
 const widget = (page: Page, name: string) => page.locator(`[data-widget="${name}"]`);
@@ -164,8 +173,9 @@ describe('the first render in Chromium', () => {
   it('asks nothing again on hydration for what the HTML held, shows no skeleton, and a widget’s own switch still asks', async () => {
     for (const path of ['/', '/?project=tideline']) {
       await receive(path);
-      const { page, dataRequests, skeletons } = await open(path);
+      const { page, dataRequests, errors, skeletons } = await open(path);
       await page.waitForLoadState('networkidle');
+      expect(errors, path).toEqual([]);
       expect(dataRequests, path).toEqual([]);
       expect(await skeletons(), path).toEqual([]);
       expect(await page.locator('[data-widget][aria-busy="false"]').count(), path).toBe(9);
