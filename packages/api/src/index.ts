@@ -25,7 +25,7 @@ import type { BackupReads } from './backup/plan.ts';
 import { loadShipped } from './data/shipping.ts';
 import { dataReadsOf } from './router/data.ts';
 
-export { appRouter, createCaller, type AppRouter, type Caller } from './root.ts';
+export { appRouter, cachedCaller, createCaller, type AppRouter, type Caller } from './root.ts';
 export type { Context, DemoProvider } from './context.ts';
 export type { Logger } from './logger.ts';
 export { resumeDemo, startDemo } from './router/demo.ts';

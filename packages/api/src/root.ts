@@ -42,3 +42,18 @@ const callerOf = createCallerFactory(appRouter);
 export const createCaller = (ctx: Context, signal?: AbortSignal) =>
   callerOf(ctx, { onError: ({ error, path }) => logFailure(ctx.log, path, error), signal });
 export type Caller = ReturnType<typeof createCaller>;
+
+/**
+ * The procedures over `ctx` reading the data cache alone, for a page's first render (`DataCache.cachedOnly`): what is
+ * fresh in the cache is answered as usual; when a call needed an upstream, `missed()` says so (the call failed, or,
+ * for the briefing, which folds its reads' failures into its answer, holds such a failure), and that failure is not
+ * logged: the page asks `createCaller`'s procedure again, streamed.
+ */
+export function cachedCaller(ctx: Context, signal?: AbortSignal): { caller: Caller; missed: () => boolean } {
+  const cache = ctx.data.cache.cachedOnly();
+  const caller = callerOf(
+    { ...ctx, data: { ...ctx.data, cache } },
+    { onError: ({ error, path }) => cache.missed || logFailure(ctx.log, path, error), signal },
+  );
+  return { caller, missed: () => cache.missed };
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { collectiveSlugSchema, type IntegrationName } from './projects.ts';
+import { currencies, ranges } from './names.ts';
+import { collectiveSlugSchema } from './projects.ts';
 
 /**
  * The data routes: their query inputs and their outputs, exactly SPEC.md's shapes. Timestamps are ISO
@@ -33,11 +34,9 @@ const limit = (fallback: number, max: number) =>
     .max(max, `limit is at most ${max}`)
     .default(fallback);
 
-export const ranges = ['7d', '15d', '30d', '3m', '1y', 'all'] as const;
 export const rangeSchema = z.enum(ranges, { error: `range is one of ${ranges.join(', ')}` });
 export type Range = z.infer<typeof rangeSchema>;
 
-export const currencies = ['USD', 'CAD'] as const;
 export const currencySchema = z.enum(currencies, { error: `currency is one of ${currencies.join(', ')}` });
 export type Currency = z.infer<typeof currencySchema>;
 
@@ -48,11 +47,6 @@ export const notConfiguredSchema = z.object({
   message: z.string(),
 });
 export type NotConfigured = z.infer<typeof notConfiguredSchema>;
-export const notConfigured = (integration: IntegrationName, message: string): NotConfigured => ({
-  configured: false,
-  integration,
-  message,
-});
 
 // --- revenue -------------------------------------------------------------------------------------
 

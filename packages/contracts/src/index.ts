@@ -13,3 +13,4 @@ export * from './alerts.ts';
 export * from './push.ts';
 export * from './briefing.ts';
 export * from './links.ts';
+export * from './names.ts';

@@ -4,14 +4,6 @@ import { z } from 'zod';
 export const webhookIntegrationSchema = z.enum(['code_host', 'deploy_host', 'error_tracker', 'issue_tracker', 'uptime_monitor']);
 export type WebhookIntegration = z.infer<typeof webhookIntegrationSchema>;
 
-/** The service behind each, as people name it. */
-export const webhookSourceNames: Record<WebhookIntegration, string> = {
-  code_host: 'GitHub',
-  deploy_host: 'Vercel',
-  error_tracker: 'Sentry',
-  issue_tracker: 'Linear',
-  uptime_monitor: 'Better Stack',
-};
 
 export const notificationSeverities = ['info', 'success', 'warning', 'error'] as const;
 export type NotificationSeverity = (typeof notificationSeverities)[number];

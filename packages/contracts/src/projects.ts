@@ -90,7 +90,6 @@ export const integrationsSchema = z.strictObject({
 });
 export type Integrations = z.infer<typeof integrationsSchema>;
 export type IntegrationName = keyof Integrations;
-export const integrationNames = Object.keys(integrationsSchema.shape) as IntegrationName[];
 
 const colorSchema = z.string().regex(/^#[0-9a-f]{6}$/i, 'A colour is written #rrggbb');
 const nameSchema = z.string().trim().min(1, 'A name is required').max(80, 'A name has at most 80 characters');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { slotNames } from './names.ts';
 import { slugSchema, type IntegrationName, type Project } from './projects.ts';
 
 /** Every widget the dashboard can show; a slot holds one of them. */
@@ -16,8 +17,6 @@ export const widgetNames = [
 export const widgetNameSchema = z.enum(widgetNames);
 export type WidgetName = z.infer<typeof widgetNameSchema>;
 
-/** The six places on the dashboard grid, in reading order. */
-export const slotNames = ['revenue', 'shipping', 'ideas', 'analytics', 'seo', 'detail'] as const;
 export const slotNameSchema = z.enum(slotNames);
 export type SlotName = z.infer<typeof slotNameSchema>;
 

@@ -1,4 +1,5 @@
-import { slotNames, type Range, type SlotName, type WidgetName } from '@dash/contracts';
+import { slotNames } from '@dash/contracts/names';
+import type { Range, SlotName, WidgetName } from '@dash/contracts';
 
 /** A 24×24 stroke icon as path data (circles written as two arcs). */
 const circle = (cx: number, cy: number, r: number) => `M${cx - r} ${cy}a${r} ${r} 0 1 0 ${2 * r} 0a${r} ${r} 0 1 0 ${-2 * r} 0`;

@@ -1,5 +1,7 @@
 import type { PageServerLoad } from './$types';
 import { callerFor } from '$lib/server/app';
+import { firstData } from '$lib/server/first-render';
+import type { FirstData } from '$lib/first-render';
 
 export const load: PageServerLoad = async ({ url, locals }) => {
   const api = await callerFor(locals.request);
@@ -8,5 +10,17 @@ export const load: PageServerLoad = async ({ url, locals }) => {
   const active = projects.some((p) => p.slug === requested) ? requested : undefined;
   // The view's widgets: the six slots, then the row of every other widget set up for what is on screen.
   const view = projects.length > 0 ? await api.settings.widgets({ project: active }) : { slots: {}, more: [] };
-  return { settings, projects, active, view, briefingUnread: briefing.unread };
+  // The widgets' first data comes with the page; `?render=client` leaves it to the browser, as before (bench/first-visit.mjs's baseline).
+  const onScreen = [...Object.values(view.slots).filter((widget) => widget !== undefined), ...view.more];
+  const activeProject = projects.find((p) => p.slug === active);
+  const first: FirstData =
+    onScreen.length > 0 && url.searchParams.get('render') !== 'client'
+      ? await firstData(locals.request, {
+          widgets: onScreen,
+          project: active,
+          fundingSlug: activeProject ? (activeProject.integrations.funding?.slug ?? null) : undefined,
+          showOC: settings.widgetLayout.configs.revenue?.showOC ?? false,
+        })
+      : {};
+  return { settings, projects, active, view, first, briefingUnread: briefing.unread };
 };

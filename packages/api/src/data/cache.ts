@@ -13,6 +13,14 @@ const FLIGHT_POLL_MS = 25;
 
 type Fetched = { value: unknown; fetchedAt: string; expiresAt: number };
 
+/** A cached-only view (`DataCache.cachedOnly`) was asked for a value it does not hold fresh: only the upstream has it. */
+export class NotCachedError extends Error {
+  constructor(route: string) {
+    super(`${route}: not in the cache, or no longer fresh`);
+    this.name = 'NotCachedError';
+  }
+}
+
 export interface Cached<T> {
   value: T;
   status: CacheStatus;
@@ -67,6 +75,10 @@ export class DataCache {
    */
   private readonly memory = new Map<string, { value: unknown; fetchedAt: string; expiresAt: number }>();
   private static readonly MEMORY_ENTRIES = 500;
+  /** Set in a view made by `cachedOnly`: the cache it reads, never asking an upstream. */
+  private reads?: DataCache;
+  /** Whether this cached-only view was asked for a value it does not hold fresh (and threw NotCachedError). */
+  missed = false;
 
   constructor(
     private readonly store: Store['cache'],
@@ -84,8 +96,9 @@ export class DataCache {
     load: () => Promise<T>;
   }): Promise<Cached<T>> {
     const { route, ttlMs, schema, load } = options;
+    if (this.reads) return this.fresh(this.reads, options);
     const key = cacheKey(route, options.params);
-    const usable = (this.memory.get(key) as { value: T; fetchedAt: string; expiresAt: number } | undefined) ?? (await this.read(key, schema));
+    const usable = await this.usable(key, schema);
     if (usable && !options.refresh && usable.expiresAt > this.clock.now()) {
       return { value: usable.value, status: 'HIT', fetchedAt: usable.fetchedAt };
     }
@@ -108,6 +121,25 @@ export class DataCache {
     }
   }
 
+  /**
+   * This cache as a page's first render reads it: `through` answers what is fresh here, as a HIT, and anything that
+   * would ask the upstream (a miss, an expired value, a refresh) throws NotCachedError and sets `missed`, so the page
+   * can send that part later instead of holding its HTML. A view per render: `missed` is its own.
+   */
+  cachedOnly(): DataCache {
+    const view = new DataCache(this.store, this.clock, this.flights);
+    view.reads = this;
+    return view;
+  }
+
+  /** `through` of a cached-only view over `cache`. */
+  private async fresh<T>(cache: DataCache, options: { route: string; params: Record<string, unknown>; schema: z.ZodType<T>; refresh?: boolean }): Promise<Cached<T>> {
+    const usable = options.refresh ? undefined : await cache.usable(cacheKey(options.route, options.params), options.schema);
+    if (usable && usable.expiresAt > this.clock.now()) return { value: usable.value, status: 'HIT', fetchedAt: usable.fetchedAt };
+    this.missed = true;
+    throw new NotCachedError(options.route);
+  }
+
   /** Forgets every cached answer (the demo's upstreams moved, or the demo went away). */
   async clear(): Promise<void> {
     this.memory.clear();
@@ -127,6 +159,11 @@ export class DataCache {
   forget(route: string, projectSlug: string): void {
     const part = paramPart('project', projectSlug);
     for (const [key, entry] of this.memory) if (holds(key, route, part)) entry.expiresAt = Math.min(entry.expiresAt, this.clock.now());
+  }
+
+  /** The value held for `key`, fresh or not: this process's copy, else the stored row. */
+  private async usable<T>(key: string, schema: z.ZodType<T>) {
+    return (this.memory.get(key) as { value: T; fetchedAt: string; expiresAt: number } | undefined) ?? (await this.read(key, schema));
   }
 
   /** A stored row, parsed; a row written by an older version in another shape is a miss, not a crash. */

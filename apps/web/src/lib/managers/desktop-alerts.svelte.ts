@@ -1,4 +1,5 @@
-import { httpUrl, type Interruption } from '@dash/contracts';
+import { httpUrl } from '@dash/contracts/names';
+import type { Interruption } from '@dash/contracts';
 
 /**
  * Interruptions from the live stream, shown where the user will see them, once. "In view" is

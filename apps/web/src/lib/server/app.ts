@@ -1,4 +1,5 @@
 import {
+  cachedCaller,
   createCaller,
   createContext,
   CredentialVault,
@@ -181,4 +182,9 @@ export async function getContext(): Promise<Context> {
 /** The procedures for one request (loads, form actions, the REST adapter), knowing who asks. */
 export async function callerFor(request: RequestInfo, signal?: AbortSignal): Promise<Caller> {
   return createCaller({ ...(await getContext()), request }, signal);
+}
+
+/** The procedures for one request's first render, reading the data cache alone (see `cachedCaller`). */
+export async function cachedCallerFor(request: RequestInfo): Promise<ReturnType<typeof cachedCaller>> {
+  return cachedCaller({ ...(await getContext()), request });
 }

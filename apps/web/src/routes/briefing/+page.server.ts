@@ -1,10 +1,15 @@
 import type { PageServerLoad } from './$types';
 import { callerFor } from '$lib/server/app';
+import { firstAnswer } from '$lib/server/first-render';
 
-// The projects for the switch; the briefing itself is read by the page (with its loading state), from the cache.
+// The projects for the switch, and the briefing itself: in the HTML when the cache holds what it reads, else streamed
+// after it (the page shows its loading line until then).
 export const load: PageServerLoad = async ({ url, locals }) => {
   const api = await callerFor(locals.request);
   const { projects } = await api.projects.list();
   const requested = url.searchParams.get('project') ?? undefined;
-  return { projects: projects.map(({ slug, name, color }) => ({ slug, name, color })), active: projects.some((p) => p.slug === requested) ? requested : undefined };
+  const active = projects.some((p) => p.slug === requested) ? requested : undefined;
+  // Nothing to read before there is a project.
+  const briefing = projects.length > 0 ? await firstAnswer(locals.request, (caller) => caller.briefing.get(active ? { project: active } : {})) : undefined;
+  return { projects: projects.map(({ slug, name, color }) => ({ slug, name, color })), active, briefing };
 };
