@@ -38,7 +38,7 @@ describe('the briefing in the browser', () => {
   it('says what to do on an empty dashboard', async () => {
     const { page, problems } = await open('/briefing');
     await page.getByRole('heading', { name: 'Nothing to brief yet' }).waitFor();
-    expect(await page.getByRole('link', { name: 'Create a project' }).getAttribute('href')).toBe('/settings#projects');
+    expect(await page.getByRole('link', { name: 'Create a project' }).getAttribute('href')).toBe('/settings/projects');
     expect(problems).toEqual([]);
     await page.close();
   });

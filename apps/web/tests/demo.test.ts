@@ -258,7 +258,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
     const page = await openPage('/?project=side-project');
     const revenue = widget(page, 'revenue');
     await expect.poll(() => revenue.locator('.note').innerText()).toBe('Side project has no revenue source set up yet. Add one in settings.');
-    expect(await revenue.getByRole('link', { name: 'Set it up in settings' }).getAttribute('href')).toBe('/settings#project-side-project');
+    expect(await revenue.getByRole('link', { name: 'Set it up in settings' }).getAttribute('href')).toBe('/settings/projects#project-side-project');
     await page.screenshot({ path: `${screenshotDir}not-configured.png` });
     await page.close();
     await dashboard.fetch(`/api/projects/side-project`, { method: 'DELETE' });
