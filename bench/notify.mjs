@@ -36,7 +36,7 @@
 // latencies in order). Env: BENCH_REDIS_URL (redis://127.0.0.1:6379/14), BENCH_PG_URL
 // (postgres://postgres@127.0.0.1:5432/postgres).
 import { spawn } from 'node:child_process';
-import { createDecipheriv, createECDH, createHmac, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
@@ -307,32 +307,17 @@ async function connectStream(base) {
 
 /**
  * A Web Push service for one device: `POST /push/bench` answers 201 (RFC 8030), the body decrypted with the device's
- * keys (RFC 8291: ECDH with the sender's key in the header, HKDF with the auth secret, AES-128-GCM); `arrivals` holds,
+ * keys (RFC 8291 aes128gcm, by the sandbox's decryption); `arrivals` holds,
  * per PR number named in a message's title, when each message arrived.
  */
 async function startPushService() {
-  const device = createECDH('prime256v1');
-  device.generateKeys();
-  const auth = randomBytes(16);
+  // The sandbox's own RFC 8291 decryption, proven on the RFC's worked example (packages/sandbox/src/push/ece.ts).
+  const { tsImport } = await import('tsx/esm/api');
+  const { decryptPushMessage, newSubscriberKeys } = await tsImport('../packages/sandbox/src/push/ece.ts', import.meta.url);
+  const keys = newSubscriberKeys();
   const arrivals = new Map();
   let refused = 0;
-  const decrypt = (body) => {
-    const salt = body.subarray(0, 16);
-    const idLength = body[20];
-    const senderKey = body.subarray(21, 21 + idLength);
-    const sealed = body.subarray(21 + idLength);
-    const info = Buffer.concat([Buffer.from('WebPush: info\0'), device.getPublicKey(), senderKey]);
-    const ikm = Buffer.from(hkdfSync('sha256', device.computeSecret(senderKey), auth, info, 32));
-    const key = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: aes128gcm\0'), 16));
-    const nonce = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: nonce\0'), 12));
-    const decipher = createDecipheriv('aes-128-gcm', key, nonce);
-    decipher.setAuthTag(sealed.subarray(sealed.length - 16));
-    const padded = Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - 16)), decipher.final()]);
-    // The last record: the content, a 0x02 delimiter, then zero padding.
-    let end = padded.length - 1;
-    while (end > 0 && padded[end] === 0) end--;
-    return JSON.parse(padded.subarray(0, end).toString('utf8'));
-  };
+  const decrypt = (body) => JSON.parse(decryptPushMessage(body, keys).toString('utf8'));
   const server = createHttpServer((req, res) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
@@ -353,7 +338,7 @@ async function startPushService() {
   await once(server, 'listening');
   cleanups.push(() => new Promise((resolve) => server.close(resolve)));
   const endpoint = `http://127.0.0.1:${server.address().port}/push/bench`;
-  return { endpoint, keys: { p256dh: device.getPublicKey().toString('base64url'), auth: auth.toString('base64url') }, arrivals, refused: () => refused };
+  return { endpoint, keys: { p256dh: keys.publicKey.toString('base64url'), auth: keys.authSecret.toString('base64url') }, arrivals, refused: () => refused };
 }
 
 /** Whether `done()` holds by `deadline` (performance.now() ms), looking every 20 ms. */
