@@ -111,8 +111,8 @@ interface Moment {
 
 const momentOf = (now: number, policy: NotificationPolicy): Moment => ({ now, zone: policy.quietHours.timezone, quiet: quietAt(now, policy.quietHours), released: new Map() });
 
-/** "Phone", "Phone and Laptop", "Phone, Tablet and Laptop". */
-const listed = (names: readonly string[]) => (names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
+/** "Phone", "Phone and Laptop", "Phone, Tablet, and Laptop". */
+const listed = (names: readonly string[]) => new Intl.ListFormat('en', { type: 'conjunction' }).format(names);
 
 /** What an email or push row's reason says when it goes out or waits (a browser row says what `release` does). */
 const channelWhy: Record<Exclude<InterruptChannel, 'browser'>, (status: DeliveryRow['status']) => string> = {
