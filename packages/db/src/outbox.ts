@@ -283,7 +283,10 @@ export function outboxOps(run: RunStatement, dialect: SqlDialect, takeSeqs: (cou
       const bySlug = new Map<string, string[]>();
       for (const row of unassigned) {
         const slug = projectOf(refsOf(row.refs) ?? []);
-        if (slug !== null) bySlug.set(slug, [...(bySlug.get(slug) ?? []), String(row.id)]);
+        if (slug === null) continue;
+        const ids = bySlug.get(slug) ?? [];
+        ids.push(String(row.id));
+        bySlug.set(slug, ids);
       }
       const changed: NotificationRow[] = [];
       for (const [slug, allIds] of bySlug) {

@@ -214,15 +214,14 @@ export class Inbox {
     return (await this.targets()).available;
   }
 
-  /** The channels that can deliver now, and the devices a push goes to. */
-  private async targets(): Promise<{ available: readonly InterruptChannel[]; devices: { id: string; name: string }[] }> {
-    const [email, devices] = await Promise.all([this.options.emailReady?.().catch(() => false) ?? false, this.pushDevices()]);
+  /**
+   * The channels that can deliver now, and the devices a push released now goes to (subscribed, not removed by their
+   * push service), in one read of each.
+   */
+  async targets(): Promise<{ available: readonly InterruptChannel[]; devices: { id: string; name: string }[] }> {
+    const [email, rows] = await Promise.all([this.options.emailReady?.().catch(() => false) ?? false, this.store.push.list()]);
+    const devices = rows.filter((row) => row.removedAt === null).map(({ id, name }) => ({ id, name }));
     return { available: deliverableChannels(email, devices.length > 0), devices };
-  }
-
-  /** The devices a push released now would go to (subscribed, not removed by their push service). */
-  async pushDevices(): Promise<{ id: string; name: string }[]> {
-    return (await this.store.push.list()).filter((row) => row.removedAt === null).map(({ id, name }) => ({ id, name }));
   }
 
   /** Rows and browser interruptions to the live streams; released emails and pushes to their senders. */

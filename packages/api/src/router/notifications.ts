@@ -93,7 +93,7 @@ async function policyView(ctx: Context, policy?: NotificationPolicy) {
   const { inbox } = ctx.notifications;
   const now = ctx.data.connections.clock.now();
   // A saved part that no longer fits stays stored and is reported; the policy shown is the one that applies.
-  const [state, mutes, channels, devices] = await Promise.all([inbox.policy.state(), inbox.mutes(), inbox.channels(), inbox.pushDevices()]);
+  const [state, mutes, { available: channels, devices }] = await Promise.all([inbox.policy.state(), inbox.mutes(), inbox.targets()]);
   const saved = policy ?? state.policy;
   const quiet = quietAt(now, saved.quietHours);
   return {
