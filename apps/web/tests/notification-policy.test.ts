@@ -417,12 +417,11 @@ describe('notification policy in the browser', () => {
     expect(await lines.last().innerText()).toMatch(/^\d\d:\d\d\s+Delivery sent: still down after the 1 s hold; sent to the open dashboard tabs/);
     expect(await lines.nth((await lines.count()) - 2).innerText()).toMatch(/^Flap hold held: held 1 s in case it recovers at once/);
 
-    // The recovery: the thread now has two events, and the outage's trace is still the outage's.
+    // The recovery: the open "Why?" reads the thread again as it arrives; it now has two events, and the outage's
+    // trace is still the outage's.
     await deliverBetterStack(target, 'resolved');
-    await why.getByText('Why?').click();
-    await why.getByText('Why?').click();
     const events = row.getByRole('list', { name: `Events of “${OUTAGE}”` });
-    await events.waitFor();
+    await events.waitFor({ timeout: 10_000 });
     const [outage, recovery] = await events.locator(':scope > li').all();
     expect(await outage?.innerText()).toMatch(/Flap hold held[\s\S]*Delivery sent: still down after the 1 s hold/);
     expect(await recovery?.innerText()).toMatch(/^Monitor up[\s\S]*Delivery sent: the outage interrupted, so its recovery replaces that notification/);
