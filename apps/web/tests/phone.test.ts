@@ -1,10 +1,10 @@
 // The header on a phone, in Chromium against the built dashboard, light and dark at 320 and 390 px: every page is
 // reachable (the links, the theme and sign-out behind one Menu button beside the bell), nothing covers them, nothing
 // scrolls sideways; at a desktop's width the links sit in the header as before. Screenshots go to test-results/screenshots.
+// Every page's own fit and touch targets on a phone: phone-pages.test.ts.
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settingsPath, settingsSections } from '../src/lib/settings-sections.ts';
 import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
@@ -64,53 +64,6 @@ describe('the header on a phone', () => {
       });
     }
   }
-
-  /** The demo's data, turned on once for the tests that look at every page with it. */
-  let demo: Promise<void> | undefined;
-  const withDemo = () =>
-    (demo ??= (async () => {
-      const setup = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-      await gotoHydrated(setup, dashboard.url);
-      await setup.getByRole('button', { name: 'Try it with demo data' }).click();
-      await setup.getByRole('region', { name: 'Demo data' }).waitFor({ timeout: 20_000 });
-      await setup.close();
-    })());
-
-  /** Each of `paths` at 320 and 390 px: nothing wider than the screen, and no sideways scroll. */
-  async function expectFits(paths: string[]) {
-    for (const width of [320, 390]) {
-      for (const path of paths) {
-        const page = await browser.newPage({ viewport: { width, height: 800 } });
-        await gotoHydrated(page, dashboard.url + path);
-        // The widgets' data in (each says when it was updated), and every card of Settings open, as when filling one in.
-        if (path.startsWith('/?')) await page.getByText(/Updated /).first().waitFor({ timeout: 20_000 });
-        if (path === '/briefing') await page.getByRole('heading', { level: 1 }).first().waitFor();
-        if (path.startsWith('/settings')) await page.evaluate(() => document.querySelectorAll('details').forEach((details) => (details.open = true)));
-        // What is wider than the screen, and not inside something that scrolls on its own (a row of tabs).
-        const wide = await page.evaluate(() => {
-          const width = document.documentElement.clientWidth;
-          const scrollsItself = (element: Element) => {
-            for (let parent = element.parentElement; parent; parent = parent.parentElement) if (getComputedStyle(parent).overflowX !== 'visible') return true;
-            return false;
-          };
-          return [...document.querySelectorAll('body *')].filter((element) => element.getBoundingClientRect().right > width + 1 && !scrollsItself(element)).map((element) => `${element.tagName.toLowerCase()}.${element.className}`);
-        });
-        expect({ width, path, wide: wide.slice(0, 5) }).toEqual({ width, path, wide: [] });
-        expect(await scrollsSideways(page), `${path} at ${width} px`).toBe(false);
-        await page.close();
-      }
-    }
-  }
-
-  it('with the demo: neither the dashboard nor the briefing scrolls sideways at 320 or 390 px', async () => {
-    await withDemo();
-    await expectFits(['/', '/?project=formfox', '/?project=pocket-ledger', '/?project=tideline', '/briefing']);
-  });
-
-  it('with the demo: no page of Settings scrolls sideways at 320 or 390 px, every card open', { timeout: 120_000 }, async () => {
-    await withDemo();
-    await expectFits(settingsSections.map(({ id }) => settingsPath(id)));
-  });
 
   it('at a desktop width keeps the links in the header, with no Menu button', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });

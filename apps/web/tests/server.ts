@@ -128,7 +128,9 @@ async function startOnce(options: DashboardOptions): Promise<RunningDashboard> {
         resolve(res.statusCode === 200);
       }).on('error', () => resolve(false));
     });
-  const deadline = Date.now() + 20_000;
+  // Quiet, it listens in about a second; a 2-core CI machine running three test files, their Chromiums, the typecheck
+  // and the lint has been seen to take over 20 s to load it. The hooks' own limit (60 s) stays above this.
+  const deadline = Date.now() + 45_000;
   // Its own "Listening on" first: until then a health answer could come from whoever holds the port.
   for (;;) {
     if (/^Listening on /m.test(output) && (await healthy())) break;
