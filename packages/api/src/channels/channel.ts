@@ -1,0 +1,118 @@
+import type { NotificationSeverity } from '@dash/contracts';
+import { parseRetryAfter, refusedAddressIn } from '@dash/connectors';
+
+/**
+ * The one message every chat channel (Slack, Discord, Telegram, ntfy, the signed webhook) renders for its medium
+ * (ARCHITECTURE.md, Outgoing channels). Every string in it may be a stranger's (a PR title, a review, an error
+ * message): each adapter escapes it for its medium, so nothing in it formats, links or mentions anyone.
+ */
+export interface ChannelMessage {
+  /** An interruption, the recovery of one, or the digest of what quiet hours, the pause or a hold kept back. */
+  kind: 'alert' | 'resolve' | 'digest';
+  title: string;
+  body: string;
+  severity: NotificationSeverity;
+  /** The thread in the dashboard (an absolute URL), or null when the dashboard's public address is not known. */
+  url: string | null;
+  /** One per thread: an outage and its recovery share it. */
+  tag: string;
+  /** The project's name, when the notification belongs to one. */
+  project: string | null;
+  /** When it happened, ms UTC. */
+  at: number;
+  /**
+   * For a recovery: the outage it ends (its title), how long that lasted (ms; null when unknown), and the provider's
+   * id of the message that told the outage on this connection (null when none did): Discord edits that message,
+   * Telegram replies to it, the others name the outage in a new one.
+   */
+  recovers?: { title: string; lastedMs: number | null; providerId: string | null } | undefined;
+}
+
+/**
+ * How one send went, the shape every outgoing channel answers: `sent`, with the provider's id of the message where
+ * it gives one (for a later edit or reply); `retry` after `afterMs` (a 429 or 5xx, with the service's own hint when
+ * it gives one, or unreachable); `gone` (the destination no longer exists: a deleted webhook); `refused` (any other
+ * permanent answer, such as a revoked token, or a destination the address guard refuses). A `reason` is the
+ * service's own words, never a secret or a secret-bearing URL.
+ */
+export type ChannelOutcome =
+  | { kind: 'sent'; status: number; providerId: string | null }
+  | { kind: 'retry'; status: number | null; afterMs: number; reason: string }
+  | { kind: 'gone'; status: number; reason: string }
+  | { kind: 'refused'; status: number | null; reason: string };
+
+/** A channel's adapter: renders the message for its medium and sends it to one destination (a connection). */
+export interface ChannelAdapter<Destination> {
+  send(destination: Destination, message: ChannelMessage): Promise<ChannelOutcome>;
+}
+
+/** What every adapter is built with: the guarded fetch (the upstream address guard) and the clock. */
+export interface ChannelAdapterOptions {
+  fetch: typeof fetch;
+  now: () => number;
+}
+
+/** When a service gives no hint with its 429 or 5xx, or cannot be reached. */
+export const DEFAULT_RETRY_MS = 60_000;
+/** A send that has not answered by then is tried again later (the service may have taken it: see each adapter). */
+export const SEND_TIMEOUT_MS = 15_000;
+
+/**
+ * Posts one request for an adapter: no redirects followed (a service that redirects would carry the secret or the
+ * message elsewhere), a timeout, and a network failure or a refused address turned into its outcome. `service`
+ * names the destination in a reason (a host, never the secret-bearing URL).
+ */
+export async function sendRequest(
+  options: ChannelAdapterOptions,
+  url: string,
+  init: RequestInit,
+  service: string,
+): Promise<Response | Extract<ChannelOutcome, { kind: 'retry' | 'refused' }>> {
+  try {
+    return await options.fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+  } catch (error) {
+    const address = refusedAddressIn(error);
+    if (address) return { kind: 'refused', status: null, reason: address.message };
+    return { kind: 'retry', status: null, afterMs: DEFAULT_RETRY_MS, reason: `${service} could not be reached` };
+  }
+}
+
+/** A service's answer as a reason: its status and its first words (whitespace folded, at most 200 characters). */
+export function answerReason(service: string, status: number, said: string): string {
+  const words = said.replace(/\s+/g, ' ').trim().slice(0, 200);
+  return `${service} answered ${status}${words ? `: ${words}` : ''}`;
+}
+
+/**
+ * The outcome of a refusal by its status, for the services whose answers need no more: 429 and 5xx are retried
+ * after `hintMs` (the service's own hint) or the Retry-After header, else a minute; 404 and 410 are `gone`; the rest
+ * `refused`. A success is the adapter's own to read (each keeps a different id).
+ */
+export function refusalOutcome(response: Response, reason: string, now: number, hintMs?: number): Extract<ChannelOutcome, { kind: 'retry' | 'gone' | 'refused' }> {
+  const { status } = response;
+  if (status === 429 || status >= 500) {
+    const afterMs = hintMs ?? parseRetryAfter(response.headers.get('retry-after'), now) ?? DEFAULT_RETRY_MS;
+    return { kind: 'retry', status, afterMs, reason };
+  }
+  if (status === 404 || status === 410) return { kind: 'gone', status, reason };
+  return { kind: 'refused', status, reason };
+}
+
+/** How long an outage lasted, as a message says it: "42 s", "12 min", "3 h 5 min", "2 d 4 h". */
+export function lastedText(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 === 0 ? `${days} d` : `${days} d ${hours % 24} h`;
+}
+
+/** The line a recovery adds in the media that cannot edit the outage's message: what it ends and how long it lasted. */
+export function recoveryLine(message: ChannelMessage): string | undefined {
+  const { recovers } = message;
+  if (!recovers) return undefined;
+  return recovers.lastedMs === null ? `Ends: ${recovers.title}` : `Ends: ${recovers.title} (down ${lastedText(recovers.lastedMs)})`;
+}
