@@ -7,6 +7,8 @@ import { parseRetryAfter, refusedAddressIn } from '@dash/connectors';
  * message): each adapter escapes it for its medium, so nothing in it formats, links or mentions anyone.
  */
 export interface ChannelMessage {
+  /** The delivery's id: the same on every try of it (the signed webhook's `webhook-id`, which receivers dedupe on). */
+  id: string;
   /** An interruption, the recovery of one, or the digest of what quiet hours, the pause or a hold kept back. */
   kind: 'alert' | 'resolve' | 'digest';
   title: string;

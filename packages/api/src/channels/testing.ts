@@ -15,6 +15,7 @@ export const HOSTILE_TEXT = [
 /** A message as the planner makes one, with `overrides`: an outage of a monitor of the formfox project. */
 export function channelMessage(overrides: Partial<ChannelMessage> = {}): ChannelMessage {
   return {
+    id: 'dlv_01JDXQ4V3M8K2P7R5T9W1Y6Z0A',
     kind: 'alert',
     title: 'Monitor down: api.formfox.app',
     body: 'Better Stack: the monitor api.formfox.app is down (connection timeout).',
