@@ -32,13 +32,19 @@ export interface ChannelMessage {
 
 /**
  * How one send went, the shape every outgoing channel answers: `sent`, with the provider's id of the message where
- * it gives one (for a later edit or reply); `retry` after `afterMs` (a 429 or 5xx, with the service's own hint when
+ * it gives one (for a later edit or reply) and the pace the service asks of the next send; `retry` after `afterMs` (a 429 or 5xx, with the service's own hint when
  * it gives one, or unreachable); `gone` (the destination no longer exists: a deleted webhook); `refused` (any other
  * permanent answer, such as a revoked token, or a destination the address guard refuses). A `reason` is the
  * service's own words, never a secret or a secret-bearing URL.
  */
 export type ChannelOutcome =
-  | { kind: 'sent'; status: number; providerId: string | null }
+  | {
+      kind: 'sent';
+      status: number;
+      providerId: string | null;
+      /** How long the next send to this destination should wait to keep the service's pace (the sender keeps it). */
+      holdMs?: number;
+    }
   | { kind: 'retry'; status: number | null; afterMs: number; reason: string }
   | { kind: 'gone'; status: number; reason: string }
   | { kind: 'refused'; status: number | null; reason: string };

@@ -1,0 +1,86 @@
+import { refusedBaseUrl } from '@dash/connectors';
+import { answerReason, recoveryLine, refusalOutcome, sendRequest, type ChannelAdapter, type ChannelAdapterOptions, type ChannelMessage, type ChannelOutcome } from '../channel.ts';
+
+/**
+ * Slack through an incoming webhook (https://api.slack.com/messaging/webhooks): one `POST` of JSON to the webhook's
+ * URL, answered `200 ok` as text/plain or a plain-text error under its status. An incoming webhook cannot edit or
+ * reply, so a recovery is a new message that names its outage and how long it lasted.
+ */
+export interface SlackDestination {
+  /** `https://hooks.slack.com/services/T…/B…/<secret>`: the secret is its last segment, so the URL is never shown. */
+  webhookUrl: string;
+}
+
+/** Slack's pace for a webhook: "no more than one message per second" (api.slack.com/docs/rate-limits). */
+export const SLACK_PACE_MS = 1_000;
+/** Block Kit's limits: a header's text 150 characters, a section's text 3000, a field's 2000 (docs.slack.dev, Block Kit reference). */
+const HEADER_MAX = 150;
+const SECTION_MAX = 3_000;
+const FIELD_MAX = 2_000;
+
+const severityWord = { error: 'Error', warning: 'Warning', info: 'Info', success: 'Recovered' } as const;
+
+/**
+ * Strangers' text for Slack: `&`, `<` and `>` as entities, Slack's only reserved characters, which is what keeps
+ * `<!channel>`, `<@U…>` and `<url|text>` from pinging or linking (docs.slack.dev, Formatting: escaping text). The
+ * text goes in `plain_text` objects, which Slack never formats, so `*bold*` and `_it_` stay as typed.
+ */
+export function escapeSlack(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Cut to `max` characters of the escaped text, never inside an entity, with an ellipsis when cut. */
+function fit(text: string, max: number): string {
+  const escaped = escapeSlack(text);
+  if (escaped.length <= max) return escaped;
+  const cut = escaped.slice(0, max - 1);
+  return `${cut.replace(/&[a-z]{0,3}$/, '')}…`;
+}
+
+const plain = (text: string, max: number) => ({ type: 'plain_text', text: fit(text, max), emoji: false });
+
+/** The message as Block Kit: a header, the body, its fields (project, severity), and a button to the thread. */
+export function slackPayload(message: ChannelMessage): Record<string, unknown> {
+  const body = [message.body, recoveryLine(message)].filter((line): line is string => Boolean(line)).join('\n');
+  const fields = [
+    ...(message.project ? [plain(`Project: ${message.project}`, FIELD_MAX)] : []),
+    plain(`Severity: ${message.kind === 'digest' ? 'Digest' : severityWord[message.severity]}`, FIELD_MAX),
+  ];
+  const blocks: Record<string, unknown>[] = [
+    { type: 'header', text: plain(message.title, HEADER_MAX) },
+    ...(body ? [{ type: 'section', text: plain(body, SECTION_MAX) }] : []),
+    { type: 'section', fields },
+  ];
+  if (message.url) {
+    blocks.push({ type: 'actions', elements: [{ type: 'button', text: plain('Open in the dashboard', 75), url: message.url }] });
+  }
+  return {
+    // What Slack shows in a phone's notification and where blocks cannot be drawn.
+    text: fit(message.title, SECTION_MAX),
+    blocks,
+    // A stranger's URL in the text never unfurls into a preview.
+    unfurl_links: false,
+    unfurl_media: false,
+  };
+}
+
+/** Sends chat messages through Slack incoming webhooks. */
+export class SlackAdapter implements ChannelAdapter<SlackDestination> {
+  constructor(private readonly options: ChannelAdapterOptions) {}
+
+  async send(destination: SlackDestination, message: ChannelMessage): Promise<ChannelOutcome> {
+    const refused = refusedBaseUrl(destination.webhookUrl);
+    if (refused) return { kind: 'refused', status: null, reason: refused };
+    const answer = await sendRequest(
+      this.options,
+      destination.webhookUrl,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(slackPayload(message)) },
+      'Slack',
+    );
+    if (!(answer instanceof Response)) return answer;
+    const said = await answer.text().catch(() => '');
+    if (answer.status >= 200 && answer.status < 300) return { kind: 'sent', status: answer.status, providerId: null, holdMs: SLACK_PACE_MS };
+    // Slack's words are its error codes (no_service, invalid_token, channel_is_archived, rate_limited).
+    return refusalOutcome(answer, answerReason('Slack', answer.status, said), this.options.now());
+  }
+}
