@@ -1,0 +1,51 @@
+// The script a first visit needs before its first paint (issue 41), read from the built dashboard over HTTP: what a
+// page makes the browser fetch at once (the entry scripts its HTML imports, and the modules they and its route import,
+// each named `rel="modulepreload"` in its Link header) holds neither the bell's panel (loaded when it is first opened, or once the
+// page is idle) nor the contracts' zod schemas (only Settings' forms check input in the browser).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDashboard, type RunningDashboard } from './server.ts';
+
+let dashboard: RunningDashboard;
+beforeAll(async () => {
+  dashboard = await startDashboard();
+});
+afterAll(() => dashboard?.stop());
+
+/** Each script a page's HTML has the browser fetch before it runs anything, with its text. */
+async function firstScripts(path: string): Promise<{ url: string; text: string }[]> {
+  const answer = await dashboard.fetch(path);
+  const html = await answer.text();
+  const preloads = [...(answer.headers.get('link') ?? '').matchAll(/<([^>]+)>; rel="modulepreload"/g)];
+  const urls = [...preloads, ...html.matchAll(/import\("([^"]+\.js)"\)/g)].map(([, href]) => new URL(href ?? '', dashboard.url + path).href);
+  expect(urls.length, `the scripts ${path} names`).toBeGreaterThan(3);
+  const scripts: { url: string; text: string }[] = [];
+  for (const url of new Set(urls)) scripts.push({ url, text: await (await fetch(url)).text() });
+  return scripts;
+}
+
+/** What marks the bell panel's module: a line only it shows. */
+const PANEL = 'Nothing matches these filters.';
+/** What marks zod's schema classes (its core, which the client's hook configures, has none of them). */
+const SCHEMAS = 'ZodObject';
+
+describe('the script before the first paint', () => {
+  for (const path of ['/', '/?project=formfox', '/briefing']) {
+    it(`of ${path} holds neither the bell's panel nor zod's schemas`, async () => {
+      const scripts = await firstScripts(path);
+      expect(scripts.filter(({ text }) => text.includes(PANEL)).map(({ url }) => url)).toEqual([]);
+      expect(scripts.filter(({ text }) => text.includes(SCHEMAS)).map(({ url }) => url)).toEqual([]);
+    });
+  }
+
+  it('still has the panel and the schemas where they are needed: the panel as its own module, the schemas on a Settings page', async () => {
+    // Settings → Notifications checks its forms in the browser: its page brings the schemas.
+    expect((await firstScripts('/settings/notifications')).some(({ text }) => text.includes(SCHEMAS))).toBe(true);
+    // The panel's module is a chunk of its own, fetched by the bell's dynamic import; found through the layout's script.
+    const scripts = await firstScripts('/');
+    const dynamic = scripts.flatMap(({ url, text }) => [...text.matchAll(/"\.\.?\/[^"]+\.js"/g)].map(([quoted]) => new URL(quoted.slice(1, -1), url).href));
+    const panel: string[] = [];
+    // One at a time: the entry names every page's modules.
+    for (const url of new Set(dynamic)) if ((await (await fetch(url)).text()).includes(PANEL)) panel.push(url);
+    expect(panel).toHaveLength(1);
+  });
+});
