@@ -19,7 +19,7 @@ import * as linear from '../../../packages/webhooks/src/linear/fixtures.ts';
 import * as sentry from '../../../packages/webhooks/src/sentry/fixtures.ts';
 import * as vercel from '../../../packages/webhooks/src/vercel/fixtures.ts';
 import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
-import { startDashboard, type RunningDashboard } from './server.ts';
+import { START_DEADLINE_MS, startDashboard, type RunningDashboard } from './server.ts';
 import { clearOfMidnight } from './waiting.ts';
 
 const repoDir = fileURLToPath(new URL('../../..', import.meta.url));
@@ -168,7 +168,7 @@ async function startRelayOn(listenOn: number) {
     await exited;
   };
   cleanup.push(kill);
-  const deadline = performance.now() + 20_000;
+  const deadline = performance.now() + START_DEADLINE_MS;
   while (!output.includes('listening on')) {
     if (child.exitCode !== null || performance.now() > deadline) {
       await kill();
@@ -618,7 +618,7 @@ describe.skipIf(redisProblem !== undefined && process.env.CI !== 'true')('webhoo
     expect(await page.evaluate(() => document.body.dataset.sameDocument)).toBe('yes');
     await page.close();
     expect(problems).toEqual([]);
-  });
+  }, 120_000);
 
   it('connects the relay from Settings → Relay: a wrong secret gets the relay’s reason, the right one polls at once, and the secret never comes back', async () => {
     const relay = await startRelay();
@@ -652,7 +652,7 @@ describe.skipIf(redisProblem !== undefined && process.env.CI !== 'true')('webhoo
     expect(JSON.stringify(await relayStatus(dashboard))).not.toContain(POLL_SECRET);
     await page.screenshot({ path: `${screenshotDir}settings-relay.png`, fullPage: true });
     await page.close();
-  });
+  }, 120_000);
 
   it('takes provider webhooks on POST /api/webhooks/:integration from any origin and without sign-in, judging them by their signature', async () => {
     const password = 'correct horse battery staple';

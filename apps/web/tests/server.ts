@@ -23,6 +23,13 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * How long a process a test starts (a dashboard, a relay) has to listen. Quiet, one does in about a second; a 2-core
+ * CI machine running three test files, their Chromiums, the typecheck and the lint has been seen to take over 20 s to
+ * load one. The hooks' own limit (60 s) stays above this.
+ */
+export const START_DEADLINE_MS = 45_000;
+
 export interface RunningDashboard {
   /** The address to open: ORIGIN when one was given, else http://127.0.0.1:<port>. */
   url: string;
@@ -128,9 +135,7 @@ async function startOnce(options: DashboardOptions): Promise<RunningDashboard> {
         resolve(res.statusCode === 200);
       }).on('error', () => resolve(false));
     });
-  // Quiet, it listens in about a second; a 2-core CI machine running three test files, their Chromiums, the typecheck
-  // and the lint has been seen to take over 20 s to load it. The hooks' own limit (60 s) stays above this.
-  const deadline = Date.now() + 45_000;
+  const deadline = Date.now() + START_DEADLINE_MS;
   // Its own "Listening on" first: until then a health answer could come from whoever holds the port.
   for (;;) {
     if (/^Listening on /m.test(output) && (await healthy())) break;
