@@ -1,5 +1,5 @@
 import type { NotificationSeverity } from '@dash/contracts';
-import { parseRetryAfter, refusedAddressIn } from '@dash/connectors';
+import { parseRetryAfter, refusedAddressIn, refusedBaseUrl } from '@dash/connectors';
 
 /**
  * The one message every chat channel (Slack, Discord, Telegram, ntfy, the signed webhook) renders for its medium
@@ -32,19 +32,13 @@ export interface ChannelMessage {
 
 /**
  * How one send went, the shape every outgoing channel answers: `sent`, with the provider's id of the message where
- * it gives one (for a later edit or reply) and the pace the service asks of the next send; `retry` after `afterMs` (a 429 or 5xx, with the service's own hint when
+ * it gives one (for a later edit or reply); `retry` after `afterMs` (a 429 or 5xx, with the service's own hint when
  * it gives one, or unreachable); `gone` (the destination no longer exists: a deleted webhook); `refused` (any other
  * permanent answer, such as a revoked token, or a destination the address guard refuses). A `reason` is the
  * service's own words, never a secret or a secret-bearing URL.
  */
 export type ChannelOutcome =
-  | {
-      kind: 'sent';
-      status: number;
-      providerId: string | null;
-      /** How long the next send to this destination should wait to keep the service's pace (the sender keeps it). */
-      holdMs?: number;
-    }
+  | { kind: 'sent'; status: number; providerId: string | null }
   | { kind: 'retry'; status: number | null; afterMs: number; reason: string }
   | { kind: 'gone'; status: number; reason: string }
   | { kind: 'refused'; status: number | null; reason: string };
@@ -58,6 +52,14 @@ export interface ChannelAdapter<Destination> {
 export interface ChannelAdapterOptions {
   fetch: typeof fetch;
   now: () => number;
+}
+
+/** What an adapter that keeps its service's pace is built with besides. */
+export interface PacedAdapterOptions extends ChannelAdapterOptions {
+  /** Waits for a destination's turn; tests give one that moves their clock. */
+  sleep?: (ms: number) => Promise<void>;
+  /** The longest a send waits for its destination's pace; past it the send answers `retry` instead. */
+  maxPaceWaitMs?: number;
 }
 
 /** When a service gives no hint with its 429 or 5xx, or cannot be reached. */
@@ -82,6 +84,34 @@ export async function sendRequest(
     const address = refusedAddressIn(error);
     if (address) return { kind: 'refused', status: null, reason: address.message };
     return { kind: 'retry', status: null, afterMs: DEFAULT_RETRY_MS, reason: `${service} could not be reached` };
+  }
+}
+
+/**
+ * A destination URL a user gave (`what` names it in a refusal: "The webhook URL"), or why it cannot be used: http(s)
+ * only, no login in it (fetch refuses one, which would read as unreachable and be retried for ever; a login belongs in
+ * a header), and an address the upstream guard allows. A refusal never echoes the URL: its path may be a secret.
+ */
+export function destinationUrl(address: string, what: string): { url: URL; host: string } | { refused: string } {
+  let url: URL;
+  try {
+    url = new URL(address.trim());
+  } catch {
+    return { refused: `${what} is not a URL` };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { refused: `${what} must start with https:// or http://` };
+  if (url.username !== '' || url.password !== '') return { refused: `${what} must not hold a user or password` };
+  const guard = refusedBaseUrl(url.href);
+  if (guard) return { refused: guard };
+  return { url, host: url.host };
+}
+
+/** A reply's JSON body, or undefined when it has none (a 204, a proxy's HTML page). */
+export function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }
 
@@ -123,4 +153,62 @@ export function recoveryLine(message: ChannelMessage): string | undefined {
   const { recovers } = message;
   if (!recovers) return undefined;
   return recovers.lastedMs === null ? `Ends: ${recovers.title}` : `Ends: ${recovers.title} (down ${lastedText(recovers.lastedMs)})`;
+}
+
+/** A service's pace for one destination: at most `limit` sends in any `windowMs`. */
+export interface Pace {
+  limit: number;
+  windowMs: number;
+}
+
+/** The longest a send waits for its destination's pace before answering `retry` instead (the sender tries it again). */
+export const MAX_PACE_WAIT_MS = 10_000;
+
+/**
+ * Keeps each destination's pace in this process, so that a burst of alerts waits its turn instead of meeting the
+ * service's 429 (which still becomes a `retry` with the service's hint, as when another process sent meanwhile).
+ * Each adapter keeps the pace its own service documents; what it learns from the service's headers stays with it.
+ */
+export class PaceKeeper {
+  /** When each destination was sent to, within its pace's window. */
+  private readonly sentAt = new Map<string, { at: number }[]>();
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly maxWaitMs: number;
+
+  constructor(
+    private readonly options: {
+      now: () => number;
+      /** The longest window of any pace kept: a destination quiet that long has nothing left to keep to. */
+      longestWindowMs: number;
+      /** Waits for a destination's turn; tests give one that moves their clock. */
+      sleep?: ((ms: number) => Promise<void>) | undefined;
+      maxWaitMs?: number | undefined;
+    },
+  ) {
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.maxWaitMs = options.maxWaitMs ?? MAX_PACE_WAIT_MS;
+  }
+
+  /**
+   * Waits for a place in the destination's pace and takes it (set its `at` again when the service counts the send
+   * later, on its answer); answers the wait instead when it is longer than the cap.
+   */
+  async take(key: string, pace: Pace): Promise<{ at: number } | number> {
+    // A few rounds at most: a clock that does not move with the sleep would otherwise keep it waiting for ever.
+    for (let round = 1; ; round++) {
+      const now = this.options.now();
+      for (const [other, slots] of this.sentAt) if (slots.every((slot) => slot.at <= now - this.options.longestWindowMs)) this.sentAt.delete(other);
+      const recent = (this.sentAt.get(key) ?? []).filter((slot) => slot.at > now - pace.windowMs).sort((a, b) => a.at - b.at);
+      const oldest = recent[recent.length - pace.limit];
+      if (oldest === undefined) {
+        // Taken before the request, so sends running side by side do not all count the same place.
+        const slot = { at: now };
+        this.sentAt.set(key, [...recent, slot]);
+        return slot;
+      }
+      const waitMs = oldest.at + pace.windowMs - now;
+      if (waitMs > this.maxWaitMs || round > 3) return waitMs;
+      await this.sleep(waitMs);
+    }
+  }
 }

@@ -27,3 +27,15 @@ export function channelMessage(overrides: Partial<ChannelMessage> = {}): Channel
     ...overrides,
   };
 }
+
+/** The recovery of `channelMessage()`'s outage, four minutes later; `providerId` is the outage's message on the connection. */
+export function recoveryMessage(providerId: string | null, overrides: Partial<ChannelMessage> = {}): ChannelMessage {
+  return channelMessage({
+    kind: 'resolve',
+    severity: 'success',
+    title: 'Monitor up: api.formfox.app',
+    body: 'Better Stack: the monitor api.formfox.app is up again.',
+    recovers: { title: 'Monitor down: api.formfox.app', lastedMs: 4 * 60_000, providerId },
+    ...overrides,
+  });
+}

@@ -1,5 +1,16 @@
 import { refusedBaseUrl } from '@dash/connectors';
-import { answerReason, recoveryLine, refusalOutcome, sendRequest, type ChannelAdapter, type ChannelAdapterOptions, type ChannelMessage, type ChannelOutcome } from '../channel.ts';
+import {
+  answerReason,
+  lastedText,
+  PaceKeeper,
+  recoveryLine,
+  refusalOutcome,
+  sendRequest,
+  type ChannelAdapter,
+  type ChannelMessage,
+  type ChannelOutcome,
+  type PacedAdapterOptions,
+} from '../channel.ts';
 
 /**
  * Slack through an incoming webhook (https://api.slack.com/messaging/webhooks): one `POST` of JSON to the webhook's
@@ -12,7 +23,7 @@ export interface SlackDestination {
 }
 
 /** Slack's pace for a webhook: "no more than one message per second" (api.slack.com/docs/rate-limits). */
-export const SLACK_PACE_MS = 1_000;
+export const SLACK_PACE = { limit: 1, windowMs: 1_000 };
 /** Block Kit's limits: a header's text 150 characters, a section's text 3000, a field's 2000 (docs.slack.dev, Block Kit reference). */
 const HEADER_MAX = 150;
 const SECTION_MAX = 3_000;
@@ -64,22 +75,30 @@ export function slackPayload(message: ChannelMessage): Record<string, unknown> {
   };
 }
 
-/** Sends chat messages through Slack incoming webhooks. */
+/** Sends chat messages through Slack incoming webhooks, keeping each webhook's pace. */
 export class SlackAdapter implements ChannelAdapter<SlackDestination> {
-  constructor(private readonly options: ChannelAdapterOptions) {}
+  private readonly pace: PaceKeeper;
+
+  constructor(private readonly options: PacedAdapterOptions) {
+    this.pace = new PaceKeeper({ now: options.now, longestWindowMs: SLACK_PACE.windowMs, sleep: options.sleep, maxWaitMs: options.maxPaceWaitMs });
+  }
 
   async send(destination: SlackDestination, message: ChannelMessage): Promise<ChannelOutcome> {
     const refused = refusedBaseUrl(destination.webhookUrl);
     if (refused) return { kind: 'refused', status: null, reason: refused };
+    const slot = await this.pace.take(destination.webhookUrl, SLACK_PACE);
+    if (typeof slot === 'number') return { kind: 'retry', status: null, afterMs: slot, reason: `Slack's pace for this webhook allows the next message in ${lastedText(slot)}` };
     const answer = await sendRequest(
       this.options,
       destination.webhookUrl,
       { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(slackPayload(message)) },
       'Slack',
     );
+    // Slack counts the message when it takes it: the pace runs from its answer.
+    slot.at = this.options.now();
     if (!(answer instanceof Response)) return answer;
     const said = await answer.text().catch(() => '');
-    if (answer.status >= 200 && answer.status < 300) return { kind: 'sent', status: answer.status, providerId: null, holdMs: SLACK_PACE_MS };
+    if (answer.status >= 200 && answer.status < 300) return { kind: 'sent', status: answer.status, providerId: null };
     // Slack's words are its error codes (no_service, invalid_token, channel_is_archived, rate_limited).
     return refusalOutcome(answer, answerReason('Slack', answer.status, said), this.options.now());
   }

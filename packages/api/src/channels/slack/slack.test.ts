@@ -1,17 +1,24 @@
 import { startSandbox, type FakeSlack, type Sandbox } from '@dash/sandbox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_MS, type ChannelOutcome } from '../channel.ts';
+import { DEFAULT_RETRY_MS } from '../channel.ts';
 import { channelMessage, HOSTILE_TEXT } from '../testing.ts';
-import { escapeSlack, SLACK_PACE_MS, SlackAdapter } from './index.ts';
+import { escapeSlack, SlackAdapter } from './index.ts';
 
+// The sandbox and the adapter share a clock that only a wait moves, so the pace tests are exact and instant.
+let clock = Date.UTC(2026, 10, 28, 10, 0);
+const now = () => clock;
+const sleep = (ms: number) => {
+  clock += ms;
+  return Promise.resolve();
+};
 let sandbox: Sandbox;
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ now });
 });
 afterAll(() => sandbox.close());
 beforeEach(() => sandbox.reset());
 
-const slack = new SlackAdapter({ fetch, now: () => Date.now() });
+const slack = new SlackAdapter({ fetch, now, sleep });
 const fakeSlack = () => sandbox.services.slack.harness.service as FakeSlack;
 /** What a Slack client draws of a plain_text object: the three entities back to their characters, nothing formatted. */
 const shown = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
@@ -19,7 +26,7 @@ const shown = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>')
 describe('Slack through an incoming webhook', () => {
   it('posts Block Kit as Slack documents it: a header, the body, the project and severity, a button to the thread, and the title as the fallback text', async () => {
     const hook = sandbox.createSlackWebhook('#ops');
-    expect(await slack.send({ webhookUrl: hook.url }, channelMessage())).toEqual({ kind: 'sent', status: 200, providerId: null, holdMs: SLACK_PACE_MS });
+    expect(await slack.send({ webhookUrl: hook.url }, channelMessage())).toEqual({ kind: 'sent', status: 200, providerId: null });
     const [request] = sandbox.requestsTo('slack');
     expect(request).toMatchObject({ method: 'POST', path: `/services/${hook.team}/${hook.id}/${hook.url.split('/').pop()}` });
     const [message] = sandbox.slackMessages();
@@ -100,23 +107,30 @@ describe('Slack through an incoming webhook', () => {
     expect(sandbox.slackMessages()).toEqual([]);
   });
 
-  it('answers Slack’s 429 as a retry after its Retry-After, and keeps the pace that avoids it when each send waits out the hold before', async () => {
-    const hurried = sandbox.createSlackWebhook();
-    const outcomes: ChannelOutcome[] = [];
-    for (let i = 0; i < 6; i++) outcomes.push(await slack.send({ webhookUrl: hurried.url }, channelMessage({ title: `m${i}` })));
-    const limited = outcomes.at(-1);
-    expect(limited).toMatchObject({ kind: 'retry', status: 429, reason: 'Slack answered 429: rate_limited' });
-    expect(limited?.kind === 'retry' && limited.afterMs).toBeGreaterThanOrEqual(1_000);
-    expect(limited?.kind === 'retry' && limited.afterMs).toBeLessThanOrEqual(5_000);
+  it('keeps a webhook’s pace, one message a second, so that a burst waits its turn instead of meeting Slack’s 429', async () => {
+    const hook = sandbox.createSlackWebhook();
+    const started = clock;
+    for (let i = 0; i < 7; i++) expect((await slack.send({ webhookUrl: hook.url }, channelMessage({ title: `p${i}` }))).kind, `message ${i}`).toBe('sent');
+    expect(sandbox.slackMessages()).toHaveLength(7);
+    expect(clock - started).toBe(6_000);
+    // Another webhook keeps its own pace: it goes at once.
+    const other = sandbox.createSlackWebhook();
+    expect((await slack.send({ webhookUrl: other.url }, channelMessage())).kind).toBe('sent');
+    expect(clock - started).toBe(6_000);
+    // A pace that would keep a send waiting past the cap answers retry instead, and sends nothing.
+    const hurried = new SlackAdapter({ fetch, now, sleep, maxPaceWaitMs: 500 });
+    expect((await hurried.send({ webhookUrl: other.url }, channelMessage())).kind).toBe('sent');
+    expect(await hurried.send({ webhookUrl: other.url }, channelMessage())).toMatchObject({ kind: 'retry', status: null, afterMs: 1_000 });
+    expect(sandbox.slackMessages()).toHaveLength(9);
+  });
 
-    // As the sender does: the next send to a webhook waits its hold; seven in a row then all go through.
-    const paced = sandbox.createSlackWebhook();
-    for (let i = 0; i < 7; i++) {
-      const outcome = await slack.send({ webhookUrl: paced.url }, channelMessage({ title: `p${i}` }));
-      expect(outcome.kind, `message ${i}`).toBe('sent');
-      if (outcome.kind === 'sent') await new Promise((resolve) => setTimeout(resolve, outcome.holdMs));
-    }
-  }, 20_000);
+  it('answers Slack’s own 429 (another process sent meanwhile) as a retry after its Retry-After', async () => {
+    const hook = sandbox.createSlackWebhook();
+    // Another dashboard process's five messages, straight to Slack.
+    for (let i = 0; i < 5; i++) await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: `other ${i}` }) });
+    clock += 2_000;
+    expect(await slack.send({ webhookUrl: hook.url }, channelMessage())).toEqual({ kind: 'retry', status: 429, afterMs: 3_000, reason: 'Slack answered 429: rate_limited' });
+  });
 
   it('retries a Slack that cannot be reached or fails (5xx), and refuses a webhook on a link-local address without asking', async () => {
     const down = await slack.send({ webhookUrl: 'http://127.0.0.1:9/services/T1/B1/secretsecret' }, channelMessage());
