@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../sandbox.ts';
 import type { FakeSlack } from './index.ts';
-import { slackDocumented as documented, slackDocumentedRate, slackDocumentedRequests as requests } from './documented.ts';
+import { slackDocumented as documented, slackDocumentedErrorCodes, slackDocumentedRate, slackDocumentedRequests as requests } from './documented.ts';
 
 // The fake Slack held to the requests and answers Slack's pages print (slack/documented.ts).
 
@@ -33,6 +33,18 @@ describe('the fake Slack answers as Slack’s incoming-webhook pages print', () 
     slack().archiveChannel(hook.id);
     expect(await answer(await post(hook.url, JSON.stringify(requests.multiLine.body)))).toEqual({ status: documented.channelIsArchived.status, body: documented.channelIsArchived.body });
     expect(sandbox.slackMessages()).toEqual([]);
+  });
+
+  it('answers a deleted webhook, a wrong secret and an empty message with codes the Handling errors list names', async () => {
+    const hook = sandbox.createSlackWebhook();
+    const secret = hook.url.split('/').pop() ?? '';
+    const codes: string[] = [];
+    codes.push((await answer(await post(hook.url, '{}'))).body);
+    codes.push((await answer(await post(hook.url.replace(secret, 'wrongsecret'), JSON.stringify(requests.multiLine.body)))).body);
+    sandbox.deleteSlackWebhook(hook.id);
+    codes.push((await answer(await post(hook.url, JSON.stringify(requests.multiLine.body)))).body);
+    expect(codes).toEqual(['no_text', 'invalid_token', 'no_service']);
+    for (const code of codes) expect(Object.keys(slackDocumentedErrorCodes.codes)).toContain(code);
   });
 
   it('answers over about one message a second with the printed 429 and a Retry-After in seconds', async () => {

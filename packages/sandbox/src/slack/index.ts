@@ -3,13 +3,19 @@ import type { SandboxReply, SandboxRequest, SandboxService } from '../service.ts
 
 /**
  * Slack's incoming webhooks, as Slack's pages print them (slack/documented.ts): `POST /services/T…/B…/<secret>` with
- * a JSON body (`text`, and `blocks` of Block Kit), answered `200 ok` as text/plain, or one of the plain-text errors
- * under its status (api.slack.com/changelog/2016-05-17-changes-to-errors-for-incoming-webhooks): `invalid_payload`
- * 400, `action_prohibited` 403, `channel_not_found` 404, `channel_is_archived` 410. Over about one message a second
- * per webhook (bursts allowed, api.slack.com/docs/rate-limits) it answers 429 with `Retry-After` in seconds.
- * Not in the pages read, taken from the current "Sending messages using incoming webhooks" error table as the
- * research and connector authors rely on it: `no_text` 400 (neither text nor blocks), `no_service` 404 for a
- * deleted or revoked webhook, `invalid_token` 403 for a wrong secret, `rate_limited` as the 429's text.
+ * a JSON body (`text`, and `blocks` of Block Kit), answered `200 ok` as text/plain, or one of the plain-text errors.
+ * Statuses printed by Slack (api.slack.com/changelog/2016-05-17-changes-to-errors-for-incoming-webhooks):
+ * `invalid_payload` 400, `action_prohibited` 403, `channel_not_found` 404, `channel_is_archived` 410 (and `user_not_found`
+ * 400, which the fake never answers). Over about one message a second per webhook (bursts allowed, "Incoming webhooks | 1 per
+ * second" on docs.slack.dev/apis/web-api/rate-limits) it answers 429 with `Retry-After` in seconds, as that page prints.
+ * Codes the current "Handling errors" list names but prints no status for
+ * (docs.slack.dev/messaging/sending-messages-using-incoming-webhooks#handling_errors): `no_service` ("the incoming webhook is
+ * either disabled, removed, or invalid"), `invalid_token` ("the token used was expired, invalid, or missing"), `no_text`
+ * (missing `text`); so their statuses here, 404, 403 and 400, are not Slack's printed word: they are what the research and
+ * connector authors rely on, and what users report seeing (403 `invalid_token`, trufflesecurity/trufflehog#3635, though
+ * trufflehog#5177 reports it under 400 for a revoked webhook; 400 for an
+ * empty body, trufflehog#880, where a later report, trufflehog#2177, reads `missing_text_or_fallback_or_attachments`).
+ * Not printed anywhere Slack's: the 429's body (`rate_limited` here) and `invalid_blocks`.
  */
 
 /** One message a webhook posted, as Slack received it. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../sandbox.ts';
-import { telegramDocumented as documented, telegramDocumentedHtml as html, telegramDocumentedLimits as limits } from './documented.ts';
+import type { FakeTelegram } from './index.ts';
+import { telegramDocumented as documented, telegramDocumentedHtml as html, telegramDocumentedLimits as limits, telegramServerErrors as server } from './documented.ts';
 
 // The fake Telegram held to what the Bot API reference and the Bots FAQ print (telegram/documented.ts).
 
@@ -35,6 +36,27 @@ describe('the fake Telegram answers as the Bot API reference prints', () => {
     const failed = await call(bot.token, 'sendMessage', { chat_id: 42, text: 'x' });
     for (const field of documented.answer.failure) expect(failed.body).toHaveProperty(field);
     expect(failed.body).toMatchObject({ ok: false, error_code: failed.status });
+  });
+
+  it('answers with the descriptions Telegram’s Bot API server writes', async () => {
+    const bot = sandbox.createTelegramBot();
+    const chat = sandbox.createTelegramChat();
+    const group = sandbox.createTelegramChat('group');
+    const answers = [
+      await call('0:malformed', 'sendMessage', { chat_id: chat.id, text: 'x' }),
+      await call('123:wrong', 'sendMessage', { chat_id: chat.id, text: 'x' }),
+      await call(bot.token, 'sendMessage', { text: 'x' }),
+      await call(bot.token, 'sendMessage', { chat_id: 42, text: 'x' }),
+      await call(bot.token, 'sendMessage', { chat_id: chat.id, text: '' }),
+      await call(bot.token, 'sendMessage', { chat_id: chat.id, text: 'x', reply_parameters: { message_id: 999 } }),
+      await call(bot.token, 'getUpdatez', {}),
+    ];
+    const telegram = sandbox.services.telegram.harness.service as FakeTelegram;
+    telegram.blockBot(chat.id);
+    telegram.blockBot(group.id);
+    answers.push(await call(bot.token, 'sendMessage', { chat_id: chat.id, text: 'x' }), await call(bot.token, 'sendMessage', { chat_id: group.id, text: 'x' }));
+    const expected = [server.malformedToken, server.unauthorized, server.chatIdEmpty, server.chatNotFound, server.textEmpty, server.replyNotFound, server.methodNotFound, server.blocked, server.kickedFromGroup];
+    expect(answers.map((a) => [a.status, a.body.description])).toEqual(expected.map((e) => [e.status, e.description]));
   });
 
   it('accepts every line of the printed HTML style, and refuses a tag it does not list or an unescaped < or &', async () => {

@@ -66,3 +66,48 @@ export const telegramDocumentedLimits = {
   /** ResponseParameters.retry_after: "In case of exceeding flood control, the number of seconds left to wait before the request can be repeated". */
   retryAfter: `${api}#responseparameters`,
 };
+
+const server = 'https://github.com/tdlib/telegram-bot-api/blob/01a3679c0bbf9bbba03d1d3e20f621fa4becddcc/telegram-bot-api';
+
+/**
+ * The error descriptions, which the reference does not print ("the error is explained in the 'description'"), as
+ * Telegram's own Bot API server writes them (tdlib/telegram-bot-api at 01a3679, 2026-05-07, read in the library's
+ * snapshot). Client::fail_query_with_error puts "Bad Request: " / "Unauthorized: " / "Forbidden: " before a message and
+ * lowercases its first letter, so `Status::Error(400, "Message text is empty")` is answered "Bad Request: message text is
+ * empty"; a 429 always carries `parameters.retry_after` (Query::set_retry_after_error). The fake answers these words.
+ */
+export const telegramServerErrors = {
+  /** ClientManager.cpp:76 `fail_query(401, "Unauthorized: invalid token specified", …)` for a token of the wrong form. */
+  malformedToken: { source: `${server}/ClientManager.cpp#L76`, status: 401, description: 'Unauthorized: invalid token specified' },
+  /** Client.cpp:16291 `result.message = td::Slice("Unauthorized")` once logging in with the token failed. */
+  unauthorized: { source: `${server}/Client.cpp#L16291`, status: 401, description: 'Unauthorized' },
+  /** Client.cpp:8201 `fail_query(400, "Bad Request: chat_id is empty", …)`. */
+  chatIdEmpty: { source: `${server}/Client.cpp#L8201`, status: 400, description: 'Bad Request: chat_id is empty' },
+  /** Client.cpp:6571 TdOnCheckChatCallback's default message "chat not found" (6596 prints "Bad Request: chat not found"). */
+  chatNotFound: { source: `${server}/Client.cpp#L6596`, status: 400, description: 'Bad Request: chat not found' },
+  /** Client.cpp:11401 `td::Status::Error(400, "Message text is empty")`. */
+  textEmpty: { source: `${server}/Client.cpp#L11401`, status: 400, description: 'Bad Request: message text is empty' },
+  /** Client.cpp:8516 `fail_query_with_error(…, 400, "MESSAGE_NOT_FOUND", "message to be replied not found")`. */
+  replyNotFound: { source: `${server}/Client.cpp#L8516`, status: 400, description: 'Bad Request: message to be replied not found' },
+  /** Client.cpp:125-127 `USER_IS_BLOCKED` → `error_code = 403; error_message = "bot was blocked by the user"`. */
+  blocked: { source: `${server}/Client.cpp#L127`, status: 403, description: 'Forbidden: bot was blocked by the user' },
+  /** Client.cpp:8162 `fail_query(403, "Forbidden: bot was kicked from the group chat", …)`; 8174/8176 supergroup and channel. */
+  kickedFromGroup: { source: `${server}/Client.cpp#L8162`, status: 403, description: 'Forbidden: bot was kicked from the group chat' },
+  /** Client.cpp:12664 `fail_query(404, "Not Found: method not found", …)`. */
+  methodNotFound: { source: `${server}/Client.cpp#L12664`, status: 404, description: 'Not Found: method not found' },
+  /** Query.cpp:111 `JsonQueryError(429, PSLICE() << "Too Many Requests: retry after " << retry_after, parameters)`, parameters `retry_after`. */
+  tooManyRequests: { source: `${server}/Query.cpp#L111`, status: 429, description: 'Too Many Requests: retry after ', parameters: ['retry_after'] },
+  /** Client.cpp:11323 `td::Status::Error(400, "Unsupported parse_mode")`. */
+  unsupportedParseMode: { source: `${server}/Client.cpp#L11323`, status: 400, description: 'Bad Request: unsupported parse_mode' },
+};
+
+/**
+ * Not in that server's code (TDLib, a submodule the snapshot lacks, writes them): "Bad Request: message is too long" and
+ * "Bad Request: can't parse entities: …". A bot library keeps the first as Telegram answers it: tucnak/telebot errors.go at
+ * 4f8982b, `ErrTooLongMessage = NewError(400, "Bad Request: message is too long")`; the same file keeps the older reply
+ * wording `ErrNotFoundToReply = NewError(400, "Bad Request: reply message not found")`, which the server above no longer
+ * writes (aiogram/aiogram#447 changed to it in 2020; the server now says "message to be replied not found").
+ */
+export const telegramLibraryErrors = {
+  tooLong: { source: 'https://github.com/tucnak/telebot/blob/4f8982b3edb5cc129c063881b1d93e75082ad8a6/errors.go#L112', status: 400, description: 'Bad Request: message is too long' },
+};

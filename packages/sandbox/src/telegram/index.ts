@@ -12,10 +12,15 @@ export { parseTelegramHtml, type HtmlParse } from './html.ts';
  * `{ ok: true, result: Message }` or `{ ok: false, error_code, description, parameters? }`. HTML is checked as
  * "Formatting options" lists it (html.ts). Limits from the Bots FAQ ("My bot is hitting limits"): about one message
  * a second in a chat (short bursts allowed), 20 a minute in a group, about 30 a second in all; over them 429
- * "Too Many Requests: retry after N" with `parameters.retry_after` (ResponseParameters). The descriptions of the
- * other errors (401 "Unauthorized", 400 "Bad Request: chat not found", 403 "Forbidden: bot was blocked by the
- * user"…) are not printed in the pages read: they are the strings the Bot API is known to answer, as the research
- * and issue 39 name them.
+ * "Too Many Requests: retry after N" with `parameters.retry_after` (ResponseParameters). The reference prints no error
+ * descriptions: the fake's are the ones Telegram's own Bot API server writes (tdlib/telegram-bot-api, see
+ * telegramServerErrors in documented.ts): 401 "Unauthorized" (and "Unauthorized: invalid token specified" for a token
+ * not of the `<id>:<secret>` form), 400 "Bad Request: chat not found", "Bad Request: chat_id is empty", "Bad Request:
+ * message text is empty", "Bad Request: message to be replied not found", 403 "Forbidden: bot was blocked by the user",
+ * "Forbidden: bot was kicked from the group chat" (supergroup, channel likewise), 404 "Not Found: method not found",
+ * 429 "Too Many Requests: retry after N". "Bad Request: can't parse entities: …" and "Bad Request: message is too long"
+ * come from TDLib, not kept in that server's repository: bot libraries name them (tucnak/telebot errors.go), and the
+ * reasons after "can't parse entities: " are as the research names them.
  */
 
 export interface TelegramChat {
@@ -54,7 +59,10 @@ export interface FakeTelegram extends SandboxService {
   createBot(): FakeTelegramBot;
   /** A chat the bot can write to: a user who pressed Start (private) or a group it was added to. */
   createChat(type?: TelegramChat['type'], title?: string): TelegramChat;
-  /** Plays the user blocking the bot: 403 "Forbidden: bot was blocked by the user". */
+  /**
+   * Plays the user blocking the bot: 403 "Forbidden: bot was blocked by the user"; for a group, supergroup or channel,
+   * removing the bot from it: 403 "Forbidden: bot was kicked from the group chat" (supergroup, channel chat).
+   */
   blockBot(chatId: number): void;
   /** Plays /revoke in @BotFather: the old token answers 401 from now on. */
   revokeToken(token: string): void;
@@ -86,6 +94,17 @@ function objectParam(value: unknown): Record<string, unknown> | undefined {
   }
 }
 
+/**
+ * The Bot API server's own test of a token before it tries it (ClientManager::send): not starting with 0, at most 80
+ * characters, no `/`, a `:` after a user id above 0 and below 2^54. Any other token is "Unauthorized: invalid token specified".
+ */
+function wellFormedToken(token: string): boolean {
+  const colon = token.indexOf(':');
+  if (token.startsWith('0') || token.length > 80 || token.includes('/') || colon < 0) return false;
+  const id = token.slice(0, colon);
+  return /^\d+$/.test(id) && Number(id) > 0 && Number(id) < 2 ** 54;
+}
+
 export function telegramService(now: number): FakeTelegram {
   void now;
   const messages: TelegramMessage[] = [];
@@ -106,7 +125,7 @@ export function telegramService(now: number): FakeTelegram {
         ? [...chats.values()].find((candidate) => `@${candidate.username ?? ''}` === chatParam)
         : chats.get(Number(chatParam));
     if (!chat) return telegramError(400, 'Bad Request: chat not found');
-    if (blocked.has(chat.id)) return telegramError(403, 'Forbidden: bot was blocked by the user');
+    if (blocked.has(chat.id)) return telegramError(403, chat.type === 'private' ? 'Forbidden: bot was blocked by the user' : `Forbidden: bot was kicked from the ${chat.type} chat`);
     const sentText = typeof params.text === 'string' ? params.text : typeof params.text === 'number' ? String(params.text) : '';
     if (sentText === '') return telegramError(400, 'Bad Request: message text is empty');
     const parseMode = typeof params.parse_mode === 'string' && params.parse_mode !== '' ? params.parse_mode : undefined;
@@ -158,10 +177,11 @@ export function telegramService(now: number): FakeTelegram {
   const call = (request: SandboxRequest): SandboxReply => {
     const segment = request.params.bot_token ?? '';
     const token = segment.startsWith('bot') ? segment.slice(3) : undefined;
+    if (token !== undefined && !wellFormedToken(token)) return telegramError(401, 'Unauthorized: invalid token specified');
     const bot = token === undefined || revoked.has(token) ? undefined : bots.get(token);
     if (!bot) return telegramError(401, 'Unauthorized');
     // "All methods in the Bot API are case-insensitive."
-    if ((request.params.method ?? '').toLowerCase() !== 'sendmessage') return telegramError(404, 'Not Found');
+    if ((request.params.method ?? '').toLowerCase() !== 'sendmessage') return telegramError(404, 'Not Found: method not found');
     return sendMessage(request, bot);
   };
 
