@@ -2,10 +2,11 @@
 //   node scripts/pnpm.mjs --filter @dash/web build && node bench/first-visit.mjs [--runs=5]
 // Starts the built dashboard with DEMO=1 on a fresh embedded store and keeps the server's cache warm (every data
 // route the widgets ask, read through the REST routes before each visit). Each visit is a fresh Chromium context (no
-// asset cache, no service worker yet), on All projects (`/`) and on a project (`/?project=pocket-ledger`), at desk size
-// (1280×900) and on a 390 px phone with the CPU throttled 4x (CDP Emulation.setCPUThrottlingRate). Measured in the
-// page: first contentful paint, and when every widget card has left its loading state (`aria-busy="false"` on each
-// `[data-widget]`; never before the first paint, since nothing shows earlier). The baseline, measured in the same run
+// asset cache, no service worker yet), on All projects (`/`), on a project (`/?project=pocket-ledger`) and on the
+// briefing (`/briefing`), at desk size (1280×900) and on a 390 px phone with the CPU throttled 4x (CDP
+// Emulation.setCPUThrottlingRate). Measured in the page: first contentful paint, and when its data shows: every widget
+// card out of its loading state (`aria-busy="false"` on each `[data-widget]`), or the briefing's project cards; never
+// before the first paint, since nothing shows earlier. The baseline, measured in the same run
 // and alternating with it, is the same page with `?render=client`: the HTML without the widgets' data, which the
 // browser then asks for in one batch request, as every visit did before the first render carried it.
 // Prints the medians, the ratios after/before, whether the targets are met (every widget with data within 1,000 ms
@@ -19,9 +20,11 @@ const { chromium } = createRequire(join(repoDir, 'apps/web/package.json'))('play
 
 const RUNS = Number(cliArgs().runs ?? 5);
 const PROJECT = 'pocket-ledger';
+// `ready`: what shows the page's data (every widget card out of its loading state; the briefing's project cards).
 const pages = [
-  { name: 'All projects', path: '/' },
-  { name: 'a project', path: `/?project=${PROJECT}` },
+  { name: 'All projects', path: '/', ready: 'widgets' },
+  { name: 'a project', path: `/?project=${PROJECT}`, ready: 'widgets' },
+  { name: 'the briefing', path: '/briefing', ready: 'briefing' },
 ];
 const sizes = [
   { name: 'desk 1280 px', viewport: { width: 1280, height: 900 }, throttle: 1, target: 1_000 },
@@ -63,11 +66,15 @@ async function warm() {
   }
 }
 
-/** Records, in the page, when every widget card on it has left its loading state. */
-function watchWidgets() {
+/** Records, in the page, when its data shows: every widget card out of its loading state, or the briefing's cards. */
+function watchReady(ready) {
   const check = () => {
     const cards = document.querySelectorAll('[data-widget]');
-    if (cards.length > 0 && [...cards].every((card) => card.getAttribute('aria-busy') === 'false')) {
+    const done =
+      ready === 'briefing'
+        ? document.querySelector('.projects[aria-busy="false"] [data-project]') !== null
+        : cards.length > 0 && [...cards].every((card) => card.getAttribute('aria-busy') === 'false');
+    if (done) {
       window.__widgetsDoneAt = performance.now();
       observer.disconnect();
     }
@@ -77,16 +84,16 @@ function watchWidgets() {
 }
 
 /** One first visit: its paint, its widgets' data, the script fetched before the paint, and its data batch requests. */
-async function visit(path, size) {
+async function visit(path, size, ready) {
   await warm();
   const context = await browser.newContext({ viewport: size.viewport });
   const page = await context.newPage();
   if (size.throttle > 1) await (await context.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: size.throttle });
   let dataRequests = 0;
   page.on('request', (request) => {
-    if (new URL(request.url()).pathname.startsWith('/api/trpc/data.')) dataRequests++;
+    if (/^\/api\/trpc\/(data\.|briefing\.get)/.test(new URL(request.url()).pathname)) dataRequests++;
   });
-  await page.addInitScript(watchWidgets);
+  await page.addInitScript(watchReady, ready);
   await page.goto(server.url + path);
   await page.waitForFunction(() => window.__widgetsDoneAt !== undefined && performance.getEntriesByName('first-contentful-paint').length > 0, null, {
     timeout: 60_000,
@@ -116,19 +123,19 @@ const kb = (bytes) => `${(bytes / 1024).toFixed(0)} KB`;
 
 try {
   // Not counted: the server's and Chromium's first runs of each page, which also fill the cache.
-  for (const { path } of pages) for (const size of sizes) for (const mode of modes) await visit(`${path}${path.includes('?') ? '&' : '?'}${mode.query}`, size);
+  for (const { path, ready } of pages) for (const size of sizes) for (const mode of modes) await visit(`${path}${path.includes('?') ? '&' : '?'}${mode.query}`, size, ready);
 
   const results = new Map();
   for (let run = 1; run <= RUNS; run++) {
-    for (const { name, path } of pages) {
+    for (const { name, path, ready } of pages) {
       for (const size of sizes) {
         for (const mode of modes) {
           const url = mode.query ? `${path}${path.includes('?') ? '&' : '?'}${mode.query}` : path;
-          const result = await visit(url, size);
+          const result = await visit(url, size, ready);
           const key = `${name}|${size.name}|${mode.name}`;
           results.set(key, [...(results.get(key) ?? []), result]);
           console.log(
-            `run ${run} ${name}, ${size.name}, ${mode.name}: paint ${ms(result.fcp)}, every widget with data ${ms(result.done)} (${result.widgets} widgets, ${result.dataRequests} data requests; ` +
+            `run ${run} ${name}, ${size.name}, ${mode.name}: paint ${ms(result.fcp)}, data shown ${ms(result.done)} (${result.widgets} widgets, ${result.dataRequests} data requests; ` +
               `HTML ${kb(result.html.bytes)}, first byte ${ms(result.html.firstByte)}, parsed ${ms(result.html.interactive)})`,
           );
         }
@@ -138,17 +145,19 @@ try {
 
   console.log('\nmedians of', RUNS, 'first visits (server cache warm, fresh browser context each):');
   let met = true;
-  for (const { name } of pages) {
+  for (const { name, ready } of pages) {
     for (const size of sizes) {
       const [before, after] = modes.map((mode) => results.get(`${name}|${size.name}|${mode.name}`));
       const paint = [before, after].map((runs) => median(runs.map((r) => r.fcp)));
       const done = [before, after].map((runs) => median(runs.map((r) => r.done)));
       const requests = [before, after].map((runs) => median(runs.map((r) => r.dataRequests)));
-      const ok = done[1] <= size.target;
+      // The targets are the widgets' (issue 41); the briefing is measured beside them.
+      const ok = ready !== 'widgets' || done[1] <= size.target;
       met &&= ok;
+      const target = ready === 'widgets' ? `; target ${ms(size.target)}: ${ok ? 'MET' : 'NOT MET'}` : '';
       console.log(
         `${name}, ${size.name}: first paint ${ms(paint[0])} -> ${ms(paint[1])} (ratio ${(paint[1] / paint[0]).toFixed(2)}); ` +
-          `every widget with data ${ms(done[0])} -> ${ms(done[1])} (ratio ${(done[1] / done[0]).toFixed(2)}; target ${ms(size.target)}: ${ok ? 'MET' : 'NOT MET'}); ` +
+          `${ready === 'widgets' ? 'every widget' : 'the briefing'} with data ${ms(done[0])} -> ${ms(done[1])} (ratio ${(done[1] / done[0]).toFixed(2)}${target}); ` +
           `data requests ${requests[0]} -> ${requests[1]}`,
       );
     }

@@ -9,7 +9,9 @@ export const load: PageServerLoad = async ({ url, locals }) => {
   const { projects } = await api.projects.list();
   const requested = url.searchParams.get('project') ?? undefined;
   const active = projects.some((p) => p.slug === requested) ? requested : undefined;
-  // Nothing to read before there is a project.
-  const briefing = projects.length > 0 ? await firstAnswer(locals.request, (caller) => caller.briefing.get(active ? { project: active } : {})) : undefined;
+  // Nothing to read before there is a project. `?render=client` leaves it to the browser, as before (the baseline of
+  // bench/first-visit.mjs).
+  const onServer = projects.length > 0 && url.searchParams.get('render') !== 'client';
+  const briefing = onServer ? await firstAnswer(locals.request, (caller) => caller.briefing.get(active ? { project: active } : {})) : undefined;
   return { projects: projects.map(({ slug, name, color }) => ({ slug, name, color })), active, briefing };
 };
