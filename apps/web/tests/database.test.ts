@@ -89,7 +89,7 @@ describe('Settings → Database in a real browser', () => {
     await target.goto(`${fresh.url}/`);
     const tabs = target.locator('nav a.tab');
     await expect.poll(async () => (await tabs.allTextContents()).map((text) => text.trim()), SERVER).toEqual(expect.arrayContaining(['Tally', 'FormFox']));
-  });
+  }, 120_000);
 
   it('switches to another SQLite file with a copy, and serves the same data from it', async () => {
     const target = await dashboard(randomBytes(32).toString('hex'));

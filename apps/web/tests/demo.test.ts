@@ -133,7 +133,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ widgetLayout: { more: null } }),
     });
-  });
+  }, 120_000);
 
   it('answers every data route with the spec’s JSON from the sandbox, then from the cache', async () => {
     for (const [path, schema] of [

@@ -248,5 +248,5 @@ describe('Settings → Notifications: the preferences form and the rules editor 
     await page.keyboard.press('Enter');
     await until(() => focused(page), (now) => now.name === 'Add a rule', 5_000, 'the focus on “Add a rule”');
     expect(problems).toEqual([]);
-  });
+  }, 120_000);
 });

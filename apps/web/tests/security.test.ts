@@ -440,7 +440,7 @@ describe('the Content Security Policy on every page', () => {
     } finally {
       await context.close();
     }
-  });
+  }, 120_000);
 });
 
 describe('signing in over plain HTTP', () => {
