@@ -70,7 +70,8 @@ export const SEND_TIMEOUT_MS = 15_000;
 /**
  * Posts one request for an adapter: no redirects followed (a service that redirects would carry the secret or the
  * message elsewhere), a timeout, and a network failure or a refused address turned into its outcome. `service`
- * names the destination in a reason (a host, never the secret-bearing URL).
+ * names the destination in a reason (a host, never the secret-bearing URL). Tell the two apart with `'kind' in`,
+ * never `instanceof Response`: a fetch given in (a test's, a polyfill's) may answer another realm's Response.
  */
 export async function sendRequest(
   options: ChannelAdapterOptions,

@@ -145,7 +145,7 @@ export class DiscordAdapter implements ChannelAdapter<DiscordDestination> {
     // With wait=true Discord answers the message (and its id, for the edit); without, an empty 204.
     if (method === 'POST') url.searchParams.set('wait', 'true');
     const answer = await sendRequest(this.options, url.href, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }, 'Discord');
-    if (!(answer instanceof Response)) return answer;
+    if ('kind' in answer) return answer;
     this.notePace(bucketKey, answer.headers);
     const said = await answer.text().catch(() => '');
     const body = jsonOrUndefined(said);

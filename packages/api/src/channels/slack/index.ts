@@ -96,7 +96,7 @@ export class SlackAdapter implements ChannelAdapter<SlackDestination> {
     );
     // Slack counts the message when it takes it: the pace runs from its answer.
     slot.at = this.options.now();
-    if (!(answer instanceof Response)) return answer;
+    if ('kind' in answer) return answer;
     const said = await answer.text().catch(() => '');
     if (answer.status >= 200 && answer.status < 300) return { kind: 'sent', status: answer.status, providerId: null };
     // Slack's words are its error codes (no_service, invalid_token, channel_is_archived, rate_limited).

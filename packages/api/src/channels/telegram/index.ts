@@ -130,7 +130,7 @@ export class TelegramAdapter implements ChannelAdapter<TelegramDestination> {
     );
     // Telegram counts the message when it answers, not when it was asked: the pace runs from then.
     slot.at = this.options.now();
-    if (!(answer instanceof Response)) return answer;
+    if ('kind' in answer) return answer;
     const said = await answer.text().catch(() => '');
     const body = jsonOrUndefined(said);
     const { status } = answer;
