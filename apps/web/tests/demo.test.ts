@@ -89,9 +89,11 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
   });
 
   it('reorders the row below the slots in the layout form, by keyboard, and the view follows', async () => {
-    const form = await openPage('/settings#layout');
+    // The layout's own page (an old `/settings#layout` link is taken there after hydration, a step this test does not need).
+    const form = await openPage('/settings/layout');
     const row = form.getByRole('list', { name: 'Row below the slots' });
     const listed = () => row.locator('li').evaluateAll((items) => items.map((item) => item.getAttribute('data-more')));
+    await row.waitFor();
     expect(await listed()).toEqual(['storefront', 'health', 'funding']);
     await form.getByRole('button', { name: 'Move Uptime up' }).focus();
     await form.keyboard.press('Enter');
@@ -118,7 +120,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
     // On a phone, light and dark: each move button is a 44 px target, and nothing scrolls sideways.
     for (const colorScheme of ['light', 'dark'] as const) {
       const phone = await browser.newPage({ viewport: { width: 320, height: 800 }, colorScheme });
-      await gotoHydrated(phone, `${dashboard.url}/settings#layout`);
+      await gotoHydrated(phone, `${dashboard.url}/settings/layout`);
       for (const mover of await phone.getByRole('list', { name: 'Row below the slots' }).getByRole('button').all()) {
         const box = await mover.boundingBox();
         expect(Math.min(box?.width ?? 0, box?.height ?? 0)).toBeGreaterThanOrEqual(44);
