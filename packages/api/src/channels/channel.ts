@@ -1,5 +1,6 @@
 import type { NotificationSeverity } from '@dash/contracts';
-import { parseRetryAfter, refusedAddressIn, refusedBaseUrl } from '@dash/connectors';
+import { parseRetryAfter, refusedAddressIn, refusedBaseUrl, type Clock } from '@dash/connectors';
+import { formatDuration } from '../notifications/policy/digest.ts';
 
 /**
  * The one message every chat channel (Slack, Discord, Telegram, ntfy, the signed webhook) renders for its medium
@@ -48,16 +49,17 @@ export interface ChannelAdapter<Destination> {
   send(destination: Destination, message: ChannelMessage): Promise<ChannelOutcome>;
 }
 
-/** What every adapter is built with: the guarded fetch (the upstream address guard) and the clock. */
+/**
+ * What every adapter is built with: the guarded fetch (the upstream address guard) and the clock (its `sleep` waits
+ * out a destination's pace; a test's moves the time at once).
+ */
 export interface ChannelAdapterOptions {
   fetch: typeof fetch;
-  now: () => number;
+  clock: Clock;
 }
 
 /** What an adapter that keeps its service's pace is built with besides. */
 export interface PacedAdapterOptions extends ChannelAdapterOptions {
-  /** Waits for a destination's turn; tests give one that moves their clock. */
-  sleep?: (ms: number) => Promise<void>;
   /** The longest a send waits for its destination's pace; past it the send answers `retry` instead. */
   maxPaceWaitMs?: number;
 }
@@ -116,9 +118,14 @@ export function jsonOrUndefined(text: string): unknown {
   }
 }
 
-/** A service's answer as a reason: its status and its first words (whitespace folded, at most 200 characters). */
-export function answerReason(service: string, status: number, said: string): string {
-  const words = said.replace(/\s+/g, ' ').trim().slice(0, 200);
+/**
+ * A service's answer as a reason: its status and its first words (whitespace folded, at most 200 characters), with
+ * each of `secrets` the destination holds blanked out: a service's own words never hold one, but a proxy in front of
+ * it may echo the request.
+ */
+export function answerReason(service: string, status: number, said: string, secrets: readonly string[] = []): string {
+  const blanked = secrets.filter((secret) => secret !== '').reduce((text, secret) => text.replaceAll(secret, '[redacted]'), said);
+  const words = blanked.replace(/\s+/g, ' ').trim().slice(0, 200);
   return `${service} answered ${status}${words ? `: ${words}` : ''}`;
 }
 
@@ -137,23 +144,11 @@ export function refusalOutcome(response: Response, reason: string, now: number, 
   return { kind: 'refused', status, reason };
 }
 
-/** How long an outage lasted, as a message says it: "42 s", "12 min", "3 h 5 min", "2 d 4 h". */
-export function lastedText(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 24) return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
-  const days = Math.floor(hours / 24);
-  return hours % 24 === 0 ? `${days} d` : `${days} d ${hours % 24} h`;
-}
-
 /** The line a recovery adds in the media that cannot edit the outage's message: what it ends and how long it lasted. */
 export function recoveryLine(message: ChannelMessage): string | undefined {
   const { recovers } = message;
   if (!recovers) return undefined;
-  return recovers.lastedMs === null ? `Ends: ${recovers.title}` : `Ends: ${recovers.title} (down ${lastedText(recovers.lastedMs)})`;
+  return recovers.lastedMs === null ? `Ends: ${recovers.title}` : `Ends: ${recovers.title} (down ${formatDuration(recovers.lastedMs)})`;
 }
 
 /** A service's pace for one destination: at most `limit` sends in any `windowMs`. */
@@ -173,32 +168,27 @@ export const MAX_PACE_WAIT_MS = 10_000;
 export class PaceKeeper {
   /** When each destination was sent to, within its pace's window. */
   private readonly sentAt = new Map<string, { at: number }[]>();
-  private readonly sleep: (ms: number) => Promise<void>;
-  private readonly maxWaitMs: number;
 
   constructor(
     private readonly options: {
-      now: () => number;
+      clock: Clock;
       /** The longest window of any pace kept: a destination quiet that long has nothing left to keep to. */
       longestWindowMs: number;
-      /** Waits for a destination's turn; tests give one that moves their clock. */
-      sleep?: ((ms: number) => Promise<void>) | undefined;
       maxWaitMs?: number | undefined;
     },
-  ) {
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
-    this.maxWaitMs = options.maxWaitMs ?? MAX_PACE_WAIT_MS;
-  }
+  ) {}
 
   /**
    * Waits for a place in the destination's pace and takes it (set its `at` again when the service counts the send
-   * later, on its answer); answers the wait instead when it is longer than the cap.
+   * later, on its answer); answers `retry` instead when the wait is longer than the cap. `what` names the pace in
+   * that reason ("Slack's pace for this webhook").
    */
-  async take(key: string, pace: Pace): Promise<{ at: number } | number> {
+  async take(key: string, pace: Pace, what: string): Promise<{ at: number } | Extract<ChannelOutcome, { kind: 'retry' }>> {
+    const { clock, longestWindowMs, maxWaitMs = MAX_PACE_WAIT_MS } = this.options;
     // A few rounds at most: a clock that does not move with the sleep would otherwise keep it waiting for ever.
     for (let round = 1; ; round++) {
-      const now = this.options.now();
-      for (const [other, slots] of this.sentAt) if (slots.every((slot) => slot.at <= now - this.options.longestWindowMs)) this.sentAt.delete(other);
+      const now = clock.now();
+      for (const [other, slots] of this.sentAt) if (slots.every((slot) => slot.at <= now - longestWindowMs)) this.sentAt.delete(other);
       const recent = (this.sentAt.get(key) ?? []).filter((slot) => slot.at > now - pace.windowMs).sort((a, b) => a.at - b.at);
       const oldest = recent[recent.length - pace.limit];
       if (oldest === undefined) {
@@ -208,8 +198,13 @@ export class PaceKeeper {
         return slot;
       }
       const waitMs = oldest.at + pace.windowMs - now;
-      if (waitMs > this.maxWaitMs || round > 3) return waitMs;
-      await this.sleep(waitMs);
+      if (waitMs > maxWaitMs || round > 3) return paceRetry(what, waitMs);
+      await clock.sleep(waitMs);
     }
   }
+}
+
+/** The `retry` of a send that would wait longer than the cap for its destination's pace. */
+export function paceRetry(what: string, waitMs: number): Extract<ChannelOutcome, { kind: 'retry' }> {
+  return { kind: 'retry', status: null, afterMs: waitMs, reason: `${what} allows the next message in ${formatDuration(waitMs)}` };
 }

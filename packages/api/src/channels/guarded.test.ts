@@ -1,4 +1,4 @@
-import { guardedFetch } from '@dash/connectors';
+import { guardedFetch, systemClock } from '@dash/connectors';
 import { startSandbox, type FakeDiscord, type Sandbox } from '@dash/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiscordAdapter } from './discord/index.ts';
@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-const options = { fetch: guardedFetch(), now: () => Date.now() };
+const options = { fetch: guardedFetch(), clock: systemClock };
 
 describe('the chat channels through the guarded fetch', () => {
   it('sends to Slack, Discord, Telegram and ntfy, and reads their answers', async () => {

@@ -1,6 +1,8 @@
 import { createServer } from 'node:net';
 import { startSandbox, type Exchange, type FakeDiscord, type Sandbox } from '@dash/sandbox';
 import { holdToDescriptions } from '@dash/sandbox/contract';
+import { systemClock } from '@dash/connectors';
+import { testClock } from '@dash/connectors/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_MS, type ChannelOutcome } from '../channel.ts';
 import { channelMessage, HOSTILE_TEXT, recoveryMessage } from '../testing.ts';
@@ -9,18 +11,13 @@ import { DISCORD_COLORS, DiscordAdapter, discordEmbed, type DiscordAdapterOption
 // The adapter against the fake Discord, every request and answer held to Discord's own OpenAPI description. The
 // sandbox and the adapter share a clock that only a wait moves, so the rate-limit tests are exact and instant.
 
-let clock = Date.UTC(2026, 10, 28, 10, 0);
-const now = () => clock;
-const sleep = (ms: number) => {
-  clock += ms;
-  return Promise.resolve();
-};
+const clock = testClock(Date.UTC(2026, 10, 28, 10, 0));
 const exchanges: Exchange[] = [];
 const guard = holdToDescriptions();
 let sandbox: Sandbox;
 beforeAll(async () => {
   sandbox = await startSandbox({
-    now,
+    now: () => clock.now(),
     observe: (exchange) => {
       exchanges.push(exchange);
       guard(exchange);
@@ -35,7 +32,7 @@ beforeEach(() => {
 
 const discord = () => sandbox.services.discord.harness.service as FakeDiscord;
 const webhook = () => discord().createWebhook(sandbox.services.discord.url);
-const adapter = (options: Partial<DiscordAdapterOptions> = {}) => new DiscordAdapter({ fetch, now, sleep, ...options });
+const adapter = (options: Partial<DiscordAdapterOptions> = {}) => new DiscordAdapter({ fetch, clock, ...options });
 const requests = () => exchanges.map((exchange) => `${exchange.method} ${exchange.path} → ${exchange.status}`);
 const providerIdOf = (outcome: ChannelOutcome) => (outcome.kind === 'sent' ? outcome.providerId : null);
 type Embed = { title: string; description: string; color: number; fields?: { value: string }[] };
@@ -188,9 +185,9 @@ describe('Discord through an incoming webhook', () => {
     const discordAdapter = adapter();
     expect(await discordAdapter.send({ webhookUrl: hook.url }, channelMessage())).toEqual({ kind: 'retry', status: 429, afterMs: 2_000, reason: 'Discord answered 429: You are being rate limited.' });
     // The 429's headers told the bucket: the next send waits for its reset instead of meeting another.
-    const before = clock;
+    const before = clock.now();
     expect((await discordAdapter.send({ webhookUrl: hook.url }, channelMessage())).kind).toBe('sent');
-    expect(clock - before).toBe(2_000);
+    expect(clock.now() - before).toBe(2_000);
 
     const other = webhook();
     sandbox.inject('discord', { status: 429, headers: { 'retry-after': '2' }, body: { code: 0, message: 'You are being rate limited.', retry_after: 1.234, global: false }, times: 1 });
@@ -217,12 +214,12 @@ describe('Discord through an incoming webhook', () => {
   it('keeps the webhook’s pace: seven sends in a row all go, the sixth after the bucket resets, and none meets a 429', async () => {
     const hook = webhook();
     const discordAdapter = adapter();
-    const before = clock;
+    const before = clock.now();
     const outcomes: ChannelOutcome[] = [];
     for (let i = 0; i < 7; i++) outcomes.push(await discordAdapter.send({ webhookUrl: hook.url }, channelMessage({ id: `dlv_${i}` })));
     expect(outcomes.map((outcome) => outcome.kind)).toEqual(Array(7).fill('sent'));
     expect(sandbox.requestsTo('discord').map((request) => request.status)).toEqual(Array(7).fill(200));
-    expect(clock - before).toBe(2_000);
+    expect(clock.now() - before).toBe(2_000);
   });
 
   it('answers retry instead of waiting longer than its cap for the bucket, and sends nothing', async () => {
@@ -233,7 +230,7 @@ describe('Discord through an incoming webhook', () => {
       kind: 'retry',
       status: null,
       afterMs: 2_000,
-      reason: "Discord's rate limit for this webhook resets in 2 s",
+      reason: "Discord's rate limit for this webhook allows the next message in 2 s",
     });
     expect(sandbox.requestsTo('discord')).toHaveLength(5);
   });
@@ -244,7 +241,7 @@ describe('Discord’s pace on a real clock', () => {
     const realSandbox = await startSandbox();
     try {
       const hook = (realSandbox.services.discord.harness.service as FakeDiscord).createWebhook(realSandbox.services.discord.url);
-      const discordAdapter = new DiscordAdapter({ fetch, now: () => Date.now() });
+      const discordAdapter = new DiscordAdapter({ fetch, clock: systemClock });
       const outcomes: ChannelOutcome[] = [];
       for (let i = 0; i < 7; i++) outcomes.push(await discordAdapter.send({ webhookUrl: hook.url }, channelMessage({ id: `dlv_${i}` })));
       expect(outcomes.map((outcome) => outcome.kind)).toEqual(Array(7).fill('sent'));

@@ -1,10 +1,11 @@
 import type { NotificationSeverity } from '@dash/contracts';
-import { parseRetryAfter, refusedBaseUrl } from '@dash/connectors';
+import { parseRetryAfter } from '@dash/connectors';
 import { z } from 'zod';
 import {
   answerReason,
   jsonOrUndefined,
-  lastedText,
+  destinationUrl,
+  paceRetry,
   recoveryLine,
   MAX_PACE_WAIT_MS,
   refusalOutcome,
@@ -95,25 +96,15 @@ type Answer = { status: number; response: Response; error: DiscordError; said: s
 
 /** Sends chat messages through Discord incoming webhooks, editing an outage's message when it recovers. */
 export class DiscordAdapter implements ChannelAdapter<DiscordDestination> {
-  private readonly sleep: (ms: number) => Promise<void>;
-  private readonly maxPaceWaitMs: number;
   /** Each webhook's bucket as Discord last told it, by the webhook's URL (held in memory only). */
   private readonly buckets = new Map<string, { remaining: number; resetAt: number }>();
 
-  constructor(private readonly options: DiscordAdapterOptions) {
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
-    this.maxPaceWaitMs = options.maxPaceWaitMs ?? MAX_PACE_WAIT_MS;
-  }
+  constructor(private readonly options: DiscordAdapterOptions) {}
 
   async send(destination: DiscordDestination, message: ChannelMessage): Promise<ChannelOutcome> {
-    let webhook: URL;
-    try {
-      webhook = new URL(destination.webhookUrl);
-    } catch {
-      return { kind: 'refused', status: null, reason: 'The Discord webhook URL is not a URL' };
-    }
-    const refused = refusedBaseUrl(webhook.href);
-    if (refused) return { kind: 'refused', status: null, reason: refused };
+    const target = destinationUrl(destination.webhookUrl, 'The Discord webhook URL');
+    if ('refused' in target) return { kind: 'refused', status: null, reason: target.refused };
+    const webhook = target.url;
     const token = webhook.pathname.split('/').filter(Boolean).at(-1) ?? '';
     const editId = message.kind === 'resolve' ? message.recovers?.providerId : null;
     // An id that is not a snowflake was never Discord's (another channel's): there is nothing to edit.
@@ -137,9 +128,7 @@ export class DiscordAdapter implements ChannelAdapter<DiscordDestination> {
   private async call(webhook: URL, method: 'POST' | 'PATCH', suffix: string, payload: Record<string, unknown>): Promise<Answer | ChannelOutcome> {
     const bucketKey = webhook.origin + webhook.pathname;
     const waitMs = await this.keepPace(bucketKey);
-    if (waitMs !== undefined) {
-      return { kind: 'retry', status: null, afterMs: waitMs, reason: `Discord's rate limit for this webhook resets in ${lastedText(waitMs)}` };
-    }
+    if (waitMs !== undefined) return paceRetry("Discord's rate limit for this webhook", waitMs);
     const url = new URL(webhook);
     url.pathname = url.pathname.replace(/\/+$/, '') + suffix;
     // With wait=true Discord answers the message (and its id, for the edit); without, an empty 204.
@@ -156,9 +145,8 @@ export class DiscordAdapter implements ChannelAdapter<DiscordDestination> {
   private refusal(answer: Answer, token: string): ChannelOutcome {
     const { error, response } = answer;
     const words = error.message === undefined ? answer.said : `${error.message}${error.code ? ` (code ${error.code})` : ''}`;
-    // Discord's words never hold the token; a proxy's page in front of it might echo the URL.
-    const reason = answerReason('Discord', answer.status, token ? words.split(token).join('…') : words);
-    const now = this.options.now();
+    const reason = answerReason('Discord', answer.status, words, [token]);
+    const now = this.options.clock.now();
     const resetAfter = Number(response.headers.get('x-ratelimit-reset-after') ?? Number.NaN);
     const hintMs =
       error.retry_after !== undefined
@@ -171,7 +159,7 @@ export class DiscordAdapter implements ChannelAdapter<DiscordDestination> {
   private async keepPace(bucketKey: string): Promise<number | undefined> {
     for (;;) {
       const bucket = this.buckets.get(bucketKey);
-      const now = this.options.now();
+      const now = this.options.clock.now();
       if (!bucket || now >= bucket.resetAt) return undefined;
       if (bucket.remaining > 0) {
         // Taken now, so sends running side by side do not all count the same place in the bucket.
@@ -179,8 +167,8 @@ export class DiscordAdapter implements ChannelAdapter<DiscordDestination> {
         return undefined;
       }
       const waitMs = bucket.resetAt - now;
-      if (waitMs > this.maxPaceWaitMs) return waitMs;
-      await this.sleep(waitMs);
+      if (waitMs > (this.options.maxPaceWaitMs ?? MAX_PACE_WAIT_MS)) return waitMs;
+      await this.options.clock.sleep(waitMs);
       // Reset by now; a newer answer that came in meanwhile is kept and read again.
       if (this.buckets.get(bucketKey) === bucket) this.buckets.delete(bucketKey);
     }
@@ -190,7 +178,7 @@ export class DiscordAdapter implements ChannelAdapter<DiscordDestination> {
     const remaining = Number(headers.get('x-ratelimit-remaining') ?? Number.NaN);
     const resetAfter = Number(headers.get('x-ratelimit-reset-after') ?? Number.NaN);
     if (!Number.isFinite(remaining) || !Number.isFinite(resetAfter)) return;
-    const now = this.options.now();
+    const now = this.options.clock.now();
     for (const [key, bucket] of this.buckets) if (bucket.resetAt <= now) this.buckets.delete(key);
     this.buckets.set(bucketKey, { remaining, resetAt: now + Math.ceil(resetAfter * 1000) });
   }

@@ -2,6 +2,7 @@ import type { NotificationSeverity } from '@dash/contracts';
 import { z } from 'zod';
 import {
   destinationUrl,
+  jsonOrUndefined,
   answerReason,
   recoveryLine,
   refusalOutcome,
@@ -79,11 +80,6 @@ function authorizationOf(auth: NtfyDestination['auth']): { header?: string; secr
   return { header: `Basic ${credential}`, secrets: [auth.password, credential] };
 }
 
-/** `text` with every secret in it replaced: a server or a proxy in front of it may echo what it was sent. */
-function withoutSecrets(text: string, secrets: readonly string[]): string {
-  return secrets.filter((secret) => secret !== '').reduce((said, secret) => said.replaceAll(secret, '[redacted]'), text);
-}
-
 /**
  * Publishes to an ntfy topic as JSON to the server's root ("Publish as JSON"): header values cannot carry a
  * stranger's non-ASCII title through fetch, and JSON fields cannot smuggle in other parameters (actions, attach,
@@ -116,18 +112,11 @@ export class NtfyAdapter implements ChannelAdapter<NtfyDestination> {
       return { kind: 'sent', status: response.status, providerId: published.success ? published.data.id : null };
     }
     const said = await response.text().catch(() => '');
-    const error = errorSchema.safeParse(parseJson(said));
-    const reason = answerReason(service, response.status, withoutSecrets(error.success ? error.data.error : said, auth.secrets));
-    const outcome = refusalOutcome(response, reason, this.options.now());
+    const error = errorSchema.safeParse(jsonOrUndefined(said));
+    const reason = answerReason(service, response.status, error.success ? error.data.error : said, auth.secrets);
+    const outcome = refusalOutcome(response, reason, this.options.clock.now());
     // A topic cannot be deleted: a 404 or 410 means the address is not an ntfy server's root, which is a refusal.
     return outcome.kind === 'gone' ? { kind: 'refused', status: outcome.status, reason } : outcome;
   }
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { guardedFetch } from '@dash/connectors';
+import { guardedFetch, systemClock } from '@dash/connectors';
 import { startSandbox, type Exchange, type Sandbox } from '@dash/sandbox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_MS, type ChannelOutcome } from '../channel.ts';
@@ -21,7 +21,7 @@ beforeEach(() => {
   exchanges.length = 0;
 });
 
-const adapter = new NtfyAdapter({ fetch: guardedFetch(), now: () => Date.now() });
+const adapter = new NtfyAdapter({ fetch: guardedFetch(), clock: systemClock });
 const server = () => sandbox.services.ntfy.url;
 const sentId = (outcome: ChannelOutcome) => (outcome.kind === 'sent' ? outcome.providerId : `not sent: ${JSON.stringify(outcome)}`);
 

@@ -1,7 +1,6 @@
-import { refusedBaseUrl } from '@dash/connectors';
 import {
   answerReason,
-  lastedText,
+  destinationUrl,
   PaceKeeper,
   recoveryLine,
   refusalOutcome,
@@ -80,26 +79,26 @@ export class SlackAdapter implements ChannelAdapter<SlackDestination> {
   private readonly pace: PaceKeeper;
 
   constructor(private readonly options: PacedAdapterOptions) {
-    this.pace = new PaceKeeper({ now: options.now, longestWindowMs: SLACK_PACE.windowMs, sleep: options.sleep, maxWaitMs: options.maxPaceWaitMs });
+    this.pace = new PaceKeeper({ clock: options.clock, longestWindowMs: SLACK_PACE.windowMs, maxWaitMs: options.maxPaceWaitMs });
   }
 
   async send(destination: SlackDestination, message: ChannelMessage): Promise<ChannelOutcome> {
-    const refused = refusedBaseUrl(destination.webhookUrl);
-    if (refused) return { kind: 'refused', status: null, reason: refused };
-    const slot = await this.pace.take(destination.webhookUrl, SLACK_PACE);
-    if (typeof slot === 'number') return { kind: 'retry', status: null, afterMs: slot, reason: `Slack's pace for this webhook allows the next message in ${lastedText(slot)}` };
+    const target = destinationUrl(destination.webhookUrl, 'The Slack webhook URL');
+    if ('refused' in target) return { kind: 'refused', status: null, reason: target.refused };
+    const slot = await this.pace.take(destination.webhookUrl, SLACK_PACE, "Slack's pace for this webhook");
+    if ('kind' in slot) return slot;
     const answer = await sendRequest(
       this.options,
-      destination.webhookUrl,
+      target.url.href,
       { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(slackPayload(message)) },
       'Slack',
     );
     // Slack counts the message when it takes it: the pace runs from its answer.
-    slot.at = this.options.now();
+    slot.at = this.options.clock.now();
     if ('kind' in answer) return answer;
     const said = await answer.text().catch(() => '');
     if (answer.status >= 200 && answer.status < 300) return { kind: 'sent', status: answer.status, providerId: null };
     // Slack's words are its error codes (no_service, invalid_token, channel_is_archived, rate_limited).
-    return refusalOutcome(answer, answerReason('Slack', answer.status, said), this.options.now());
+    return refusalOutcome(answer, answerReason('Slack', answer.status, said, [target.url.pathname.split('/').at(-1) ?? '']), this.options.clock.now());
   }
 }

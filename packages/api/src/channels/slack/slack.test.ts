@@ -1,24 +1,20 @@
 import { startSandbox, type FakeSlack, type Sandbox } from '@dash/sandbox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { testClock } from '@dash/connectors/testing';
 import { DEFAULT_RETRY_MS } from '../channel.ts';
 import { channelMessage, HOSTILE_TEXT } from '../testing.ts';
 import { escapeSlack, SlackAdapter } from './index.ts';
 
 // The sandbox and the adapter share a clock that only a wait moves, so the pace tests are exact and instant.
-let clock = Date.UTC(2026, 10, 28, 10, 0);
-const now = () => clock;
-const sleep = (ms: number) => {
-  clock += ms;
-  return Promise.resolve();
-};
+const clock = testClock(Date.UTC(2026, 10, 28, 10, 0));
 let sandbox: Sandbox;
 beforeAll(async () => {
-  sandbox = await startSandbox({ now });
+  sandbox = await startSandbox({ now: () => clock.now() });
 });
 afterAll(() => sandbox.close());
 beforeEach(() => sandbox.reset());
 
-const slack = new SlackAdapter({ fetch, now, sleep });
+const slack = new SlackAdapter({ fetch, clock });
 const fakeSlack = () => sandbox.services.slack.harness.service as FakeSlack;
 /** What a Slack client draws of a plain_text object: the three entities back to their characters, nothing formatted. */
 const shown = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
@@ -109,16 +105,16 @@ describe('Slack through an incoming webhook', () => {
 
   it('keeps a webhook’s pace, one message a second, so that a burst waits its turn instead of meeting Slack’s 429', async () => {
     const hook = sandbox.createSlackWebhook();
-    const started = clock;
+    const started = clock.now();
     for (let i = 0; i < 7; i++) expect((await slack.send({ webhookUrl: hook.url }, channelMessage({ title: `p${i}` }))).kind, `message ${i}`).toBe('sent');
     expect(sandbox.slackMessages()).toHaveLength(7);
-    expect(clock - started).toBe(6_000);
+    expect(clock.now() - started).toBe(6_000);
     // Another webhook keeps its own pace: it goes at once.
     const other = sandbox.createSlackWebhook();
     expect((await slack.send({ webhookUrl: other.url }, channelMessage())).kind).toBe('sent');
-    expect(clock - started).toBe(6_000);
+    expect(clock.now() - started).toBe(6_000);
     // A pace that would keep a send waiting past the cap answers retry instead, and sends nothing.
-    const hurried = new SlackAdapter({ fetch, now, sleep, maxPaceWaitMs: 500 });
+    const hurried = new SlackAdapter({ fetch, clock, maxPaceWaitMs: 500 });
     expect((await hurried.send({ webhookUrl: other.url }, channelMessage())).kind).toBe('sent');
     expect(await hurried.send({ webhookUrl: other.url }, channelMessage())).toMatchObject({ kind: 'retry', status: null, afterMs: 1_000 });
     expect(sandbox.slackMessages()).toHaveLength(9);
@@ -128,7 +124,7 @@ describe('Slack through an incoming webhook', () => {
     const hook = sandbox.createSlackWebhook();
     // Another dashboard process's five messages, straight to Slack.
     for (let i = 0; i < 5; i++) await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: `other ${i}` }) });
-    clock += 2_000;
+    clock.advance(2_000);
     expect(await slack.send({ webhookUrl: hook.url }, channelMessage())).toEqual({ kind: 'retry', status: 429, afterMs: 3_000, reason: 'Slack answered 429: rate_limited' });
   });
 

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import {
   answerReason,
   jsonOrUndefined,
-  lastedText,
   recoveryLine,
   refusalOutcome,
   sendRequest,
@@ -113,15 +112,15 @@ export class TelegramAdapter implements ChannelAdapter<TelegramDestination> {
 
   constructor(private readonly options: TelegramAdapterOptions) {
     this.baseUrl = (options.baseUrl ?? TELEGRAM_API).replace(/\/+$/, '');
-    this.pace = new PaceKeeper({ now: options.now, longestWindowMs: TELEGRAM_GROUP_PACE.windowMs, sleep: options.sleep, maxWaitMs: options.maxPaceWaitMs });
+    this.pace = new PaceKeeper({ clock: options.clock, longestWindowMs: TELEGRAM_GROUP_PACE.windowMs, maxWaitMs: options.maxPaceWaitMs });
   }
 
   async send(destination: TelegramDestination, message: ChannelMessage): Promise<ChannelOutcome> {
     const { botToken, chatId } = destination;
     if (!TOKEN_FORM.test(botToken)) return { kind: 'refused', status: null, reason: 'The Telegram bot token is not in the form @BotFather gives (<bot id>:<secret>)' };
     const pace = chatId.startsWith('-') || chatId.startsWith('@') ? TELEGRAM_GROUP_PACE : TELEGRAM_CHAT_PACE;
-    const slot = await this.pace.take(`${botToken.split(':')[0] ?? ''}:${chatId}`, pace);
-    if (typeof slot === 'number') return { kind: 'retry', status: null, afterMs: slot, reason: `Telegram's pace for this chat allows the next message in ${lastedText(slot)}` };
+    const slot = await this.pace.take(`${botToken.split(':')[0] ?? ''}:${chatId}`, pace, "Telegram's pace for this chat");
+    if ('kind' in slot) return slot;
     const answer = await sendRequest(
       this.options,
       `${this.baseUrl}/bot${botToken}/sendMessage`,
@@ -129,7 +128,7 @@ export class TelegramAdapter implements ChannelAdapter<TelegramDestination> {
       'Telegram',
     );
     // Telegram counts the message when it answers, not when it was asked: the pace runs from then.
-    slot.at = this.options.now();
+    slot.at = this.options.clock.now();
     if ('kind' in answer) return answer;
     const said = await answer.text().catch(() => '');
     const body = jsonOrUndefined(said);
@@ -142,11 +141,10 @@ export class TelegramAdapter implements ChannelAdapter<TelegramDestination> {
     const failure = failureSchema.safeParse(body);
     const migratedTo = failure.data?.parameters?.migrate_to_chat_id;
     const words = `${failure.data?.description ?? said}${migratedTo === undefined ? '' : ` (the group is now the supergroup ${migratedTo})`}`;
-    // Telegram's descriptions never hold the token; a proxy's page in front of it might echo the URL.
-    const reason = answerReason('Telegram', status, words.split(botToken).join('…'));
+    const reason = answerReason('Telegram', status, words, [botToken]);
     // A 404 is a malformed path (a token cut short), not a chat that is gone.
     if (status === 404) return { kind: 'refused', status, reason };
     const retryAfter = failure.data?.parameters?.retry_after;
-    return refusalOutcome(answer, reason, this.options.now(), status === 429 && retryAfter !== undefined ? retryAfter * 1000 : undefined);
+    return refusalOutcome(answer, reason, this.options.clock.now(), status === 429 && retryAfter !== undefined ? retryAfter * 1000 : undefined);
   }
 }

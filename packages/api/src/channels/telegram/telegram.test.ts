@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import { startSandbox, type Exchange, type FakeTelegram, type Sandbox } from '@dash/sandbox';
+import { testClock } from '@dash/connectors/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_MS, type ChannelOutcome } from '../channel.ts';
 import { channelMessage, HOSTILE_TEXT, recoveryMessage } from '../testing.ts';
@@ -8,16 +9,11 @@ import { TelegramAdapter, type TelegramAdapterOptions } from './index.ts';
 // The adapter against the fake Bot API, which parses the HTML as Telegram does and keeps what the chat shows. The
 // sandbox and the adapter share a clock that only a wait moves, so the pace tests are exact and instant.
 
-let clock = Date.UTC(2026, 10, 28, 10, 0);
-const now = () => clock;
-const sleep = (ms: number) => {
-  clock += ms;
-  return Promise.resolve();
-};
+const clock = testClock(Date.UTC(2026, 10, 28, 10, 0));
 const exchanges: Exchange[] = [];
 let sandbox: Sandbox;
 beforeAll(async () => {
-  sandbox = await startSandbox({ now, observe: (exchange) => exchanges.push(exchange) });
+  sandbox = await startSandbox({ now: () => clock.now(), observe: (exchange) => exchanges.push(exchange) });
 });
 afterAll(() => sandbox.close());
 beforeEach(() => {
@@ -26,7 +22,7 @@ beforeEach(() => {
 });
 
 const telegram = () => sandbox.services.telegram.harness.service as FakeTelegram;
-const adapter = (options: Partial<TelegramAdapterOptions> = {}) => new TelegramAdapter({ fetch, now, sleep, baseUrl: sandbox.services.telegram.url, ...options });
+const adapter = (options: Partial<TelegramAdapterOptions> = {}) => new TelegramAdapter({ fetch, clock, baseUrl: sandbox.services.telegram.url, ...options });
 const providerIdOf = (outcome: ChannelOutcome) => (outcome.kind === 'sent' ? outcome.providerId : null);
 const shownText = () => sandbox.telegramMessages().map((message) => message.text);
 const sendRaw = (token: string, params: Record<string, unknown>) =>
@@ -169,12 +165,12 @@ describe('Telegram through a bot', () => {
     const bot = sandbox.createTelegramBot();
     const chat = sandbox.createTelegramChat();
     const telegramAdapter = adapter();
-    const before = clock;
+    const before = clock.now();
     const outcomes: ChannelOutcome[] = [];
     for (let i = 0; i < 4; i++) outcomes.push(await telegramAdapter.send({ botToken: bot.token, chatId: String(chat.id) }, channelMessage({ id: `dlv_${i}` })));
     expect(outcomes.map((outcome) => outcome.kind)).toEqual(['sent', 'sent', 'sent', 'sent']);
     expect(sandbox.requestsTo('telegram').map((request) => request.status)).toEqual([200, 200, 200, 200]);
-    expect(clock - before).toBe(3_000);
+    expect(clock.now() - before).toBe(3_000);
   });
 
   it('keeps a group to 20 messages a minute: the 21st answers retry without reaching Telegram, and goes a minute later', async () => {
@@ -190,7 +186,7 @@ describe('Telegram through a bot', () => {
       reason: "Telegram's pace for this chat allows the next message in 1 min",
     });
     expect(sandbox.requestsTo('telegram')).toHaveLength(20);
-    clock += 60_000;
+    clock.advance(60_000);
     expect((await telegramAdapter.send(destination, channelMessage())).kind).toBe('sent');
     expect(sandbox.requestsTo('telegram').map((request) => request.status)).toEqual(Array(21).fill(200));
   });

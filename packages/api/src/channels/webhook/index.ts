@@ -78,7 +78,7 @@ export class SignedWebhookAdapter implements ChannelAdapter<SignedWebhookDestina
     if (!key) return { kind: 'refused', status: null, reason: `The webhook secret is not a ${SECRET_PREFIX} secret of ${SECRET_BYTES.min} to ${SECRET_BYTES.max} bytes` };
     const service = `The webhook at ${target.host}`;
     const body = webhookPayload(message);
-    const now = this.options.now();
+    const now = this.options.clock.now();
     const timestamp = Math.floor(now / 1000);
     const headers = {
       'content-type': 'application/json',
@@ -93,9 +93,9 @@ export class SignedWebhookAdapter implements ChannelAdapter<SignedWebhookDestina
       return { kind: 'sent', status: response.status, providerId: null };
     }
     const said = await response.text().catch(() => '');
-    // The receiver holds the secret too, and may echo it in its error.
-    const words = [destination.secret, destination.secret.replace(SECRET_PREFIX, '')].reduce((text, secret) => text.replaceAll(secret, '[redacted]'), said);
     const hint = response.status >= 300 && response.status < 400 ? ' (a redirect: set the webhook to the address it points to)' : response.status === 410 ? ' (the receiver asks to stop)' : '';
-    return refusalOutcome(response, `${answerReason(service, response.status, words)}${hint}`, now);
+    // The receiver holds the secret too, and may echo it in its error.
+    const secrets = [destination.secret, destination.secret.replace(SECRET_PREFIX, '')];
+    return refusalOutcome(response, `${answerReason(service, response.status, said, secrets)}${hint}`, now);
   }
 }

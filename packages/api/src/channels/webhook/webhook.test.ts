@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { guardedFetch } from '@dash/connectors';
+import { guardedFetch, systemClock } from '@dash/connectors';
+import { testClock } from '@dash/connectors/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_MS } from '../channel.ts';
@@ -46,7 +47,7 @@ beforeEach(() => {
   answers.length = 0;
 });
 
-const adapter = new SignedWebhookAdapter({ fetch: guardedFetch(), now: () => Date.now() });
+const adapter = new SignedWebhookAdapter({ fetch: guardedFetch(), clock: systemClock });
 const secret = newWebhookSecret();
 const signedHeaders = (request: Received | undefined) => ({
   'webhook-id': String(request?.headers['webhook-id']),
@@ -104,11 +105,11 @@ describe('SignedWebhookAdapter', () => {
 
   it('keeps the webhook-id when the same delivery is tried again, signing each try afresh', async () => {
     answers.push({ status: 503 });
-    let now = Date.now() - 60_000;
-    const clocked = new SignedWebhookAdapter({ fetch: guardedFetch(), now: () => now });
+    const clock = testClock(Date.now() - 60_000);
+    const clocked = new SignedWebhookAdapter({ fetch: guardedFetch(), clock });
     const message = channelMessage();
     expect(await clocked.send({ url, secret }, message)).toMatchObject({ kind: 'retry', status: 503 });
-    now += 60_000;
+    clock.advance(60_000);
     expect(await clocked.send({ url, secret }, message)).toMatchObject({ kind: 'sent' });
     const [first, second] = received;
     expect(second?.headers['webhook-id']).toBe(first?.headers['webhook-id']);
