@@ -116,7 +116,7 @@ export async function createContext(options: {
     store,
     vault,
     keys: new VapidKeys({ store, vault, env: pushEnv, clock }),
-    adapter: new WebPushAdapter({ fetch: options.fetch ?? defaultGuardedFetch, now: () => clock.now() }),
+    adapter: new WebPushAdapter({ fetch: options.fetch ?? defaultGuardedFetch, clock }),
     env: pushEnv,
     clock,
     log,
