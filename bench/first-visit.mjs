@@ -75,7 +75,7 @@ function watchReady(ready) {
         ? document.querySelector('.projects[aria-busy="false"] [data-project]') !== null
         : cards.length > 0 && [...cards].every((card) => card.getAttribute('aria-busy') === 'false');
     if (done) {
-      window.__widgetsDoneAt = performance.now();
+      window.__dataShownAt = performance.now();
       observer.disconnect();
     }
   };
@@ -95,7 +95,7 @@ async function visit(path, size, ready) {
   });
   await page.addInitScript(watchReady, ready);
   await page.goto(server.url + path);
-  await page.waitForFunction(() => window.__widgetsDoneAt !== undefined && performance.getEntriesByName('first-contentful-paint').length > 0, null, {
+  await page.waitForFunction(() => window.__dataShownAt !== undefined && performance.getEntriesByName('first-contentful-paint').length > 0, null, {
     timeout: 60_000,
   });
   const measured = await page.evaluate(() => {
@@ -107,7 +107,7 @@ async function visit(path, size, ready) {
     const [navigation] = performance.getEntriesByType('navigation');
     return {
       fcp,
-      done: Math.max(fcp, window.__widgetsDoneAt),
+      done: Math.max(fcp, window.__dataShownAt),
       html: { firstByte: navigation.responseStart, end: navigation.responseEnd, bytes: navigation.decodedBodySize, interactive: navigation.domInteractive },
       widgets: document.querySelectorAll('[data-widget]').length,
       scripts,

@@ -60,3 +60,7 @@ export async function gotoHydrated(page: Page, url: string): Promise<Response | 
   await hydrated;
   return response;
 }
+
+/** Whether the page scrolls sideways: something wider than the screen that nothing scrolls on its own. */
+export const scrollsSideways = (page: Page): Promise<boolean> =>
+  page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);

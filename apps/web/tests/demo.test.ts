@@ -11,7 +11,7 @@ import {
   shippingSchema,
   storefrontSchema,
 } from '@dash/contracts';
-import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
+import { gotoHydrated, launchChromium, screenshotDir, scrollsSideways } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
 let dashboard: RunningDashboard;
@@ -125,7 +125,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
         const box = await mover.boundingBox();
         expect(Math.min(box?.width ?? 0, box?.height ?? 0)).toBeGreaterThanOrEqual(44);
       }
-      expect(await phone.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth)).toBe(false);
+      expect(await scrollsSideways(phone)).toBe(false);
       await phone.getByRole('list', { name: 'Row below the slots' }).scrollIntoViewIfNeeded();
       await phone.screenshot({ path: `${screenshotDir}layout-row-320-${colorScheme}.png` });
       await phone.close();

@@ -53,7 +53,10 @@ describe('the script before the first paint', () => {
 });
 
 /** The URL of the panel's module: a chunk of its own, named in the layout's script for the bell's dynamic import. */
-async function panelModule(): Promise<string> {
+let panelModuleUrl: Promise<string> | undefined;
+const panelModule = () => (panelModuleUrl ??= findPanelModule());
+
+async function findPanelModule(): Promise<string> {
   const scripts = await firstScripts('/');
   const dynamic = scripts.flatMap(({ url, text }) => [...text.matchAll(/"\.\.?\/[^"]+\.js"/g)].map(([quoted]) => new URL(quoted.slice(1, -1), url).href));
   const panel: string[] = [];

@@ -9,7 +9,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingsPath, settingsSections } from '../src/lib/settings-sections.ts';
-import { gotoHydrated, launchChromium } from './browser.ts';
+import { gotoHydrated, launchChromium, scrollsSideways } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
 let dashboard: RunningDashboard;
@@ -43,7 +43,6 @@ function tooWide(page: Page): Promise<string[]> {
   });
 }
 
-const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
 
 /** The controls in view that are too small for a finger, or covered where a finger would land, by name. */
 function smallTargets(page: Page): Promise<string[]> {
@@ -88,10 +87,13 @@ describe('every page on a phone', () => {
       if (path === '/briefing') await page.getByRole('heading', { level: 1 }).first().waitFor();
       if (path.startsWith('/settings')) await page.evaluate(() => document.querySelectorAll('details').forEach((details) => (details.open = true)));
       const found: Record<string, string[]> = {};
+      /** The page's background in each scheme: the dark passes look at the dark page, not the light one again. */
+      const backgrounds = new Set<string>();
       for (const width of [320, 390]) {
         for (const dark of [false, true]) {
           await page.setViewportSize({ width, height: 800 });
           await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+          backgrounds.add(await page.evaluate(() => getComputedStyle(document.body).backgroundColor));
           const problems = new Set<string>();
           for (const element of await tooWide(page)) problems.add(`${element} is wider than the screen`);
           if (await scrollsSideways(page)) problems.add('the page scrolls sideways');
@@ -106,6 +108,7 @@ describe('every page on a phone', () => {
         }
       }
       expect(found).toEqual({});
+      expect(backgrounds.size).toBe(2);
       await page.close();
     });
   }

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
+import { gotoHydrated, launchChromium, screenshotDir, scrollsSideways } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
 let dashboard: RunningDashboard;
@@ -27,7 +27,6 @@ const unobstructed = (page: Page, name: string) =>
     return top !== null && (top === link || link.contains(top));
   });
 
-const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
 
 describe('the header on a phone', () => {
   for (const width of [320, 390]) {

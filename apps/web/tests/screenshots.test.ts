@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, launchChromium } from './browser.ts';
+import { gotoHydrated, launchChromium, scrollsSideways } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
 const outDir = process.env.SCREENSHOTS_DIR ? resolve(process.env.SCREENSHOTS_DIR) : mkdtempSync(join(tmpdir(), 'dash-screenshots-'));
@@ -76,7 +76,6 @@ async function widgetsFilled(page: Page): Promise<void> {
   expect(await page.getByText(/^Left out/).count()).toBe(0);
 }
 
-const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
 
 describe('the screenshots of the documentation', () => {
   it('pictures the demo: All projects, a project, the briefing, Settings → Notifications and a phone', async () => {

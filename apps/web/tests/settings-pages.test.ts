@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingsPath, settingsSections } from '../src/lib/settings-sections.ts';
-import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
+import { gotoHydrated, launchChromium, screenshotDir, scrollsSideways } from './browser.ts';
 import { raw } from './http.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
@@ -118,14 +118,14 @@ describe('Settings in a browser', () => {
       expect(box?.height ?? 0).toBeGreaterThanOrEqual(44);
       expect((box?.x ?? -1) >= 0 && (box?.x ?? 0) + (box?.width ?? Infinity) <= 320).toBe(true);
       expect(await select.inputValue()).toBe('/settings/projects');
-      expect(await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth)).toBe(false);
+      expect(await scrollsSideways(page)).toBe(false);
       await page.screenshot({ path: join(screenshotDir, `settings-phone-320${dark ? '-dark' : ''}.png`) });
 
       await select.selectOption({ label: 'Relay' });
       await page.waitForURL(`${dashboard.url}/settings/relay`);
       await page.getByRole('heading', { level: 2, name: 'Relay', exact: true }).waitFor();
       expect(await select.inputValue()).toBe('/settings/relay');
-      expect(await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth)).toBe(false);
+      expect(await scrollsSideways(page)).toBe(false);
       expect(problems).toEqual([]);
       await page.close();
     });
