@@ -17,6 +17,8 @@ import type { Logger } from './logger.ts';
 import type { TestSends } from './alerts/test-sends.ts';
 import type { PushDevices } from './push/devices.ts';
 import type { PushSender } from './push/sender.ts';
+import type { ChannelConnections } from './channels/connections.ts';
+import type { ChatSender } from './channels/sender.ts';
 
 export interface Context {
   store: Store;
@@ -37,6 +39,8 @@ export interface Context {
     emails: EmailSender;
     /** Sends the released push interruptions, one per device. */
     pushes: PushSender;
+    /** Sends the released chat interruptions, one per connection. */
+    chats: ChatSender;
     poller: RelayPoller;
     webhooks: LocalWebhooks;
     secrets: RelaySecrets;
@@ -52,6 +56,8 @@ export interface Context {
   briefing: BriefingMailer;
   /** Web Push: the VAPID keys, the devices and their test push. */
   push: PushDevices;
+  /** Chat and webhook connections (Slack, Discord, Telegram, ntfy, a signed webhook) and their test message. */
+  channels: ChannelConnections;
   /** One test send a minute per outgoing channel. */
   testSends: TestSends;
   /** Where gcloud and the Workspace CLI keep their files on this computer (POST /api/auth/cli-import); absent: no import. */

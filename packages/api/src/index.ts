@@ -20,6 +20,8 @@ import { Alerts, type EmailEnvironment } from './alerts/index.ts';
 import { EmailSender } from './notifications/email-sender.ts';
 import { BriefingMailer } from './briefing/mailer.ts';
 import { PushDevices, PushSender, VapidKeys, WebPushAdapter, type PushEnvironment } from './push/index.ts';
+import { ChannelConnections, type ChatEnvironment } from './channels/connections.ts';
+import { ChatSender } from './channels/sender.ts';
 import type { CliLocations } from './oauth/cli-import.ts';
 import type { BackupReads } from './backup/plan.ts';
 import { loadShipped } from './data/shipping.ts';
@@ -40,6 +42,7 @@ export { RetryLaterError, retryAfterOf } from './errors.ts';
 export type { RelayEnvironment } from './notifications/config.ts';
 export type { EmailEnvironment } from './alerts/index.ts';
 export type { PushEnvironment } from './push/index.ts';
+export type { ChatEnvironment } from './channels/connections.ts';
 export type { CliLocations } from './oauth/cli-import.ts';
 export { OAUTH_COOKIE } from './oauth/flow.ts';
 export { Inbox } from './notifications/inbox.ts';
@@ -77,6 +80,8 @@ export async function createContext(options: {
   email?: EmailEnvironment;
   /** VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY, VAPID_SUBJECT; a pair made on first start and kept in the store otherwise. */
   push?: PushEnvironment;
+  /** CHAT_SLACK_URL, CHAT_DISCORD_URL, CHAT_TELEGRAM_URL: the chat services' roots, for a proxy or the sandbox. */
+  chat?: ChatEnvironment;
   /** Where gcloud and the Workspace CLI keep their files (a local dashboard imports Google's login from them). */
   cliLocations?: CliLocations;
   /** Upstream limits other than the published ones: a test or benchmark that shortens time in proportion. */
@@ -125,11 +130,14 @@ export async function createContext(options: {
   });
   const emails = new EmailSender({ store, alerts, clock, log });
   const pushes = new PushSender({ store, devices: push, clock, log });
+  const channels = new ChannelConnections({ store, vault, fetch: options.fetch ?? defaultGuardedFetch, clock, log, env: options.chat ?? {}, origin: access.options.origin });
+  const chats = new ChatSender({ store, connections: channels, clock, log });
   const inbox = new Inbox(store, cache, log, {
     now: () => clock.now(),
     emailReady: () => alerts.ready(),
     onEmail: () => emails.kick(),
     onPush: () => pushes.kick(),
+    onChat: () => chats.kick(),
   });
   // The scheduler (held interruptions, digests, snoozes, mutes) runs unless a test drives its ticks itself.
   if (options.scheduler === false) await inbox.hub.start();
@@ -137,12 +145,14 @@ export async function createContext(options: {
     await inbox.start();
     emails.start();
     pushes.start();
+    chats.start();
   }
   const fetcher = options.fetch ?? defaultGuardedFetch;
   const notifications = {
     inbox,
     emails,
     pushes,
+    chats,
     poller: new RelayPoller({ store, inbox, target: () => relayTarget(store, secrets, relayEnv), log, clock, fetch: fetcher }),
     webhooks: new LocalWebhooks(inbox, () => receiveSettings(secrets, relayEnv), () => clock.now()),
     secrets,
@@ -173,6 +183,7 @@ export async function createContext(options: {
     alerts,
     briefing,
     push,
+    channels,
     testSends: new TestSends(store.leases, () => clock.now()),
     ...(options.demo ? { demo: options.demo } : {}),
     ...(options.database ? { database: options.database } : {}),

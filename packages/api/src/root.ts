@@ -10,6 +10,7 @@ import { databaseRouter } from './router/database.ts';
 import { demoRouter } from './router/demo.ts';
 import { projectsRouter } from './router/projects.ts';
 import { pushRouter } from './router/push.ts';
+import { channelsRouter } from './router/channels.ts';
 import { settingsRouter } from './router/settings.ts';
 import type { Context } from './context.ts';
 import { createCallerFactory, logFailure, router } from './trpc.ts';
@@ -30,6 +31,7 @@ export const appRouter = router({
   backup: backupRouter,
   alerts: alertsRouter,
   push: pushRouter,
+  channels: channelsRouter,
   briefing: briefingRouter,
   oauth: oauthRouter,
 });

@@ -334,7 +334,7 @@ export const dumpTablesSchema = z.strictObject({
       // Absent from exports made before the column existed: restored as null.
       eventId: text(64).nullable().optional(),
       subjectKey: text(512).nullable(),
-      channel: z.enum(['browser', 'email', 'push']),
+      channel: z.enum(['browser', 'email', 'push', 'chat']),
       purpose: z.enum(['first', 'resolve', 'repeat', 'flap_start', 'flap_end', 'digest']),
       status: z.enum(['held', 'deferred', 'sent', 'cancelled', 'suppressed', 'digested', 'empty']),
       reason: text(),
@@ -366,6 +366,23 @@ export const dumpTablesSchema = z.strictObject({
       lastFailureAt: ms.nullable(),
       lastFailure: text(4096).nullable(),
       removedAt: ms.nullable(),
+    }),
+  ).optional(),
+  /** Chat and webhook connections; their secrets sealed as credentials are (an import skips those sealed with another key). */
+  channel_connections: rows(
+    z.strictObject({
+      id: text(64),
+      kind: z.enum(['slack', 'discord', 'telegram', 'ntfy', 'webhook']),
+      name: text(80),
+      minSeverity: z.enum(['error', 'warning', 'info']),
+      settings: text(4096),
+      sealedSecret: text(8192),
+      createdAt: ms,
+      lastSuccessAt: ms.nullable(),
+      lastFailureAt: ms.nullable(),
+      lastFailure: text(4096).nullable(),
+      attentionAt: ms.nullable(),
+      attention: text(4096).nullable(),
     }),
   ).optional(),
 });

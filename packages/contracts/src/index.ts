@@ -11,6 +11,7 @@ export * from './database.ts';
 export * from './backup.ts';
 export * from './alerts.ts';
 export * from './push.ts';
+export * from './channels.ts';
 export * from './briefing.ts';
 export * from './links.ts';
 export * from './names.ts';

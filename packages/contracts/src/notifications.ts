@@ -8,8 +8,8 @@ export type WebhookIntegration = z.infer<typeof webhookIntegrationSchema>;
 export const notificationSeverities = ['info', 'success', 'warning', 'error'] as const;
 export type NotificationSeverity = (typeof notificationSeverities)[number];
 
-/** Where a notification shows: the in-app inbox and toast (always), a browser notification, an email, a Web Push to each device. */
-export const notificationChannels = ['inApp', 'browser', 'email', 'push'] as const;
+/** Where a notification shows: the in-app inbox and toast (always), a browser notification, an email, a Web Push to each device, a message to each chat or webhook connection. */
+export const notificationChannels = ['inApp', 'browser', 'email', 'push', 'chat'] as const;
 export type NotificationChannel = (typeof notificationChannels)[number];
 
 /**

@@ -23,8 +23,8 @@ export const notificationSeveritySchema = z.enum(notificationSeverities, {
 export const severityRank: Record<NotificationSeverity, number> = { info: 0, success: 1, warning: 2, error: 3 };
 
 /** The channels that interrupt, which preferences and rules switch; in-app is always on. */
-export const interruptChannels = ['browser', 'email', 'push'] as const;
-export const interruptChannelSchema = z.enum(interruptChannels, { error: 'A channel is browser, email or push' });
+export const interruptChannels = ['browser', 'email', 'push', 'chat'] as const;
+export const interruptChannelSchema = z.enum(interruptChannels, { error: 'A channel is browser, email, push or chat' });
 export type InterruptChannel = z.infer<typeof interruptChannelSchema>;
 
 /**
@@ -108,8 +108,8 @@ export type RuleMatch = z.infer<typeof ruleMatchSchema>;
 export const ruleActionsSchema = z
   .strictObject({
     setSeverity: notificationSeveritySchema.optional(),
-    addChannels: z.array(interruptChannelSchema).max(3).optional(),
-    removeChannels: z.array(interruptChannelSchema).max(3).optional(),
+    addChannels: z.array(interruptChannelSchema).max(4).optional(),
+    removeChannels: z.array(interruptChannelSchema).max(4).optional(),
     bypassQuietHours: z.boolean().optional(),
     /** Stored and shown, never interrupting. */
     silence: z.boolean().optional(),
@@ -163,8 +163,11 @@ export const notificationPreferenceSchema = z.strictObject({
   type: typeGlobSchema,
   enabled: z.boolean(),
   minSeverity: notificationSeveritySchema,
-  /** `push` (Web Push to the subscribed devices) absent: as `email` (a preference saved before push existed). */
-  channels: z.strictObject({ browser: z.boolean(), email: z.boolean(), push: z.boolean().optional() }),
+  /**
+   * `push` (Web Push to the subscribed devices) absent: as `email` (a preference saved before push existed); `chat`
+   * (the chat and webhook connections) absent: as `email` too.
+   */
+  channels: z.strictObject({ browser: z.boolean(), email: z.boolean(), push: z.boolean().optional(), chat: z.boolean().optional() }),
 });
 export type NotificationPreference = z.infer<typeof notificationPreferenceSchema>;
 
@@ -189,7 +192,7 @@ export const policyDecisionSchema = z.object({
   severity: notificationSeveritySchema,
   /** `alert`: a state change (trigger, resolve) or a warning or error; `change`: a PR merged, an issue created. */
   kind: z.enum(['alert', 'change']),
-  /** In order `inApp`, `browser`, `email`, `push`; `inApp` always, unless discarded (then none). */
+  /** In order `inApp`, `browser`, `email`, `push`, `chat`; `inApp` always, unless discarded (then none). */
   channels: z.array(z.enum(notificationChannels)),
   bypassQuietHours: z.boolean(),
   silenced: z.boolean(),
@@ -211,6 +214,8 @@ export const deliveryOutcomeSchema = z.object({
   why: z.string(),
   /** For push: the devices it goes to (each subscribed browser, by the name it was given). */
   devices: z.array(z.object({ id: z.string(), name: z.string() })).optional(),
+  /** For chat: the connections it goes to (those whose floor it reaches), by name. */
+  connections: z.array(z.object({ id: z.string(), name: z.string() })).optional(),
 });
 export type DeliveryOutcome = z.infer<typeof deliveryOutcomeSchema>;
 
@@ -268,6 +273,8 @@ export const notificationPolicyViewSchema = notificationPolicySchema.extend({
   email: z.object({ available: z.boolean(), reason: z.string().nullable() }),
   /** The push channel exists once a device is subscribed (Settings → Notifications → Devices). */
   push: z.object({ available: z.boolean(), devices: z.number().int(), reason: z.string().nullable() }),
+  /** The chat channel exists once a connection is added (Settings → Notifications → Chat and webhooks). */
+  chat: z.object({ available: z.boolean(), connections: z.number().int(), reason: z.string().nullable() }),
   /** How long a monitor's outage is held back before it interrupts, so a blip bothers nobody. */
   flapHoldSeconds: z.number().int(),
   /** Saved parts that no longer fit (empty when all do): shown in Settings → Notifications until fixed or discarded. */
@@ -305,7 +312,7 @@ export const dryRunSchema = z.strictObject({
 export const dryRunResultSchema = z.object({
   decision: policyDecisionSchema,
   /** Each interrupting channel's outcome, from the deliveries the planner would write (`none`, saying why, for one it would not use). */
-  delivery: z.object({ browser: deliveryOutcomeSchema, email: deliveryOutcomeSchema, push: deliveryOutcomeSchema }),
+  delivery: z.object({ browser: deliveryOutcomeSchema, email: deliveryOutcomeSchema, push: deliveryOutcomeSchema, chat: deliveryOutcomeSchema }),
 });
 export type DryRunResult = z.infer<typeof dryRunResultSchema>;
 

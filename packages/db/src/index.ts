@@ -157,6 +157,7 @@ export function redactDatabaseUrl(url: string): string {
     .replace(/^([a-z][a-z\d+.-]*:\/\/[^/?#@:]*:)[^/?#]*@/i, '$1***@')
     .replace(/([?&](?:authToken|password)=)[^&#]*/gi, '$1***');
 }
+export { reachesConnection } from './channels.ts';
 export { memoizeReads } from './memo.ts';
 export { foldEvents } from './shared.ts';
 export { migrationsOf, migrationStatements, tablesState } from './migrations.ts';

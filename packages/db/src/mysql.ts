@@ -48,6 +48,7 @@ import {
   type SettingRow,
 } from './shared.ts';
 import { emailSends } from './emails.ts';
+import { channelConnections } from './channels.ts';
 import { pushSubscriptions } from './push.ts';
 import { rateWindows } from './rates.ts';
 import { notificationReads, outboxOps, type RunStatement } from './outbox.ts';
@@ -497,6 +498,7 @@ export function mysqlStore(db: Db): Store {
 
     emails: emailSends(runOn(db), mysqlDialect),
     push: pushSubscriptions(runOn(db), mysqlDialect),
+    channels: channelConnections(runOn(db), mysqlDialect),
 
     leases: {
       async acquire(name, holder, ttlMs, at) {

@@ -1,5 +1,6 @@
 import type { StoredDecision } from '@dash/contracts';
 import { enqueueEmails } from './emails.ts';
+import { enqueueChats } from './channels.ts';
 import { enqueuePushes } from './push.ts';
 import { chunked, isoOf, refsOf, type SqlDialect } from './shared.ts';
 import { bind, DELIVERY_COLUMNS, num, numOrNull, parseJson, rawDelivery, type RunStatement } from './sql-rows.ts';
@@ -166,6 +167,7 @@ export function outboxOps(run: RunStatement, dialect: SqlDialect, takeSeqs: (cou
       const now = Math.max(...rows.map((row) => row.createdAt));
       await enqueueEmails(run, dialect, rows, now);
       await enqueuePushes(run, dialect, rows, now);
+      await enqueueChats(run, dialect, rows, now);
       return rows;
     },
     async updateDeliveries(changes) {
@@ -185,6 +187,7 @@ export function outboxOps(run: RunStatement, dialect: SqlDialect, takeSeqs: (cou
       const now = Math.max(0, ...rows.map((row) => row.sentAt ?? 0));
       await enqueueEmails(run, dialect, rows, now);
       await enqueuePushes(run, dialect, rows, now);
+      await enqueueChats(run, dialect, rows, now);
       return rows;
     },
     async subjects(keys) {

@@ -49,6 +49,7 @@ import {
   type SettingRow,
 } from './shared.ts';
 import { emailSends } from './emails.ts';
+import { channelConnections } from './channels.ts';
 import { pushSubscriptions } from './push.ts';
 import { rateWindows } from './rates.ts';
 import { notificationReads, outboxOps } from './outbox.ts';
@@ -459,6 +460,7 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
 
     emails: emailSends((statement) => run<Record<string, unknown>>(db, statement), pgDialect),
     push: pushSubscriptions((statement) => run<Record<string, unknown>>(db, statement), pgDialect),
+    channels: channelConnections((statement) => run<Record<string, unknown>>(db, statement), pgDialect),
 
     leases: {
       async acquire(name, holder, ttlMs, at) {

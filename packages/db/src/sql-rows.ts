@@ -39,14 +39,14 @@ export function bind({ placeholder }: SqlDialect, text: string, params: unknown[
 }
 
 /**
- * Leases up to `limit` queued rows of a send table (`email_sends`, `push_sends`) due by `now` to `holder` until
+ * Leases up to `limit` queued rows of a send table (`email_sends`, `push_sends`, `channel_sends`) due by `now` to `holder` until
  * `now + leaseMs`, soonest due first, each row by one statement that takes it only where no live lease is, so two
  * processes never both win one. Answers the lease's end (the caller reads back what `holder` won with it), or
  * undefined when nothing was due.
  */
 export async function leaseDue(
   exec: (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>,
-  table: 'email_sends' | 'push_sends',
+  table: 'email_sends' | 'push_sends' | 'channel_sends',
   holder: string,
   now: number,
   leaseMs: number,

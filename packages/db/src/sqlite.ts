@@ -49,6 +49,7 @@ import {
   type SettingRow,
 } from './shared.ts';
 import { emailSends } from './emails.ts';
+import { channelConnections } from './channels.ts';
 import { pushSubscriptions } from './push.ts';
 import { notificationReads, outboxOps, type RunStatement } from './outbox.ts';
 import { ProjectExistsError, UnknownProjectsError, type NotificationRow, type OutboxOps, type Store } from './store.ts';
@@ -520,6 +521,7 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
 
     emails: emailSends(clientRun(db.$client), sqliteDialect),
     push: pushSubscriptions(clientRun(db.$client), sqliteDialect),
+    channels: channelConnections(clientRun(db.$client), sqliteDialect),
 
     leases: {
       acquire(name, holder, ttlMs, at) {

@@ -176,7 +176,7 @@ export interface DeliveryRow {
   /** The stored event whose interruption it is (its trace gains the scheduler's lines); null for a digest or the scheduler's own notices. */
   eventId?: string | null;
   subjectKey: string | null;
-  channel: 'browser' | 'email' | 'push';
+  channel: 'browser' | 'email' | 'push' | 'chat';
   purpose: 'first' | 'resolve' | 'repeat' | 'flap_start' | 'flap_end' | 'digest';
   status: 'held' | 'deferred' | 'sent' | 'cancelled' | 'suppressed' | 'digested' | 'empty';
   reason: string;
@@ -361,6 +361,59 @@ export interface PushSendOutcome {
   dueAt: number;
   status: number | null;
   error: string | null;
+  sentAt: number | null;
+}
+
+/**
+ * A chat or webhook connection (`channel_connections`): Slack, Discord, Telegram, ntfy or a signed webhook. Its
+ * secret is sealed by the caller's vault (the store never sees it in clear); `settings` is the kind's part that is
+ * not secret, as JSON. Instants are ms UTC.
+ */
+export interface ChannelConnectionRow {
+  id: string;
+  kind: 'slack' | 'discord' | 'telegram' | 'ntfy' | 'webhook';
+  name: string;
+  /** The least severe notification it is sent. */
+  minSeverity: 'error' | 'warning' | 'info';
+  settings: string;
+  sealedSecret: string;
+  createdAt: number;
+  lastSuccessAt: number | null;
+  lastFailureAt: number | null;
+  /** The last failure, in the service's words (never a secret). */
+  lastFailure: string | null;
+  /** When the service refused for good (a deleted webhook, a revoked token), and its words: nothing is sent until it is fixed. */
+  attentionAt: number | null;
+  attention: string | null;
+}
+
+/**
+ * A chat interruption to one connection (`channel_sends`): the released chat delivery it sends, and how sending it
+ * went. `gone`: the connection was removed or refused for good; `skipped`: nothing to send there (a recovery whose
+ * outage never went to it). `providerId`: the service's id of the message made (an edit or a reply names it). ms UTC.
+ */
+export interface ChannelSendRow {
+  id: string;
+  connectionId: string;
+  state: 'queued' | 'delivered' | 'failed' | 'gone' | 'skipped';
+  attempts: number;
+  dueAt: number;
+  status: number | null;
+  error: string | null;
+  providerId: string | null;
+  createdAt: number;
+  sentAt: number | null;
+  delivery: DeliveryRow;
+}
+
+/** How a claimed chat send ended (or when it is tried again). */
+export interface ChannelSendOutcome {
+  state: ChannelSendRow['state'];
+  attempts: number;
+  dueAt: number;
+  status: number | null;
+  error: string | null;
+  providerId: string | null;
   sentAt: number | null;
 }
 
@@ -591,6 +644,40 @@ export interface Store {
       nextDue(): Promise<number | null>;
       /** A released push delivery by its id (what a service worker asks for when the push was too large to carry it). */
       delivery(id: string): Promise<DeliveryRow | undefined>;
+    };
+  };
+
+  /** Chat and webhook connections (see ChannelConnectionRow). */
+  channels: {
+    /** Oldest first. */
+    list(): Promise<ChannelConnectionRow[]>;
+    get(id: string): Promise<ChannelConnectionRow | undefined>;
+    add(row: ChannelConnectionRow): Promise<void>;
+    /** Its name, floor, settings and secret, as given; a change clears "needs attention" (it is fixed, or to be tried again). */
+    update(row: Pick<ChannelConnectionRow, 'id' | 'name' | 'minSeverity' | 'settings' | 'sealedSecret'>): Promise<void>;
+    /** False when there was none; what still waited for it never goes. */
+    remove(id: string): Promise<boolean>;
+    /** A message the service accepted: clears "needs attention". */
+    succeeded(id: string, at: number): Promise<void>;
+    /** A message the service refused or could not take; `reason` is its words. */
+    failed(id: string, at: number, reason: string): Promise<void>;
+    /** The service refused for good: marked "needs attention", and what waited for it never goes. */
+    attention(id: string, at: number, reason: string): Promise<void>;
+    /**
+     * Chat interruptions per connection: queued when the outbox releases a chat delivery (in that transaction, one per
+     * connection then that its floor lets through), claimed with a lease, settled as the push sends are.
+     */
+    sends: {
+      claim(holder: string, now: number, leaseMs: number, limit: number): Promise<ChannelSendRow[]>;
+      settle(id: string, holder: string, outcome: ChannelSendOutcome): Promise<void>;
+      /** The newest sends first. */
+      recent(limit: number): Promise<ChannelSendRow[]>;
+      nextDue(): Promise<number | null>;
+      /**
+       * The latest message a thread's outage made on a connection (a delivered send of a first, repeat or flap notice
+       * for `notificationId`), which its recovery edits, replies to or names; undefined when none went there.
+       */
+      outage(connectionId: string, notificationId: string): Promise<ChannelSendRow | undefined>;
     };
   };
 

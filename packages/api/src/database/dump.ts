@@ -13,6 +13,7 @@ import {
 import type { Store } from '@dash/db';
 import { TRPCError } from '@trpc/server';
 import type { CredentialVault } from '../credentials/vault.ts';
+import { opensChannelSecret } from '../channels/connections.ts';
 import type { Logger } from '../logger.ts';
 import type { DatabaseHandle } from './runtime.ts';
 import { INSTALLATION_META } from '../data/shared.ts';
@@ -150,6 +151,14 @@ export async function importDump(ctx: RestoreTargets, dump: Dump, { dryRun }: { 
     tables.push_subscriptions = tables.push_subscriptions.filter((row) => {
       const ok = row.sealedKeys === '' || opens(`push:${row.id}`, row.sealedKeys);
       if (!ok) skipped.push({ table: 'push_subscriptions', key: row.name, reason: 'its keys are sealed with another credentials key: subscribe the device again' });
+      return ok;
+    });
+  }
+  if (tables.channel_connections) {
+    // A connection's secret sealed with another key cannot be opened here: the connection is added again.
+    tables.channel_connections = tables.channel_connections.filter((row) => {
+      const ok = opensChannelSecret(row, opens);
+      if (!ok) skipped.push({ table: 'channel_connections', key: row.name, reason: 'its secret is sealed with another credentials key: add the connection again' });
       return ok;
     });
   }

@@ -14,7 +14,7 @@ interface Stoppable {
 
 /** What the runtime does with a context it retires: stops its jobs and lets the inbox finish its writes (and logs). */
 export interface ServedContext {
-  notifications: { inbox: { close(): void; idle(): Promise<void> }; poller: Stoppable; emails: Stoppable; pushes: Stoppable };
+  notifications: { inbox: { close(): void; idle(): Promise<void> }; poller: Stoppable; emails: Stoppable; pushes: Stoppable; chats: Stoppable };
   briefing: Stoppable;
   backup: Stoppable;
   log: Logger;
@@ -87,7 +87,7 @@ export class Runtime<C extends ServedContext> {
 
   private async retire(context: C, store: Store | undefined): Promise<void> {
     context.notifications.inbox.close();
-    await Promise.all([context.notifications.poller.stop(), context.notifications.emails.stop(), context.notifications.pushes.stop(), context.briefing.stop(), context.backup.stop()]);
+    await Promise.all([context.notifications.poller.stop(), context.notifications.emails.stop(), context.notifications.pushes.stop(), context.notifications.chats.stop(), context.briefing.stop(), context.backup.stop()]);
     await context.notifications.inbox.idle();
     if (!store) return;
     await new Promise((resolve) => setTimeout(resolve, this.options.graceMs ?? 5_000).unref());
@@ -96,9 +96,9 @@ export class Runtime<C extends ServedContext> {
 
   /** Stops the current context and closes its store (and waits for retired ones). */
   async close(): Promise<void> {
-    const { inbox, poller, emails, pushes } = this.#context.notifications;
+    const { inbox, poller, emails, pushes, chats } = this.#context.notifications;
     inbox.close();
-    await Promise.all([poller.stop(), emails.stop(), pushes.stop(), this.#context.briefing.stop(), this.#context.backup.stop()]);
+    await Promise.all([poller.stop(), emails.stop(), pushes.stop(), chats.stop(), this.#context.briefing.stop(), this.#context.backup.stop()]);
     await inbox.idle();
     await Promise.all(this.retiring);
     await this.#store.close();

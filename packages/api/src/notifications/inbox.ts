@@ -1,5 +1,5 @@
 import { MAX_MUTE_MS, type DeliveryOutcome, type DryRunEvent, type InterruptChannel, type NotificationMute, type NotificationPolicy, type PolicyDecision, type StoredDecision } from '@dash/contracts';
-import { foldEvents, type DeliveryRow, type FoldedEvent, type IncomingEvent, type IngestResult, type NotificationRow, type OutboxOps, type Store, type SubjectState } from '@dash/db';
+import { foldEvents, reachesConnection, type ChannelConnectionRow, type DeliveryRow, type FoldedEvent, type IncomingEvent, type IngestResult, type NotificationRow, type OutboxOps, type Store, type SubjectState } from '@dash/db';
 import type { RelayEvent } from '@dash/webhooks';
 import type { Logger } from '../logger.ts';
 import type { DataCache } from '../data/cache.ts';
@@ -10,6 +10,9 @@ import { PolicySettings, type PolicyParts } from './policy/settings.ts';
 import { projectOf, projectRefs, staleRoutes, toIncoming } from './resolve.ts';
 
 const DAY = 86_400_000;
+
+/** A connection the chat channel can send to now (not waiting for a fix), with its floor. */
+type ChatTarget = Pick<ChannelConnectionRow, 'id' | 'name' | 'minSeverity'>;
 
 export interface InboxOptions {
   /** The same sourceEventId within this window is one notification (7 days: GitHub redelivers for 3). */
@@ -28,6 +31,8 @@ export interface InboxOptions {
   onEmail?: () => void;
   /** Told when push interruptions were released (queued per device): the push sender drains them. */
   onPush?: () => void;
+  /** Told when chat interruptions were released (queued per connection): the chat sender drains them. */
+  onChat?: () => void;
 }
 
 /** A policy error: the caller's input, answered as a 400. */
@@ -74,11 +79,12 @@ const outcomeStatus: Record<DeliveryRow['status'], DeliveryOutcome['status']> = 
   empty: 'none',
 };
 
-const channelNames: Record<InterruptChannel, string> = { browser: 'browser notification', email: 'email', push: 'push' };
+const channelNames: Record<InterruptChannel, string> = { browser: 'browser notification', email: 'email', push: 'push', chat: 'chat message' };
 const notSetUp: Record<InterruptChannel, string> = {
   browser: '',
   email: 'it is not set up (SendGrid, under Alerts)',
   push: 'no device is subscribed (Settings → Notifications → Devices)',
+  chat: 'no chat or webhook connection is ready (Settings → Notifications → Chat and webhooks)',
 };
 
 /**
@@ -92,20 +98,28 @@ function channelOutcomes(
   decision: StoredDecision,
   available: readonly InterruptChannel[],
   devices: readonly { id: string; name: string }[],
+  connections: readonly ChatTarget[],
 ): Record<InterruptChannel, DeliveryOutcome> {
   const outcome = (channel: InterruptChannel): DeliveryOutcome => {
     const row = written.findLast((delivery) => delivery.channel === channel);
     if (row) {
       const until = row.dueAt === null ? null : new Date(row.dueAt).toISOString();
       // A push goes to each device subscribed when it is released: the dry run names them.
-      return { status: outcomeStatus[row.status], until, why: row.reason, ...(channel === 'push' ? { devices: [...devices] } : {}) };
+      const reached = channel === 'chat' ? connections.filter((connection) => reachesConnection(row, connection.minSeverity)) : [];
+      return {
+        status: outcomeStatus[row.status],
+        until,
+        why: row.reason,
+        ...(channel === 'push' ? { devices: [...devices] } : {}),
+        ...(channel === 'chat' ? { connections: reached.map(({ id, name }) => ({ id, name })) } : {}),
+      };
     }
     if (!available.includes(channel)) return { status: 'none', until: null, why: `no ${channelNames[channel]}: ${notSetUp[channel]}` };
     // Nothing interrupts at all: the trace's last step says why (in the inbox only, joined its thread, …).
     if (written.length === 0) return { status: 'none', until: null, why: decision.trace.at(-1)?.why ?? 'no interruption' };
     return { status: 'none', until: null, why: `no ${channelNames[channel]}: its decision does not open that channel` };
   };
-  return { browser: outcome('browser'), email: outcome('email'), push: outcome('push') };
+  return { browser: outcome('browser'), email: outcome('email'), push: outcome('push'), chat: outcome('chat') };
 }
 
 /**
@@ -218,10 +232,11 @@ export class Inbox {
    * The channels that can deliver now, and the devices a push released now goes to (subscribed, not removed by their
    * push service), in one read of each.
    */
-  async targets(): Promise<{ available: readonly InterruptChannel[]; devices: { id: string; name: string }[] }> {
-    const [email, rows] = await Promise.all([this.options.emailReady?.().catch(() => false) ?? false, this.store.push.list()]);
+  async targets(): Promise<{ available: readonly InterruptChannel[]; devices: { id: string; name: string }[]; connections: ChatTarget[] }> {
+    const [email, rows, chats] = await Promise.all([this.options.emailReady?.().catch(() => false) ?? false, this.store.push.list(), this.store.channels.list()]);
     const devices = rows.filter((row) => row.removedAt === null).map(({ id, name }) => ({ id, name }));
-    return { available: deliverableChannels(email, devices.length > 0), devices };
+    const connections = chats.filter((row) => row.attentionAt === null).map(({ id, name, minSeverity }) => ({ id, name, minSeverity }));
+    return { available: deliverableChannels(email, devices.length > 0, connections.length > 0), devices, connections };
   }
 
   /** Rows and browser interruptions to the live streams; released emails and pushes to their senders. */
@@ -229,6 +244,7 @@ export class Inbox {
     this.hub.publish(rows, sent.filter((delivery) => delivery.channel === 'browser'));
     if (sent.some((delivery) => delivery.channel === 'email')) this.options.onEmail?.();
     if (sent.some((delivery) => delivery.channel === 'push')) this.options.onPush?.();
+    if (sent.some((delivery) => delivery.channel === 'chat')) this.options.onChat?.();
   }
 
   /** Live streams from the store's change feed, and the scheduler (held interruptions, digests, snoozes, mutes). */
@@ -297,7 +313,7 @@ export class Inbox {
   }
 
   private async ingestNow(events: readonly RelayEvent[], cursor?: { relayUrl: string; since: number }): Promise<IngestResult> {
-    const [projects, policy, { available, devices }] = await Promise.all([this.store.projects.list(), this.policy.get(), this.targets()]);
+    const [projects, policy, { available, devices, connections }] = await Promise.all([this.store.projects.list(), this.policy.get(), this.targets()]);
     const refs = projectRefs(projects);
     const now = this.now();
     // The pure policy first (preferences, rules): it may raise the severity the row is stored with.
@@ -318,7 +334,7 @@ export class Inbox {
           ops,
           now,
           policy,
-          devices.map((device) => device.name),
+          { devices: devices.map((device) => device.name), connections },
         ),
     });
     if (result.changed.length > 0) await this.expireStaleData(result.changed);
@@ -338,7 +354,7 @@ export class Inbox {
     arrivesAt: number,
     override: Partial<NotificationPolicy> = {},
   ): Promise<{ decision: PolicyDecision; stored: StoredDecision; delivery: Record<InterruptChannel, DeliveryOutcome> }> {
-    const [saved, { available, devices }] = await Promise.all([this.policy.get(), this.targets()]);
+    const [saved, { available, devices, connections }] = await Promise.all([this.policy.get(), this.targets()]);
     const policy = { ...saved, ...override };
     const subjectKey = input.transition === null ? null : input.subjectKey;
     const decision = evaluate(
@@ -372,11 +388,11 @@ export class Inbox {
         await this.planner.tick(preview.ops, arrivesAt, policy, available);
         preview.written.length = 0;
       }
-      const names = devices.map((device) => device.name);
-      const outcome = await this.planner.plan(folded ? [planned(folded, decision)] : [], preview.ops, arrivesAt, policy, names);
+      const recipients = { devices: devices.map((device) => device.name), connections };
+      const outcome = await this.planner.plan(folded ? [planned(folded, decision)] : [], preview.ops, arrivesAt, policy, recipients);
       return { stored: outcome.decisions[0] ?? storedOf(decision), written: preview.written };
     });
-    return { decision, stored, delivery: channelOutcomes(written, stored, available, devices) };
+    return { decision, stored, delivery: channelOutcomes(written, stored, available, devices, connections) };
   }
 
   /** Snoozes rows until `until` (ms UTC), or wakes them now (null); live streams hear of it. */

@@ -93,7 +93,7 @@ async function policyView(ctx: Context, policy?: NotificationPolicy) {
   const { inbox } = ctx.notifications;
   const now = ctx.data.connections.clock.now();
   // A saved part that no longer fits stays stored and is reported; the policy shown is the one that applies.
-  const [state, mutes, { available: channels, devices }] = await Promise.all([inbox.policy.state(), inbox.mutes(), inbox.targets()]);
+  const [state, mutes, { available: channels, devices, connections }] = await Promise.all([inbox.policy.state(), inbox.mutes(), inbox.targets()]);
   const saved = policy ?? state.policy;
   const quiet = quietAt(now, saved.quietHours);
   return {
@@ -112,6 +112,10 @@ async function policyView(ctx: Context, policy?: NotificationPolicy) {
       devices.length > 0
         ? { available: true, devices: devices.length, reason: null }
         : { available: false, devices: 0, reason: 'Subscribe a device first (Settings → Notifications → Devices: Notify this device).' },
+    chat:
+      connections.length > 0
+        ? { available: true, connections: connections.length, reason: null }
+        : { available: false, connections: 0, reason: 'Add a connection first (Settings → Notifications → Chat and webhooks), or fix the one that needs attention.' },
     flapHoldSeconds: Math.round(inbox.planner.holdFor(saved) / 1000),
   };
 }

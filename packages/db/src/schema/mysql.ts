@@ -241,7 +241,7 @@ export const notificationDeliveries = mysqlTable(
     /** The event whose interruption it is: the scheduler adds a line to that event's trace when it releases, sends or drops it. Null for a digest and the scheduler's own notices. */
     eventId: varchar('event_id', { length: ID }),
     subjectKey: varchar('subject_key', { length: 512 }),
-    channel: varchar('channel', { length: 8, enum: ['browser', 'email', 'push'] }).notNull(),
+    channel: varchar('channel', { length: 8, enum: ['browser', 'email', 'push', 'chat'] }).notNull(),
     purpose: varchar('purpose', { length: 16, enum: ['first', 'resolve', 'repeat', 'flap_start', 'flap_end', 'digest'] }).notNull(),
     status: varchar('status', { length: 16, enum: ['held', 'deferred', 'sent', 'cancelled', 'suppressed', 'digested', 'empty'] }).notNull(),
     /** Why it has its status, as the trace says it. */
@@ -340,4 +340,45 @@ export const pushSends = mysqlTable(
     sentAt: bigint('sent_at', { mode: 'number' }),
   },
   (t) => [index('push_sends_state_idx').on(t.state, t.dueAt), index('push_sends_delivery_idx').on(t.deliveryId)],
+);
+
+/** Chat and webhook connections; see the SQLite schema. */
+export const channelConnections = mysqlTable(
+  'channel_connections',
+  {
+    id: varchar('id', { length: ID }).primaryKey(),
+    kind: varchar('kind', { length: 16, enum: ['slack', 'discord', 'telegram', 'ntfy', 'webhook'] }).notNull(),
+    name: varchar('name', { length: 80 }).notNull(),
+    minSeverity: varchar('min_severity', { length: 16, enum: ['error', 'warning', 'info'] }).notNull(),
+    settings: text('settings').notNull(),
+    sealedSecret: text('sealed_secret').notNull(),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    lastSuccessAt: bigint('last_success_at', { mode: 'number' }),
+    lastFailureAt: bigint('last_failure_at', { mode: 'number' }),
+    lastFailure: text('last_failure'),
+    attentionAt: bigint('attention_at', { mode: 'number' }),
+    attention: text('attention'),
+  },
+  (t) => [index('channel_connections_created_idx').on(t.createdAt)],
+);
+
+/** A chat interruption to one connection; see the SQLite schema. Its id is two ids and a colon. */
+export const channelSends = mysqlTable(
+  'channel_sends',
+  {
+    id: varchar('id', { length: 2 * ID + 1 }).primaryKey(),
+    deliveryId: varchar('delivery_id', { length: ID }).notNull(),
+    connectionId: varchar('connection_id', { length: ID }).notNull(),
+    state: varchar('state', { length: 16, enum: ['queued', 'delivered', 'failed', 'gone', 'skipped'] }).notNull(),
+    attempts: int('attempts').notNull(),
+    dueAt: bigint('due_at', { mode: 'number' }).notNull(),
+    leaseUntil: bigint('lease_until', { mode: 'number' }),
+    leaseHolder: varchar('lease_holder', { length: ID }),
+    status: int('status'),
+    error: text('error'),
+    providerId: varchar('provider_id', { length: 64 }),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    sentAt: bigint('sent_at', { mode: 'number' }),
+  },
+  (t) => [index('channel_sends_state_idx').on(t.state, t.dueAt), index('channel_sends_connection_idx').on(t.connectionId)],
 );

@@ -232,7 +232,7 @@ export const notificationDeliveries = pgTable(
     /** The event whose interruption it is: the scheduler adds a line to that event's trace when it releases, sends or drops it. Null for a digest and the scheduler's own notices. */
     eventId: text('event_id'),
     subjectKey: text('subject_key'),
-    channel: text('channel', { enum: ['browser', 'email', 'push'] }).notNull(),
+    channel: text('channel', { enum: ['browser', 'email', 'push', 'chat'] }).notNull(),
     purpose: text('purpose', { enum: ['first', 'resolve', 'repeat', 'flap_start', 'flap_end', 'digest'] }).notNull(),
     status: text('status', { enum: ['held', 'deferred', 'sent', 'cancelled', 'suppressed', 'digested', 'empty'] }).notNull(),
     /** Why it has its status, as the trace says it. */
@@ -333,4 +333,45 @@ export const pushSends = pgTable(
     sentAt: bigint('sent_at', { mode: 'number' }),
   },
   (t) => [index('push_sends_state_idx').on(t.state, t.dueAt), index('push_sends_delivery_idx').on(t.deliveryId)],
+);
+
+/** Chat and webhook connections; see the SQLite schema. */
+export const channelConnections = pgTable(
+  'channel_connections',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: ['slack', 'discord', 'telegram', 'ntfy', 'webhook'] }).notNull(),
+    name: text('name').notNull(),
+    minSeverity: text('min_severity', { enum: ['error', 'warning', 'info'] }).notNull(),
+    settings: text('settings').notNull(),
+    sealedSecret: text('sealed_secret').notNull(),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    lastSuccessAt: bigint('last_success_at', { mode: 'number' }),
+    lastFailureAt: bigint('last_failure_at', { mode: 'number' }),
+    lastFailure: text('last_failure'),
+    attentionAt: bigint('attention_at', { mode: 'number' }),
+    attention: text('attention'),
+  },
+  (t) => [index('channel_connections_created_idx').on(t.createdAt)],
+);
+
+/** A chat interruption to one connection; see the SQLite schema. */
+export const channelSends = pgTable(
+  'channel_sends',
+  {
+    id: text('id').primaryKey(),
+    deliveryId: text('delivery_id').notNull(),
+    connectionId: text('connection_id').notNull(),
+    state: text('state', { enum: ['queued', 'delivered', 'failed', 'gone', 'skipped'] }).notNull(),
+    attempts: integer('attempts').notNull(),
+    dueAt: bigint('due_at', { mode: 'number' }).notNull(),
+    leaseUntil: bigint('lease_until', { mode: 'number' }),
+    leaseHolder: text('lease_holder'),
+    status: integer('status'),
+    error: text('error'),
+    providerId: text('provider_id'),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    sentAt: bigint('sent_at', { mode: 'number' }),
+  },
+  (t) => [index('channel_sends_state_idx').on(t.state, t.dueAt), index('channel_sends_connection_idx').on(t.connectionId)],
 );

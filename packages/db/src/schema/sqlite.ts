@@ -219,7 +219,7 @@ export const notificationDeliveries = sqliteTable(
     /** The event whose interruption it is: the scheduler adds a line to that event's trace when it releases, sends or drops it. Null for a digest and the scheduler's own notices. */
     eventId: text('event_id'),
     subjectKey: text('subject_key'),
-    channel: text('channel', { enum: ['browser', 'email', 'push'] }).notNull(),
+    channel: text('channel', { enum: ['browser', 'email', 'push', 'chat'] }).notNull(),
     purpose: text('purpose', { enum: ['first', 'resolve', 'repeat', 'flap_start', 'flap_end', 'digest'] }).notNull(),
     status: text('status', { enum: ['held', 'deferred', 'sent', 'cancelled', 'suppressed', 'digested', 'empty'] }).notNull(),
     /** Why it has its status, as the trace says it. */
@@ -332,4 +332,56 @@ export const pushSends = sqliteTable(
     sentAt: integer('sent_at'),
   },
   (t) => [index('push_sends_state_idx').on(t.state, t.dueAt), index('push_sends_delivery_idx').on(t.deliveryId)],
+);
+
+/**
+ * Chat and webhook connections (Slack, Discord, Telegram, ntfy, a signed webhook): where the policy's `chat` channel
+ * sends. `settings` is the kind's part that is not secret (JSON: an ntfy server and topic, a Telegram chat, the
+ * webhook's URL); `sealed_secret` the rest, sealed with the credentials key under the connection's id and host, so it
+ * opens only for the host it was saved for. `attention` is set when the service refused for good (a deleted webhook,
+ * a revoked token): nothing is sent to it until it is fixed. ms UTC.
+ */
+export const channelConnections = sqliteTable(
+  'channel_connections',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: ['slack', 'discord', 'telegram', 'ntfy', 'webhook'] }).notNull(),
+    name: text('name').notNull(),
+    minSeverity: text('min_severity', { enum: ['error', 'warning', 'info'] }).notNull(),
+    settings: text('settings').notNull(),
+    sealedSecret: text('sealed_secret').notNull(),
+    createdAt: integer('created_at').notNull(),
+    lastSuccessAt: integer('last_success_at'),
+    lastFailureAt: integer('last_failure_at'),
+    lastFailure: text('last_failure'),
+    attentionAt: integer('attention_at'),
+    attention: text('attention'),
+  },
+  (t) => [index('channel_connections_created_idx').on(t.createdAt)],
+);
+
+/**
+ * A chat interruption to one connection: one row per released chat delivery and connection then (`id` is the
+ * delivery's id, `:`, the connection's), claimed with a lease and settled as the push sends are, so each connection
+ * gets it once across processes and restarts. `provider_id` is the service's id of the message it made (Discord's
+ * message, Telegram's message_id), which the thread's recovery edits or replies to. ms UTC.
+ */
+export const channelSends = sqliteTable(
+  'channel_sends',
+  {
+    id: text('id').primaryKey(),
+    deliveryId: text('delivery_id').notNull(),
+    connectionId: text('connection_id').notNull(),
+    state: text('state', { enum: ['queued', 'delivered', 'failed', 'gone', 'skipped'] }).notNull(),
+    attempts: integer('attempts').notNull(),
+    dueAt: integer('due_at').notNull(),
+    leaseUntil: integer('lease_until'),
+    leaseHolder: text('lease_holder'),
+    status: integer('status'),
+    error: text('error'),
+    providerId: text('provider_id'),
+    createdAt: integer('created_at').notNull(),
+    sentAt: integer('sent_at'),
+  },
+  (t) => [index('channel_sends_state_idx').on(t.state, t.dueAt), index('channel_sends_connection_idx').on(t.connectionId)],
 );

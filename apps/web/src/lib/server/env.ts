@@ -100,6 +100,10 @@ const schema = z
       .string()
       .refine((value) => /^(mailto:[^\s@]+@[^\s@]+|https:\/\/[^\s/]+.*)$/.test(value), 'VAPID_SUBJECT is a mailto: address or an https: URL (push services take nothing else)')
       .optional(),
+    /** The chat services' roots (Slack's incoming webhooks, Discord's API, Telegram's Bot API): their own unless a proxy (or a test server) stands in. */
+    CHAT_SLACK_URL: z.url({ protocol: /^https?$/, error: 'CHAT_SLACK_URL must be an http(s) URL such as https://hooks.slack.com' }).optional(),
+    CHAT_DISCORD_URL: z.url({ protocol: /^https?$/, error: 'CHAT_DISCORD_URL must be an http(s) URL such as https://discord.com' }).optional(),
+    CHAT_TELEGRAM_URL: z.url({ protocol: /^https?$/, error: 'CHAT_TELEGRAM_URL must be an http(s) URL such as https://api.telegram.org' }).optional(),
     /** Google's API root for a login imported from gcloud (the only place it is sent): its own unless a proxy (or a test server) stands in. */
     GOOGLE_API_URL: z.url({ protocol: /^https?$/, error: 'GOOGLE_API_URL must be an http(s) URL such as https://www.googleapis.com' }).optional(),
     /**

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type ChannelFloor,
   DEFAULT_FLAP_HOLD_SECONDS,
   type DecisionTraceEntry,
   type InterruptChannel,
   type NotificationPolicy,
+  type NotificationSeverity,
   type PolicyDecision,
+  severityRank,
   type StoredDecision,
   webhookSourceNames,
 } from '@dash/contracts';
@@ -32,11 +35,24 @@ const MINUTE = 60_000;
  * The interrupting channels the pipeline can deliver now: the browser always, email once SendGrid is set up, push once
  * a device is subscribed (until then no preference or rule opens them, so no decision claims what nothing would send).
  */
-export const deliverableChannels = (emailReady: boolean, pushReady = false): readonly InterruptChannel[] => [
+export const deliverableChannels = (emailReady: boolean, pushReady = false, chatReady = false): readonly InterruptChannel[] => [
   'browser',
   ...(emailReady ? (['email'] as const) : []),
   ...(pushReady ? (['push'] as const) : []),
+  ...(chatReady ? (['chat'] as const) : []),
 ];
+
+/** Where a push and a chat message released now go: the devices' names, and the connections with their floors. */
+export interface Recipients {
+  devices: readonly string[];
+  connections: readonly { name: string; minSeverity: ChannelFloor }[];
+}
+
+const noRecipients: Recipients = { devices: [], connections: [] };
+
+/** The connections whose floor a severity reaches, by name. */
+export const connectionsReached = (connections: Recipients['connections'], severity: NotificationSeverity): string[] =>
+  connections.filter((connection) => severityRank[severity] >= severityRank[connection.minSeverity]).map((connection) => connection.name);
 
 /** How flaps are told apart (the flap hold, how long an outage is held first, is a setting: `flapHoldSeconds`). */
 export interface FlapSettings {
@@ -118,6 +134,7 @@ const listed = (names: readonly string[]) => new Intl.ListFormat('en', { type: '
 const channelWhy: Record<Exclude<InterruptChannel, 'browser'>, (status: DeliveryRow['status']) => string> = {
   email: (status) => (status === 'sent' ? 'queued for SendGrid' : 'kept for the digest email'),
   push: (status) => (status === 'sent' ? 'queued for each subscribed device' : 'kept for the digest push'),
+  chat: (status) => (status === 'sent' ? 'queued for each chat and webhook connection' : 'kept for the digest message'),
 };
 
 /** What becomes of an interruption: its status, why, and for one that waits, until when and for what. */
@@ -259,15 +276,15 @@ class BatchPlan {
     readonly ops: OutboxOps,
     readonly moment: Moment,
     readonly holdMs: number,
-    /** The names of the devices a push released now goes to (the trace names them). */
-    readonly pushDevices: readonly string[],
+    /** Where a push and a chat message released now go (the trace names them). */
+    readonly recipients: Recipients,
     private readonly subjects: ReadonlyMap<string, SubjectState>,
     readonly mutes: ReadonlyMap<string, MuteRow>,
     /** Rows this batch opens: nothing of theirs is stored yet. */
     private readonly created: ReadonlySet<string>,
   ) {}
 
-  static async open(events: readonly PlannedEvent[], ops: OutboxOps, moment: Moment, holdMs: number, pushDevices: readonly string[]): Promise<BatchPlan> {
+  static async open(events: readonly PlannedEvent[], ops: OutboxOps, moment: Moment, holdMs: number, recipients: Recipients): Promise<BatchPlan> {
     const keys = [...new Set(events.flatMap((event) => (event.subjectKey ? [event.subjectKey] : [])))];
     const [subjects, mutes] = await Promise.all([ops.subjects(keys), ops.mutes(keys)]);
     const created = events.filter((event) => event.effect === 'opened' || event.effect === 'info' || event.effect === 'resolved_alone').map((event) => event.notificationId);
@@ -275,7 +292,7 @@ class BatchPlan {
       ops,
       moment,
       holdMs,
-      pushDevices,
+      recipients,
       new Map(subjects.map((state) => [state.subjectKey, state])),
       new Map(mutes.filter((mute) => mute.until > moment.now).map((mute) => [mute.subjectKey, mute])),
       new Set(created),
@@ -376,8 +393,8 @@ export class Planner {
    * keep the writes instead of making them). For each event: count its change for flap detection, then decide by what
    * the fold did with it (a recovery, a join, or an interruption), and store its decision with the steps that decided it.
    */
-  async plan(events: readonly PlannedEvent[], ops: OutboxOps, now: number, policy: NotificationPolicy, pushDevices: readonly string[] = []): Promise<PlanOutcome> {
-    const batch = await BatchPlan.open(events, ops, momentOf(now, policy), this.holdFor(policy), pushDevices);
+  async plan(events: readonly PlannedEvent[], ops: OutboxOps, now: number, policy: NotificationPolicy, recipients: Recipients = noRecipients): Promise<PlanOutcome> {
+    const batch = await BatchPlan.open(events, ops, momentOf(now, policy), this.holdFor(policy), recipients);
     for (const event of events) {
       if (event.decision.discarded) batch.readIds.push(event.notificationId);
       const state = this.countChange(batch, event);
@@ -496,8 +513,13 @@ export class Planner {
     const out = release(batch.moment, decision.bypassQuietHours);
     batch.add(channels.map((channel) => delivery(event, channel, 'first', { ...out, reason: channel === 'browser' ? out.reason : channelWhy[channel](out.status) }, messageOf(row), now)));
     if (out.status !== 'sent') return out.entry;
-    const devices = batch.pushDevices.length > 0 ? listed(batch.pushDevices) : 'each subscribed device';
-    const also = [...(channels.includes('email') ? ['queued for email (SendGrid)'] : []), ...(channels.includes('push') ? [`pushed to ${devices}`] : [])];
+    const { devices, connections } = batch.recipients;
+    const reached = connectionsReached(connections, row.severity);
+    const also = [
+      ...(channels.includes('email') ? ['queued for email (SendGrid)'] : []),
+      ...(channels.includes('push') ? [`pushed to ${devices.length > 0 ? listed(devices) : 'each subscribed device'}`] : []),
+      ...(channels.includes('chat') ? [reached.length > 0 ? `sent to ${listed(reached)}` : `no chat connection takes ${row.severity}`] : []),
+    ];
     if (also.length === 0) return out.entry;
     return { ...out.entry, why: [...(channels.includes('browser') ? [out.entry.why] : []), ...also].join('; ') };
   }

@@ -103,7 +103,7 @@ export interface PreferenceOutcome {
  * (a channel with nothing to send it, such as email before a sender is configured, is never opened). A preference that
  * is off, or an event below its `minSeverity`, opens none (the event is still in the app); otherwise its
  * switches decide, whatever the kind. Without a preference, the built-in defaults: browser for alerts
- * at warning and above, email and push for errors only, and changes in-app only.
+ * at warning and above, email, push and chat for errors only, and changes in-app only.
  */
 export function preferenceChannels(
   preference: NotificationPreference | null,
@@ -123,14 +123,15 @@ export function preferenceChannels(
     if (kind === 'alert' && severityRank[severity] >= severityRank.warning && available.includes('browser')) channels.push('browser');
     if (kind === 'alert' && severity === 'error' && available.includes('email')) channels.push('email');
     if (kind === 'alert' && severity === 'error' && available.includes('push')) channels.push('push');
+    if (kind === 'alert' && severity === 'error' && available.includes('chat')) channels.push('chat');
     const why = kind === 'change' ? 'a change: in-app only' : `an alert at ${severity}: ${describeChannels(channels)}`;
     return { channels, trace: entry('applied', why) };
   }
   if (!preference.enabled) return { channels: [], trace: entry('disabled', 'turned off: in-app only') };
   if (severityRank[severity] < severityRank[preference.minSeverity])
     return { channels: [], trace: entry('below_min_severity', `${severity} is below ${preference.minSeverity}: in-app only`) };
-  // A preference saved before push existed has no push switch: push goes as email does.
-  const switches = { ...preference.channels, push: preference.channels.push ?? preference.channels.email };
+  // A preference saved before push or chat existed has no switch for it: it goes as email does.
+  const switches = { ...preference.channels, push: preference.channels.push ?? preference.channels.email, chat: preference.channels.chat ?? preference.channels.email };
   const channels = interruptChannels.filter((channel) => switches[channel] && available.includes(channel));
   return { channels, trace: entry('applied', `${severity}: ${describeChannels(channels)}`) };
 }

@@ -1,0 +1,356 @@
+import { randomUUID } from 'node:crypto';
+import type { ChannelAdd, ChannelConnection, ChannelDestination, ChannelKind, ChannelTestResult, ChannelUpdate } from '@dash/contracts';
+import type { Clock } from '@dash/connectors';
+import type { ChannelConnectionRow, Store } from '@dash/db';
+import { z } from 'zod';
+import type { CredentialVault } from '../credentials/vault.ts';
+import { fail } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { destinationUrl, type ChannelAdapter, type ChannelMessage, type ChannelOutcome } from './channel.ts';
+import { DiscordAdapter, type DiscordDestination } from './discord/index.ts';
+import { NTFY_SH, NtfyAdapter, type NtfyDestination } from './ntfy/index.ts';
+import { SlackAdapter, type SlackDestination } from './slack/index.ts';
+import { TELEGRAM_API, TelegramAdapter, type TelegramDestination } from './telegram/index.ts';
+import { newWebhookSecret, SignedWebhookAdapter, type SignedWebhookDestination } from './webhook/index.ts';
+
+/**
+ * The services' own addresses; CHAT_SLACK_URL, CHAT_DISCORD_URL and CHAT_TELEGRAM_URL point them elsewhere (a proxy,
+ * the sandbox in tests), as SENDGRID_API_URL does for email. A Slack or Discord URL a user pastes is always the
+ * service's own; the send goes to the same path under the configured root.
+ */
+export interface ChatEnvironment {
+  CHAT_SLACK_URL?: string | undefined;
+  CHAT_DISCORD_URL?: string | undefined;
+  CHAT_TELEGRAM_URL?: string | undefined;
+}
+
+const SLACK_ORIGIN = 'https://hooks.slack.com';
+const DISCORD_ORIGIN = /^https:\/\/(?:(?:ptb|canary)\.)?discord(?:app)?\.com/;
+
+/** Each kind's destination as its adapter takes it. */
+interface Destinations {
+  slack: SlackDestination;
+  discord: DiscordDestination;
+  telegram: TelegramDestination;
+  ntfy: NtfyDestination;
+  webhook: SignedWebhookDestination;
+}
+
+/** What is not secret, stored in clear (`settings`), by kind. */
+const settingsSchema = z.object({
+  chatId: z.string().optional(),
+  server: z.string().optional(),
+  topic: z.string().optional(),
+  auth: z.enum(['none', 'token', 'login']).optional(),
+  url: z.string().optional(),
+  /** Slack's team and webhook ids, Discord's webhook id: not secret, they name the destination in the list. */
+  label: z.string().optional(),
+});
+type Settings = z.infer<typeof settingsSchema>;
+
+/** The host a connection's secret is sealed for: the service's own, or the one of the URL saved with it. */
+function sealHost(kind: ChannelKind, settings: Settings): string {
+  switch (kind) {
+    case 'slack':
+      return 'hooks.slack.com';
+    case 'discord':
+      return 'discord.com';
+    case 'telegram':
+      return 'api.telegram.org';
+    case 'ntfy':
+      return hostOf(settings.server || NTFY_SH);
+    case 'webhook':
+      return hostOf(settings.url ?? '');
+  }
+}
+
+const hostOf = (address: string) => {
+  try {
+    return new URL(address).host;
+  } catch {
+    return '';
+  }
+};
+
+/** The name a secret is sealed under: the connection and its host, so it never opens for another row or another host. */
+const sealName = (id: string, kind: ChannelKind, settings: Settings) => `channel:${id}:${sealHost(kind, settings)}`;
+
+const parseSettings = (text: string): Settings => settingsSchema.parse(JSON.parse(text));
+
+/** Whether a stored connection's secret opens with this dashboard's key (an import skips those that do not). */
+export function opensChannelSecret(row: Pick<ChannelConnectionRow, 'id' | 'kind' | 'settings' | 'sealedSecret'>, opens: (name: string, sealed: string) => boolean): boolean {
+  try {
+    return opens(sealName(row.id, row.kind, parseSettings(row.settings)), row.sealedSecret);
+  } catch {
+    return false;
+  }
+}
+
+/** A destination split into what is stored in clear and what is sealed; refused when its address cannot be used. */
+function split(destination: ChannelDestination): { settings: Settings; secret: Record<string, string> } {
+  switch (destination.kind) {
+    case 'slack': {
+      const [, team, hook] = /\/services\/([^/]+)\/([^/]+)\//.exec(destination.webhookUrl) ?? [];
+      return { settings: { label: `hooks.slack.com · ${team}/${hook}` }, secret: { webhookUrl: destination.webhookUrl } };
+    }
+    case 'discord': {
+      const [, id] = /\/webhooks\/(\d+)\//.exec(destination.webhookUrl) ?? [];
+      return { settings: { label: `discord.com · webhook ${id}` }, secret: { webhookUrl: destination.webhookUrl } };
+    }
+    case 'telegram':
+      return { settings: { chatId: destination.chatId }, secret: { botToken: destination.botToken } };
+    case 'ntfy': {
+      const server = destination.server?.trim() || NTFY_SH;
+      const checked = destinationUrl(server, 'The ntfy server address');
+      if ('refused' in checked) throw fail('BAD_REQUEST', `destination.server: ${checked.refused}`);
+      const auth = destination.token !== undefined ? 'token' : destination.username !== undefined ? 'login' : 'none';
+      const secret: Record<string, string> =
+        destination.token !== undefined ? { token: destination.token } : destination.username !== undefined ? { username: destination.username, password: destination.password ?? '' } : {};
+      return { settings: { server: checked.url.href.replace(/\/+$/, ''), topic: destination.topic, auth }, secret };
+    }
+    case 'webhook': {
+      const checked = destinationUrl(destination.url, 'The webhook URL');
+      if ('refused' in checked) throw fail('BAD_REQUEST', `destination.url: ${checked.refused}`);
+      if (checked.url.protocol !== 'https:' && !isLoopback(checked.url.hostname)) throw fail('BAD_REQUEST', 'destination.url: a webhook is sent over https (plain http only to this machine)');
+      return { settings: { url: checked.url.href }, secret: {} };
+    }
+  }
+}
+
+const isLoopback = (hostname: string) => hostname === 'localhost' || hostname === '[::1]' || /^127\./.test(hostname);
+
+/** Where a connection sends, with nothing secret in it. */
+function targetOf(row: ChannelConnectionRow): string {
+  const settings = parseSettings(row.settings);
+  switch (row.kind) {
+    case 'slack':
+    case 'discord':
+      return settings.label ?? row.kind;
+    case 'telegram':
+      return `Telegram chat ${settings.chatId ?? ''}`;
+    case 'ntfy': {
+      // On a public server the topic is what lets anyone read it: only its start is shown.
+      const topic = settings.topic ?? '';
+      return `${hostOf(settings.server || NTFY_SH)} · topic ${topic.slice(0, 3)}${topic.length > 3 ? '…' : ''}${settings.auth === 'none' ? '' : ' (protected)'}`;
+    }
+    case 'webhook':
+      return hostOf(settings.url ?? '');
+  }
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function connectionOf(row: ChannelConnectionRow): ChannelConnection {
+  return {
+    id: row.id,
+    kind: row.kind,
+    name: row.name,
+    minSeverity: row.minSeverity,
+    target: targetOf(row),
+    createdAt: new Date(row.createdAt).toISOString(),
+    lastSuccessAt: iso(row.lastSuccessAt),
+    lastFailureAt: iso(row.lastFailureAt),
+    lastFailure: row.lastFailure,
+    needsAttention: row.attention,
+  };
+}
+
+export interface ChannelConnectionsOptions {
+  store: Store;
+  vault: CredentialVault;
+  fetch: typeof fetch;
+  clock: Clock;
+  log: Logger;
+  env?: ChatEnvironment;
+  /** The dashboard's public origin, when known: a message links to its thread there. */
+  origin: string | undefined;
+}
+
+/**
+ * The chat and webhook connections: adding one (its secret sealed for its host), listing, changing and removing them,
+ * the test message, and sending a message to one through its kind's adapter. What the service answers is written on
+ * the connection; a refusal for good marks it "needs attention".
+ */
+export class ChannelConnections {
+  private readonly adapters: { [K in ChannelKind]: ChannelAdapter<Destinations[K]> };
+  private readonly env: ChatEnvironment;
+
+  constructor(private readonly options: ChannelConnectionsOptions) {
+    const { fetch, clock } = options;
+    this.env = options.env ?? {};
+    this.adapters = {
+      slack: new SlackAdapter({ fetch, clock }),
+      discord: new DiscordAdapter({ fetch, clock }),
+      telegram: new TelegramAdapter({ fetch, clock, baseUrl: this.env.CHAT_TELEGRAM_URL || TELEGRAM_API }),
+      ntfy: new NtfyAdapter({ fetch, clock }),
+      webhook: new SignedWebhookAdapter({ fetch, clock }),
+    };
+  }
+
+  get origin(): string | undefined {
+    return this.options.origin;
+  }
+
+  async list(): Promise<ChannelConnection[]> {
+    return (await this.options.store.channels.list()).map(connectionOf);
+  }
+
+  /** How many connections are ready to send (none waiting for a fix), for the policy's view. */
+  async ready(): Promise<ChannelConnectionRow[]> {
+    return (await this.options.store.channels.list()).filter((row) => row.attentionAt === null);
+  }
+
+  async add(input: ChannelAdd): Promise<{ connection: ChannelConnection; secret?: string }> {
+    const { store, vault, clock, log } = this.options;
+    const { settings, secret } = split(input.destination);
+    const shown = input.destination.kind === 'webhook' ? newWebhookSecret() : undefined;
+    if (shown) secret.secret = shown;
+    const id = randomUUID();
+    const row: ChannelConnectionRow = {
+      id,
+      kind: input.destination.kind,
+      name: input.name,
+      minSeverity: input.minSeverity,
+      settings: JSON.stringify(settings),
+      sealedSecret: vault.seal(sealName(id, input.destination.kind, settings), secret),
+      createdAt: clock.now(),
+      lastSuccessAt: null,
+      lastFailureAt: null,
+      lastFailure: null,
+      attentionAt: null,
+      attention: null,
+    };
+    await store.channels.add(row);
+    log.info(`chat: connection "${row.name}" (${row.kind}, ${targetOf(row)}) added`);
+    return { connection: connectionOf(row), ...(shown ? { secret: shown } : {}) };
+  }
+
+  /**
+   * A new name, floor or destination. A destination of another kind is refused; one whose host changed needs its
+   * secret again (an ntfy login; the signed webhook gets a new secret, answered once), so no secret ever goes to a
+   * host it was not saved for. A change clears "needs attention".
+   */
+  async update(input: ChannelUpdate): Promise<{ connection: ChannelConnection; secret?: string }> {
+    const { store, vault, log } = this.options;
+    const row = await store.channels.get(input.id);
+    if (!row) throw fail('NOT_FOUND', `No connection ${input.id}`);
+    let settingsText = row.settings;
+    let sealed = row.sealedSecret;
+    let shown: string | undefined;
+    if (input.destination) {
+      if (input.destination.kind !== row.kind) throw fail('BAD_REQUEST', `destination.kind: this connection is ${row.kind}; add a new connection for ${input.destination.kind}`);
+      const before = parseSettings(row.settings);
+      const { settings, secret } = split(input.destination);
+      const sameHost = sealHost(row.kind, before) === sealHost(row.kind, settings);
+      if (row.kind === 'ntfy' && settings.auth === 'none' && before.auth !== 'none') {
+        if (!sameHost) throw fail('BAD_REQUEST', 'destination.token: a new ntfy server needs its access token (or user and password) again');
+        // The same server: the login saved with it stays.
+        Object.assign(secret, this.openSecret(row));
+        settings.auth = before.auth;
+      }
+      if (row.kind === 'webhook') {
+        if (sameHost) secret.secret = this.openSecret(row).secret ?? '';
+        else secret.secret = shown = newWebhookSecret();
+      }
+      settingsText = JSON.stringify(settings);
+      sealed = vault.seal(sealName(row.id, row.kind, settings), secret);
+    }
+    const next = { id: row.id, name: input.name ?? row.name, minSeverity: input.minSeverity ?? row.minSeverity, settings: settingsText, sealedSecret: sealed };
+    await store.channels.update(next);
+    log.info(`chat: connection "${next.name}" (${row.kind}) changed`);
+    const saved = { ...row, ...next, attentionAt: null, attention: null };
+    return { connection: connectionOf(saved), ...(shown ? { secret: shown } : {}) };
+  }
+
+  async remove(id: string): Promise<boolean> {
+    return this.options.store.channels.remove(id);
+  }
+
+  async get(id: string): Promise<ChannelConnectionRow> {
+    const row = await this.options.store.channels.get(id);
+    if (!row) throw fail('NOT_FOUND', `No connection ${id}`);
+    return row;
+  }
+
+  /** A test message to one connection, now; its answer is written on it (a success clears "needs attention"). */
+  async test(row: ChannelConnectionRow): Promise<ChannelTestResult> {
+    const { clock } = this.options;
+    const now = clock.now();
+    const message: ChannelMessage = {
+      id: `test_${randomUUID()}`,
+      kind: 'alert',
+      title: 'Test from your founder dashboard',
+      body: `This connection works: outages and failed deploys at ${row.minSeverity === 'info' ? 'any severity' : row.minSeverity === 'warning' ? 'warning or error' : 'error'} will reach it.`,
+      severity: 'info',
+      url: this.options.origin ? `${this.options.origin}/settings/notifications` : null,
+      tag: 'dashboard-chat-test',
+      project: null,
+      at: now,
+    };
+    const outcome = await this.send(row, message);
+    const after = await this.get(row.id);
+    const at = new Date(clock.now()).toISOString();
+    const said = outcome.kind === 'sent' ? `${kindName[row.kind]} accepted it` : outcome.reason;
+    return { outcome: outcome.kind, status: outcome.status, message: said, at, connection: connectionOf(after) };
+  }
+
+  /**
+   * Sends `message` to a connection through its kind's adapter and writes the answer on it: a success clears "needs
+   * attention"; `gone` and `refused` mark it (nothing more is sent until it is fixed); `retry` is a failure for now.
+   */
+  async send(row: ChannelConnectionRow, message: ChannelMessage): Promise<ChannelOutcome> {
+    const { store, clock, log } = this.options;
+    let outcome: ChannelOutcome;
+    try {
+      outcome = await this.sendWith(row, this.openSecret(row), message);
+    } catch (error) {
+      // Its secret cannot be opened (another credentials key): trying again will not help.
+      outcome = { kind: 'refused', status: null, reason: `The connection's secret cannot be opened: ${(error as Error).message}` };
+    }
+    const now = clock.now();
+    switch (outcome.kind) {
+      case 'sent':
+        await store.channels.succeeded(row.id, now);
+        break;
+      case 'retry':
+        await store.channels.failed(row.id, now, outcome.reason);
+        break;
+      case 'gone':
+      case 'refused':
+        await store.channels.attention(row.id, now, outcome.reason);
+        log.warn(`chat: "${row.name}" (${row.kind}) needs attention: ${outcome.reason}`);
+        break;
+    }
+    return outcome;
+  }
+
+  private openSecret(row: ChannelConnectionRow): Record<string, string> {
+    return this.options.vault.open(sealName(row.id, row.kind, parseSettings(row.settings)), row.sealedSecret);
+  }
+
+  private sendWith(row: ChannelConnectionRow, secret: Record<string, string>, message: ChannelMessage): Promise<ChannelOutcome> {
+    const settings = parseSettings(row.settings);
+    switch (row.kind) {
+      case 'slack':
+        return this.adapters.slack.send({ webhookUrl: this.rebase(secret.webhookUrl ?? '', SLACK_ORIGIN, this.env.CHAT_SLACK_URL) }, message);
+      case 'discord':
+        return this.adapters.discord.send({ webhookUrl: this.rebase(secret.webhookUrl ?? '', DISCORD_ORIGIN, this.env.CHAT_DISCORD_URL) }, message);
+      case 'telegram':
+        return this.adapters.telegram.send({ botToken: secret.botToken ?? '', chatId: settings.chatId ?? '' }, message);
+      case 'ntfy': {
+        const auth = settings.auth === 'token' ? { token: secret.token ?? '' } : settings.auth === 'login' ? { username: secret.username ?? '', password: secret.password ?? '' } : undefined;
+        return this.adapters.ntfy.send({ server: settings.server ?? NTFY_SH, topic: settings.topic ?? '', auth }, message);
+      }
+      case 'webhook':
+        return this.adapters.webhook.send({ url: settings.url ?? '', secret: secret.secret ?? '' }, message);
+    }
+  }
+
+  /** A pasted Slack or Discord URL under the configured root (a proxy, the sandbox), else as it is. */
+  private rebase(url: string, origin: string | RegExp, root: string | undefined): string {
+    if (!root) return url;
+    return url.replace(origin, root.replace(/\/+$/, ''));
+  }
+}
+
+const kindName: Record<ChannelKind, string> = { slack: 'Slack', discord: 'Discord', telegram: 'Telegram', ntfy: 'The ntfy server', webhook: 'The webhook' };

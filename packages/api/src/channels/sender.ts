@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '@dash/connectors';
+import type { ChannelSendOutcome, ChannelSendRow, DeliveryRow, Store } from '@dash/db';
+import type { Logger } from '../logger.ts';
+import { DrainLoop } from '../notifications/drain-loop.ts';
+import type { ChannelMessage, ChannelOutcome } from './channel.ts';
+import type { ChannelConnections } from './connections.ts';
+
+const MINUTE = 60_000;
+/** A claim lasts this long: a process that dies mid-send leaves the message to another after it. */
+const LEASE_MS = 2 * MINUTE;
+const BATCH = 20;
+/** After a 429, a 5xx or an unreachable service: tried again after at least 30 s, 2, 10 and 30 minutes (or the service's own hint), then failed. */
+export const CHAT_RETRY_MS: readonly number[] = [30_000, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE];
+
+/** A released chat delivery as the adapters take it; `recovers` is filled in per connection. */
+export function channelMessageOf(delivery: DeliveryRow, origin: string | undefined): ChannelMessage {
+  const { message } = delivery;
+  const kind = delivery.purpose === 'digest' ? 'digest' : delivery.purpose === 'resolve' || (delivery.purpose === 'flap_end' && message.severity === 'success') ? 'resolve' : 'alert';
+  return {
+    id: delivery.id,
+    kind,
+    title: message.title,
+    body: message.body,
+    severity: message.severity,
+    url: origin === undefined ? null : delivery.notificationId === null ? `${origin}/` : `${origin}/?notification=${encodeURIComponent(delivery.notificationId)}`,
+    tag: message.tag,
+    project: null,
+    at: delivery.sentAt ?? delivery.createdAt,
+  };
+}
+
+export interface ChatSenderOptions {
+  store: Store;
+  connections: ChannelConnections;
+  clock: Clock;
+  log: Logger;
+  retryMs?: readonly number[];
+}
+
+/**
+ * Sends the chat interruptions the policy released (the store queued one per connection in the ingest's or tick's
+ * transaction): claims due ones with a lease (one process sends each), sends each once and settles it: delivered
+ * (with the service's message id, which the thread's recovery edits or replies to); queued again after a 429, 5xx or
+ * unreachable service, not before the service's own hint; on a refusal for good the connection needs attention and
+ * what waited for it goes nowhere. A recovery goes only where its outage went.
+ */
+export class ChatSender extends DrainLoop {
+  constructor(private readonly options: ChatSenderOptions) {
+    super({ clock: options.clock, log: options.log, name: 'chat notifications' });
+  }
+
+  protected async nextAt(): Promise<number | undefined> {
+    return (await this.options.store.channels.sends.nextDue()) ?? undefined;
+  }
+
+  protected async drainAll(): Promise<void> {
+    const { store, clock } = this.options;
+    for (;;) {
+      const holder = randomUUID();
+      const claimed = await store.channels.sends.claim(holder, clock.now(), LEASE_MS, BATCH);
+      for (const send of claimed) await this.sendOne(send, holder);
+      if (claimed.length < BATCH) return;
+    }
+  }
+
+  private async sendOne(send: ChannelSendRow, holder: string): Promise<void> {
+    const { store, connections, clock, log } = this.options;
+    const attempts = send.attempts + 1;
+    const settle = (outcome: Partial<ChannelSendOutcome> & Pick<ChannelSendOutcome, 'state' | 'status' | 'error'>) =>
+      store.channels.sends.settle(send.id, holder, { attempts, dueAt: send.dueAt, providerId: null, sentAt: null, ...outcome });
+    const connection = await store.channels.get(send.connectionId);
+    if (!connection) {
+      await settle({ state: 'gone', status: null, error: 'The connection was removed before it was sent' });
+      return;
+    }
+    if (connection.attentionAt !== null) {
+      await settle({ state: 'failed', status: send.status, error: `Not sent: the connection needs attention (${connection.attention ?? 'refused'})` });
+      return;
+    }
+    const { delivery } = send;
+    const message = channelMessageOf(delivery, connections.origin);
+    if (message.kind === 'resolve') {
+      // A recovery goes where its outage went, and names (or edits, or replies to) the outage's message there.
+      const outage = delivery.notificationId === null ? undefined : await store.channels.sends.outage(connection.id, delivery.notificationId);
+      if (!outage) {
+        await settle({ state: 'skipped', status: null, error: 'Its outage was not sent to this connection' });
+        return;
+      }
+      message.recovers = {
+        title: outage.delivery.message.title,
+        lastedMs: Math.max(0, message.at - (outage.delivery.sentAt ?? outage.delivery.createdAt)),
+        providerId: outage.providerId,
+      };
+    }
+    const outcome: ChannelOutcome = await connections.send(connection, message);
+    const now = clock.now();
+    switch (outcome.kind) {
+      case 'sent':
+        await settle({ state: 'delivered', status: outcome.status, error: null, providerId: outcome.providerId, sentAt: now });
+        return;
+      case 'retry': {
+        const later = (this.options.retryMs ?? CHAT_RETRY_MS)[attempts - 1];
+        if (later === undefined) {
+          await settle({ state: 'failed', status: outcome.status, error: outcome.reason });
+          log.warn(`chat: to "${connection.name}" (${connection.kind}) failed after ${attempts} tries: ${outcome.reason}`);
+          return;
+        }
+        await settle({ state: 'queued', dueAt: now + Math.max(later, outcome.afterMs), status: outcome.status, error: outcome.reason });
+        return;
+      }
+      case 'gone':
+      case 'refused':
+        // The connection is marked (connections.send did); this one, and what else waited, go nowhere.
+        await settle({ state: outcome.kind === 'gone' ? 'gone' : 'failed', status: outcome.status, error: outcome.reason });
+        return;
+    }
+  }
+}
