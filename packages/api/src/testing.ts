@@ -46,6 +46,7 @@ export async function createTestApi(
     rateLimits?: Parameters<typeof createContext>[0]['rateLimits'];
     email?: Parameters<typeof createContext>[0]['email'];
     push?: Parameters<typeof createContext>[0]['push'];
+    chat?: Parameters<typeof createContext>[0]['chat'];
     cliLocations?: Parameters<typeof createContext>[0]['cliLocations'];
   } = {},
 ) {
@@ -79,6 +80,7 @@ export async function createTestApi(
         ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
         ...(options.email ? { email: options.email } : {}),
         ...(options.push ? { push: options.push } : {}),
+        ...(options.chat ? { chat: options.chat } : {}),
         ...(options.cliLocations ? { cliLocations: options.cliLocations } : {}),
       }),
     graceMs: 0,

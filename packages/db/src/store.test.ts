@@ -19,6 +19,7 @@ import {
   type ApiTokenRow,
   type DeliveryRow,
   type PushSubscriptionRow,
+  type ChannelConnectionRow,
   type IncomingEvent,
   type NotificationQuery,
   type NotificationSeverity,
@@ -1167,6 +1168,68 @@ function storeSuite(dialect: Store['dialect'], freshUrl: (after: (cleanup: () =>
       expect(await store.push.remove('c')).toBe(false);
       expect(await store.push.get('c')).toBeUndefined();
       expect((await store.push.list()).map((row) => row.id)).toEqual(['b']);
+    });
+  });
+
+  describe('chat connections', () => {
+    const connection = (id: string, minSeverity: ChannelConnectionRow['minSeverity'], createdAt: number): ChannelConnectionRow => ({
+      id,
+      kind: 'slack',
+      name: `#${id}`,
+      minSeverity,
+      settings: '{}',
+      sealedSecret: `v1.sealed-${id}`,
+      createdAt,
+      lastSuccessAt: null,
+      lastFailureAt: null,
+      lastFailure: null,
+      attentionAt: null,
+      attention: null,
+    });
+    const chatRow = (id: string, severity: 'warning' | 'error', purpose: DeliveryRow['purpose'], createdAt: number, notificationId: string | null = null): DeliveryRow => ({
+      id,
+      notificationId,
+      subjectKey: null,
+      channel: 'chat',
+      purpose,
+      status: 'sent',
+      reason: 'test',
+      dueAt: null,
+      message: { title: `Chat ${id}`, body: '', severity, tag: id, url: null, renotify: true, requireInteraction: false },
+      seq: null,
+      digestId: null,
+      createdAt,
+      sentAt: createdAt,
+    });
+
+    it('queues a released chat row for each connection its floor lets through, claims each once, and finds a thread’s outage message', async () => {
+      const store = await open();
+      await store.channels.add(connection('ops', 'error', 1_000));
+      await store.channels.add(connection('team', 'warning', 2_000));
+      await store.channels.add({ ...connection('old', 'warning', 3_000), attentionAt: 2_500, attention: 'Slack answered 404: no_service' });
+      await store.notifications.outbox((ops) => ops.addDeliveries([chatRow('w', 'warning', 'first', 10_000), chatRow('e', 'error', 'first', 11_000, 'n1'), chatRow('r', 'warning', 'resolve', 12_000, 'n1')]));
+      const queued = await store.channels.sends.claim('me', 20_000, 60_000, 10);
+      // The warning to the warning floor only; the error and its recovery to both; none to the connection that needs attention.
+      expect(queued.map((send) => send.id).sort()).toEqual(['e:ops', 'e:team', 'r:ops', 'r:team', 'w:team']);
+      expect(await store.channels.sends.claim('other', 20_000, 60_000, 10)).toEqual([]);
+      const outage = queued.find((send) => send.id === 'e:team');
+      await store.channels.sends.settle('e:team', 'me', { state: 'delivered', attempts: 1, dueAt: 11_000, status: 200, error: null, providerId: '1183245', sentAt: 20_500 });
+      expect(await store.channels.sends.outage('team', 'n1')).toMatchObject({ id: outage?.id, providerId: '1183245', delivery: { purpose: 'first', message: { title: 'Chat e' } } });
+      expect(await store.channels.sends.outage('ops', 'n1')).toBeUndefined();
+      // Refused for good: marked, and what still waits unclaimed for it goes nowhere.
+      await store.channels.sends.settle('w:team', 'me', { state: 'queued', attempts: 1, dueAt: 40_000, status: 429, error: 'later', providerId: null, sentAt: null });
+      await store.channels.attention('team', 21_000, 'Slack answered 404: no_service');
+      expect((await store.channels.sends.recent(10)).find((send) => send.id === 'w:team')?.state).toBe('failed');
+      expect(await store.channels.get('team')).toMatchObject({ attentionAt: 21_000, lastFailure: 'Slack answered 404: no_service' });
+      // A change clears it; a success too.
+      await store.channels.update({ id: 'team', name: '#team2', minSeverity: 'info', settings: '{"label":"x"}', sealedSecret: 'v1.new' });
+      expect(await store.channels.get('team')).toMatchObject({ name: '#team2', minSeverity: 'info', attentionAt: null, attention: null, sealedSecret: 'v1.new' });
+      await store.channels.succeeded('old', 22_000);
+      expect(await store.channels.get('old')).toMatchObject({ lastSuccessAt: 22_000, attention: null });
+      expect((await store.channels.list()).map((row) => row.id)).toEqual(['ops', 'team', 'old']);
+      expect(await store.channels.remove('ops')).toBe(true);
+      expect(await store.channels.remove('ops')).toBe(false);
+      expect(await store.channels.sends.nextDue()).toBe(11_000);
     });
   });
 

@@ -89,7 +89,8 @@ export class ChatSender extends DrainLoop {
       }
       message.recovers = {
         title: outage.delivery.message.title,
-        lastedMs: Math.max(0, message.at - (outage.delivery.sentAt ?? outage.delivery.createdAt)),
+        // From when the outage came in (not when a hold let it out) to when its recovery did.
+        lastedMs: Math.max(0, delivery.createdAt - outage.delivery.createdAt),
         providerId: outage.providerId,
       };
     }

@@ -190,6 +190,7 @@ describe.for([
       browser: expect.objectContaining({ status: 'now' }),
       email: { status: 'now', until: null, why: 'queued for SendGrid' },
       push: { status: 'none', until: null, why: 'no push: no device is subscribed (Settings → Notifications → Devices)' },
+      chat: { status: 'none', until: null, why: 'no chat message: no chat or webhook connection is ready (Settings → Notifications → Chat and webhooks)' },
     });
     // A monitor's outage is held on both, until the hold ends.
     const down = { integration: 'uptime_monitor', type: 'monitor.down', severity: 'error', title: 'api down', transition: 'trigger', subjectKey: 'betterstack:monitor:api' } as const;
@@ -197,6 +198,7 @@ describe.for([
       browser: { status: 'held', until: iso(night + 2 * MINUTE), why: 'flap hold' },
       email: { status: 'held', until: iso(night + 2 * MINUTE), why: 'flap hold' },
       push: expect.objectContaining({ status: 'none' }),
+      chat: expect.objectContaining({ status: 'none' }),
     });
     // A warning that a rule sends by email only waits for the digest email at 07:00 Berlin; no browser notification.
     await dash.caller.notifications.saveRules({ rules: [rule('mail', { type: 'error.*' }, { addChannels: ['email'], removeChannels: ['browser'] })] });
@@ -205,6 +207,7 @@ describe.for([
       browser: { status: 'none', until: null, why: 'no browser notification: its decision does not open that channel' },
       email: { status: 'deferred', until: '2026-11-24T06:00:00.000Z', why: 'kept for the digest email' },
       push: expect.objectContaining({ status: 'none' }),
+      chat: expect.objectContaining({ status: 'none' }),
     });
 
     const without = await dashboard(night, false);

@@ -121,11 +121,11 @@ describe('preferenceFor', () => {
 });
 
 describe('preferenceChannels', () => {
-  it('defaults: browser for warning and error alerts, email and push for errors, changes in-app only', () => {
+  it('defaults: browser for warning and error alerts, email, push and chat for errors, changes in-app only', () => {
     expect(preferenceChannels(null, 'info', 'alert').channels).toEqual([]);
     expect(preferenceChannels(null, 'success', 'alert').channels).toEqual([]);
     expect(preferenceChannels(null, 'warning', 'alert').channels).toEqual(['browser']);
-    expect(preferenceChannels(null, 'error', 'alert').channels).toEqual(['browser', 'email', 'push']);
+    expect(preferenceChannels(null, 'error', 'alert').channels).toEqual(['browser', 'email', 'push', 'chat']);
     expect(preferenceChannels(null, 'error', 'alert', ['browser', 'email']).channels).toEqual(['browser', 'email']);
     expect(preferenceChannels(null, 'info', 'change')).toEqual({
       channels: [],
@@ -136,8 +136,10 @@ describe('preferenceChannels', () => {
   it('opens nothing below the minimum severity or when off, and says so', () => {
     const warningsUp = pref('uptime_monitor', 'monitor.*', { minSeverity: 'warning' });
     expect(preferenceChannels(warningsUp, 'success', 'alert')).toMatchObject({ channels: [], trace: { verdict: 'below_min_severity', id: 'uptime_monitor/monitor.*' } });
-    expect(preferenceChannels(warningsUp, 'warning', 'alert')).toMatchObject({ channels: ['browser', 'email', 'push'], trace: { verdict: 'applied' } });
-    expect(preferenceChannels(warningsUp, 'error', 'alert').channels).toEqual(['browser', 'email', 'push']);
+    // A preference saved before push and chat existed: they go as its email switch does.
+    expect(preferenceChannels(warningsUp, 'warning', 'alert')).toMatchObject({ channels: ['browser', 'email', 'push', 'chat'], trace: { verdict: 'applied' } });
+    expect(preferenceChannels(warningsUp, 'error', 'alert').channels).toEqual(['browser', 'email', 'push', 'chat']);
+    expect(preferenceChannels({ ...warningsUp, channels: { browser: true, email: true, push: false, chat: false } }, 'error', 'alert').channels).toEqual(['browser', 'email']);
     expect(preferenceChannels({ ...warningsUp, enabled: false }, 'error', 'alert')).toMatchObject({ channels: [], trace: { verdict: 'disabled' } });
   });
 

@@ -1,0 +1,221 @@
+import type { ChannelConnection } from '@dash/contracts';
+import { startSandbox, type Sandbox } from '@dash/sandbox';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Identity } from '../auth/access.ts';
+import { createCaller } from '../root.ts';
+import { createTestApi, restClient } from '../testing.ts';
+
+// The connections as the owner manages them through /api/channels: who may add, change, test and remove one; bad
+// input refused with nothing stored; secrets sealed for their host, never answered, never sent elsewhere; the test
+// message and what it leaves on the connection.
+
+type Api = Awaited<ReturnType<typeof createTestApi>>;
+
+const PASSWORD = 'correct horse battery staple';
+const writeToken: Identity = { via: 'token', scope: 'write', tokenId: 'tok1' };
+const readToken: Identity = { via: 'token', scope: 'read', tokenId: 'tok2' };
+const session: Identity = { via: 'session', scope: 'write', sessionId: 'sess1' };
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(() => sandbox.close());
+beforeEach(() => sandbox.reset());
+
+const apis: Api[] = [];
+afterEach(async () => {
+  await Promise.all(apis.splice(0).map((api) => api.dispose()));
+});
+
+/** A dashboard on a clock a test moves (one test message a minute per connection), the chat services at the sandbox. */
+async function dashboard() {
+  let now = Date.now();
+  const api = await createTestApi({
+    scheduler: false,
+    clock: { now: () => now, sleep: () => Promise.resolve() },
+    chat: { CHAT_SLACK_URL: sandbox.services.slack.url, CHAT_DISCORD_URL: sandbox.services.discord.url, CHAT_TELEGRAM_URL: sandbox.services.telegram.url },
+  });
+  apis.push(api);
+  const as = (identity: Identity | undefined) => restClient(() => (identity ? createCaller({ ...api.ctx, request: { ip: '203.0.113.9', userAgent: 'test', identity } }) : api.caller));
+  const call = as({ via: 'open', scope: 'write' });
+  return {
+    api,
+    call,
+    as,
+    nextMinute: () => {
+      now += 61_000;
+    },
+    list: async () => ((await call('GET', '/api/channels')).json as { connections: ChannelConnection[] }).connections,
+  };
+}
+
+function slackHook(channel = '#ops') {
+  const hook = sandbox.createSlackWebhook(channel);
+  return { ...hook, pasted: hook.url.replace(sandbox.services.slack.url, 'https://hooks.slack.com'), secret: hook.url.split('/').pop() ?? '' };
+}
+
+const errorOf = (res: { json: Record<string, unknown> }) => (res.json.error as { message: string }).message;
+
+describe('/api/channels', () => {
+  it('adds one of each kind and lists them with nothing secret in the answer', async () => {
+    const { call, list, api } = await dashboard();
+    const slack = slackHook();
+    const bot = sandbox.createTelegramBot();
+    const ntfyToken = sandbox.protectNtfyTopic('alerts-7f3k');
+    const added = [
+      await call('POST', '/api/channels', { name: '#ops', destination: { kind: 'slack', webhookUrl: slack.pasted } }),
+      await call('POST', '/api/channels', { name: 'Discord', minSeverity: 'error', destination: { kind: 'discord', webhookUrl: 'https://discord.com/api/webhooks/123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789' } }),
+      await call('POST', '/api/channels', { name: 'Group', destination: { kind: 'telegram', botToken: bot.token, chatId: '-1001234567890' } }),
+      await call('POST', '/api/channels', { name: 'Phone', minSeverity: 'info', destination: { kind: 'ntfy', server: sandbox.services.ntfy.url, topic: 'alerts-7f3k', ...ntfyToken } }),
+      await call('POST', '/api/channels', { name: 'Zapier', destination: { kind: 'webhook', url: 'https://hooks.example.com/catch/123/abc/' } }),
+    ];
+    expect(added.map((res) => res.status)).toEqual([201, 201, 201, 201, 201]);
+    // The signed webhook's secret, once.
+    const secret = (added[4]?.json as { secret: string }).secret;
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(added.slice(0, 4).every((res) => !('secret' in res.json))).toBe(true);
+    const connections = await list();
+    // (Added within one millisecond of the test's clock: sorted here by kind.)
+    expect(connections.map((c) => [c.kind, c.name, c.minSeverity, c.target]).sort(([a = ""], [b = ""]) => a.localeCompare(b))).toEqual([
+      ['discord', 'Discord', 'error', 'discord.com · webhook 123456789012345678'],
+      ['ntfy', 'Phone', 'info', `${new URL(sandbox.services.ntfy.url).host} · topic ale… (protected)`],
+      ['slack', '#ops', 'warning', `hooks.slack.com · ${slack.team}/${slack.id}`],
+      ['telegram', 'Group', 'warning', 'Telegram chat -1001234567890'],
+      ['webhook', 'Zapier', 'warning', 'hooks.example.com'],
+    ]);
+    const answered = JSON.stringify(connections);
+    for (const value of [slack.secret, 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789', bot.token, 'token' in ntfyToken ? ntfyToken.token : '', secret, 'alerts-7f3k', '/catch/123/abc']) {
+      expect(answered).not.toContain(value);
+    }
+    // Stored sealed: no secret in clear in the database either.
+    const stored = JSON.stringify(await api.store.channels.list());
+    for (const value of [slack.secret, bot.token, secret.slice(6)]) expect(stored).not.toContain(value);
+  });
+
+  it('refuses bad input with a clear 400 and stores nothing', async () => {
+    const { call, list } = await dashboard();
+    const cases: [unknown, string][] = [
+      [{ name: 'x', destination: { kind: 'slack', webhookUrl: 'https://evil.example/services/T1/B1/abc' } }, 'webhookUrl is a Slack incoming webhook URL'],
+      [{ name: 'x', destination: { kind: 'discord', webhookUrl: 'https://discord.com.evil.example/api/webhooks/1/abc' } }, 'webhookUrl is a Discord webhook URL'],
+      [{ name: 'x', destination: { kind: 'telegram', botToken: 'not-a-token', chatId: '42' } }, 'botToken is the token @BotFather gave'],
+      [{ name: 'x', destination: { kind: 'telegram', botToken: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawQ', chatId: 'me' } }, 'chatId is a chat'],
+      [{ name: 'x', destination: { kind: 'ntfy', topic: 'no spaces please' } }, 'topic is 1 to 64 letters'],
+      [{ name: 'x', destination: { kind: 'ntfy', topic: 'ok', token: 'tk_1', username: 'a', password: 'b' } }, 'not both'],
+      [{ name: 'x', destination: { kind: 'webhook', url: 'http://hooks.example.com/x' } }, 'https'],
+      [{ name: 'x', destination: { kind: 'webhook', url: 'https://169.254.169.254/latest/meta-data' } }, 'destination.url'],
+      [{ name: 'x', destination: { kind: 'webhook', url: 'https://user:pass@hooks.example.com/x' } }, 'must not hold a user or password'],
+      [{ name: 'x', destination: { kind: 'irc', url: 'irc://x' } }, 'destination.kind is one of'],
+      [{ name: '', destination: { kind: 'webhook', url: 'https://hooks.example.com/x' } }, 'Name the connection'],
+      [{ name: 'x', minSeverity: 'success', destination: { kind: 'webhook', url: 'https://hooks.example.com/x' } }, 'minSeverity is error, warning or info'],
+    ];
+    for (const [body, message] of cases) {
+      const res = await call('POST', '/api/channels', body);
+      expect({ body, status: res.status, message: errorOf(res) }).toEqual({ body, status: 400, message: expect.stringContaining(message) });
+    }
+    expect(await list()).toEqual([]);
+  });
+
+  it('refuses an API token, even write, on adding, changing, testing and removing (403), and lets one list', async () => {
+    const { call, as, list } = await dashboard();
+    const { connection } = (await call('POST', '/api/channels', { name: '#ops', destination: { kind: 'slack', webhookUrl: slackHook().pasted } })).json as { connection: ChannelConnection };
+    for (const token of [writeToken, readToken]) {
+      const client = as(token);
+      for (const [method, path, body] of [
+        ['POST', '/api/channels', { name: 'Attacker', destination: { kind: 'webhook', url: 'https://attacker.example/x' } }],
+        ['PATCH', `/api/channels/${connection.id}`, { destination: { kind: 'slack', webhookUrl: slackHook('#attacker').pasted } }],
+        ['POST', `/api/channels/${connection.id}/test`, undefined],
+        ['DELETE', `/api/channels/${connection.id}`, undefined],
+      ] as const) {
+        const res = await client(method, path, body);
+        expect({ path, method, scope: token.scope, status: res.status }).toEqual({ path, method, scope: token.scope, status: 403 });
+      }
+      expect((await client('GET', '/api/channels')).status).toBe(200);
+    }
+    expect((await list()).map((c) => [c.name, c.target])).toEqual([['#ops', connection.target]]);
+    expect(sandbox.slackMessages()).toEqual([]);
+  });
+
+  it('asks a signed-in session for the password once one is set, to add or to change where a connection sends', async () => {
+    const { api, as, list } = await dashboard();
+    await api.caller.auth.changePassword({ newPassword: PASSWORD });
+    const body = { name: '#ops', destination: { kind: 'slack', webhookUrl: slackHook().pasted } };
+    const none = await as(session)('POST', '/api/channels', body);
+    expect([none.status, errorOf(none)]).toEqual([403, 'Confirm this with the dashboard password (the password field).']);
+    expect(await list()).toEqual([]);
+    const added = await as(session)('POST', '/api/channels', { ...body, password: PASSWORD });
+    expect(added.status).toBe(201);
+    const id = (added.json as { connection: ChannelConnection }).connection.id;
+    const moved = await as(session)('PATCH', `/api/channels/${id}`, { destination: { kind: 'slack', webhookUrl: slackHook('#elsewhere').pasted } });
+    expect(moved.status).toBe(403);
+    // Removing only narrows where data goes: the session alone.
+    expect((await as(session)('DELETE', `/api/channels/${id}`)).json).toEqual({ ok: true, removed: true });
+  });
+
+  it('keeps a secret to its host: a new ntfy server needs its token again, a new webhook host gets a new secret, and another kind is refused', async () => {
+    const { call, list } = await dashboard();
+    const access = sandbox.protectNtfyTopic('team-9x');
+    const ntfy = ((await call('POST', '/api/channels', { name: 'Phone', destination: { kind: 'ntfy', server: sandbox.services.ntfy.url, topic: 'team-9x', ...access } })).json as { connection: ChannelConnection }).connection;
+    const elsewhere = await call('PATCH', `/api/channels/${ntfy.id}`, { destination: { kind: 'ntfy', server: 'https://ntfy.example.com', topic: 'team-9x' } });
+    expect([elsewhere.status, errorOf(elsewhere)]).toEqual([400, 'destination.token: a new ntfy server needs its access token (or user and password) again']);
+    // The same server, another topic: the token saved with it stays, and a test reaches the protected topic.
+    sandbox.protectNtfyTopic('team-10x', access);
+    const renamed = await call('PATCH', `/api/channels/${ntfy.id}`, { name: 'My phone', destination: { kind: 'ntfy', server: sandbox.services.ntfy.url, topic: 'team-10x' } });
+    expect(renamed.status).toBe(200);
+    expect((await call('POST', `/api/channels/${ntfy.id}/test`)).json).toMatchObject({ outcome: 'sent' });
+    expect(sandbox.ntfyMessages('team-10x').map((message) => message.title)).toEqual(['Test from your founder dashboard']);
+
+    const hook = (await call('POST', '/api/channels', { name: 'Hook', destination: { kind: 'webhook', url: 'https://hooks.example.com/a' } })).json as { connection: ChannelConnection; secret: string };
+    const samePlace = await call('PATCH', `/api/channels/${hook.connection.id}`, { destination: { kind: 'webhook', url: 'https://hooks.example.com/b' } });
+    expect(samePlace.json).not.toHaveProperty('secret');
+    const moved = await call('PATCH', `/api/channels/${hook.connection.id}`, { destination: { kind: 'webhook', url: 'https://other.example.com/a' } });
+    const fresh = (moved.json as { secret: string }).secret;
+    expect(fresh).toMatch(/^whsec_/);
+    expect(fresh).not.toBe(hook.secret);
+
+    const kind = await call('PATCH', `/api/channels/${hook.connection.id}`, { destination: { kind: 'slack', webhookUrl: slackHook().pasted } });
+    expect([kind.status, errorOf(kind)]).toEqual([400, 'destination.kind: this connection is webhook; add a new connection for slack']);
+    expect((await list()).map((c) => [c.name, c.target]).sort(([a = ""], [b = ""]) => a.localeCompare(b))).toEqual([
+      ['Hook', 'other.example.com'],
+      ['My phone', `${new URL(sandbox.services.ntfy.url).host} · topic tea… (protected)`],
+    ]);
+  });
+
+  it('never opens a secret for a host it was not sealed for, even when the stored address is changed behind its back', async () => {
+    const { call, api } = await dashboard();
+    const access = sandbox.protectNtfyTopic('secret-topic');
+    const { connection } = (await call('POST', '/api/channels', { name: 'Phone', destination: { kind: 'ntfy', server: sandbox.services.ntfy.url, topic: 'secret-topic', ...access } })).json as { connection: ChannelConnection };
+    const [row] = await api.store.channels.list();
+    const settings = JSON.parse(row?.settings ?? '{}') as Record<string, string>;
+    await api.store.channels.update({ ...(row as NonNullable<typeof row>), settings: JSON.stringify({ ...settings, server: 'https://attacker.example' }) });
+    const res = await call('POST', `/api/channels/${connection.id}/test`);
+    expect(res.json).toMatchObject({ outcome: 'refused', message: expect.stringContaining('cannot be opened') });
+    expect(sandbox.requestsTo('ntfy')).toEqual([]);
+  });
+
+  it('sends a test now and writes the answer on the connection: one a minute, a refusal marks it “needs attention”, a success clears it', async () => {
+    const { call, nextMinute, list } = await dashboard();
+    const hook = slackHook();
+    const { connection } = (await call('POST', '/api/channels', { name: '#ops', destination: { kind: 'slack', webhookUrl: hook.pasted } })).json as { connection: ChannelConnection };
+    const sent = await call('POST', `/api/channels/${connection.id}/test`);
+    expect(sent.json).toMatchObject({ outcome: 'sent', status: 200, message: 'Slack accepted it', connection: { lastSuccessAt: expect.any(String), needsAttention: null } });
+    expect(sandbox.slackMessages().map((message) => message.text)).toEqual(['Test from your founder dashboard']);
+    const limited = await call('POST', `/api/channels/${connection.id}/test`);
+    expect([limited.status, limited.headers.get('retry-after')]).toEqual([429, '60']);
+
+    sandbox.deleteSlackWebhook(hook.id);
+    nextMinute();
+    const refused = await call('POST', `/api/channels/${connection.id}/test`);
+    expect(refused.json).toMatchObject({ outcome: 'gone', status: 404, message: 'Slack answered 404: no_service', connection: { needsAttention: 'Slack answered 404: no_service' } });
+    expect((await list())[0]).toMatchObject({ needsAttention: 'Slack answered 404: no_service', lastFailure: 'Slack answered 404: no_service' });
+    expect(JSON.stringify(refused.json)).not.toContain(hook.secret);
+    // A new webhook, and a test that goes through: nothing needs attention any more.
+    const fresh = slackHook();
+    await call('PATCH', `/api/channels/${connection.id}`, { destination: { kind: 'slack', webhookUrl: fresh.pasted } });
+    nextMinute();
+    expect((await call('POST', `/api/channels/${connection.id}/test`)).json).toMatchObject({ outcome: 'sent', connection: { needsAttention: null } });
+    expect((await call('POST', '/api/channels/nope/test')).status).toBe(404);
+    expect((await call('DELETE', `/api/channels/${connection.id}`)).json).toEqual({ ok: true, removed: true });
+    expect(await list()).toEqual([]);
+  });
+});

@@ -1,0 +1,350 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ChannelAdd, ChannelConnection } from '@dash/contracts';
+import { testClock } from '@dash/connectors/testing';
+import { startSandbox, type FakeDiscord, type Sandbox } from '@dash/sandbox';
+import type { RelayEvent } from '@dash/webhooks';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { events } from '../notifications/test-events.ts';
+import { createTestApi, restClient } from '../testing.ts';
+
+// The chat channel end to end, against the sandbox's Slack, Discord, Telegram and ntfy (each held to its provider's
+// documents) and a local receiver for the signed webhook: an outage held, then one message per connection; its recovery
+// editing Discord's message, replying on Telegram, naming the outage elsewhere; floors, quiet hours, mutes, the digest
+// and the dry run per connection; 429 after the service's hint; 404 marks the connection and stops; two processes and
+// a process that dies holding a claim.
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const iso = (ms: number) => new Date(ms).toISOString();
+const t0 = Date.parse('2026-11-25T10:00:00Z');
+
+let sandbox: Sandbox;
+const cleanup: (() => Promise<unknown>)[] = [];
+
+/** What the signed-webhook receiver got: each request's headers and body. */
+const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+let receiverUrl = '';
+let receiverStatus = 200;
+const receiver = createServer((request, response) => {
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.on('end', () => {
+    received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+    response.writeHead(receiverStatus).end();
+  });
+});
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/dashboard`;
+});
+afterAll(async () => {
+  await sandbox.close();
+  await new Promise((resolve) => receiver.close(resolve));
+});
+beforeEach(() => {
+  sandbox.reset();
+  received.length = 0;
+  receiverStatus = 200;
+});
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+const discord = () => sandbox.services.discord.harness.service as FakeDiscord;
+
+/** A Slack webhook at the fake, as Slack shows its URL (the dashboard sends to the same path under CHAT_SLACK_URL). */
+function slackHook(channel = '#ops') {
+  const hook = sandbox.createSlackWebhook(channel);
+  return { ...hook, pasted: hook.url.replace(sandbox.services.slack.url, 'https://hooks.slack.com') };
+}
+
+function discordHook() {
+  const hook = discord().createWebhook(sandbox.services.discord.url);
+  return { ...hook, pasted: hook.url.replace(sandbox.services.discord.url, 'https://discord.com') };
+}
+
+/** A dashboard with its own clock (the test ticks and drains), the chat services' roots at the sandbox. */
+async function dashboard(start: number, options: { dir?: string } = {}) {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'dash-chat-'));
+  if (!options.dir) cleanup.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+  const clock = testClock(start);
+  const api = await createTestApi({
+    dir,
+    clock,
+    scheduler: false,
+    credentialsKey: Buffer.alloc(32, 7),
+    chat: { CHAT_SLACK_URL: sandbox.services.slack.url, CHAT_DISCORD_URL: sandbox.services.discord.url, CHAT_TELEGRAM_URL: sandbox.services.telegram.url },
+  });
+  cleanup.push(() => api.dispose({ keepFiles: true }));
+  const { inbox, chats } = api.ctx.notifications;
+  const call = restClient(() => api.caller);
+  return {
+    ...api,
+    clock,
+    call,
+    ingest: (...batch: RelayEvent[]) => inbox.ingest(batch),
+    /** Moves the clock to `at`, ticks the scheduler and sends the chat messages that are due. */
+    async at(at: number) {
+      clock.advance(at - clock.now());
+      await inbox.tick();
+      await chats.drain();
+    },
+    async add(body: Omit<ChannelAdd, 'minSeverity' | 'password'> & { minSeverity?: ChannelAdd['minSeverity'] }): Promise<{ connection: ChannelConnection; secret?: string }> {
+      const added = await call('POST', '/api/channels', body);
+      expect(added.status).toBe(201);
+      return added.json as { connection: ChannelConnection; secret?: string };
+    },
+    async connections(): Promise<ChannelConnection[]> {
+      return ((await call('GET', '/api/channels')).json as { connections: ChannelConnection[] }).connections;
+    },
+    sends: () => api.store.channels.sends.recent(100),
+  };
+}
+
+type Dash = Awaited<ReturnType<typeof dashboard>>;
+
+/** One connection of each kind. */
+async function everyKind(dash: Dash) {
+  const slack = slackHook();
+  const hook = discordHook();
+  const bot = sandbox.createTelegramBot();
+  const chat = sandbox.createTelegramChat('supergroup', 'Founders');
+  await dash.add({ name: '#ops', destination: { kind: 'slack', webhookUrl: slack.pasted } });
+  await dash.add({ name: 'Discord #alerts', destination: { kind: 'discord', webhookUrl: hook.pasted } });
+  await dash.add({ name: 'Founders group', destination: { kind: 'telegram', botToken: bot.token, chatId: String(chat.id) } });
+  await dash.add({ name: 'Phone', destination: { kind: 'ntfy', server: sandbox.services.ntfy.url, topic: 'founder-alerts-x7' } });
+  const { secret } = await dash.add({ name: 'Zapier', destination: { kind: 'webhook', url: receiverUrl } });
+  return { slack, hook, bot, chat, secret: secret ?? '' };
+}
+
+const deployFailed = (at: number, id = 'dpl_1'): RelayEvent => ({
+  id: randomUUID(),
+  integration: 'deploy_host',
+  type: 'deploy.error',
+  sourceEventId: `vercel:${id}:error`,
+  title: 'Deploy failed: web',
+  severity: 'error',
+  occurredAt: iso(at),
+  receivedAt: iso(at),
+});
+
+describe('chat and webhook connections as a channel of the policy', () => {
+  it('sends an outage once to each connection after the hold; its recovery edits Discord’s message, replies on Telegram and names the outage elsewhere', async () => {
+    const dash = await dashboard(t0);
+    const { secret, chat } = await everyKind(dash);
+    await dash.ingest(events.down('api.formfox.app', 'inc1', t0));
+    await dash.at(t0 + 30_000);
+    expect(sandbox.slackMessages()).toEqual([]);
+    await dash.at(t0 + 121_000);
+    await dash.at(t0 + 5 * MINUTE);
+    const [row] = (await dash.caller.notifications.list({})).notifications;
+    expect(row?.decision?.channels).toEqual(['inApp', 'browser', 'chat']);
+
+    expect(sandbox.slackMessages().map((message) => message.text)).toEqual(['Monitor down: api.formfox.app']);
+    expect(discord().messages.map((message) => message.embeds[0]?.title)).toEqual(['Monitor down: api.formfox.app']);
+    const [told] = sandbox.telegramMessages();
+    expect(told?.text).toContain('Monitor down: api.formfox.app');
+    expect(told?.chat.id).toBe(chat.id);
+    expect(sandbox.ntfyMessages('founder-alerts-x7').map((message) => [message.title, message.priority])).toEqual([['Monitor down: api.formfox.app', 5]]);
+    // The signed webhook: verified by the reference implementation, its id the delivery's, the thread's link in it.
+    expect(received).toHaveLength(1);
+    // (It checks the timestamp against its own clock: the test's instant, for the moment of the check.)
+    vi.useFakeTimers({ toFake: ['Date'], now: dash.clock.now() });
+    const verified = new Webhook(secret).verify(received[0]?.body ?? '', received[0]?.headers as Record<string, string>) as { type: string; data: { title: string } };
+    vi.useRealTimers();
+    expect(verified).toMatchObject({ type: 'notification.alert', data: { title: 'Monitor down: api.formfox.app' } });
+
+    dash.clock.advance(15 * MINUTE);
+    await dash.ingest(events.up('api.formfox.app', 'inc1', t0 + 20 * MINUTE));
+    await dash.at(t0 + 20 * MINUTE);
+    // Discord: the same message, edited in place to the recovery.
+    expect(discord().messages).toHaveLength(1);
+    expect(discord().messages[0]).toMatchObject({ editedAt: expect.any(Number) });
+    expect(JSON.stringify(discord().messages[0]?.embeds)).toContain('Monitor up: api.formfox.app');
+    // Telegram: a reply to the outage's message.
+    expect(sandbox.telegramMessages()[1]).toMatchObject({ replyTo: told?.message_id });
+    // Slack and ntfy cannot edit: a new message that names the outage and how long it lasted.
+    expect(JSON.stringify(sandbox.slackMessages()[1]?.body)).toContain('Ends: Monitor down: api.formfox.app (down 20 min)');
+    expect(sandbox.ntfyMessages('founder-alerts-x7')[1]?.message).toContain('Ends: Monitor down: api.formfox.app (down 20 min)');
+    expect(JSON.parse(received[1]?.body ?? '{}')).toMatchObject({ type: 'notification.resolve', data: { recovers: { title: 'Monitor down: api.formfox.app', lastedMs: 20 * MINUTE } } });
+
+    const sends = await dash.sends();
+    expect(sends).toHaveLength(10);
+    expect(sends.every((send) => send.state === 'delivered' && send.attempts === 1)).toBe(true);
+    expect((await dash.connections()).every((connection) => connection.lastSuccessAt === iso(t0 + 20 * MINUTE))).toBe(true);
+  });
+
+  it('keeps each connection’s floor, names in the dry run the connections an event reaches, and says why when there are none', async () => {
+    const dash = await dashboard(t0);
+    const failed = { integration: 'deploy_host', type: 'deploy.error', severity: 'error', title: 'Deploy failed', transition: null } as const;
+    expect((await dash.caller.notifications.dryRun({ event: failed })).delivery.chat).toEqual({
+      status: 'none',
+      until: null,
+      why: 'no chat message: no chat or webhook connection is ready (Settings → Notifications → Chat and webhooks)',
+    });
+    expect((await dash.caller.notifications.policy()).chat).toEqual({ available: false, connections: 0, reason: expect.stringContaining('Chat and webhooks') });
+    const ops = (await dash.add({ name: '#ops', minSeverity: 'error', destination: { kind: 'slack', webhookUrl: slackHook('#ops').pasted } })).connection;
+    dash.clock.advance(1_000);
+    const team = (await dash.add({ name: '#team', minSeverity: 'warning', destination: { kind: 'slack', webhookUrl: slackHook('#team').pasted } })).connection;
+    expect((await dash.caller.notifications.policy()).chat).toEqual({ available: true, connections: 2, reason: null });
+    expect((await dash.caller.notifications.dryRun({ event: failed })).delivery.chat).toEqual({
+      status: 'now',
+      until: null,
+      why: 'queued for each chat and webhook connection',
+      connections: [
+        { id: ops.id, name: '#ops' },
+        { id: team.id, name: '#team' },
+      ],
+    });
+    // A warning: not at all by default (chat goes as email does: errors), then, once a preference opens chat for it, to
+    // the connection whose floor is warning only.
+    const issue = { integration: 'error_tracker', type: 'error.issue_created', severity: 'warning', title: 'TypeError', transition: null } as const;
+    expect((await dash.caller.notifications.dryRun({ event: issue })).delivery.chat).toMatchObject({ status: 'none', why: 'no chat message: its decision does not open that channel' });
+    await dash.caller.notifications.savePreferences({
+      preferences: [{ integration: 'error_tracker', type: '*', enabled: true, minSeverity: 'warning', channels: { browser: false, email: false, chat: true } }],
+    });
+    expect((await dash.caller.notifications.dryRun({ event: issue })).delivery.chat).toMatchObject({ status: 'now', connections: [{ id: team.id, name: '#team' }] });
+    await dash.ingest(events.issue('7', t0 + 1_000));
+    await dash.at(t0 + 2_000);
+    expect(sandbox.slackMessages().map((message) => message.channel)).toEqual(['#team']);
+    const [row] = (await dash.caller.notifications.list({})).notifications;
+    expect(row?.decision?.trace.at(-1)?.why).toBe('sent to #team');
+  });
+
+  it('defers through quiet hours into one digest message per connection, lets a critical one through, and sends nothing for a muted subject', async () => {
+    const night = Date.parse('2026-11-25T22:30:00Z');
+    const dash = await dashboard(night);
+    await dash.add({ name: '#ops', minSeverity: 'warning', destination: { kind: 'slack', webhookUrl: slackHook('#ops').pasted } });
+    const hook = discordHook();
+    await dash.add({ name: 'Discord', minSeverity: 'warning', destination: { kind: 'discord', webhookUrl: hook.pasted } });
+    await dash.caller.notifications.saveQuietHours({ enabled: true, timezone: 'UTC', windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '22:00', end: '07:00' }] });
+    await dash.caller.notifications.saveRules({
+      rules: [{ id: 'w', name: 'Warnings to the team', enabled: true, match: { integrations: ['error_tracker'] }, actions: { addChannels: ['chat'] }, stop: false }],
+    });
+    await dash.ingest(events.issue('1', night + 10 * MINUTE));
+    await dash.at(night + 11 * MINUTE);
+    expect(sandbox.slackMessages()).toEqual([]);
+    await dash.caller.notifications.mute({ subjectKey: 'betterstack:monitor:muted', until: iso(night + 10 * HOUR) });
+    await dash.ingest(events.down('muted', 'inc-m', night + 20 * MINUTE));
+    await dash.at(night + 25 * MINUTE);
+    expect(sandbox.slackMessages()).toEqual([]);
+    // A failed production deploy (critical) goes through at once, to both.
+    await dash.ingest(deployFailed(night + 30 * MINUTE));
+    await dash.at(night + 31 * MINUTE);
+    expect(sandbox.slackMessages().map((message) => message.text)).toEqual(['Deploy failed: web']);
+    expect(discord().messages).toHaveLength(1);
+
+    // 07:00: one digest message on each, with the warning and without the muted monitor.
+    await dash.at(Date.parse('2026-11-26T07:00:00Z'));
+    const digest = sandbox.slackMessages()[1];
+    expect(JSON.stringify(digest?.body)).toContain('TypeError in checkout (1)');
+    expect(JSON.stringify(digest?.body)).not.toContain('muted');
+    expect(discord().messages).toHaveLength(2);
+    // (Discord's copy has its Markdown escaped: "\\(1\\)".)
+    expect(JSON.stringify(discord().messages[1]?.embeds)).toContain('TypeError in checkout');
+    expect(sandbox.slackMessages()).toHaveLength(2);
+  });
+
+  it('tries a 429 again no sooner than the service’s own hint, then sends it once', async () => {
+    const dash = await dashboard(t0);
+    await dash.add({ name: '#ops', destination: { kind: 'slack', webhookUrl: slackHook().pasted } });
+    sandbox.inject('slack', { status: 429, headers: { 'retry-after': '90' }, body: 'rate_limited', times: 1 });
+    await dash.ingest(deployFailed(t0));
+    await dash.at(t0 + 1_000);
+    const [waiting] = await dash.sends();
+    expect(waiting).toMatchObject({ state: 'queued', attempts: 1, status: 429, dueAt: t0 + 1_000 + 90_000 });
+    expect((await dash.connections())[0]).toMatchObject({ lastFailure: expect.stringContaining('Slack answered 429'), needsAttention: null });
+    await dash.at(t0 + 60_000);
+    expect(sandbox.slackMessages()).toEqual([]);
+    await dash.at(t0 + 91_000);
+    expect(sandbox.slackMessages().map((message) => message.text)).toEqual(['Deploy failed: web']);
+    expect((await dash.sends())[0]).toMatchObject({ state: 'delivered', attempts: 2 });
+  });
+
+  it('marks a connection whose webhook was deleted (404) “needs attention”, sends it nothing more until it is fixed, and keeps the others going', async () => {
+    const dash = await dashboard(t0);
+    const gone = slackHook('#old');
+    const ops = (await dash.add({ name: '#old', destination: { kind: 'slack', webhookUrl: gone.pasted } })).connection;
+    await dash.add({ name: '#team', destination: { kind: 'slack', webhookUrl: slackHook('#team').pasted } });
+    sandbox.deleteSlackWebhook(gone.id);
+    await dash.ingest(deployFailed(t0, 'dpl_1'));
+    await dash.at(t0 + 1_000);
+    expect(sandbox.slackMessages().map((message) => message.channel)).toEqual(['#team']);
+    const marked = (await dash.connections()).find((connection) => connection.id === ops.id);
+    expect(marked).toMatchObject({ needsAttention: expect.stringContaining('Slack answered 404'), lastFailureAt: iso(t0 + 1_000) });
+    expect(JSON.stringify(marked)).not.toContain(gone.pasted.split('/').pop());
+    // Nothing more is queued for it; the policy's view counts only the connection that works.
+    expect((await dash.caller.notifications.policy()).chat.connections).toBe(1);
+    await dash.ingest(deployFailed(t0 + MINUTE, 'dpl_2'));
+    await dash.at(t0 + MINUTE + 1_000);
+    expect((await dash.sends()).filter((send) => send.connectionId === ops.id).map((send) => send.state)).toEqual(['gone']);
+    expect(sandbox.requestsTo('slack', `/services/${gone.team}/${gone.id}`)).toHaveLength(1);
+    // Fixed with a new webhook: cleared, and the next one reaches it.
+    const fresh = slackHook('#old');
+    const fixed = await dash.call('PATCH', `/api/channels/${ops.id}`, { destination: { kind: 'slack', webhookUrl: fresh.pasted } });
+    expect(fixed.status).toBe(200);
+    expect((fixed.json as { connection: ChannelConnection }).connection.needsAttention).toBeNull();
+    await dash.ingest(deployFailed(t0 + 2 * MINUTE, 'dpl_3'));
+    await dash.at(t0 + 2 * MINUTE + 1_000);
+    expect(sandbox.slackMessages().filter((message) => message.webhookId === fresh.id)).toHaveLength(1);
+  });
+
+  it('sends each message once per connection when two processes drain the same database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dash-chat-two-'));
+    cleanup.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+    const first = await dashboard(t0, { dir });
+    const second = await dashboard(t0, { dir });
+    await first.add({ name: '#ops', destination: { kind: 'slack', webhookUrl: slackHook().pasted } });
+    await first.add({ name: 'Discord', destination: { kind: 'discord', webhookUrl: discordHook().pasted } });
+    for (let i = 0; i < 5; i++) await first.ingest(deployFailed(t0 + i, `dpl_${i}`));
+    first.clock.advance(2_000);
+    second.clock.advance(2_000);
+    await Promise.all([first.ctx.notifications.chats.drain(), second.ctx.notifications.chats.drain(), first.ctx.notifications.chats.drain()]);
+    expect(sandbox.slackMessages()).toHaveLength(5);
+    expect(discord().messages).toHaveLength(5);
+  });
+
+  it('sends once what a process claimed and died holding, after its claim runs out', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dash-chat-crash-'));
+    cleanup.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+    const first = await dashboard(t0, { dir });
+    await first.add({ name: '#ops', destination: { kind: 'slack', webhookUrl: slackHook().pasted } });
+    // Its sender has not come to it yet (stopped here, so the release does not wake it).
+    await first.ctx.notifications.chats.stop();
+    await first.ingest(deployFailed(t0));
+    // The process claims the message (as its sender does first) and dies before it reaches Slack.
+    const [claimed] = await first.store.channels.sends.claim('the-process-that-died', first.clock.now(), 2 * MINUTE, 10);
+    expect(claimed?.delivery.message.title).toBe('Deploy failed: web');
+    await first.dispose({ keepFiles: true });
+    const restarted = await dashboard(t0 + MINUTE, { dir });
+    await restarted.ctx.notifications.chats.drain();
+    expect(sandbox.slackMessages()).toEqual([]);
+    await restarted.at(t0 + 3 * MINUTE);
+    expect(sandbox.slackMessages().map((message) => message.text)).toEqual(['Deploy failed: web']);
+    // The dead process's late answer (had it lived) changes nothing: it no longer holds the claim.
+    await restarted.store.channels.sends.settle(claimed?.id ?? '', 'the-process-that-died', { state: 'failed', attempts: 1, dueAt: 0, status: null, error: 'late', providerId: null, sentAt: null });
+    expect((await restarted.sends())[0]).toMatchObject({ state: 'delivered', attempts: 1 });
+    await restarted.at(t0 + HOUR);
+    expect(sandbox.slackMessages()).toHaveLength(1);
+  });
+
+  it('sends a signed webhook whose receiver answers 410 nothing more, and says why in Settings', async () => {
+    const dash = await dashboard(t0);
+    const hook = (await dash.add({ name: 'Receiver', destination: { kind: 'webhook', url: receiverUrl } })).connection;
+    receiverStatus = 410;
+    await dash.ingest(deployFailed(t0));
+    await dash.at(t0 + 1_000);
+    expect((await dash.connections())[0]).toMatchObject({ id: hook.id, needsAttention: expect.stringContaining('answered 410') });
+    await dash.ingest(deployFailed(t0 + MINUTE, 'dpl_2'));
+    await dash.at(t0 + 2 * MINUTE);
+    expect(received).toHaveLength(1);
+  });
+});
