@@ -1,4 +1,4 @@
-import type { NotificationSeverity } from '@dash/contracts';
+import type { NotificationSeverity, StoredDecision } from '@dash/contracts';
 import { parseRetryAfter, refusedAddressIn, refusedBaseUrl, type Clock } from '@dash/connectors';
 import { formatDuration } from '../notifications/policy/digest.ts';
 
@@ -29,6 +29,12 @@ export interface ChannelMessage {
    * Telegram replies to it, the others name the outage in a new one.
    */
   recovers?: { title: string; lastedMs: number | null; providerId: string | null } | undefined;
+  /**
+   * The thread as it stands when the message goes (null for a digest or a test): its id, whether it is still open, how
+   * many events it holds, and its latest event's decision (the policy's severity, channels and "Why?" trace). The
+   * signed webhook carries it, so a receiver can act on more than the text.
+   */
+  thread?: { id: string; status: 'open' | 'resolved' | 'info'; eventCount: number; decision: StoredDecision | null } | null | undefined;
 }
 
 /**

@@ -161,6 +161,10 @@ describe('chat and webhook connections as a channel of the policy', () => {
     const verified = new Webhook(secret).verify(received[0]?.body ?? '', received[0]?.headers as Record<string, string>) as { type: string; data: { title: string } };
     vi.useRealTimers();
     expect(verified).toMatchObject({ type: 'notification.alert', data: { title: 'Monitor down: api.formfox.app' } });
+    // With the thread as it stood and its decision, so a receiver can act on more than the text.
+    expect(JSON.parse(received[0]?.body ?? '{}')).toMatchObject({
+      data: { url: null, thread: { id: row?.id, status: 'open', eventCount: 1, decision: { severity: 'error', channels: ['inApp', 'browser', 'chat'] } } },
+    });
 
     dash.clock.advance(15 * MINUTE);
     await dash.ingest(events.up('api.formfox.app', 'inc1', t0 + 20 * MINUTE));
@@ -174,7 +178,10 @@ describe('chat and webhook connections as a channel of the policy', () => {
     // Slack and ntfy cannot edit: a new message that names the outage and how long it lasted.
     expect(JSON.stringify(sandbox.slackMessages()[1]?.body)).toContain('Ends: Monitor down: api.formfox.app (down 20 min)');
     expect(sandbox.ntfyMessages('founder-alerts-x7')[1]?.message).toContain('Ends: Monitor down: api.formfox.app (down 20 min)');
-    expect(JSON.parse(received[1]?.body ?? '{}')).toMatchObject({ type: 'notification.resolve', data: { recovers: { title: 'Monitor down: api.formfox.app', lastedMs: 20 * MINUTE } } });
+    expect(JSON.parse(received[1]?.body ?? '{}')).toMatchObject({
+      type: 'notification.resolve',
+      data: { recovers: { title: 'Monitor down: api.formfox.app', lastedMs: 20 * MINUTE }, thread: { id: row?.id, status: 'resolved', eventCount: 2 } },
+    });
 
     const sends = await dash.sends();
     expect(sends).toHaveLength(10);

@@ -80,6 +80,12 @@ export class ChatSender extends DrainLoop {
     }
     const { delivery } = send;
     const message = channelMessageOf(delivery, connections.origin);
+    // The thread as it stands now, and its project's name (the message's Project field).
+    const [thread] = delivery.notificationId === null ? [] : await store.notifications.read((ops) => ops.rows([delivery.notificationId as string]));
+    if (thread) {
+      message.thread = { id: thread.id, status: thread.status, eventCount: thread.eventCount, decision: thread.decision };
+      if (thread.projectSlug) message.project = (await store.projects.get(thread.projectSlug))?.name ?? thread.projectSlug;
+    }
     if (message.kind === 'resolve') {
       // A recovery goes where its outage went, and names (or edits, or replies to) the outage's message there.
       const outage = delivery.notificationId === null ? undefined : await store.channels.sends.outage(connection.id, delivery.notificationId);

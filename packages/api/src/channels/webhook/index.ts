@@ -58,6 +58,7 @@ export function webhookPayload(message: ChannelMessage): string {
       project: message.project,
       at: new Date(message.at).toISOString(),
       recovers: message.recovers ?? null,
+      thread: message.thread ?? null,
     },
   });
 }

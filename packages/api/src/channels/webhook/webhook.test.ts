@@ -81,6 +81,7 @@ describe('SignedWebhookAdapter', () => {
         project: 'formfox',
         at: '2026-11-28T09:30:00.000Z',
         recovers: null,
+        thread: null,
       },
     });
   });
