@@ -193,6 +193,30 @@ describe('/api/channels', () => {
     expect(sandbox.requestsTo('ntfy')).toEqual([]);
   });
 
+  it('goes along with an export sealed, comes back with an import under the same credentials key, and is skipped (named) under another', async () => {
+    const { call, api } = await dashboard();
+    const bot = sandbox.createTelegramBot();
+    await call('POST', '/api/channels', { name: 'Group', destination: { kind: 'telegram', botToken: bot.token, chatId: '-100200300' } });
+    const exported = await call('GET', '/api/database/export');
+    expect(exported.text).not.toContain(bot.token);
+    expect((exported.json as { tables: { channel_connections: { name: string; sealedSecret: string }[] } }).tables.channel_connections).toMatchObject([
+      { name: 'Group', sealedSecret: expect.stringMatching(/^v1\./) },
+    ]);
+    const same = await createTestApi({ scheduler: false, credentialsKey: api.credentialsKey });
+    apis.push(same);
+    const sameCall = restClient(() => same.caller);
+    expect((await sameCall('POST', '/api/database/import', exported.json)).status).toBe(200);
+    expect(((await sameCall('GET', '/api/channels')).json as { connections: ChannelConnection[] }).connections.map((c) => c.target)).toEqual(['Telegram chat -100200300']);
+    const other = await dashboard();
+    const imported = await other.call('POST', '/api/database/import', exported.json);
+    expect((imported.json as { skipped: unknown[] }).skipped).toContainEqual({
+      table: 'channel_connections',
+      key: 'Group',
+      reason: 'its secret is sealed with another credentials key: add the connection again',
+    });
+    expect(await other.list()).toEqual([]);
+  });
+
   it('sends a test now and writes the answer on the connection: one a minute, a refusal marks it “needs attention”, a success clears it', async () => {
     const { call, nextMinute, list } = await dashboard();
     const hook = slackHook();
