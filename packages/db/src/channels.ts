@@ -1,4 +1,4 @@
-import { bind, DELIVERY_COLUMNS, leaseDue, numOrNull, rawDelivery, type RunStatement } from './sql-rows.ts';
+import { bind, DELIVERY_PREFIXED, joinedDelivery, numOrNull, sendQueue, type RunStatement } from './sql-rows.ts';
 import type { SqlDialect } from './shared.ts';
 import type { ChannelConnectionRow, ChannelSendRow, DeliveryRow, Store } from './store.ts';
 
@@ -23,8 +23,6 @@ function rawConnection(r: Record<string, unknown>): ChannelConnectionRow {
 
 /** A send joined with the outbox row it sends (`d_*` columns are the delivery's). */
 function rawSend(r: Record<string, unknown>): ChannelSendRow {
-  const delivery: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(r)) if (name.startsWith('d_')) delivery[name.slice(2)] = value;
   return {
     id: String(r.id),
     connectionId: String(r.connection_id),
@@ -36,11 +34,11 @@ function rawSend(r: Record<string, unknown>): ChannelSendRow {
     providerId: (r.provider_id as string | null) ?? null,
     createdAt: Number(r.created_at),
     sentAt: numOrNull(r.sent_at),
-    delivery: rawDelivery(delivery),
+    delivery: joinedDelivery(r),
   };
 }
 
-const SEND = `select s.id, s.connection_id, s.state, s.attempts, s.due_at, s.status, s.error, s.provider_id, s.created_at, s.sent_at, ${DELIVERY_COLUMNS.map((column) => `d.${column} as d_${column}`).join(', ')} from channel_sends s join notification_deliveries d on d.id = s.delivery_id`;
+const SEND = `select s.id, s.connection_id, s.state, s.attempts, s.due_at, s.status, s.error, s.provider_id, s.created_at, s.sent_at, ${DELIVERY_PREFIXED} from channel_sends s join notification_deliveries d on d.id = s.delivery_id`;
 
 const FLOOR_RANK: Record<ChannelConnectionRow['minSeverity'], number> = { info: 0, warning: 2, error: 3 };
 const SEVERITY_RANK: Record<string, number> = { info: 0, success: 1, warning: 2, error: 3 };
@@ -134,12 +132,7 @@ export function channelConnections(run: RunStatement, dialect: SqlDialect): Stor
       await dropQueued(id, 'failed');
     },
     sends: {
-      async claim(holder, now, leaseMs, limit) {
-        const until = await leaseDue(exec, 'channel_sends', holder, now, leaseMs, limit);
-        if (until === undefined) return [];
-        // What this holder won (another process may have taken some first).
-        return (await exec(`${SEND} where s.lease_holder = ? and s.lease_until = ? and s.state = 'queued' order by s.due_at, s.id`, [holder, until])).map(rawSend);
-      },
+      ...sendQueue(exec, 'channel_sends', SEND, rawSend),
       async settle(id, holder, outcome) {
         await exec('update channel_sends set state = ?, attempts = ?, due_at = ?, status = ?, error = ?, provider_id = ?, sent_at = ?, lease_until = null, lease_holder = null where id = ? and lease_holder = ?', [
           outcome.state,
@@ -152,13 +145,6 @@ export function channelConnections(run: RunStatement, dialect: SqlDialect): Stor
           id,
           holder,
         ]);
-      },
-      async recent(limit) {
-        return (await exec(`${SEND} order by s.created_at desc, s.id desc limit ?`, [limit])).map(rawSend);
-      },
-      async nextDue() {
-        const [row] = await exec("select min(due_at) as at from channel_sends where state = 'queued'");
-        return numOrNull(row?.at);
       },
       async outage(connectionId, notificationId) {
         const [row] = await exec(

@@ -1,11 +1,9 @@
-import { bind, DELIVERY_COLUMNS, leaseDue, numOrNull, rawDelivery, type RunStatement } from './sql-rows.ts';
+import { bind, DELIVERY_PREFIXED, joinedDelivery, numOrNull, sendQueue, type RunStatement } from './sql-rows.ts';
 import type { SqlDialect } from './shared.ts';
 import type { DeliveryRow, EmailSendRow, Store } from './store.ts';
 
 /** A send joined with the outbox row it sends (`d_*` columns are the delivery's). */
 function rawSend(r: Record<string, unknown>): EmailSendRow {
-  const delivery: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(r)) if (name.startsWith('d_')) delivery[name.slice(2)] = value;
   return {
     id: String(r.id),
     state: r.state as EmailSendRow['state'],
@@ -15,12 +13,10 @@ function rawSend(r: Record<string, unknown>): EmailSendRow {
     error: (r.error as string | null) ?? null,
     createdAt: Number(r.created_at),
     sentAt: numOrNull(r.sent_at),
-    delivery: rawDelivery(delivery),
+    delivery: joinedDelivery(r),
   };
 }
 
-const DELIVERY_PREFIXED = DELIVERY_COLUMNS.map((column) => `d.${column} as d_${column}`)
-  .join(', ');
 const SELECT = `select s.id, s.state, s.attempts, s.due_at, s.provider_id, s.error, s.created_at, s.sent_at, ${DELIVERY_PREFIXED} from email_sends s join notification_deliveries d on d.id = s.id`;
 
 /** The email sends of an outbox's email deliveries, once released (`sent`): queued in the same transaction. */
@@ -39,12 +35,7 @@ export async function enqueueEmails(run: RunStatement, dialect: SqlDialect, rows
 export function emailSends(run: RunStatement, dialect: SqlDialect): Store['emails'] {
   const exec = (text: string, params: unknown[] = []) => run(bind(dialect, text, params));
   return {
-    async claim(holder, now, leaseMs, limit) {
-      const until = await leaseDue(exec, 'email_sends', holder, now, leaseMs, limit);
-      if (until === undefined) return [];
-      // What this holder won (another process may have taken some first).
-      return (await exec(`${SELECT} where s.lease_holder = ? and s.lease_until = ? and s.state = 'queued' order by s.due_at, s.id`, [holder, until])).map(rawSend);
-    },
+    ...sendQueue(exec, 'email_sends', SELECT, rawSend),
     async settle(id, holder, outcome) {
       await exec('update email_sends set state = ?, attempts = ?, due_at = ?, provider_id = ?, error = ?, sent_at = ?, lease_until = null, lease_holder = null where id = ? and lease_holder = ?', [
         outcome.state,
@@ -57,9 +48,6 @@ export function emailSends(run: RunStatement, dialect: SqlDialect): Store['email
         holder,
       ]);
     },
-    async recent(limit) {
-      return (await exec(`${SELECT} order by s.created_at desc, s.id desc limit ?`, [limit])).map(rawSend);
-    },
     async deliveredSince(since) {
       const [row] = await exec("select count(*) as n from email_sends where state = 'delivered' and sent_at > ?", [since]);
       return Number(row?.n ?? 0);
@@ -71,10 +59,6 @@ export function emailSends(run: RunStatement, dialect: SqlDialect): Store['email
     async threadOf(notificationId) {
       const rows = await exec(`${SELECT} where d.notification_id = ? and s.state = 'delivered' and d.purpose in ('first', 'repeat', 'flap_start') order by s.sent_at, s.id limit 1`, [notificationId]);
       return rows.map(rawSend)[0];
-    },
-    async nextDue() {
-      const [row] = await exec("select min(due_at) as at from email_sends where state = 'queued'");
-      return numOrNull(row?.at);
     },
   };
 }

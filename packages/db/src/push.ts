@@ -1,4 +1,4 @@
-import { bind, DELIVERY_COLUMNS, leaseDue, numOrNull, rawDelivery, type RunStatement } from './sql-rows.ts';
+import { bind, DELIVERY_COLUMNS, DELIVERY_PREFIXED, joinedDelivery, numOrNull, rawDelivery, sendQueue, type RunStatement } from './sql-rows.ts';
 import type { SqlDialect } from './shared.ts';
 import type { DeliveryRow, PushSendRow, PushSubscriptionRow, Store } from './store.ts';
 
@@ -22,8 +22,6 @@ function rawSubscription(r: Record<string, unknown>): PushSubscriptionRow {
 
 /** A send joined with the outbox row it sends (`d_*` columns are the delivery's). */
 function rawSend(r: Record<string, unknown>): PushSendRow {
-  const delivery: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(r)) if (name.startsWith('d_')) delivery[name.slice(2)] = value;
   return {
     id: String(r.id),
     subscriptionId: String(r.subscription_id),
@@ -34,11 +32,11 @@ function rawSend(r: Record<string, unknown>): PushSendRow {
     error: (r.error as string | null) ?? null,
     createdAt: Number(r.created_at),
     sentAt: numOrNull(r.sent_at),
-    delivery: rawDelivery(delivery),
+    delivery: joinedDelivery(r),
   };
 }
 
-const SEND = `select s.id, s.subscription_id, s.state, s.attempts, s.due_at, s.status, s.error, s.created_at, s.sent_at, ${DELIVERY_COLUMNS.map((column) => `d.${column} as d_${column}`).join(', ')} from push_sends s join notification_deliveries d on d.id = s.delivery_id`;
+const SEND = `select s.id, s.subscription_id, s.state, s.attempts, s.due_at, s.status, s.error, s.created_at, s.sent_at, ${DELIVERY_PREFIXED} from push_sends s join notification_deliveries d on d.id = s.delivery_id`;
 
 /**
  * The push sends of an outbox's push deliveries, once released (`sent`): one per device subscribed now (not removed),
@@ -104,12 +102,7 @@ export function pushSubscriptions(run: RunStatement, dialect: SqlDialect): Store
       await exec("update push_sends set state = 'gone', lease_until = null, lease_holder = null where subscription_id = ? and state = 'queued'", [id]);
     },
     sends: {
-      async claim(holder, now, leaseMs, limit) {
-        const until = await leaseDue(exec, 'push_sends', holder, now, leaseMs, limit);
-        if (until === undefined) return [];
-        // What this holder won (another process may have taken some first).
-        return (await exec(`${SEND} where s.lease_holder = ? and s.lease_until = ? and s.state = 'queued' order by s.due_at, s.id`, [holder, until])).map(rawSend);
-      },
+      ...sendQueue(exec, 'push_sends', SEND, rawSend),
       async settle(id, holder, outcome) {
         await exec('update push_sends set state = ?, attempts = ?, due_at = ?, status = ?, error = ?, sent_at = ?, lease_until = null, lease_holder = null where id = ? and lease_holder = ?', [
           outcome.state,
@@ -121,13 +114,6 @@ export function pushSubscriptions(run: RunStatement, dialect: SqlDialect): Store
           id,
           holder,
         ]);
-      },
-      async recent(limit) {
-        return (await exec(`${SEND} order by s.created_at desc, s.id desc limit ?`, [limit])).map(rawSend);
-      },
-      async nextDue() {
-        const [row] = await exec("select min(due_at) as at from push_sends where state = 'queued'");
-        return numOrNull(row?.at);
       },
       async delivery(id) {
         const [row] = await exec(`select ${DELIVERY_COLUMNS.join(', ')} from notification_deliveries where id = ? and channel = 'push' and status = 'sent'`, [id]);

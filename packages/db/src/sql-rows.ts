@@ -32,11 +32,23 @@ export function rawDelivery(r: Record<string, unknown>): DeliveryRow {
 
 export const DELIVERY_COLUMNS = ['id', 'notification_id', 'event_id', 'subject_key', 'channel', 'purpose', 'status', 'reason', 'held_for', 'due_at', 'message', 'seq', 'digest_id', 'created_at', 'sent_at'];
 
+/** The delivery's columns of a send table's select, each as `d_<column>` (see `joinedDelivery`). */
+export const DELIVERY_PREFIXED = DELIVERY_COLUMNS.map((column) => `d.${column} as d_${column}`).join(', ');
+
+/** The outbox row a send was selected with (its `d_*` columns). */
+export function joinedDelivery(r: Record<string, unknown>): DeliveryRow {
+  const delivery: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(r)) if (name.startsWith('d_')) delivery[name.slice(2)] = value;
+  return rawDelivery(delivery);
+}
+
 /** `text` with each `?` replaced by the dialect's placeholder, in order. */
 export function bind({ placeholder }: SqlDialect, text: string, params: unknown[]): RawStatement {
   let index = 0;
   return { sql: text.replace(/\?/g, () => placeholder(index++)), params };
 }
+
+export type SendTable = 'email_sends' | 'push_sends' | 'channel_sends';
 
 /**
  * Leases up to `limit` queued rows of a send table (`email_sends`, `push_sends`, `channel_sends`) due by `now` to `holder` until
@@ -46,7 +58,7 @@ export function bind({ placeholder }: SqlDialect, text: string, params: unknown[
  */
 export async function leaseDue(
   exec: (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>,
-  table: 'email_sends' | 'push_sends' | 'channel_sends',
+  table: SendTable,
   holder: string,
   now: number,
   leaseMs: number,
@@ -58,4 +70,32 @@ export async function leaseDue(
   const until = now + leaseMs;
   for (const { id } of due) await exec(`update ${table} set lease_until = ?, lease_holder = ? where id = ? and state = 'queued' and ${free}`, [until, holder, id, now]);
   return until;
+}
+
+/**
+ * What every send table's sender does the same way: claim what is due under a lease (`leaseDue`, then what this holder
+ * won), list the newest, and say when the next queued one is due. `select` selects a send (`s`) joined with its
+ * outbox row (`d`); `read` turns one of its rows into the table's row type.
+ */
+export function sendQueue<T>(
+  exec: (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>,
+  table: SendTable,
+  select: string,
+  read: (r: Record<string, unknown>) => T,
+): { claim(holder: string, now: number, leaseMs: number, limit: number): Promise<T[]>; recent(limit: number): Promise<T[]>; nextDue(): Promise<number | null> } {
+  return {
+    async claim(holder, now, leaseMs, limit) {
+      const until = await leaseDue(exec, table, holder, now, leaseMs, limit);
+      if (until === undefined) return [];
+      // What this holder won (another process may have taken some first).
+      return (await exec(`${select} where s.lease_holder = ? and s.lease_until = ? and s.state = 'queued' order by s.due_at, s.id`, [holder, until])).map(read);
+    },
+    async recent(limit) {
+      return (await exec(`${select} order by s.created_at desc, s.id desc limit ?`, [limit])).map(read);
+    },
+    async nextDue() {
+      const [row] = await exec(`select min(due_at) as at from ${table} where state = 'queued'`);
+      return numOrNull(row?.at);
+    },
+  };
 }
