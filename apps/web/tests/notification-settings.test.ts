@@ -121,8 +121,8 @@ describe('Settings → Notifications: the preferences form and the rules editor 
     await section.getByText('Saved 2 preferences.').waitFor();
     expect(await type2.getAttribute('aria-invalid')).toBeNull();
     const expected = [
-      { integration: 'deploy_host', type: 'deploy.*', enabled: true, minSeverity: 'error', channels: { browser: true, email: false, push: false } },
-      { integration: 'error_tracker', type: 'error.*', enabled: true, minSeverity: 'warning', channels: { browser: false, email: false, push: false } },
+      { integration: 'deploy_host', type: 'deploy.*', enabled: true, minSeverity: 'error', channels: { browser: true, email: false, push: false, chat: false } },
+      { integration: 'error_tracker', type: 'error.*', enabled: true, minSeverity: 'warning', channels: { browser: false, email: false, push: false, chat: false } },
     ];
     expect((await policy(target)).preferences).toEqual(expected);
 

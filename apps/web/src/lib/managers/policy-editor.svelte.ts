@@ -2,6 +2,7 @@ import {
   interruptChannels,
   weekdays,
   webhookIntegrationSchema,
+  type ChannelConnection,
   type DryRunResult,
   type InterruptChannel,
   type NotificationPolicy,
@@ -58,6 +59,8 @@ export interface PreferenceDraft {
   email: boolean;
   /** Not offered yet (no device subscribed): kept as saved; a preference saved before push existed shows its email switch. */
   push: boolean;
+  /** Not offered yet (no connection ready): kept as saved; a preference saved before chat existed shows its email switch. */
+  chat: boolean;
 }
 
 export interface ConditionDraft {
@@ -87,6 +90,8 @@ export interface RuleDraft {
   email: ChannelAction;
   /** Not offered yet (no device subscribed): kept as saved. */
   push: ChannelAction;
+  /** Not offered yet (no chat or webhook connection ready): kept as saved. */
+  chat: ChannelAction;
   bypassQuietHours: boolean;
   silence: boolean;
   discard: boolean;
@@ -153,6 +158,7 @@ export const preferenceDraftOf = (preference: NotificationPreference): Preferenc
   browser: preference.channels.browser,
   email: preference.channels.email,
   push: preference.channels.push ?? preference.channels.email,
+  chat: preference.channels.chat ?? preference.channels.email,
 });
 
 export const preferenceOf = (draft: PreferenceDraft): NotificationPreference => ({
@@ -160,7 +166,7 @@ export const preferenceOf = (draft: PreferenceDraft): NotificationPreference => 
   type: draft.type.trim(),
   enabled: draft.enabled,
   minSeverity: draft.minSeverity,
-  channels: { browser: draft.browser, email: draft.email, push: draft.push },
+  channels: { browser: draft.browser, email: draft.email, push: draft.push, chat: draft.chat },
 });
 
 export const blankPreference = (): PreferenceDraft => ({
@@ -172,6 +178,7 @@ export const blankPreference = (): PreferenceDraft => ({
   browser: true,
   email: false,
   push: false,
+  chat: false,
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -245,6 +252,7 @@ export function ruleDraftOf(rule: NotificationRule): RuleDraft {
     browser: channelAction(actions, 'browser'),
     email: channelAction(actions, 'email'),
     push: channelAction(actions, 'push'),
+    chat: channelAction(actions, 'chat'),
     bypassQuietHours: actions.bypassQuietHours === true,
     silence: actions.silence === true,
     discard: actions.discard === true,
@@ -315,6 +323,7 @@ export function loosePreferenceDraft(value: unknown): PreferenceDraft {
     browser: channels.browser === true,
     email: channels.email === true,
     push: (channels.push ?? channels.email) === true,
+    chat: (channels.chat ?? channels.email) === true,
   };
 }
 
@@ -351,6 +360,8 @@ export class PolicyEditor {
   previewError = $state<string | undefined>();
   previewBusy = $state(false);
   private previewSeq = 0;
+  /** The ready connections as last told (connectionsChanged), to read the policy again only when they change. */
+  private connectionsSeen: string | undefined;
 
   constructor(view: NotificationPolicyView) {
     this.view = view;
@@ -362,7 +373,7 @@ export class PolicyEditor {
 
   /** The server's view again (another save, a reload): what is not a draft follows it. */
   refresh(view: NotificationPolicyView): void {
-    this.view = { ...this.view, mutes: view.mutes, quietNow: view.quietNow, email: view.email, push: view.push, flapHoldSeconds: view.flapHoldSeconds, quietHours: { ...this.view.quietHours, pauseUntil: view.quietHours.pauseUntil } };
+    this.view = { ...this.view, mutes: view.mutes, quietNow: view.quietNow, email: view.email, push: view.push, chat: view.chat, flapHoldSeconds: view.flapHoldSeconds, quietHours: { ...this.view.quietHours, pauseUntil: view.quietHours.pauseUntil } };
     this.view.needsAttention = view.needsAttention;
   }
 
@@ -400,7 +411,23 @@ export class PolicyEditor {
 
   /** A device was subscribed or removed: when that opens or closes the push channel, the policy is read again. */
   async devicesChanged(live: number): Promise<void> {
-    if (live === this.view.push.devices) return;
+    if (live !== this.view.push.devices) await this.reread();
+  }
+
+  /**
+   * The chat and webhook connections were read (`ready`: those that can send now, not waiting for a fix): when one was
+   * added, removed, renamed, given another floor, fixed or marked "needs attention", the policy is read again, which
+   * opens or closes the chat channel and runs the preview again (it names the connections).
+   */
+  async connectionsChanged(ready: readonly Pick<ChannelConnection, 'id' | 'name' | 'minSeverity'>[]): Promise<void> {
+    const seen = JSON.stringify(ready.map(({ id, name, minSeverity }) => [id, name, minSeverity]));
+    const before = this.connectionsSeen;
+    this.connectionsSeen = seen;
+    // The first read: the view loaded with the page already counts them, unless one changed since.
+    if (before === undefined ? ready.length !== this.view.chat.connections : seen !== before) await this.reread();
+  }
+
+  private async reread(): Promise<void> {
     try {
       this.refresh(await api.notifications.policy.query());
     } catch {
