@@ -17,10 +17,11 @@ export const firstSettingsSection: SettingsSectionId = settingsSections[0].id;
 
 export const settingsPath = (id: SettingsSectionId) => `/settings/${id}`;
 
-/** Anchors inside a section that links of the one-page Settings named (`/settings#devices`, `#project-<slug>`). */
+/** Anchors inside a section that links of the one-page Settings named (`/settings#devices`, `#chat`, `#project-<slug>`). */
 const innerAnchors: [RegExp, SettingsSectionId][] = [
   [/^project-/, 'projects'],
   [/^devices$/, 'notifications'],
+  [/^chat$/, 'notifications'],
 ];
 
 /**
