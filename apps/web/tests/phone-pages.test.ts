@@ -22,6 +22,14 @@ beforeAll(async () => {
   await setup.getByRole('button', { name: 'Try it with demo data' }).click();
   await setup.getByRole('region', { name: 'Demo data' }).waitFor({ timeout: 20_000 });
   await setup.close();
+  // Settings → Notifications lists chat connections too (at this machine's closed port 9: nothing leaves it).
+  for (const connection of [
+    { name: 'Receiver with a rather long name for a phone', minSeverity: 'info', destination: { kind: 'webhook', url: 'http://127.0.0.1:9/hooks/dashboard' } },
+    { name: 'Phone', destination: { kind: 'ntfy', server: 'http://127.0.0.1:9', topic: 'alerts-7f3a9c2e1b', token: 'tk_phonepagestoken' } },
+  ]) {
+    const added = await dashboard.fetch('/api/channels', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(connection) });
+    expect(added.status).toBe(201);
+  }
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
