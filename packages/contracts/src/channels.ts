@@ -59,9 +59,9 @@ export const channelDestinationSchema = z.discriminatedUnion(
         /** Empty or absent: https://ntfy.sh. */
         server: z.string().trim().max(2048).optional(),
         topic: z.string().trim().regex(NTFY_TOPIC, 'topic is 1 to 64 letters, digits, _ or -'),
-        token: z.string().trim().min(1).max(200).optional(),
-        username: z.string().trim().min(1).max(200).optional(),
-        password: z.string().min(1).max(200).optional(),
+        token: z.string().trim().min(1, 'token is empty: give the access token (tk_…) or leave it out').max(200, 'token is at most 200 characters').optional(),
+        username: z.string().trim().min(1, 'username is empty: give the ntfy user or leave it out').max(200, 'username is at most 200 characters').optional(),
+        password: z.string().min(1, 'password is empty: give the ntfy user’s password').max(200, 'password is at most 200 characters').optional(),
       })
       .superRefine((value, check) => {
         if (value.token !== undefined && (value.username !== undefined || value.password !== undefined))

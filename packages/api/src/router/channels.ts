@@ -48,7 +48,7 @@ export const channelsRouter = router({
     .mutation(async ({ ctx, input }) => {
       assertOwnerBrowser(ctx);
       const row = await ctx.channels.get(input.id);
-      await ctx.testSends.take(`channel:${row.id}`, `test message to ${row.name}`);
+      await ctx.testSends.take(`channel:${row.id}`, `message to ${row.name}`);
       return ctx.channels.test(row);
     }),
 });
