@@ -71,3 +71,12 @@ export function describeError(error: TRPCError): { status: number; body: ErrorBo
 export function fail(code: TRPCError['code'], message: string, cause?: unknown): ExposedError {
   return new ExposedError({ code, message, cause });
 }
+
+/**
+ * A 400 for one field of the input that only the procedure can judge (an address the guard refuses), answered as a
+ * validation issue is: `issues` names the field by its path, the message leads with it (`destination.url: …`).
+ */
+export function fieldFail(path: readonly string[], message: string): ExposedError {
+  const cause = Object.assign(new Error(message), { issues: [{ path, message }] });
+  return new ExposedError({ code: 'BAD_REQUEST', message: `${path.join('.')}: ${message}`, cause });
+}

@@ -157,7 +157,9 @@ describe('/api/channels', () => {
     const access = sandbox.protectNtfyTopic('team-9x');
     const ntfy = ((await call('POST', '/api/channels', { name: 'Phone', destination: { kind: 'ntfy', server: sandbox.services.ntfy.url, topic: 'team-9x', ...access } })).json as { connection: ChannelConnection }).connection;
     const elsewhere = await call('PATCH', `/api/channels/${ntfy.id}`, { destination: { kind: 'ntfy', server: 'https://ntfy.example.com', topic: 'team-9x' } });
-    expect([elsewhere.status, errorOf(elsewhere)]).toEqual([400, 'destination.token: a new ntfy server needs its access token (or user and password) again']);
+    expect([elsewhere.status, errorOf(elsewhere)]).toEqual([400, 'Invalid input: destination.token: a new ntfy server needs its access token (or user and password) again']);
+    // Named as a validation issue is, so a form puts it beside its field.
+    expect((elsewhere.json.error as { issues: unknown }).issues).toEqual([{ path: ['destination', 'token'], message: 'a new ntfy server needs its access token (or user and password) again' }]);
     // The same server, another topic: the token saved with it stays, and a test reaches the protected topic.
     sandbox.protectNtfyTopic('team-10x', access);
     const renamed = await call('PATCH', `/api/channels/${ntfy.id}`, { name: 'My phone', destination: { kind: 'ntfy', server: sandbox.services.ntfy.url, topic: 'team-10x' } });
@@ -174,7 +176,7 @@ describe('/api/channels', () => {
     expect(fresh).not.toBe(hook.secret);
 
     const kind = await call('PATCH', `/api/channels/${hook.connection.id}`, { destination: { kind: 'slack', webhookUrl: slackHook().pasted } });
-    expect([kind.status, errorOf(kind)]).toEqual([400, 'destination.kind: this connection is webhook; add a new connection for slack']);
+    expect([kind.status, errorOf(kind)]).toEqual([400, 'Invalid input: destination.kind: this connection is webhook; add a new connection for slack']);
     expect((await list()).map((c) => [c.name, c.target]).sort(([a = ""], [b = ""]) => a.localeCompare(b))).toEqual([
       ['Hook', 'other.example.com'],
       ['My phone', `${new URL(sandbox.services.ntfy.url).host} · topic tea… (protected)`],

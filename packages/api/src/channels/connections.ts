@@ -4,7 +4,7 @@ import type { Clock } from '@dash/connectors';
 import type { ChannelConnectionRow, Store } from '@dash/db';
 import { z } from 'zod';
 import type { CredentialVault } from '../credentials/vault.ts';
-import { fail } from '../errors.ts';
+import { fail, fieldFail } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { destinationUrl, type ChannelAdapter, type ChannelMessage, type ChannelOutcome } from './channel.ts';
 import { DiscordAdapter, type DiscordDestination } from './discord/index.ts';
@@ -102,7 +102,7 @@ function split(destination: ChannelDestination): { settings: Settings; secret: R
     case 'ntfy': {
       const server = destination.server?.trim() || NTFY_SH;
       const checked = destinationUrl(server, 'The ntfy server address');
-      if ('refused' in checked) throw fail('BAD_REQUEST', `destination.server: ${checked.refused}`);
+      if ('refused' in checked) throw fieldFail(['destination', 'server'], checked.refused);
       const auth = destination.token !== undefined ? 'token' : destination.username !== undefined ? 'login' : 'none';
       const secret: Record<string, string> =
         destination.token !== undefined ? { token: destination.token } : destination.username !== undefined ? { username: destination.username, password: destination.password ?? '' } : {};
@@ -110,8 +110,8 @@ function split(destination: ChannelDestination): { settings: Settings; secret: R
     }
     case 'webhook': {
       const checked = destinationUrl(destination.url, 'The webhook URL');
-      if ('refused' in checked) throw fail('BAD_REQUEST', `destination.url: ${checked.refused}`);
-      if (checked.url.protocol !== 'https:' && !isLoopback(checked.url.hostname)) throw fail('BAD_REQUEST', 'destination.url: a webhook is sent over https (plain http only to this machine)');
+      if ('refused' in checked) throw fieldFail(['destination', 'url'], checked.refused);
+      if (checked.url.protocol !== 'https:' && !isLoopback(checked.url.hostname)) throw fieldFail(['destination', 'url'], 'a webhook is sent over https (plain http only to this machine)');
       return { settings: { url: checked.url.href }, secret: {} };
     }
   }
@@ -238,12 +238,12 @@ export class ChannelConnections {
     let sealed = row.sealedSecret;
     let shown: string | undefined;
     if (input.destination) {
-      if (input.destination.kind !== row.kind) throw fail('BAD_REQUEST', `destination.kind: this connection is ${row.kind}; add a new connection for ${input.destination.kind}`);
+      if (input.destination.kind !== row.kind) throw fieldFail(['destination', 'kind'], `this connection is ${row.kind}; add a new connection for ${input.destination.kind}`);
       const before = parseSettings(row.settings);
       const { settings, secret } = split(input.destination);
       const sameHost = sealHost(row.kind, before) === sealHost(row.kind, settings);
       if (row.kind === 'ntfy' && settings.auth === 'none' && before.auth !== 'none') {
-        if (!sameHost) throw fail('BAD_REQUEST', 'destination.token: a new ntfy server needs its access token (or user and password) again');
+        if (!sameHost) throw fieldFail(['destination', 'token'], 'a new ntfy server needs its access token (or user and password) again');
         // The same server: the login saved with it stays.
         Object.assign(secret, this.openSecret(row));
         settings.auth = before.auth;

@@ -72,16 +72,6 @@ function missingLogin(kind: ChannelKind, draft: DestinationDraft): Record<string
   return {};
 }
 
-/**
- * The server names some refusals by their field in the message itself (`destination.url: a webhook is sent over https`):
- * those go next to their field too.
- */
-function fieldOfMessage(form: FormState): void {
-  if (!form.error || Object.keys(form.fields).length > 0) return;
-  const named = /^((?:destination\.)?[a-zA-Z]+): (.+)$/.exec(form.error);
-  if (named?.[1] && named[2]) form.fields = { [named[1]]: named[2] };
-}
-
 /** A signed webhook's signing secret, answered once when it was made: shown with its connection until dismissed. */
 export interface ShownSecret {
   id: string;
@@ -147,7 +137,7 @@ export class ChatConnections {
       return undefined;
     }
     let added: string | undefined;
-    const ok = await this.addForm.submit(async () => {
+    await this.addForm.submit(async () => {
       const saved = await api.channels.add.mutate({
         name: draft.name,
         minSeverity: draft.minSeverity,
@@ -159,7 +149,6 @@ export class ChatConnections {
       this.set([...(this.connections ?? []).filter((each) => each.id !== saved.connection.id), saved.connection]);
       return `“${saved.connection.name}” added. Send it a test to see it arrive.`;
     });
-    if (!ok) fieldOfMessage(this.addForm);
     return added;
   }
 
@@ -189,8 +178,7 @@ export class ChatConnections {
       this.results = rest;
       return undefined;
     });
-    if (!ok) fieldOfMessage(form);
-    else this.formOf(connection.id).success = `“${draft.name.trim() || connection.name}” saved.`;
+    if (ok) this.formOf(connection.id).success = `“${draft.name.trim() || connection.name}” saved.`;
     return ok;
   }
 
