@@ -229,8 +229,8 @@ export class Inbox {
   }
 
   /**
-   * The channels that can deliver now, and the devices a push released now goes to (subscribed, not removed by their
-   * push service), in one read of each.
+   * The channels that can deliver now, the devices a push released now goes to (subscribed, not removed by their
+   * push service) and the connections a chat message may go to (not waiting for a fix), in one read of each.
    */
   async targets(): Promise<{ available: readonly InterruptChannel[]; devices: { id: string; name: string }[]; connections: ChatTarget[] }> {
     const [email, rows, chats] = await Promise.all([this.options.emailReady?.().catch(() => false) ?? false, this.store.push.list(), this.store.channels.list()]);
@@ -239,7 +239,7 @@ export class Inbox {
     return { available: deliverableChannels(email, devices.length > 0, connections.length > 0), devices, connections };
   }
 
-  /** Rows and browser interruptions to the live streams; released emails and pushes to their senders. */
+  /** Rows and browser interruptions to the live streams; released emails, pushes and chat messages to their senders. */
   private publish(rows: NotificationRow[], sent: DeliveryRow[] = []) {
     this.hub.publish(rows, sent.filter((delivery) => delivery.channel === 'browser'));
     if (sent.some((delivery) => delivery.channel === 'email')) this.options.onEmail?.();
