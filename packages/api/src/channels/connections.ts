@@ -195,11 +195,6 @@ export class ChannelConnections {
     return (await this.options.store.channels.list()).map(connectionOf);
   }
 
-  /** How many connections are ready to send (none waiting for a fix), for the policy's view. */
-  async ready(): Promise<ChannelConnectionRow[]> {
-    return (await this.options.store.channels.list()).filter((row) => row.attentionAt === null);
-  }
-
   async add(input: ChannelAdd): Promise<{ connection: ChannelConnection; secret?: string }> {
     const { store, vault, clock, log } = this.options;
     const { settings, secret } = split(input.destination);
