@@ -1,3 +1,4 @@
+import { severityRank } from '@dash/contracts';
 import { bind, DELIVERY_PREFIXED, joinedDelivery, numOrNull, sendQueue, type RunStatement } from './sql-rows.ts';
 import type { SqlDialect } from './shared.ts';
 import type { ChannelConnectionRow, ChannelSendRow, DeliveryRow, Store } from './store.ts';
@@ -40,8 +41,6 @@ function rawSend(r: Record<string, unknown>): ChannelSendRow {
 
 const SEND = `select s.id, s.connection_id, s.state, s.attempts, s.due_at, s.status, s.error, s.provider_id, s.created_at, s.sent_at, ${DELIVERY_PREFIXED} from channel_sends s join notification_deliveries d on d.id = s.delivery_id`;
 
-const FLOOR_RANK: Record<ChannelConnectionRow['minSeverity'], number> = { info: 0, warning: 2, error: 3 };
-const SEVERITY_RANK: Record<string, number> = { info: 0, success: 1, warning: 2, error: 3 };
 
 /**
  * Whether a released chat delivery goes to a connection: a digest and a recovery (which goes only where its outage went,
@@ -49,7 +48,7 @@ const SEVERITY_RANK: Record<string, number> = { info: 0, success: 1, warning: 2,
  */
 export function reachesConnection(delivery: Pick<DeliveryRow, 'purpose' | 'message'>, minSeverity: ChannelConnectionRow['minSeverity']): boolean {
   if (delivery.purpose === 'digest' || delivery.purpose === 'resolve' || delivery.purpose === 'flap_end') return true;
-  return (SEVERITY_RANK[delivery.message.severity] ?? 0) >= FLOOR_RANK[minSeverity];
+  return severityRank[delivery.message.severity] >= severityRank[minSeverity];
 }
 
 /**

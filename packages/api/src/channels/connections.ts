@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChannelAdd, ChannelConnection, ChannelDestination, ChannelKind, ChannelTestResult, ChannelUpdate } from '@dash/contracts';
+import { isLoopbackHost, type ChannelAdd, type ChannelConnection, type ChannelDestination, type ChannelKind, type ChannelTestResult, type ChannelUpdate } from '@dash/contracts';
 import type { Clock } from '@dash/connectors';
 import type { ChannelConnectionRow, Store } from '@dash/db';
 import { z } from 'zod';
@@ -111,13 +111,11 @@ function split(destination: ChannelDestination): { settings: Settings; secret: R
     case 'webhook': {
       const checked = destinationUrl(destination.url, 'The webhook URL');
       if ('refused' in checked) throw fieldFail(['destination', 'url'], checked.refused);
-      if (checked.url.protocol !== 'https:' && !isLoopback(checked.url.hostname)) throw fieldFail(['destination', 'url'], 'a webhook is sent over https (plain http only to this machine)');
+      if (checked.url.protocol !== 'https:' && !isLoopbackHost(checked.url.hostname)) throw fieldFail(['destination', 'url'], 'a webhook is sent over https (plain http only to this machine)');
       return { settings: { url: checked.url.href }, secret: {} };
     }
   }
 }
-
-const isLoopback = (hostname: string) => hostname === 'localhost' || hostname === '[::1]' || /^127\./.test(hostname);
 
 /** Where a connection sends, with nothing secret in it. */
 function targetOf(row: ChannelConnectionRow): string {

@@ -4,6 +4,7 @@ import type { Clock } from '@dash/connectors';
 import type { DeliveryRow, PushSendOutcome, PushSendRow, Store } from '@dash/db';
 import type { Logger } from '../logger.ts';
 import { DrainLoop } from '../notifications/drain-loop.ts';
+import { deliveryKind } from '../notifications/delivery-kind.ts';
 import { pushServiceOf, type PushMessage, type PushOutcome } from './adapter.ts';
 import type { PushDevices } from './devices.ts';
 
@@ -38,9 +39,8 @@ export function pushTopic(tag: string): string {
 /** What a released push delivery carries to the service worker. */
 export function pushPayloadOf(delivery: DeliveryRow): PushPayload {
   const { message } = delivery;
-  const kind = delivery.purpose === 'digest' ? 'digest' : delivery.purpose === 'resolve' || (delivery.purpose === 'flap_end' && message.severity === 'success') ? 'resolve' : 'alert';
   return {
-    kind,
+    kind: deliveryKind(delivery),
     notificationId: delivery.notificationId,
     title: message.title,
     body: message.body,
