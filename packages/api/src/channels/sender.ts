@@ -3,6 +3,7 @@ import type { Clock } from '@dash/connectors';
 import type { ChannelSendOutcome, ChannelSendRow, DeliveryRow, Store } from '@dash/db';
 import type { Logger } from '../logger.ts';
 import { DrainLoop } from '../notifications/drain-loop.ts';
+import { deliveryKind } from '../notifications/delivery-kind.ts';
 import type { ChannelMessage, ChannelOutcome } from './channel.ts';
 import type { ChannelConnections } from './connections.ts';
 
@@ -16,10 +17,9 @@ export const CHAT_RETRY_MS: readonly number[] = [30_000, 2 * MINUTE, 10 * MINUTE
 /** A released chat delivery as the adapters take it; `recovers` is filled in per connection. */
 export function channelMessageOf(delivery: DeliveryRow, origin: string | undefined): ChannelMessage {
   const { message } = delivery;
-  const kind = delivery.purpose === 'digest' ? 'digest' : delivery.purpose === 'resolve' || (delivery.purpose === 'flap_end' && message.severity === 'success') ? 'resolve' : 'alert';
   return {
     id: delivery.id,
-    kind,
+    kind: deliveryKind(delivery),
     title: message.title,
     body: message.body,
     severity: message.severity,
@@ -59,12 +59,23 @@ export class ChatSender extends DrainLoop {
     for (;;) {
       const holder = randomUUID();
       const claimed = await store.channels.sends.claim(holder, clock.now(), LEASE_MS, BATCH);
-      for (const send of claimed) await this.sendOne(send, holder);
+      // A delivery goes to each connection: its thread and project are read once per claim, not once per send.
+      const threads = new Map<string, Promise<Pick<ChannelMessage, 'thread' | 'project'>>>();
+      for (const send of claimed) await this.sendOne(send, holder, threads);
       if (claimed.length < BATCH) return;
     }
   }
 
-  private async sendOne(send: ChannelSendRow, holder: string): Promise<void> {
+  /** The thread as it stands now, and its project's name (the message's Project field). */
+  private async threadOf(notificationId: string): Promise<Pick<ChannelMessage, 'thread' | 'project'>> {
+    const { store } = this.options;
+    const [thread] = await store.notifications.read((ops) => ops.rows([notificationId]));
+    if (!thread) return { thread: null, project: null };
+    const project = thread.projectSlug ? ((await store.projects.get(thread.projectSlug))?.name ?? thread.projectSlug) : null;
+    return { thread: { id: thread.id, status: thread.status, eventCount: thread.eventCount, decision: thread.decision }, project };
+  }
+
+  private async sendOne(send: ChannelSendRow, holder: string, threads: Map<string, Promise<Pick<ChannelMessage, 'thread' | 'project'>>>): Promise<void> {
     const { store, connections, clock, log } = this.options;
     const attempts = send.attempts + 1;
     const settle = (outcome: Partial<ChannelSendOutcome> & Pick<ChannelSendOutcome, 'state' | 'status' | 'error'>) =>
@@ -80,11 +91,10 @@ export class ChatSender extends DrainLoop {
     }
     const { delivery } = send;
     const message = channelMessageOf(delivery, connections.origin);
-    // The thread as it stands now, and its project's name (the message's Project field).
-    const [thread] = delivery.notificationId === null ? [] : await store.notifications.read((ops) => ops.rows([delivery.notificationId as string]));
-    if (thread) {
-      message.thread = { id: thread.id, status: thread.status, eventCount: thread.eventCount, decision: thread.decision };
-      if (thread.projectSlug) message.project = (await store.projects.get(thread.projectSlug))?.name ?? thread.projectSlug;
+    const { notificationId } = delivery;
+    if (notificationId !== null) {
+      if (!threads.has(notificationId)) threads.set(notificationId, this.threadOf(notificationId));
+      Object.assign(message, await threads.get(notificationId));
     }
     if (message.kind === 'resolve') {
       // A recovery goes where its outage went, and names (or edits, or replies to) the outage's message there.
