@@ -4,7 +4,9 @@
 // and the same load to a server that only reads the body and answers 200, with autocannon, in
 // alternating rounds (bare, relay, bare, relay, ...) so drift on a shared machine hits both alike.
 // Prints each round, the median ratio, the relay's p99 at half its peak rate, and poll latency with
-// 100,000 buffered events.
+// 100,000 buffered events. Those events are stored through the relay's own store code
+// (apps/relay/src/store/redis.ts, imported with tsx's tsImport, under the keys of apps/relay/src/keys.ts), as
+// the relay stores a webhook's, so the bench follows the store's keys and format wherever they go.
 //
 // The half-rate p99 is measured open-loop: autocannon's fixed-rate mode sends each second's quota as
 // fast as it can and then idles, which is full load half the time, not half the load. Here undici
@@ -17,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort, signedPullRequest } from './support.mjs';
 import autocannon from 'autocannon';
 import { createClient } from 'redis';
+import { tsImport } from 'tsx/esm/api';
 import { Pool } from 'undici';
 
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/13';
@@ -28,6 +31,9 @@ const SECRET = 'bench-secret';
 /** 32+ characters, as the relay requires of RELAY_POLL_SECRET. */
 const POLL_SECRET = 'bench-poll-secret-0123456789abcdef';
 const relayEntry = fileURLToPath(new URL('../apps/relay/dist/relay.mjs', import.meta.url));
+// The relay's own TypeScript, for the seeding: tsx's loader for these imports only (the relay under test is the bundle).
+const { redisStore } = await tsImport('../apps/relay/src/store/redis.ts', import.meta.url);
+const { keysOf, SINGLE_TENANT } = await tsImport('../apps/relay/src/keys.ts', import.meta.url);
 
 async function startProcess(args, env, port) {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -104,6 +110,40 @@ async function paced(url, rate, seconds) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+/**
+ * `count` events buffered for the single-tenant relay, stored as it stores a webhook's: through its own store
+ * (`ingest`, 5,000 events a delivery). Returns the first event's position; the others follow one apart (the store
+ * gives each event the next millisecond after the last, and the seeding outpaces the clock by far).
+ */
+async function seedEvents(count) {
+  const store = await redisStore(REDIS_URL, (error) => console.error(`seeding: ${error.message}`));
+  const keys = keysOf(SINGLE_TENANT);
+  const receivedAt = new Date().toISOString();
+  try {
+    for (let i = 0; i < count; i += 5_000) {
+      const events = [];
+      for (let j = i; j < Math.min(count, i + 5_000); j++) {
+        events.push({ id: `bench-${j}`, receivedAt, integration: 'code_host', type: 'pr.merged', sourceEventId: `s${j}`, title: 'PR #1 merged', severity: 'success', occurredAt: receivedAt });
+      }
+      const verdict = await store.ingest({
+        rateKey: keys.webhookRate('code_host', 'bench-seed'),
+        limit: 1_000_000,
+        windowMs: 60_000,
+        deliveryKey: keys.delivery('code_host', `bench-seed-${i}`),
+        dedupeMs: 60_000,
+        eventsKey: keys.events,
+        events,
+      });
+      if (verdict.outcome !== 'stored') throw new Error(`seeding: the store answered ${verdict.outcome} to a delivery of ${events.length} events`);
+    }
+    const first = await store.poll({ eventsKey: keys.events, since: 0, limit: 1, retentionMs: 24 * 60 * 60_000 });
+    if (first.events.length !== 1) throw new Error('seeding: the store holds no event after it');
+    return first.cursor;
+  } finally {
+    await store.close();
+  }
+}
+
 const redis = createClient({ url: REDIS_URL });
 await redis.connect();
 await redis.flushDb();
@@ -133,18 +173,12 @@ try {
   const half = await paced(`http://127.0.0.1:${relayPort}`, halfRate, SECONDS);
   if (half.failed > 0) throw new Error(`${half.failed} paced requests failed`);
 
-  // Poll latency with 100,000 buffered events.
+  // Poll latency with 100,000 buffered events, each page of 500 from a random point among the first 99%.
   await redis.flushDb();
-  const event = JSON.stringify({ integration: 'code_host', type: 'pr.merged', sourceEventId: 's', title: 'PR #1 merged', severity: 'success', occurredAt: new Date().toISOString() });
-  const base = Date.now();
-  for (let i = 0; i < 100_000; i += 5_000) {
-    const members = [];
-    for (let j = i; j < i + 5_000; j++) members.push({ score: base - 100_000 + j, value: event.replace('"s"', `"s${j}"`) });
-    await redis.zAdd('relay:default:events', members);
-  }
+  const first = await seedEvents(100_000);
   const pollTimes = [];
   for (let i = 0; i < 60; i++) {
-    const since = base - 100_000 + Math.floor(Math.random() * 99_000);
+    const since = first + Math.floor(Math.random() * 99_000);
     const started = performance.now();
     const res = await fetch(`http://127.0.0.1:${relayPort}/api/events?since=${since}&limit=500`, { headers: { authorization: `Bearer ${POLL_SECRET}`, 'x-forwarded-for': `172.16.0.${Math.floor(i / 15)}` } });
     const events = await res.json();
