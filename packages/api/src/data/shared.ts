@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createClient } from 'redis';
 import type { RateLimit, SharedWindow } from '@dash/connectors';
 import type { Store } from '@dash/db';
 
@@ -111,6 +110,8 @@ export interface RedisCoordination {
  * serve both, and dashboards on other databases keep to their own); an account's keys share a hash tag.
  */
 export async function redisCoordination(url: string): Promise<RedisCoordination> {
+  // Loaded only when REDIS_URL names a Redis: the client is a third of what a dashboard without one would load at start.
+  const { createClient } = await import('redis');
   let connected = false;
   const client = createClient({
     url,
