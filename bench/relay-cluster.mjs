@@ -1,5 +1,5 @@
 // The relay's ingest rate on a Redis Cluster against a single Redis, in the same run, on this machine.
-//   node scripts/pnpm.mjs --filter @dash/relay build && node bench/relay-cluster.mjs
+//   node scripts/pnpm.mjs --filter @dash/relay build && node bench/relay-cluster.mjs [--smoke]
 // Starts a private redis-server and a private Redis Cluster (three masters, a replica each, every node
 // a redis-server of its own on loopback, files in a temp dir), and the bundled relay twice in managed
 // multi-tenant mode: on REDIS_URL and on REDIS_CLUSTER_URLS. Both get the same 30 tenants, and
@@ -9,23 +9,26 @@
 // read from /proc), the median ratio cluster / single, and how many webhooks shared each ingest script
 // call on each side (from Redis's INFO commandstats: every webhook also makes one call of its own, the
 // tenant lookup, which is taken off).
+// --smoke: the same single Redis and cluster, 3 tenants, one round of 96 webhooks a side after a warm-up as small;
+// its figures are not to be quoted, and it exits non-zero when anything failed.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { freePort, signedPullRequest } from './support.mjs';
+import { assertFigures, freePort, loadFor, perSecond, relayEntry, sayIfSmoke, signedPullRequest, smoke } from './support.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const TENANTS = 30;
+const ROUNDS = smoke ? 1 : Number(process.env.BENCH_ROUNDS ?? 3);
+const TENANTS = smoke ? 3 : 30;
+/** A smoke load's webhooks, in place of SECONDS (or the warm-up's 2 s). */
+const SMOKE_REQUESTS = 96;
 const CONNECTIONS = 32;
 const SECRET = 'bench-secret';
 const ADMIN_SECRET = 'bench-admin-secret-0123456789abcdef';
-const relayEntry = fileURLToPath(new URL('../apps/relay/dist/relay.mjs', import.meta.url));
+const relayBundle = relayEntry();
 const dir = mkdtempSync(join(tmpdir(), 'relay-cluster-bench-'));
 const children = [];
 
@@ -71,7 +74,7 @@ async function cluster() {
 
 async function startRelay(env) {
   const port = await freePort();
-  const child = spawn(process.execPath, [relayEntry], {
+  const child = spawn(process.execPath, [relayBundle], {
     env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), WEBHOOK_SECRET_GITHUB: SECRET, RELAY_ADMIN_SECRET: ADMIN_SECRET, TRUST_PROXY: 'true', RELAY_POLL_SECRET: ADMIN_SECRET },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -108,7 +111,7 @@ const load = (url, duration = SECONDS) =>
   autocannon({
     url,
     connections: CONNECTIONS,
-    duration,
+    ...loadFor(duration, SMOKE_REQUESTS),
     requests: [
       {
         method: 'POST',
@@ -134,6 +137,7 @@ const load = (url, duration = SECONDS) =>
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+sayIfSmoke();
 try {
   const singlePort = await freePort();
   const single = await redisServer(singlePort);
@@ -150,7 +154,7 @@ try {
     const sent = result.requests.total;
     return {
       sent,
-      rate: result.requests.average,
+      rate: perSecond(result),
       p99: result.latency.p99,
       relayCpu: (cpuOf(relay.child.pid) - before[0]) / sent,
       redisCpu: (cpuSum(redis) - before[1]) / sent,
@@ -193,11 +197,14 @@ try {
     console.log(`round ${round}: single Redis ${show(a)}`);
     console.log(`         Redis Cluster (3 masters + 3 replicas) ${show(b)}, ratio ${(b.rate / a.rate).toFixed(2)}`);
   }
+  const perCall = (calls, webhooks) => webhooks / Math.max(1, calls - webhooks);
+  const perCallSingle = perCall(await scriptCalls([singlePort]), sent.single);
+  const perCallCluster = perCall(await scriptCalls(masterPorts), sent.cluster);
+  assertFigures({ ratio: median(ratios), 'webhooks per call, single': perCallSingle, 'webhooks per call, cluster': perCallCluster });
   console.log(`ratio cluster / single (median of ${ROUNDS})  ${median(ratios).toFixed(2)}`);
-  const perCall = (calls, webhooks) => (webhooks / Math.max(1, calls - webhooks)).toFixed(1);
   console.log(
-    `webhooks per ingest script call: single Redis ${perCall(await scriptCalls([singlePort]), sent.single)}, ` +
-      `Redis Cluster ${perCall(await scriptCalls(masterPorts), sent.cluster)} (a group commit is split by slot)`,
+    `webhooks per ingest script call: single Redis ${perCallSingle.toFixed(1)}, ` +
+      `Redis Cluster ${perCallCluster.toFixed(1)} (a group commit is split by slot)`,
   );
 } finally {
   // The relays first, so they do not log their Redis going away.

@@ -1,8 +1,8 @@
-// What the benches share: a free port, their `--name=value` flags, and the built dashboard started on a fresh store.
+// What the benches share: a free port, their `--name=value` flags and `--smoke`, and the built dashboard started on a fresh store.
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +27,33 @@ export const cliArgs = () =>
       return [name, value.length > 0 ? value.join('=') : 'true'];
     }),
   );
+
+/**
+ * `--smoke`: the bench's own code path with its smallest numbers (one round, a handful of requests, short durations),
+ * which tells in seconds whether the bench still works, not how fast anything is (bench/benches.test.ts runs every
+ * bench so). A smoke run says so as it starts, and exits non-zero when something did not work.
+ */
+export const smoke = cliArgs().smoke === 'true';
+
+/** In a smoke run, says that it is one: its figures are not to be quoted. */
+export function sayIfSmoke() {
+  if (smoke) console.log('smoke run (--smoke): the smallest numbers, to check that the bench works; its figures are not to be quoted');
+}
+
+/** How often autocannon samples in a smoke run: it stops only at a sample, 1 s apart by default. */
+const SMOKE_SAMPLE_MS = 100;
+
+/** autocannon's options for one load: `seconds` long or, in a smoke run, `requests` requests. */
+export const loadFor = (seconds, requests) => (smoke ? { amount: requests, sampleInt: SMOKE_SAMPLE_MS } : { duration: seconds });
+
+/** An autocannon result's mean requests a second (its `requests.average` is per sample). */
+export const perSecond = (result) => (result.requests.average * 1000) / (smoke ? SMOKE_SAMPLE_MS : 1000);
+
+/** Throws unless every figure is a finite number: a figure missing or NaN is a run that did not work. */
+export function assertFigures(figures) {
+  const bad = Object.entries(figures).filter(([, value]) => typeof value !== 'number' || !Number.isFinite(value));
+  if (bad.length > 0) throw new Error(`figures missing or not a number: ${bad.map(([name, value]) => `${name} = ${value}`).join(', ')}`);
+}
 
 /**
  * apps/web/build/server.js on 127.0.0.1 over a fresh temp DATA_DIR (embedded SQLite, a new credentials key) with
@@ -74,6 +101,16 @@ export async function startBuiltDashboard(env = {}, ready = async (url) => (awai
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { url, stop, output: () => output };
+}
+
+/**
+ * The bundled relay the relay benches start: apps/relay/dist/relay.mjs, which `node scripts/pnpm.mjs --filter @dash/relay
+ * build` makes, or BENCH_RELAY_ENTRY (bench/benches.test.ts bundles the current sources into a temp dir of its own).
+ */
+export function relayEntry() {
+  const entry = process.env.BENCH_RELAY_ENTRY ?? join(repoDir, 'apps/relay/dist/relay.mjs');
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`node scripts/pnpm.mjs --filter @dash/relay build\` first`);
+  return entry;
 }
 
 /** One ~8 KB GitHub pull_request (closed, merged) webhook body and its X-Hub-Signature-256 under `secret`: the relay benches' load. */
