@@ -1,5 +1,5 @@
 // The data cache's hit rate with two dashboard processes on one database against one process, in the same run.
-//   node scripts/pnpm.mjs --filter @dash/web build && node bench/cache-shared.mjs [--rounds=3] [--waves=6]
+//   node scripts/pnpm.mjs --filter @dash/web build && node bench/cache-shared.mjs [--rounds=3] [--waves=6] [--smoke]
 //
 // Starts packages/sandbox's fake upstreams in a child process of its own (under tsx), which counts every
 // request they answer, and the built dashboard as:
@@ -24,13 +24,16 @@
 // Flags: --rounds=3, --waves=6 (per leg and round), --clients=12, --spread=400 (ms), --legs=baseline,postgres,redis
 // (the baseline always runs), --verbose (each wave). Env: BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres),
 // BENCH_REDIS_URL (redis://127.0.0.1:6379/15).
+// --smoke: one round of one wave of 2 clients over 100 ms, on the baseline and redis legs (the redis leg's two
+// processes share a scratch Postgres database too, so between them they start everything the postgres leg does);
+// its figures are not to be quoted, and a leg that cannot run or a hit rate or ratio that is not a number fails it.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cliArgs, repoDir, startBuiltDashboard } from './support.mjs';
+import { assertFigures, cliArgs, repoDir, sayIfSmoke, smoke, startBuiltDashboard } from './support.mjs';
 
 const args = cliArgs();
 
@@ -57,11 +60,12 @@ if (args['sandbox-worker']) {
 }
 
 async function main() {
-  const ROUNDS = Number(args.rounds ?? 3);
-  const WAVES = Number(args.waves ?? 6);
-  const CLIENTS = Number(args.clients ?? 12);
-  const SPREAD = Number(args.spread ?? 400);
-  const LEGS = new Set(['baseline', ...(args.legs ?? 'baseline,postgres,redis').split(',')]);
+  const ROUNDS = Number(args.rounds ?? (smoke ? 1 : 3));
+  const WAVES = Number(args.waves ?? (smoke ? 1 : 6));
+  const CLIENTS = Number(args.clients ?? (smoke ? 2 : 12));
+  const SPREAD = Number(args.spread ?? (smoke ? 100 : 400));
+  // A smoke run leaves out the postgres leg: the redis leg is two processes on a scratch Postgres database too, with Redis.
+  const LEGS = new Set(['baseline', ...(args.legs ?? (smoke ? 'baseline,redis' : 'baseline,postgres,redis')).split(',')]);
   const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
   const SLUGS = ['pocket-ledger', 'formfox', 'tideline'];
@@ -71,6 +75,7 @@ async function main() {
   if (ROUNDS * WAVES + FIRST_LIMIT > 200) throw new Error('--rounds × --waves is at most 190: each wave asks a limit of its own, and shipping takes up to 200');
 
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  sayIfSmoke();
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   const started = performance.now();
 
@@ -257,6 +262,8 @@ async function main() {
         cleanups.push(() => run('redis-cli', ['-u', REDIS_URL, 'FLUSHDB']));
         await twoProcesses('redis', { REDIS_URL });
       } else {
+        // A smoke run is to show that every leg still works.
+        if (smoke) throw new Error(`Redis does not answer at ${REDIS_URL}: a smoke run needs every leg it was asked for`);
         console.log(`Redis does not answer at ${REDIS_URL}: no redis leg`);
       }
     }
@@ -322,6 +329,12 @@ async function main() {
       );
     }
     console.log(`(whole run ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    if (smoke) {
+      assertFigures({
+        ...Object.fromEntries(legs.map((leg) => [`${leg.name} hit rate`, median(perLeg[leg.name].rates)])),
+        ...Object.fromEntries(legs.slice(1).map((leg) => [`${leg.name} hit rate / baseline`, median(ratios[leg.name])])),
+      });
+    }
   } finally {
     await cleanUp();
   }
