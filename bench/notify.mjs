@@ -1,12 +1,12 @@
 // Webhook-to-dashboard latency and the inbox's drain rate, each against a baseline measured in the same run.
-//   node scripts/pnpm.mjs --filter @dash/web build && node bench/notify.mjs [--only=latency|drain] [--n=50]
+//   node scripts/pnpm.mjs --filter @dash/web build && node bench/notify.mjs [--only=latency|drain] [--n=50] [--smoke]
 //
-// Latency. Starts the real relay (apps/relay/src/main.ts under tsx, on Redis db 14, flushed before and
-// after; on its memory store when Redis is down, and it says so) and the built dashboard (a fresh temp
-// DATA_DIR, embedded SQLite) pointed at it, connects an SSE client to GET /api/notifications/stream, then
-// posts GitHub-signed pull_request (closed, merged) webhooks to the relay one a second apart, each with its
-// own delivery id and PR number, and times each from the moment its POST is sent to the SSE `event:
-// notification` carrying its URL. A warm-up webhook goes first (it proves the path, and is not counted).
+// Latency. Starts the real relay (apps/relay/src/main.ts under tsx, or the bundle at BENCH_RELAY_ENTRY, on
+// Redis db 14, flushed before and after; on its memory store when Redis is down, and it says so) and the built
+// dashboard (a fresh temp DATA_DIR, embedded SQLite) pointed at it, connects an SSE client to GET
+// /api/notifications/stream, then posts GitHub-signed pull_request (closed, merged) webhooks to the relay one a
+// second apart, each with its own delivery id and PR number, and times each from the moment its POST is sent to
+// the SSE `event: notification` carrying its URL. A warm-up webhook goes first (it proves the path, and is not counted).
 // The dashboard reaches the relay through a small pass-through HTTP proxy in this process, which counts
 // the polls. Twice, with fresh processes each time:
 //   long-poll  the proxy passes every request as it is: the dashboard's `wait=20` polls are held open;
@@ -33,8 +33,15 @@
 // Flags: --only=latency|drain, --n=50 (webhooks per latency phase), --baseline-n=<n> (the polling phase's
 // count; default --n), --events=10000, --rounds=3, --stores=sqlite,postgres, --cpu-prof,
 // --cpu-prof-dir=<dir> (default $TMPDIR/dash-bench-notify-cpu-prof), --verbose (each phase's polls and
-// latencies in order). Env: BENCH_REDIS_URL (redis://127.0.0.1:6379/14), BENCH_PG_URL
-// (postgres://postgres@127.0.0.1:5432/postgres).
+// latencies in order), --smoke (below). Env: BENCH_REDIS_URL (redis://127.0.0.1:6379/14), BENCH_PG_URL
+// (postgres://postgres@127.0.0.1:5432/postgres), BENCH_RELAY_ENTRY (the relay bundled, e.g. by `node scripts/pnpm.mjs
+// --filter @dash/relay build`, apps/relay/dist/relay.mjs: it starts in a fraction of tsx's time).
+//
+// --smoke: both parts with the smallest numbers: one counted webhook a phase, a shorter wait for late copies, and
+// in the polling phase the dashboard asked to poll now (POST /api/relay/poll) after each webhook instead of waiting
+// its 15 s interval; a drain of 1,000 events, one round, no warm-up. Its figures are not to be quoted; it exits
+// non-zero when a webhook, a notification or a push went missing or came twice, when Redis or Postgres does not
+// answer (no memory store, no skipped drain), or when a figure is not a number.
 import { spawn } from 'node:child_process';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -44,7 +51,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cliArgs, freePort, startBuiltDashboard } from './support.mjs';
+import { assertFigures, cliArgs, freePort, sayIfSmoke, smoke, startBuiltDashboard } from './support.mjs';
 
 const repoDir = fileURLToPath(new URL('..', import.meta.url));
 const args = cliArgs();
@@ -53,6 +60,9 @@ const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/p
 const GITHUB_SECRET = 'bench-github-secret';
 const POLL_SECRET = 'bench-poll-secret-0123456789abcdef';
 const PAGE = 500;
+/** After the warm-up, when the first counted webhook goes; after the last arrival, how long late copies may take to show. */
+const LEAD_MS = smoke ? 200 : 1_000;
+const LATE_COPY_MS = smoke ? 300 : 1_500;
 const benchEmail = { SENDGRID_API_KEY: 'SG.bench-key', ALERT_EMAIL_FROM: 'alerts@bench.example', ALERT_EMAIL_TO: 'founder@bench.example', SENDGRID_API_URL: 'http://127.0.0.1:9' };
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -369,7 +379,8 @@ async function latencyPhase({ label, stripWait, n, redis, prNumberBase, push: wi
   const phaseCleanups = cleanups.length;
   if (redis) await redis.flushDb();
   const relayPort = await freePort();
-  const relay = startChild('relay', ['--import', 'tsx', 'apps/relay/src/main.ts'], {
+  const relayArgs = process.env.BENCH_RELAY_ENTRY ? [process.env.BENCH_RELAY_ENTRY] : ['--import', 'tsx', 'apps/relay/src/main.ts'];
+  const relay = startChild('relay', relayArgs, {
     RELAY_HOST: '127.0.0.1',
     RELAY_PORT: String(relayPort),
     RELAY_POLL_SECRET: POLL_SECRET,
@@ -388,6 +399,14 @@ async function latencyPhase({ label, stripWait, n, redis, prNumberBase, push: wi
   });
   cleanups.push(dashboard.stop);
   const base = dashboard.url;
+  /** A smoke run's polling phase: the dashboard polls now, as its button does, instead of in up to 15 s. */
+  const nudge =
+    smoke && stripWait
+      ? async () => {
+          const response = await fetch(`${base}/api/relay/poll`, { method: 'POST', headers: { origin: base } });
+          if (!response.ok) throw new Error(`POST /api/relay/poll answered ${response.status}: ${await response.text()}`);
+        }
+      : undefined;
   try {
     const push = withPush ? await startPushService() : undefined;
     if (push) await subscribePush(base, push);
@@ -397,6 +416,7 @@ async function latencyPhase({ label, stripWait, n, redis, prNumberBase, push: wi
     const warm = githubDelivery(prNumberBase);
     const warmSent = performance.now();
     await postWebhook(relayBase, warm);
+    if (nudge) await nudge();
     const warmArrived = await stream.until(() => stream.arrivals.has(warm.url), warmSent + 60_000);
     stream.check();
     if (!warmArrived) {
@@ -410,14 +430,14 @@ async function latencyPhase({ label, stripWait, n, redis, prNumberBase, push: wi
     const sent = new Map(); // url -> performance.now() when its POST was sent
     const sentNumbers = new Map(); // PR number -> the same instant
     const posts = [];
-    const start = performance.now() + 1_000;
+    const start = performance.now() + LEAD_MS;
     for (let i = 0; i < n; i++) {
       const delivery = githubDelivery(prNumberBase + 1 + i);
       const due = start + i * 1_000;
       await sleep(due - performance.now());
       sent.set(delivery.url, performance.now());
       sentNumbers.set(prNumberBase + 1 + i, sent.get(delivery.url));
-      const post = postWebhook(relayBase, delivery);
+      const post = postWebhook(relayBase, delivery).then(() => nudge?.());
       post.catch(() => {}); // awaited below, with the others
       posts.push(post);
     }
@@ -426,7 +446,7 @@ async function latencyPhase({ label, stripWait, n, redis, prNumberBase, push: wi
     const tailMs = 90_000;
     await stream.until(() => [...sent.keys()].every((url) => stream.arrivals.has(url)), lastSent + tailMs);
     if (push) await settled(() => [...sentNumbers.keys()].every((number) => push.arrivals.has(number)), lastSent + tailMs);
-    await sleep(1_500); // a late second copy of anything would show now
+    await sleep(LATE_COPY_MS); // a late second copy of anything would show now
     stream.check();
 
     const latencies = [];
@@ -528,11 +548,12 @@ async function runLatency() {
     });
     console.log(`relay store: Redis ${REDIS_URL} (flushed before each phase and at the end)`);
   } catch (error) {
+    if (smoke) throw new Error(`Redis at ${REDIS_URL} is unreachable (${error.message}): a smoke run does not fall back to the memory store`);
     redis = undefined;
     console.log(`relay store: MEMORY (RELAY_STORE=memory): Redis at ${REDIS_URL} is unreachable (${error.message})`);
   }
 
-  const n = Number(args.n ?? 50);
+  const n = Number(args.n ?? (smoke ? 1 : 50));
   const baselineN = Number(args['baseline-n'] ?? n);
   const started = performance.now();
   const longPoll = await latencyPhase({ label: 'long-poll', stripWait: false, n, redis, prNumberBase: 1_000, push: true });
@@ -557,6 +578,20 @@ async function runLatency() {
     console.log(`ratio p95 long-poll/polling: ${(lp.p95 / pl.p95).toFixed(2)} (target p95 <= 2 s: ${met ? 'met' : 'NOT met'})`);
   }
   console.log(`latency part took ${Math.round((performance.now() - started) / 1000)} s`);
+  if (smoke) {
+    const problems = [
+      ...[longPoll, polling].flatMap((phase) => [
+        phase.missing ? `${phase.label}: ${phase.missing} webhooks never reached the SSE stream` : '',
+        phase.duplicates ? `${phase.label}: ${phase.duplicates} duplicate SSE events` : '',
+        phase.inboxOk ? '' : `${phase.label}: the inbox holds ${phase.storedCount} of ${phase.expectedCount} notifications, or some twice`,
+      ]),
+      pushes.missing ? `${pushes.missing} pushes never reached the push service` : '',
+      pushes.duplicates ? `${pushes.duplicates} duplicate pushes` : '',
+      pushes.refused ? `${pushes.refused} pushes did not decrypt` : '',
+    ].filter(Boolean);
+    if (problems.length > 0) throw new Error(`the latency part did not work: ${problems.join('; ')}`);
+    assertFigures({ 'long-poll p95': lp.p95, 'polling p95': pl.p95, 'push p95': quantile(pushes.latencies, 0.95) });
+  }
   return { longPoll, polling };
 }
 
@@ -599,6 +634,7 @@ async function runDrain() {
           await admin.end();
         });
       } catch (error) {
+        if (smoke) throw new Error(`Postgres at ${PG_URL.replace(/:[^:@/]*@/, ':***@')} is unreachable (${error.message}): a smoke run does not skip the drain`);
         console.log(`drain postgres: SKIPPED: ${PG_URL.replace(/:[^:@/]*@/, ':***@')} is unreachable (${error.message})`);
         continue;
       }
@@ -608,7 +644,7 @@ async function runDrain() {
     if (args['cpu-prof']) console.log(`drain ${kind}: CPU profile of the worker goes to ${profileDir}`);
     const worker = spawn(
       process.execPath,
-      [...profile, '--import', 'tsx', fileURLToPath(import.meta.url), '--drain-worker', `--kind=${kind}`, `--events=${args.events ?? 10_000}`, `--rounds=${args.rounds ?? 3}`, `--dir=${tempDir}`, `--db-prefix=${dbPrefix}`],
+      [...profile, '--import', 'tsx', fileURLToPath(import.meta.url), '--drain-worker', `--kind=${kind}`, `--events=${args.events ?? (smoke ? 1_000 : 10_000)}`, `--rounds=${args.rounds ?? (smoke ? 1 : 3)}`, `--dir=${tempDir}`, `--db-prefix=${dbPrefix}`, ...(smoke ? ['--smoke'] : [])],
       { cwd: repoDir, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_PG_URL: PG_URL } },
     );
     // On SQLite the worker's event loop can be busy for seconds (see `stall`), so SIGKILL follows soon;
@@ -648,6 +684,8 @@ async function runDrain() {
       `drain ${kind} with the notification policy (20 rules, quiet hours on): ${thousands(result.policy)} ev/s, ratio to the inbox without it ${policyRatio.toFixed(2)} ` +
         `(target >= 0.7: ${policyRatio >= 0.7 ? 'met' : 'NOT met'})`,
     );
+    assertFigures({ [`drain ${kind} ratio`]: ratio, [`drain ${kind} policy ratio`]: policyRatio });
+    if (!(result.stored > 0)) throw new Error(`drain ${kind}: the inbox stored no notification of ${result.events} events`);
   }
   return results;
 }
@@ -1043,10 +1081,12 @@ async function drainWorker() {
 
   try {
     // Warm-up: JIT, module loading, the driver's first connections; not counted.
-    const warm = allEvents.slice(0, 1_000);
-    await bareRun(warm);
-    await inboxRun(warm);
-    await inboxRun(warm, { policy: true });
+    if (!smoke) {
+      const warm = allEvents.slice(0, 1_000);
+      await bareRun(warm);
+      await inboxRun(warm);
+      await inboxRun(warm, { policy: true });
+    }
     const bare = [];
     const inbox = [];
     const policy = [];
@@ -1087,6 +1127,7 @@ if (args['drain-worker']) {
   process.exit(0);
 }
 
+sayIfSmoke();
 const started = performance.now();
 let failed = false;
 try {
