@@ -24,9 +24,9 @@
 // Flags: --rounds=3, --waves=6 (per leg and round), --clients=12, --spread=400 (ms), --legs=baseline,postgres,redis
 // (the baseline always runs), --verbose (each wave). Env: BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres),
 // BENCH_REDIS_URL (redis://127.0.0.1:6379/15).
-// --smoke: one round of one wave of 2 clients over 100 ms, on the baseline and redis legs (the redis leg's two
-// processes share a scratch Postgres database too, so between them they start everything the postgres leg does);
-// its figures are not to be quoted, and a leg that cannot run or a hit rate or ratio that is not a number fails it.
+// --smoke: one round of one wave of 2 clients over 100 ms, no warm-up wave, on the baseline and redis legs (the redis
+// leg's two processes share a scratch Postgres database too, so between them they start everything the postgres leg
+// does); its figures are not to be quoted, and a leg that cannot run or a hit rate or ratio that is not a number fails it.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -273,8 +273,8 @@ async function main() {
         `(started in ${((performance.now() - started) / 1000).toFixed(1)} s)`,
     );
 
-    // Warm-up, uncounted: the JIT, sockets, credentials opened, limiters made.
-    for (const leg of legs) await wave(leg, FIRST_LIMIT - 1, 1);
+    // Warm-up, uncounted: the JIT, sockets, credentials opened, limiters made (the same wave(), which a smoke run has once).
+    if (!smoke) for (const leg of legs) await wave(leg, FIRST_LIMIT - 1, 1);
 
     const perLeg = Object.fromEntries(legs.map((leg) => [leg.name, { rates: [], fetches: [], callsPerKey: [] }]));
     const ratios = Object.fromEntries(legs.slice(1).map((leg) => [leg.name, []]));
