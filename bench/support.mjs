@@ -88,7 +88,10 @@ export async function startBuiltDashboard(env = {}, ready = async (url) => (awai
     rmSync(dataDir, { recursive: true, force: true });
   };
   for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`the dashboard exited:\n${output}`);
+    if (child.exitCode !== null) {
+      rmSync(dataDir, { recursive: true, force: true });
+      throw new Error(`the dashboard exited:\n${output}`);
+    }
     try {
       if (await ready(url)) break;
     } catch {
