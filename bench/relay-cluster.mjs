@@ -18,7 +18,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { assertFigures, freePort, loadFor, perSecond, relayEntry, sayIfSmoke, signedPullRequest, smoke } from './support.mjs';
+import { START_DEADLINE_MS, assertFigures, freePort, loadFor, perSecond, relayEntry, sayIfSmoke, signedPullRequest, smoke } from './support.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = smoke ? 1 : Number(process.env.BENCH_ROUNDS ?? 3);
@@ -48,11 +48,11 @@ function run(command, args) {
 async function redisServer(port, extra = []) {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra], { stdio: 'ignore' });
   children.push(child);
-  for (let i = 0; i < 100; i++) {
+  for (const deadline = performance.now() + START_DEADLINE_MS; performance.now() < deadline; ) {
     if ((await run('redis-cli', ['-p', String(port), 'PING']).catch(() => '')).trim() === 'PONG') return child;
     await sleep(50);
   }
-  throw new Error(`redis-server on ${port} did not start`);
+  throw new Error(`redis-server on ${port} did not start in ${START_DEADLINE_MS / 1000} s`);
 }
 
 async function cluster() {
@@ -64,12 +64,12 @@ async function cluster() {
     nodes.push(await redisServer(port, ['--cluster-enabled', 'yes', '--cluster-port', String(bus), '--cluster-config-file', `nodes-${port}.conf`]));
   }
   await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes']);
-  for (let i = 0; i < 300; i++) {
+  for (const deadline = performance.now() + START_DEADLINE_MS; performance.now() < deadline; ) {
     const states = await Promise.all(ports.map((p) => run('redis-cli', ['-p', String(p), 'CLUSTER', 'INFO']).catch(() => '')));
     if (states.every((s) => s.includes('cluster_state:ok'))) return { ports, nodes };
     await sleep(100);
   }
-  throw new Error('the cluster did not form');
+  throw new Error(`the cluster did not form in ${START_DEADLINE_MS / 1000} s`);
 }
 
 async function startRelay(env) {
@@ -79,7 +79,8 @@ async function startRelay(env) {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);
-  for (let i = 0; i < 100; i++) {
+  for (const deadline = performance.now() + START_DEADLINE_MS; performance.now() < deadline; ) {
+    if (child.exitCode !== null) throw new Error(`the relay exited (${child.exitCode}) while starting`);
     try {
       await fetch(`http://127.0.0.1:${port}/api/health`);
       const admin = { authorization: `Bearer ${ADMIN_SECRET}`, 'content-type': 'application/json' };
@@ -95,7 +96,7 @@ async function startRelay(env) {
       await sleep(50);
     }
   }
-  throw new Error('the relay did not start');
+  throw new Error(`the relay did not start in ${START_DEADLINE_MS / 1000} s`);
 }
 
 /** User + system CPU time of a process so far, in µs. */

@@ -17,7 +17,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { assertFigures, freePort, loadFor, perSecond, relayEntry, sayIfSmoke, signedPullRequest, smoke } from './support.mjs';
+import { START_DEADLINE_MS, assertFigures, freePort, loadFor, perSecond, relayEntry, sayIfSmoke, signedPullRequest, smoke } from './support.mjs';
 import autocannon from 'autocannon';
 import { createClient } from 'redis';
 import { tsImport } from 'tsx/esm/api';
@@ -42,7 +42,8 @@ const { keysOf, SINGLE_TENANT } = await tsImport('../apps/relay/src/keys.ts', im
 
 async function startProcess(args, env, port) {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
-  for (let i = 0; i < 100; i++) {
+  for (const deadline = performance.now() + START_DEADLINE_MS; performance.now() < deadline; ) {
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited (${child.exitCode}) while starting`);
     try {
       await fetch(`http://127.0.0.1:${port}/api/health`);
       return child;
@@ -50,7 +51,8 @@ async function startProcess(args, env, port) {
       await new Promise((r) => setTimeout(r, 50));
     }
   }
-  throw new Error(`${args.join(' ')} did not start`);
+  child.kill();
+  throw new Error(`${args.join(' ')} did not start in ${START_DEADLINE_MS / 1000} s`);
 }
 
 // One ~8 KB pull_request payload; each request gets its own delivery id and client address.

@@ -10,6 +10,12 @@ import { fileURLToPath } from 'node:url';
 
 export const repoDir = fileURLToPath(new URL('..', import.meta.url));
 
+/**
+ * How long a process a bench starts (a relay, a redis-server, a dashboard) has to answer. Quiet, one does in about a
+ * second; on a 2-core machine running the rest of the test suite beside a smoke run, one has taken over 5 s.
+ */
+export const START_DEADLINE_MS = 45_000;
+
 /** A port nothing listens on now, on 127.0.0.1. */
 export const freePort = () =>
   new Promise((resolve) => {
