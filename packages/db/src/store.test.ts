@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished }
 import { defaultSettings, type Settings, type SettingsUpdate } from '@dash/contracts';
 import {
   memoizeReads,
+  migrationsOf,
   openStore,
   ProjectExistsError,
   redactDatabaseUrl,
@@ -27,7 +27,19 @@ import {
   type Store,
 } from './index.ts';
 import { sqliteStore } from './sqlite.ts';
-import { MYSQL_SERVER, mysqlProblem, PG_SERVER, postgresProblem, scratchMysql, scratchPostgres, withMysql } from './testing.ts';
+import {
+  MYSQL_SERVER,
+  mysqlProblem,
+  mysqlTemplate,
+  PG_SERVER,
+  postgresProblem,
+  postgresTemplate,
+  scratchMysql,
+  scratchPostgres,
+  sqliteTemplate,
+  withMysql,
+  withPostgres,
+} from './testing.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 const quiet = { onnotice: () => {}, connect_timeout: 5 };
@@ -107,13 +119,20 @@ const monitor = (sourceEventId: string, transition: 'trigger' | 'resolve', occur
 
 const ids = (rows: readonly { id: string }[]) => rows.map((row) => row.id);
 
-/** Runs against whatever database `freshUrl` makes; every test starts from an empty one. */
-/** `freshUrl` makes each test's database; what it hands `after` runs once the test's stores are closed. */
-function storeSuite(dialect: Store['dialect'], freshUrl: (after: (cleanup: () => Promise<void>) => void) => string | Promise<string>) {
+/** Makes a database for one test; what it hands `after` runs once the test's stores are closed. */
+type MakeDatabase = (after: (cleanup: () => void | Promise<void>) => void) => string | Promise<string>;
+
+/**
+ * Runs against the databases `databases` makes: every test starts from a `migrated` one of its own (a copy of a
+ * template the migrations made, see MigratedTemplate), and the test of the migrations from a `blank` one.
+ */
+function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDatabase; blank: MakeDatabase }) {
   let url = '';
+  let after: (cleanup: () => void | Promise<void>) => void = () => {};
   beforeEach(async (context) => {
     // Registered before the test opens its stores: run after their closes (onTestFinished runs in reverse order).
-    url = await freshUrl((cleanup) => context.onTestFinished(cleanup, 30_000));
+    after = (cleanup) => context.onTestFinished(cleanup, 30_000);
+    url = await databases.migrated(after);
   });
 
   async function open() {
@@ -1264,8 +1283,10 @@ function storeSuite(dialect: Store['dialect'], freshUrl: (after: (cleanup: () =>
     });
   });
 
-  it('keeps the data when the same database is opened again (migrations are applied once)', async () => {
+  it('migrates a blank database, and keeps the data when it is opened again (migrations are applied once)', async () => {
+    url = await databases.blank(after);
     const first = await open();
+    expect(await first.lastMigration()).toBe(Math.max(...migrationsOf(dialect, migrationsDir).map((migration) => migration.folderMillis)));
     await first.projects.create({ slug: 'app', name: 'App' });
     await first.settings.update({ widgetLayout: { slots: { ideas: 'seo' } } });
     const second = await open();
@@ -1286,8 +1307,19 @@ describe('SQLite store', () => {
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  // A directory per test that does not exist yet: openStore has to create it.
-  storeSuite('sqlite', () => `file:${path.join(dir, String(++count), 'dashboard.db')}`);
+  const template = sqliteTemplate(migrationsDir);
+  afterAll(() => template.drop(), 60_000);
+
+  storeSuite('sqlite', {
+    async migrated(after) {
+      const database = await template.clone();
+      // Dropped beside the next test; the template's drop waits for it.
+      after(() => void database.drop());
+      return database.url;
+    },
+    // A directory that does not exist yet: openStore has to create it.
+    blank: () => `file:${path.join(dir, String(++count), 'dashboard.db')}`,
+  });
 
   it('stores an event once and folds a subject into one row when separate OS processes ingest at once', async () => {
     const url = `file:${path.join(dir, 'processes', 'dashboard.db')}`;
@@ -1371,31 +1403,36 @@ describe('SQLite store', () => {
 });
 
 describe.skipIf(pgProblem !== undefined && !inCI)('Postgres store', () => {
-  const name = `dash_test_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(`${PG_SERVER}/postgres`, quiet);
-  const db = postgres(`${PG_SERVER}/${name}`, quiet);
-  beforeAll(async () => {
+  const template = postgresTemplate(migrationsDir);
+  beforeAll(() => {
     if (pgProblem) throw new Error(`CI=true needs Postgres at ${PG_SERVER}, which is unreachable: ${pgProblem}`);
-    await admin`create database ${admin(name)}`;
   });
-  afterAll(async () => {
-    await db.end();
-    if (!pgProblem) await admin`drop database if exists ${admin(name)} with (force)`;
-    await admin.end();
-  });
+  afterAll(() => template.drop(), 60_000);
 
-  storeSuite('postgres', async () => {
-    await db.unsafe('drop schema if exists drizzle cascade; drop schema public cascade; create schema public');
-    return `${PG_SERVER}/${name}`;
+  storeSuite('postgres', {
+    async migrated(after) {
+      const database = await template.clone();
+      // Dropped beside the next test; the template's drop waits for it.
+      after(() => void database.drop());
+      return database.url;
+    },
+    async blank(after) {
+      const database = await scratchPostgres();
+      after(database.drop);
+      return database.url;
+    },
   });
 
   it('folds concurrent triggers into one row on a server whose transactions default to REPEATABLE READ', async () => {
-    await db.unsafe('drop schema if exists drizzle cascade; drop schema public cascade; create schema public');
-    await admin.unsafe(`alter database ${name} set default_transaction_isolation = 'repeatable read'`);
-    onTestFinished(() => admin.unsafe(`alter database ${name} reset default_transaction_isolation`).then(() => undefined));
-    const first = await openStore({ url: `${PG_SERVER}/${name}`, migrationsDir });
+    const database = await template.clone();
+    onTestFinished(() => database.drop());
+    const name = new URL(database.url).pathname.slice(1);
+    await withPostgres(database.url, (sql) => sql`alter database ${sql(name)} set default_transaction_isolation = 'repeatable read'`);
+    // The test's own database, so no other test's transactions see the setting (nor need it reset).
+    expect(await withPostgres(database.url, (sql) => sql`show transaction_isolation`)).toEqual([{ transaction_isolation: 'repeatable read' }]);
+    const first = await openStore({ url: database.url, migrationsDir });
     onTestFinished(() => first.close());
-    const second = await openStore({ url: `${PG_SERVER}/${name}`, migrationsDir });
+    const second = await openStore({ url: database.url, migrationsDir });
     onTestFinished(() => second.close());
     await Promise.all(
       Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? first : second).notifications.ingest([monitor(`uptime:${i}`, 'trigger', at(i * SECOND))], inWindow)),
@@ -1413,12 +1450,23 @@ describe.skipIf(myProblem !== undefined && !inCI)('MySQL store (on MariaDB)', ()
     if (myProblem) throw new Error(`CI=true needs MariaDB at ${MYSQL_SERVER}, which is unreachable: ${myProblem}`);
   });
 
-  // Each test's database is dropped when the test ends: dropping them all in one hook took over its 10 s on a busy
-  // machine (a database of some 30 InnoDB tables takes a while to drop).
-  storeSuite('mysql', async (after) => {
-    const scratch = await scratchMysql();
-    after(scratch.drop);
-    return scratch.url;
+  const template = mysqlTemplate(migrationsDir);
+  // Each test's database is dropped once the test ends, beside the next test: dropping them all in one hook took over
+  // its 10 s on a busy machine (a database of some 30 InnoDB tables takes a while to drop).
+  afterAll(() => template.drop(), 60_000);
+
+  storeSuite('mysql', {
+    async migrated(after) {
+      const database = await template.clone();
+      // Dropped beside the next test; the template's drop waits for it.
+      after(() => void database.drop());
+      return database.url;
+    },
+    async blank(after) {
+      const database = await scratchMysql();
+      after(database.drop);
+      return database.url;
+    },
   });
 });
 

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createClient } from '@libsql/client';
 import { createConnection, type Connection } from 'mysql2/promise';
 import postgres from 'postgres';
+import { openStore } from './index.ts';
 
 /** The test Postgres: these machines run one on 127.0.0.1 with trust auth; CI starts it when it is not running. */
 export const PG_SERVER = 'postgres://postgres@127.0.0.1:5432';
@@ -83,4 +89,218 @@ export async function scratchMysql(): Promise<{ url: string; name: string; drop:
     name,
     drop: () => withMysql((connection) => connection.query(`drop database if exists \`${name}\``)).then(() => undefined),
   };
+}
+
+/** A fresh database for one test, holding what the migrations made and nothing else. */
+export interface ClonedDatabase {
+  url: string;
+  /**
+   * Drops it (once, however often called). A test may leave the drop running rather than wait for it: its
+   * template's `drop` waits for every drop under way and fails with the first that failed.
+   */
+  drop: () => Promise<void>;
+}
+
+/**
+ * A database migrated once, and copies of it: each test gets a database of its own that is exactly what the
+ * migrations make, without running every migration again (seconds on Postgres and MySQL, where a test's own work
+ * takes milliseconds; and MySQL's migrations wait for every other process's, their lock being per server). The
+ * template is made on the first `clone`, under a name of its own (files and runs make theirs at once). While a test
+ * runs, the next one's copy is being made (a spare), and a test can leave its copy's drop running: the server's
+ * seconds of creating and dropping databases then pass beside the tests, not between them. `drop` removes the
+ * template and the spare once the file's tests are done, after waiting for their copies' drops. A test of the
+ * migrations themselves wants a blank database instead (scratchPostgres, scratchMysql, a new file).
+ */
+export interface MigratedTemplate {
+  clone(): Promise<ClonedDatabase>;
+  drop(): Promise<void>;
+}
+
+/** A MigratedTemplate over `make` (the template, made on the first clone), `copy` and `dropTemplate`. */
+function lazyTemplate<T>(make: () => Promise<T>, copy: (template: T) => Promise<ClonedDatabase>, dropTemplate: (template: T) => Promise<void>) {
+  let made: Promise<T> | undefined;
+  let spare: Promise<ClonedDatabase> | undefined;
+  const drops = new Set<Promise<void>>();
+  const template = (): Promise<T> => (made ??= make());
+  // A copy whose drop is tracked; a rejection is handled here too, so a drop nobody waits for fails in `drop`, not
+  // as an unhandled rejection.
+  const fresh = async (): Promise<ClonedDatabase> => {
+    const { url, drop } = await copy(await template());
+    let dropping: Promise<void> | undefined;
+    return {
+      url,
+      drop() {
+        if (!dropping) {
+          const under = drop();
+          dropping = under;
+          drops.add(under);
+          under.catch(() => undefined);
+        }
+        return dropping;
+      },
+    };
+  };
+  return {
+    made: template,
+    async clone(): Promise<ClonedDatabase> {
+      const next = spare ?? fresh();
+      spare = fresh();
+      spare.catch(() => undefined);
+      return next;
+    },
+    async drop(): Promise<void> {
+      const [pending, left] = [made, spare];
+      made = spare = undefined;
+      // A spare or a template that could not be made left nothing behind (its maker cleaned up).
+      void (await left?.catch(() => undefined))?.drop();
+      const failures = (await Promise.allSettled(drops)).filter((result) => result.status === 'rejected');
+      drops.clear();
+      const madeTemplate = await pending?.catch(() => undefined);
+      if (madeTemplate !== undefined) await dropTemplate(madeTemplate);
+      if (failures[0]) throw failures[0].reason;
+    },
+  };
+}
+
+const uniqueName = (prefix: string) => `${prefix}_${randomBytes(6).toString('hex')}`;
+
+/** Migrates a new database at `url`, then closes every connection to it. */
+async function migrateOnce(url: string, migrationsDir: string): Promise<void> {
+  await (await openStore({ url, migrationsDir })).close();
+}
+
+/**
+ * SQLite: a migrated file in a directory of its own, copied for each clone. `copyTo` puts a copy at a path of the
+ * caller's choosing (a dashboard's data directory), which must not hold a database yet.
+ */
+export function sqliteTemplate(migrationsDir: string): MigratedTemplate & { copyTo(file: string): Promise<void> } {
+  const template = lazyTemplate(
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'dash-template-'));
+      const url = `file:${join(dir, 'template', 'dashboard.db')}`;
+      try {
+        await migrateOnce(url, migrationsDir);
+        // What the migrations wrote is in the write-ahead log until the last connection has closed, which libSQL does
+        // a moment after close(): move it into the file now, so that the file alone is the whole database.
+        const client = createClient({ url });
+        try {
+          const { rows } = await client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
+          if (rows[0]?.[0] !== 0) throw new Error(`The migrated template ${url} could not be checkpointed: ${JSON.stringify(rows)}`);
+        } finally {
+          client.close();
+        }
+      } catch (error) {
+        await rm(dir, { recursive: true, force: true });
+        throw error;
+      }
+      return dir;
+    },
+    async (dir) => {
+      const clone = await mkdtemp(join(tmpdir(), 'dash-clone-'));
+      await copyInto(dir, join(clone, 'dashboard.db'));
+      return { url: `file:${join(clone, 'dashboard.db')}`, drop: () => rm(clone, { recursive: true, force: true }) };
+    },
+    (dir) => rm(dir, { recursive: true, force: true }),
+  );
+  async function copyInto(dir: string, file: string) {
+    await mkdir(dirname(file), { recursive: true });
+    await copyFile(join(dir, 'template', 'dashboard.db'), file, fsConstants.COPYFILE_EXCL);
+  }
+  return {
+    clone: () => template.clone(),
+    drop: () => template.drop(),
+    copyTo: async (file) => copyInto(await template.made(), file),
+  };
+}
+
+/** Postgres: a migrated database, copied by `create database … template` (which needs it to have no connections). */
+export function postgresTemplate(migrationsDir: string): MigratedTemplate {
+  const admin = <T>(work: (sql: postgres.Sql) => Promise<T>) => withPostgres(`${PG_SERVER}/postgres`, work);
+  return lazyTemplate(
+    async () => {
+      const name = uniqueName('dash_template');
+      await admin((sql) => sql`create database ${sql(name)}`);
+      try {
+        await migrateOnce(`${PG_SERVER}/${name}`, migrationsDir);
+      } catch (error) {
+        await admin((sql) => sql`drop database if exists ${sql(name)} with (force)`);
+        throw error;
+      }
+      return name;
+    },
+    async (template) => {
+      const name = uniqueName('dash_test');
+      await admin((sql) => sql`create database ${sql(name)} template ${sql(template)}`);
+      return {
+        url: `${PG_SERVER}/${name}`,
+        drop: () => admin((sql) => sql`drop database if exists ${sql(name)} with (force)`).then(() => undefined),
+      };
+    },
+    (template) => admin((sql) => sql`drop database if exists ${sql(template)} with (force)`).then(() => undefined),
+  );
+}
+
+/**
+ * MySQL has no database templates: a clone is the template's tables made again `like` theirs (columns, keys, checks),
+ * with the rows the migrations wrote (the migrations' journal, seeds), in one round trip. A template with anything a
+ * table copy would miss (a view, a trigger, a routine, an event) is refused rather than copied in part.
+ */
+export function mysqlTemplate(migrationsDir: string): MigratedTemplate {
+  const admin = async <T>(work: (connection: Connection) => Promise<T>): Promise<T> => {
+    const connection = await createConnection({ host: '127.0.0.1', port: 3306, user: 'root', connectTimeout: 5_000, multipleStatements: true });
+    try {
+      return await work(connection);
+    } finally {
+      await connection.end();
+    }
+  };
+  const quote = (name: string) => `\`${name.replaceAll('`', '``')}\``;
+  return lazyTemplate(
+    async () => {
+      const name = uniqueName('dash_template');
+      await admin((connection) => connection.query(`create database ${quote(name)}`));
+      try {
+        await migrateOnce(`${MYSQL_SERVER}/${name}`, migrationsDir);
+        return await admin(async (connection) => {
+          const [others] = await connection.query(
+            `select 'view' as kind, table_name as name from information_schema.views where table_schema = ?
+             union all select 'trigger', trigger_name from information_schema.triggers where trigger_schema = ?
+             union all select 'routine', routine_name from information_schema.routines where routine_schema = ?
+             union all select 'event', event_name from information_schema.events where event_schema = ?`,
+            [name, name, name, name],
+          );
+          const found = (others as { kind: string; name: string }[]).map((other) => `${other.kind} ${other.name}`);
+          if (found.length > 0) throw new Error(`mysqlTemplate copies tables only, and the migrations made ${found.join(', ')}: copy those too`);
+          const [rows] = await connection.query(`select table_name as name from information_schema.tables where table_schema = ? and table_type = 'BASE TABLE'`, [name]);
+          const tables = (rows as { name: string }[]).map((row) => row.name).sort();
+          const filled: string[] = [];
+          for (const table of tables) {
+            const [[count]] = (await connection.query(`select count(*) as n from ${quote(name)}.${quote(table)}`)) as unknown as [[{ n: number }]];
+            if (Number(count.n) > 0) filled.push(table);
+          }
+          return { name, tables, filled };
+        });
+      } catch (error) {
+        await admin((connection) => connection.query(`drop database if exists ${quote(name)}`));
+        throw error;
+      }
+    },
+    async (template) => {
+      const name = uniqueName('dash_test');
+      const drop = () => admin((connection) => connection.query(`drop database if exists ${quote(name)}`)).then(() => undefined);
+      const statements = [
+        `create database ${quote(name)}`,
+        ...template.tables.map((table) => `create table ${quote(name)}.${quote(table)} like ${quote(template.name)}.${quote(table)}`),
+        ...template.filled.map((table) => `insert into ${quote(name)}.${quote(table)} select * from ${quote(template.name)}.${quote(table)}`),
+      ];
+      try {
+        await admin((connection) => connection.query(statements.map((statement) => `${statement};`).join('\n')));
+      } catch (error) {
+        await drop();
+        throw error;
+      }
+      return { url: `${MYSQL_SERVER}/${name}`, drop };
+    },
+    (template) => admin((connection) => connection.query(`drop database if exists ${quote(template.name)}`)).then(() => undefined),
+  );
 }
