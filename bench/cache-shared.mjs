@@ -233,7 +233,7 @@ async function main() {
     return { ...counts, calls: after.count - before.count, byService, ms: performance.now() - waveStarted };
   }
 
-  const sandbox = await startSandboxWorker();
+  let sandbox;
   const legs = [];
   try {
     const proxyFor = async (name, urls) => {
@@ -241,7 +241,13 @@ async function main() {
       proxy.targets = urls;
       legs.push({ name, proxy });
     };
-    const base = await dashboard({});
+    // The sandbox and the baseline's dashboard start side by side (neither needs the other before configure), each
+    // registering its cleanup before either failing ends the run.
+    const starting = await Promise.allSettled([startSandboxWorker(), dashboard({})]);
+    const failed = starting.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [{ value: worker }, { value: base }] = starting;
+    sandbox = worker;
     await configure(base.url, sandbox.setup);
     await proxyFor('baseline', [base.url]);
 
