@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NotificationStreamEvent } from '@dash/contracts';
 import type { Store } from '@dash/db';
+import { mysqlTemplate, postgresTemplate, sqliteTemplate } from '@dash/db/testing';
 import { isTrackedEnvelope } from '@trpc/server';
 import type { Clock } from '@dash/connectors';
 import type { AccessOptions } from './auth/access.ts';
@@ -21,6 +22,35 @@ export { invalidRequests, validRequests, type GeneratedRequest } from './rest/op
 import { createCaller, type Caller } from './root.ts';
 
 export const migrationsDir = fileURLToPath(new URL('../../../drizzle', import.meta.url));
+
+/** The databases a dashboard's tests run on. */
+export type DatabaseKind = 'SQLite' | 'Postgres' | 'MySQL';
+
+/**
+ * A test file's databases, each a copy of one migrated per kind (see MigratedTemplate in @dash/db/testing), so that
+ * a test does not wait for every migration to run again. `fresh(kind, dir)` gives a test an empty, migrated database
+ * of its own: for SQLite the dashboard's embedded file in `dir` (where createTestApi({ dir }) finds it), otherwise a
+ * `databaseUrl` for createTestApi. Its `drop` may be left running; `drop()` once the file is done (afterAll) waits
+ * for those and removes the templates.
+ */
+export function testDatabases() {
+  const sqlite = sqliteTemplate(migrationsDir);
+  const servers = { Postgres: postgresTemplate(migrationsDir), MySQL: mysqlTemplate(migrationsDir) };
+  return {
+    async fresh(kind: DatabaseKind, dir: string): Promise<{ databaseUrl?: string; drop: () => Promise<void> }> {
+      if (kind === 'SQLite') {
+        await sqlite.copyTo(join(dir, 'data', 'dashboard.db'));
+        // The file goes with the test's directory.
+        return { drop: () => Promise.resolve() };
+      }
+      const database = await servers[kind].clone();
+      return { databaseUrl: database.url, drop: database.drop };
+    },
+    async drop(): Promise<void> {
+      await Promise.all([sqlite.drop(), servers.Postgres.drop(), servers.MySQL.drop()]);
+    },
+  };
+}
 
 /** A logger that keeps its lines, so tests can assert what reached the log. */
 export function memoryLogger(): Logger & { lines: string[] } {

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testClock } from '@dash/connectors/testing';
 import type { DeliveryRow } from '@dash/db';
-import { MYSQL_SERVER, mysqlProblem, PG_SERVER, postgresProblem, scratchMysql, scratchPostgres } from '@dash/db/testing';
+import { MYSQL_SERVER, mysqlProblem, PG_SERVER, postgresProblem } from '@dash/db/testing';
 import type { RelayEvent } from '@dash/webhooks';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createTestApi, notificationStream, restClient } from '../../testing.ts';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createTestApi, notificationStream, restClient, testDatabases } from '../../testing.ts';
 import { berlinNights, events, rule } from '../test-events.ts';
 
 // The notification policy wired into the inbox, on SQLite, Postgres and MySQL, with an injected clock: the research's
@@ -27,24 +27,27 @@ const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
+const databases = testDatabases();
+afterAll(() => databases.drop(), 60_000);
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe.for([
-  { kind: 'SQLite', skip: false },
-  { kind: 'Postgres', skip: pgProblem !== undefined && !inCI },
-  { kind: 'MySQL', skip: myProblem !== undefined && !inCI },
+  { kind: 'SQLite' as const, skip: false },
+  { kind: 'Postgres' as const, skip: pgProblem !== undefined && !inCI },
+  { kind: 'MySQL' as const, skip: myProblem !== undefined && !inCI },
 ])('the notification pipeline on $kind', ({ kind, skip }) => {
   /** A dashboard with a clock of its own (no scheduler of its own: the test ticks), on a fresh store or on `reuse`'s. */
   async function dashboard(start: number, reuse?: { dir: string; databaseUrl?: string }) {
     let databaseUrl = reuse?.databaseUrl;
-    if (kind !== 'SQLite' && !databaseUrl) {
-      const scratch = kind === 'Postgres' ? await scratchPostgres() : await scratchMysql();
-      cleanup.push(scratch.drop);
-      databaseUrl = scratch.url;
-    }
     const dir = reuse?.dir ?? mkdtempSync(join(tmpdir(), 'dash-policy-'));
-    if (!reuse) cleanup.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+    if (!reuse) {
+      const database = await databases.fresh(kind, dir);
+      // Dropped beside the next test; the file's afterAll waits for it.
+      cleanup.push(() => Promise.resolve(void database.drop()));
+      databaseUrl = database.databaseUrl;
+      cleanup.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+    }
     const clock = testClock(start);
     const api = await createTestApi({ dir, clock, scheduler: false, ...(databaseUrl ? { databaseUrl } : {}) });
     let disposed = false;

@@ -1,9 +1,11 @@
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { testClock } from '@dash/connectors/testing';
 import type { NotificationRule, QuietHoursSettings } from '@dash/contracts';
-import { mysqlProblem, postgresProblem, scratchMysql, scratchPostgres } from '@dash/db/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createTestApi, restClient } from '../../testing.ts';
+import { mysqlProblem, postgresProblem } from '@dash/db/testing';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createTestApi, restClient, testDatabases, type DatabaseKind } from '../../testing.ts';
 import { events } from '../test-events.ts';
 
 // A saved part of the policy that no longer fits its schema (an older version's, or edited by hand) is kept as it is,
@@ -17,18 +19,16 @@ const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
+const databases = testDatabases();
+afterAll(() => databases.drop(), 60_000);
 
-type Kind = 'SQLite' | 'Postgres' | 'MySQL';
-
-async function dashboard(kind: Kind) {
-  let databaseUrl: string | undefined;
-  if (kind !== 'SQLite') {
-    const scratch = kind === 'Postgres' ? await scratchPostgres() : await scratchMysql();
-    cleanup.push(scratch.drop);
-    databaseUrl = scratch.url;
-  }
+async function dashboard(kind: DatabaseKind) {
+  const dir = mkdtempSync(join(tmpdir(), 'dash-api-'));
+  const { databaseUrl, drop } = await databases.fresh(kind, dir);
+  // Dropped beside the next test; the file's afterAll waits for it.
+  cleanup.push(() => Promise.resolve(void drop()));
   const clock = testClock(T0);
-  const api = await createTestApi({ clock, scheduler: false, ...(databaseUrl ? { databaseUrl } : {}) });
+  const api = await createTestApi({ dir, clock, scheduler: false, ...(databaseUrl ? { databaseUrl } : {}) });
   cleanup.push(async () => {
     await api.dispose({ keepFiles: true });
     rmSync(api.dir, { recursive: true, force: true });
