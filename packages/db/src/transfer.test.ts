@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { dumpTablesSchema, type DumpTables } from '@dash/contracts';
 import { openStore, type IncomingEvent, type Store } from './index.ts';
-import { MYSQL_SERVER, mysqlProblem, PG_SERVER, postgresProblem, scratchMysql, scratchPostgres } from './testing.ts';
+import { MYSQL_SERVER, mysqlProblem, mysqlTemplate, PG_SERVER, postgresProblem, postgresTemplate, sqliteTemplate, type MigratedTemplate } from './testing.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 const pgProblem = await postgresProblem();
@@ -14,52 +11,31 @@ if (pgProblem && !inCI) console.warn(`\n*** Postgres at ${PG_SERVER} is unreacha
 const myProblem = await mysqlProblem();
 if (myProblem && !inCI) console.warn(`\n*** MariaDB at ${MYSQL_SERVER} is unreachable (${myProblem}): transfers do not run on MySQL. ***\n`);
 
-const dir = mkdtempSync(join(tmpdir(), 'dash-transfer-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let files = 0;
-
-/** The engines a transfer can leave or reach; each `fresh()` is an empty, migrated database of its own. */
-const engines: { name: string; fresh: () => Promise<Store> }[] = [
-  {
-    name: 'SQLite',
+/**
+ * An engine a transfer can leave or reach; each `fresh()` is an empty, migrated database of its own, a copy of the
+ * engine's template (migrated once for the file), dropped beside the next test once its store is closed.
+ */
+function engine(name: string, template: MigratedTemplate): { name: string; fresh: () => Promise<Store> } {
+  afterAll(() => template.drop(), 60_000);
+  return {
+    name,
     fresh: async () => {
-      const store = await openStore({ url: `file:${join(dir, `db-${files++}.db`)}`, migrationsDir });
-      onTestFinished(() => store.close());
+      const database = await template.clone();
+      const store = await openStore({ url: database.url, migrationsDir });
+      onTestFinished(async () => {
+        await store.close();
+        void database.drop();
+      });
       return store;
     },
-  },
-  ...(pgProblem && !inCI
-    ? []
-    : [
-        {
-          name: 'Postgres',
-          fresh: async () => {
-            const { url, drop } = await scratchPostgres();
-            const store = await openStore({ url, migrationsDir });
-            onTestFinished(async () => {
-              await store.close();
-              await drop();
-            });
-            return store;
-          },
-        },
-      ]),
-  ...(myProblem && !inCI
-    ? []
-    : [
-        {
-          name: 'MySQL (MariaDB)',
-          fresh: async () => {
-            const { url, drop } = await scratchMysql();
-            const store = await openStore({ url, migrationsDir });
-            onTestFinished(async () => {
-              await store.close();
-              await drop();
-            });
-            return store;
-          },
-        },
-      ]),
+  };
+}
+
+/** The engines a transfer can leave or reach. */
+const engines = [
+  engine('SQLite', sqliteTemplate(migrationsDir)),
+  ...(pgProblem && !inCI ? [] : [engine('Postgres', postgresTemplate(migrationsDir))]),
+  ...(myProblem && !inCI ? [] : [engine('MySQL (MariaDB)', mysqlTemplate(migrationsDir))]),
 ];
 
 const NOW = '2026-11-24T09:00:00.000Z';
