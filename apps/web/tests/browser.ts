@@ -1,35 +1,23 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page, type Response } from 'playwright-core';
+import { inject } from 'vitest';
+import { chromiumOptions } from './chromium.ts';
 
-/** Where the test run writes its screenshots (git-ignored). */
-export const screenshotDir = fileURLToPath(new URL('../test-results/screenshots/', import.meta.url));
+export { screenshotDir } from './chromium.ts';
 
-/** How every test starts Debian's Chromium: headless, with nothing reaching for the network; `extraArgs` go after these. */
-function chromiumOptions(extraArgs: string[]) {
-  mkdirSync(screenshotDir, { recursive: true });
-  return {
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-      ...extraArgs,
-    ],
-  };
-}
-
-/** Debian's Chromium, headless, with nothing reaching for the network; `extraArgs` go after the defaults. */
-export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch(chromiumOptions(extraArgs));
+/**
+ * A Chromium for a test file or a test: one of the run's shared Chromiums (global-setup.ts), connected to, whose
+ * close() closes the contexts and pages this connection opened and leaves the browser to the other files. The
+ * headless shell, or with `whole` the whole Chromium, which desktop notifications (a permission to grant) and Web Push
+ * need. With `extraArgs` (another host resolver, a certificate to trust): a whole Chromium of its own, started with
+ * those flags after the defaults.
+ */
+export async function launchChromium({ whole = false, extraArgs = [] }: { whole?: boolean; extraArgs?: string[] } = {}): Promise<Browser> {
+  if (extraArgs.length > 0) return chromium.launch(chromiumOptions(extraArgs));
+  return chromium.connect(inject(whole ? 'fullChromiumEndpoint' : 'chromiumEndpoint'));
 }
 
 /**

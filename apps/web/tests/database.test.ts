@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
@@ -66,8 +66,11 @@ describe('Settings → Database in a real browser', () => {
     const page = await settingsPage(source);
     const download = page.waitForEvent('download');
     await page.getByRole('link', { name: 'Export' }).click();
-    const file = await (await download).path();
-    expect(download).toBeTruthy();
+    // Saved where this test can read it: the shared Chromium is connected to, and keeps its downloads to itself.
+    const saved = mkdtempSync(join(tmpdir(), 'dash-export-'));
+    onTestFinished(() => rmSync(saved, { recursive: true, force: true }));
+    const file = join(saved, (await download).suggestedFilename());
+    await (await download).saveAs(file);
     const dump = JSON.parse(readFileSync(file, 'utf8')) as { version: number; tables: { projects: unknown[] } };
     expect(dump.version).toBe(1);
     expect(readFileSync(file, 'utf8')).not.toContain('ghp_browserTestToken0123456789');

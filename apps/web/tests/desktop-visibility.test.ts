@@ -151,7 +151,7 @@ async function setHidden(page: Page, hidden: boolean) {
 /** One Chromium for the file, started beside the first dashboard; each test has a browser context (cookies, storage, permissions) of its own. */
 let chromium: Promise<Browser>;
 beforeAll(() => {
-  chromium = launchChromium();
+  chromium = launchChromium({ whole: true });
   // A failed launch is the first test's failure, where it awaits the browser; not an unhandled rejection before that.
   chromium.catch(() => undefined);
 });

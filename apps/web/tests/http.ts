@@ -24,7 +24,9 @@ export interface RawRequest {
 export function raw(url: string, { method = 'GET', headers = {}, body, from }: RawRequest = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const length = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
-    const req = httpRequest(url, { method, headers: { ...length, ...headers }, ...(from ? { localAddress: from } : {}) }, (res) => {
+    // A connection of its own, as curl opens (agent: false): a kept-alive socket the server is closing at that moment
+    // would hang the request up, and the more so on a loaded machine, where idle gaps pass its 5 s keep-alive.
+    const req = httpRequest(url, { method, agent: false, headers: { ...length, ...headers }, ...(from ? { localAddress: from } : {}) }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));

@@ -70,7 +70,7 @@ async function policy(target: RunningDashboard): Promise<NotificationPolicyView>
 // The browser
 
 async function browser(): Promise<Browser> {
-  const launched = await launchChromium();
+  const launched = await launchChromium({ whole: true });
   cleanup.push(() => launched.close());
   return launched;
 }

@@ -41,7 +41,7 @@ const WHILE = { timeout: 15_000 };
 let browser: Browser;
 let sandbox: Sandbox;
 beforeAll(async () => {
-  [browser, sandbox] = await Promise.all([launchChromium(), startSandbox()]);
+  [browser, sandbox] = await Promise.all([launchChromium({ whole: true }), startSandbox()]);
 });
 afterAll(async () => {
   await browser?.close();

@@ -22,7 +22,7 @@ if (!lanAddress) console.warn('[security.test] This machine has no non-internal 
 let browser: Browser;
 
 beforeAll(async () => {
-  browser = await launchChromium([`--host-resolver-rules=MAP ${REBIND_HOST} 127.0.0.1`]);
+  browser = await launchChromium({ extraArgs: [`--host-resolver-rules=MAP ${REBIND_HOST} 127.0.0.1`] });
 });
 afterAll(async () => {
   await browser?.close();
