@@ -11,6 +11,8 @@ const workers = Number(process.env.TEST_WORKERS) || availableParallelism() + 1;
 export default defineConfig({
   test: {
     maxWorkers: workers,
+    // Each file's time, for the budget `npm test` ends with (scripts/test-budget.mjs), beside the usual report.
+    reporters: ['default', './scripts/timings-reporter.ts'],
     projects: [
       {
         test: {
@@ -31,6 +33,12 @@ export default defineConfig({
           name: 'browser',
           include: ['apps/web/tests/**/*.test.ts'],
           environment: 'node',
+          // One Chromium for the whole run, which every file connects to (apps/web/tests/global-setup.ts).
+          globalSetup: ['apps/web/tests/global-setup.ts'],
+          // As in the unit project: a worker keeps what the files import (Playwright, the OpenAPI judge of described.ts,
+          // which builds the whole API's document once) from one file to the next. Each file starts its own dashboards
+          // and opens its own browser contexts; none mocks a module, stubs a global or sets process.env.
+          isolate: false,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

@@ -14,6 +14,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { budgetReport, readTimings } from './test-budget.mjs';
 import { dashboardBuildIsStale, installPackages, pnpm, pnpmQuietly, root, run } from './toolchain.mjs';
 
 const selection = process.argv.slice(2);
@@ -23,12 +24,19 @@ const timings = [];
 const seconds = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 const lap = (/** @type {string} */ name, /** @type {number} */ since) => timings.push(`${name} ${seconds(performance.now() - since)}`);
 
-/** Debian's packages the browser tests need that the machine lacks: Chromium, and openssl (the https test's certificate). */
+/**
+ * Debian's packages the browser tests need that the machine lacks: Chromium, its headless shell (the lighter browser
+ * most pages are tested in, apps/web/tests/chromium.ts; unless CHROMIUM_PATH names one browser for all), and openssl
+ * (the https test's certificate).
+ */
 function ensureBrowserTestPackages() {
   const path = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  const shell = process.env.CHROMIUM_PATH || existsSync('/usr/bin/chromium-headless-shell');
   const packages = [...(existsSync(path) ? [] : ['chromium']), ...(spawnSync('openssl', ['version']).status === 0 ? [] : ['openssl'])];
-  if (packages.length === 0) return;
   const canApt = process.getuid?.() === 0 && spawnSync('apt-get', ['--version']).status === 0;
+  // The shell only saves time (the whole Chromium stands in for it): installed where apt can, never required.
+  if (!shell && canApt) packages.push('chromium-headless-shell');
+  if (packages.length === 0) return;
   if (!canApt) {
     console.error(`✖ The browser tests need Debian's ${packages.map((name) => `"${name}"`).join(' and ')} package${packages.length > 1 ? 's' : ''}${packages.includes('chromium') ? ` (Chromium at ${path}, or set CHROMIUM_PATH)` : ''}.`);
     process.exit(1);
@@ -97,6 +105,7 @@ if (selection.length === 0) {
 
 console.log('→ tests');
 step = performance.now();
+const testsBegan = Date.now();
 // Not spawnSync: this process keeps reading the background steps' output meanwhile, so none of them stalls on a full pipe.
 const vitest = spawn(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', ...selection], { cwd: root, stdio: 'inherit' });
 const testsPassed = await new Promise((resolve) => {
@@ -104,6 +113,7 @@ const testsPassed = await new Promise((resolve) => {
   vitest.once('close', (code) => resolve(code === 0));
 });
 lap('tests', step);
+const testsMs = performance.now() - step;
 
 if (checks.length > 0 || skipped.length > 0) console.log('\n→ typecheck and lint');
 step = performance.now();
@@ -123,7 +133,16 @@ if (lintResult?.ok && lintInputs !== undefined && lintInputsHash() === lintInput
 }
 
 const failed = [...(testsPassed ? [] : ['the tests']), ...results.filter((result) => !result.ok).map((result) => result.name)];
-console.log(`\n⏱ ${timings.join(' · ')} · npm test in all ${seconds(performance.now() - began)}`);
+const totalMs = performance.now() - began;
+// The budget (scripts/test-budget.mjs): the slowest files, and whatever is over its budget, named with what to do.
+const files = readTimings(testsBegan);
+if (files) {
+  const whole = selection.length === 0 ? { testsMs, totalMs } : {};
+  const { lines, over } = budgetReport(files, whole);
+  console.log(`\n→ the budget${over ? '' : ': every file within it'}`);
+  for (const line of lines) (line.startsWith('⚠') ? console.warn : console.log)(line);
+}
+console.log(`\n⏱ ${timings.join(' · ')} · npm test in all ${seconds(totalMs)}`);
 if (failed.length > 0) {
   console.error(`✖ npm test failed: ${failed.join(', ')} (above)`);
   process.exit(1);
