@@ -41,7 +41,7 @@ export function budgetReport(files, { testsMs, totalMs } = {}) {
     lines.push(
       `⚠ ${f.file} took ${seconds(f.ms)} (${f.tests} tests), over the ${seconds(FILE_BUDGET_MS)} a file may take: ` +
         (f.project === 'browser'
-          ? 'share the dashboard and the browser between its tests (dashboardFor in apps/web/tests/shared.ts, a context per test), wait for events rather than time, or split it.'
+          ? 'share the dashboard and the browser between its tests (one dashboard per file and configuration, a browser context per test: docs/development.md#the-suites-shape-and-its-budget), wait for events rather than time, or split it.'
           : 'look for real time it waits out (a sleep, a back-off, a timer a test clock could step) or set-up it repeats per test (a database migrated per test: clone a migrated one), or split it.'),
     );
   }
