@@ -73,6 +73,9 @@ export async function startRedisCluster(options: { masters?: number } = {}) {
         // meanwhile the other masters keep serving their slots (by default the whole cluster refuses
         // every command while any slot has no master), as the README recommends.
         '--cluster-node-timeout', '2000', '--cluster-require-full-coverage', 'no', '--logfile', `node-${port}.log`,
+        // A replica's first sync (at the start, and after revive) begins at once: by default a master waits 5 s for
+        // more replicas to sync with the same transfer, which was most of the time a cluster took to start.
+        '--repl-diskless-sync-delay', '0',
       ],
       { stdio: 'ignore' },
     );
