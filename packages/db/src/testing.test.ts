@@ -66,7 +66,15 @@ async function postgresFingerprint(url: string): Promise<Fingerprint> {
       where table_schema in ${sql(schemas)} and table_type = 'BASE TABLE' order by 1, 2`;
     const data: Record<string, unknown> = {};
     for (const { schema, name } of tables) data[`${schema}.${name}`] = await sql.unsafe(`select * from "${schema}"."${name}" order by 1`);
-    return { columns, indexes, constraints, sequences, others, data };
+    // What else a database holds: its schemas as they are owned, granted and described, the functions and triggers
+    // in them, and its own settings (`alter database … set`).
+    const namespaces = await sql`select nspname, nspowner::regrole::text as owner, nspacl::text as acl, obj_description(oid, 'pg_namespace') as comment
+      from pg_namespace where nspname not like 'pg\_temp%' and nspname not like 'pg\_toast\_temp%' order by 1`;
+    const routines = await sql`select n.nspname, p.proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+      where n.nspname not in ('pg_catalog', 'information_schema') order by 1, 2`;
+    const triggers = await sql`select tgrelid::regclass::text as on, tgname from pg_trigger where not tgisinternal order by 1, 2`;
+    const settings = await sql`select setconfig from pg_db_role_setting where setdatabase = (select oid from pg_database where datname = current_database())`;
+    return { columns, indexes, constraints, sequences, others, data, namespaces, routines, triggers, settings };
   });
 }
 
@@ -98,6 +106,10 @@ const dialects: {
   fingerprint: (url: string) => Promise<Fingerprint>;
   /** Whether the database at `url` is still there. */
   exists: (url: string) => Promise<boolean>;
+  /** What a test might leave in its database besides rows, done to the one at `url`. */
+  mess: (url: string) => Promise<void>;
+  /** Whether a copy given back goes to a later test (reset) rather than being dropped. */
+  reuses: boolean;
 }[] = [
   {
     name: 'SQLite',
@@ -110,6 +122,15 @@ const dialects: {
     },
     fingerprint: sqliteFingerprint,
     exists: (url) => Promise.resolve(existsSync(url.slice('file:'.length))),
+    mess: async (url) => {
+      const client = createClient({ url });
+      try {
+        await client.execute('create table other (a integer)');
+      } finally {
+        client.close();
+      }
+    },
+    reuses: false,
   },
   {
     name: 'Postgres',
@@ -124,6 +145,16 @@ const dialects: {
     fingerprint: postgresFingerprint,
     exists: (url) =>
       withPostgres(`${PG_SERVER}/postgres`, async (sql) => (await sql`select 1 from pg_database where datname = ${new URL(url).pathname.slice(1)}`).length === 1),
+    mess: (url) =>
+      withPostgres(url, async (sql) => {
+        // As store.test.ts and database.test.ts do: a setting of the database, a trigger that refuses rows.
+        await sql`alter database ${sql(new URL(url).pathname.slice(1))} set default_transaction_isolation = 'repeatable read'`;
+        await sql.unsafe(`create function refuse() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$;
+          create trigger refuse before insert on credentials for each row execute function refuse();
+          create schema other; create table other.t (a int); create sequence public.extra;
+          revoke usage on schema public from public; comment on schema public is 'changed'`);
+      }),
+    reuses: true,
   },
   {
     name: 'MySQL (MariaDB)',
@@ -141,10 +172,12 @@ const dialects: {
         const [rows] = await connection.query('select 1 from information_schema.schemata where schema_name = ?', [new URL(url).pathname.slice(1)]);
         return (rows as unknown[]).length === 1;
       }),
+    mess: (url) => withMysql((connection) => connection.query('create table other (a int)'), new URL(url).pathname.slice(1)).then(() => undefined),
+    reuses: false,
   },
 ];
 
-describe.for(dialects)('a migrated template on $name', ({ problem, template: makeTemplate, migratedBlank, fingerprint, exists }) => {
+describe.for(dialects)('a migrated template on $name', ({ problem, template: makeTemplate, migratedBlank, fingerprint, exists, mess, reuses }) => {
   const skip = problem !== undefined && !inCI;
   const template = makeTemplate();
   beforeEach(() => {
@@ -169,38 +202,50 @@ describe.for(dialects)('a migrated template on $name', ({ problem, template: mak
     expect(await store.projects.list()).toEqual([]);
   });
 
-  it.skipIf(skip)('gives each test a database of its own, and drops the copies and then itself', async () => {
+  it.skipIf(skip)('gives each test a database of its own, which a later test gets back as the migrations make it, or dropped', async () => {
+    const blank = await fingerprint(await migratedBlank());
     const [first, second] = [await template.clone(), await template.clone()];
     expect(first.url).not.toBe(second.url);
     const store = await openStore({ url: first.url, migrationsDir });
     try {
       await store.projects.create({ slug: 'mine', name: 'Mine' });
+      await store.notifications.ingest(
+        [
+          {
+            sourceEventId: 'github:1',
+            integration: 'github',
+            type: 'pr.merged',
+            subjectKey: null,
+            transition: null,
+            severity: 'info',
+            title: 'Merged',
+            url: null,
+            projectSlug: 'mine',
+            occurredAt: '2026-11-23T10:00:00.000Z',
+            receivedAt: '2026-11-23T10:00:00.000Z',
+            relayEventId: null,
+          },
+        ],
+        { now: '2026-11-23T10:00:00.000Z', dedupWindowMs: 60_000 },
+      );
     } finally {
       await store.close();
     }
-    const other = await openStore({ url: second.url, migrationsDir });
-    try {
-      expect(await other.projects.list()).toEqual([]);
-    } finally {
-      await other.close();
-    }
-    // A drop left running is waited for by the template's.
+    await mess(first.url);
+    expect(await fingerprint(second.url)).toEqual(blank);
+    // Given back, once however often; a give-back left running is waited for by the template's drop.
+    void first.drop();
     void first.drop();
     await second.drop();
-    expect(await exists(second.url)).toBe(false);
-    // Another copy after the others were made: the template itself was never written to.
-    const third = await template.clone();
-    const fresh = await openStore({ url: third.url, migrationsDir });
-    try {
-      expect(await fresh.projects.list()).toEqual([]);
-    } finally {
-      await fresh.close();
-    }
+    // The next copies: a spare made meanwhile, then (where copies are reused) the two given back, each again exactly
+    // what the migrations make: the rows, the schema, the function and trigger, the setting are gone.
+    const later = [await template.clone(), await template.clone(), await template.clone()];
+    for (const copy of later) expect(await fingerprint(copy.url)).toEqual(blank);
+    const urls = later.map((copy) => copy.url);
+    expect(urls.includes(first.url) && urls.includes(second.url)).toBe(reuses);
+    if (!reuses) expect([await exists(first.url), await exists(second.url)]).toEqual([false, false]);
+    // The template's drop removes every copy it made, given back or not, and the spare it was making.
     await template.drop();
-    expect(await exists(first.url)).toBe(false);
-    // The third copy is its test's to drop.
-    expect(await exists(third.url)).toBe(true);
-    await third.drop();
-    expect(await exists(third.url)).toBe(false);
+    for (const url of [first.url, second.url, ...urls]) expect(await exists(url), url).toBe(false);
   });
 });

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { createClient } from '@libsql/client';
 import { createConnection, type Connection } from 'mysql2/promise';
 import postgres from 'postgres';
-import { openStore } from './index.ts';
+import { migrationStatements, openStore } from './index.ts';
 
 /** The test Postgres: these machines run one on 127.0.0.1 with trust auth; CI starts it when it is not running. */
 export const PG_SERVER = 'postgres://postgres@127.0.0.1:5432';
@@ -95,8 +95,9 @@ export async function scratchMysql(): Promise<{ url: string; name: string; drop:
 export interface ClonedDatabase {
   url: string;
   /**
-   * Drops it (once, however often called). A test may leave the drop running rather than wait for it: its
-   * template's `drop` waits for every drop under way and fails with the first that failed.
+   * Gives it back once the test is done with it (once, however often called): dropped, or on Postgres emptied for a
+   * later test. A test may leave this running rather than wait for it: its template's `drop` waits for it, and fails
+   * with the first failure of any (this never fails).
    */
   drop: () => Promise<void>;
 }
@@ -106,58 +107,104 @@ export interface ClonedDatabase {
  * migrations make, without running every migration again (seconds on Postgres and MySQL, where a test's own work
  * takes milliseconds; and MySQL's migrations wait for every other process's, their lock being per server). The
  * template is made on the first `clone`, under a name of its own (files and runs make theirs at once). While a test
- * runs, the next one's copy is being made (a spare), and a test can leave its copy's drop running: the server's
- * seconds of creating and dropping databases then pass beside the tests, not between them. `drop` removes the
- * template and the spare once the file's tests are done, after waiting for their copies' drops. A test of the
- * migrations themselves wants a blank database instead (scratchPostgres, scratchMysql, a new file).
+ * runs, the next one's database is being made (a spare), and a test can leave its copy's `drop` running: the
+ * server's work of making and dropping databases then passes beside the tests, not between them. `drop` removes
+ * the template and every copy it made, once the file's tests are done. A test of the migrations themselves wants a
+ * blank database instead (scratchPostgres, scratchMysql, a new file).
  */
 export interface MigratedTemplate {
   clone(): Promise<ClonedDatabase>;
   drop(): Promise<void>;
 }
 
-/** A MigratedTemplate over `make` (the template, made on the first clone), `copy` and `dropTemplate`. */
-function lazyTemplate<T>(make: () => Promise<T>, copy: (template: T) => Promise<ClonedDatabase>, dropTemplate: (template: T) => Promise<void>) {
+/** A database a template made. */
+interface Copy {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A MigratedTemplate over `make` (the template, made on the first clone), `copy` (a new database from it) and
+ * `dropTemplate`. With `reset`, a copy given back is made what the migrations make again and handed to a later test
+ * instead of being dropped (on Postgres, dropping and creating a database cost more than the test).
+ */
+function lazyTemplate<T>(
+  make: () => Promise<T>,
+  copy: (template: T) => Promise<Copy>,
+  dropTemplate: (template: T) => Promise<void>,
+  reset?: (copy: Copy) => Promise<void>,
+) {
   let made: Promise<T> | undefined;
-  let spare: Promise<ClonedDatabase> | undefined;
-  const drops = new Set<Promise<void>>();
   const template = (): Promise<T> => (made ??= make());
-  // A copy whose drop is tracked; a rejection is handled here too, so a drop nobody waits for fails in `drop`, not
-  // as an unhandled rejection.
-  const fresh = async (): Promise<ClonedDatabase> => {
-    const { url, drop } = await copy(await template());
-    let dropping: Promise<void> | undefined;
-    return {
-      url,
-      drop() {
-        if (!dropping) {
-          const under = drop();
-          dropping = under;
-          drops.add(under);
-          under.catch(() => undefined);
-        }
-        return dropping;
-      },
-    };
+  /** Every copy made and not dropped yet: what `drop` drops. */
+  const kept = new Set<Copy>();
+  /** The databases for the next tests, first come first served: a spare being made, or a copy being reset. */
+  const ready: Promise<Copy>[] = [];
+  /** Drops under way; and every failure of a drop, a reset or a spare, which `drop` reports. */
+  const dropping = new Set<Promise<void>>();
+  const failures: unknown[] = [];
+
+  const newCopy = async (): Promise<Copy> => {
+    const created = await copy(await template());
+    kept.add(created);
+    return created;
   };
+  const dropCopy = (done: Copy): Promise<void> => {
+    kept.delete(done);
+    const drop = done.drop().catch((error: unknown) => void failures.push(error));
+    dropping.add(drop);
+    void drop.finally(() => dropping.delete(drop));
+    return drop;
+  };
+  /** A database on its way to a later test; one that failed to be made is handed to no one: its failure is kept. */
+  const queue = (coming: Promise<Copy>) => {
+    ready.push(coming);
+    coming.catch((error: unknown) => {
+      failures.push(error);
+      const at = ready.indexOf(coming);
+      if (at >= 0) void ready.splice(at, 1);
+    });
+  };
+  const giveBack = (used: Copy): Promise<void> => {
+    if (!reset) return dropCopy(used);
+    const again = reset(used).then(
+      () => used,
+      async (error: unknown) => {
+        // A copy that could not be reset is dropped: the failure is reported, the next test gets a new copy.
+        failures.push(error);
+        await dropCopy(used);
+        return newCopy();
+      },
+    );
+    queue(again);
+    // Its failure is the template's to report (see queue).
+    return again.then(
+      () => undefined,
+      () => undefined,
+    );
+  };
+
   return {
     made: template,
     async clone(): Promise<ClonedDatabase> {
-      const next = spare ?? fresh();
-      spare = fresh();
-      spare.catch(() => undefined);
-      return next;
+      const next = ready.shift() ?? newCopy();
+      if (ready.length === 0) queue(newCopy());
+      const copy = await next;
+      let given: Promise<void> | undefined;
+      return { url: copy.url, drop: () => (given ??= giveBack(copy)) };
     },
     async drop(): Promise<void> {
-      const [pending, left] = [made, spare];
-      made = spare = undefined;
-      // A spare or a template that could not be made left nothing behind (its maker cleaned up).
-      void (await left?.catch(() => undefined))?.drop();
-      const failures = (await Promise.allSettled(drops)).filter((result) => result.status === 'rejected');
-      drops.clear();
+      await Promise.allSettled(ready.splice(0));
+      await Promise.allSettled([...dropping]);
+      // At once: on Postgres each drop waits for a checkpoint, which drops under way together share.
+      await Promise.all([...kept].map(dropCopy));
+      const pending = made;
+      made = undefined;
+      // A template that could not be made left nothing behind (its maker cleaned up).
       const madeTemplate = await pending?.catch(() => undefined);
       if (madeTemplate !== undefined) await dropTemplate(madeTemplate);
-      if (failures[0]) throw failures[0].reason;
+      const failed = failures.splice(0);
+      if (failed.length > 0) throw failed[0];
     },
   };
 }
@@ -213,15 +260,38 @@ export function sqliteTemplate(migrationsDir: string): MigratedTemplate & { copy
   };
 }
 
-/** Postgres: a migrated database, copied by `create database … template` (which needs it to have no connections). */
+/**
+ * Postgres: a migrated database, copied by `create database … template` (which needs it to have no connections). A
+ * copy given back is not dropped (a drop waits for a checkpoint of the whole server, and a copy writes some 8 MB)
+ * but reset for a later test, in one transaction: its connections ended, its settings (`alter database … set`)
+ * reset, every schema dropped, `public` made again as the template has it, and the migrations' SQL run
+ * (migrationStatements, exactly what the migrator runs). testing.test.ts holds a reset copy, after a test wrote rows,
+ * a schema, a function and a trigger and changed a setting, to be what the migrations make on a blank database.
+ */
 export function postgresTemplate(migrationsDir: string): MigratedTemplate {
   const admin = <T>(work: (sql: postgres.Sql) => Promise<T>) => withPostgres(`${PG_SERVER}/postgres`, work);
+  let migrations: string[] | undefined;
+  /** How a reset makes `public` again: as the template has it (its owner, comment and grants differ between versions). */
+  let publicSchema: string[] = [];
   return lazyTemplate(
     async () => {
       const name = uniqueName('dash_template');
       await admin((sql) => sql`create database ${sql(name)}`);
       try {
         await migrateOnce(`${PG_SERVER}/${name}`, migrationsDir);
+        const [schema] = await withPostgres(
+          `${PG_SERVER}/${name}`,
+          (sql) => sql<{ owner: string; comment: string | null; grants: string | null }[]>`
+            select nspowner::regrole::text as owner, obj_description(oid, 'pg_namespace') as comment,
+              (select string_agg(privilege_type, ', ') from aclexplode(nspacl) where grantee = 0) as grants
+            from pg_namespace where nspname = 'public'`,
+        );
+        if (!schema) throw new Error(`The migrated template ${name} has no public schema`);
+        publicSchema = [
+          `CREATE SCHEMA public AUTHORIZATION "${schema.owner}";`,
+          ...(schema.comment === null ? [] : [`COMMENT ON SCHEMA public IS '${schema.comment.replaceAll("'", "''")}';`]),
+          ...(schema.grants === null ? [] : [`GRANT ${schema.grants} ON SCHEMA public TO PUBLIC;`]),
+        ];
       } catch (error) {
         await admin((sql) => sql`drop database if exists ${sql(name)} with (force)`);
         throw error;
@@ -237,6 +307,28 @@ export function postgresTemplate(migrationsDir: string): MigratedTemplate {
       };
     },
     (template) => admin((sql) => sql`drop database if exists ${sql(template)} with (force)`).then(() => undefined),
+    async ({ url }) => {
+      const name = new URL(url).pathname.slice(1);
+      // What a test left connected (a store it did not close, a poller) goes, as a drop with (force) would end it.
+      await admin((sql) => sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${name}`);
+      migrations ??= migrationStatements('postgres', migrationsDir, undefined).filter((statement) => statement !== 'BEGIN;' && statement !== 'COMMIT;');
+      await withPostgres(url, (sql) =>
+        sql.unsafe(
+          [
+            'BEGIN;',
+            `ALTER DATABASE "${name}" RESET ALL;`,
+            `DO $$ DECLARE s name; BEGIN
+               FOR s IN SELECT nspname FROM pg_namespace
+                 WHERE nspname NOT IN ('pg_catalog', 'information_schema') AND nspname NOT LIKE 'pg\\_toast%' AND nspname NOT LIKE 'pg\\_temp%'
+               LOOP EXECUTE format('DROP SCHEMA %I CASCADE', s); END LOOP;
+             END $$;`,
+            ...publicSchema,
+            ...(migrations ?? []),
+            'COMMIT;',
+          ].join('\n'),
+        ),
+      );
+    },
   );
 }
 
