@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { constants as fsConstants } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createClient } from '@libsql/client';
@@ -217,15 +216,16 @@ async function migrateOnce(url: string, migrationsDir: string): Promise<void> {
 }
 
 /**
- * SQLite: a migrated file in a directory of its own, copied for each clone. `copyTo` puts a copy at a path of the
- * caller's choosing (a dashboard's data directory), which must not hold a database yet.
+ * SQLite: the bytes of a migrated file, held in memory (nothing is left on disk to remove), written out for each clone.
+ * `copyTo` writes a copy to a path of the caller's choosing (a dashboard's data directory), which must not hold a
+ * database yet.
  */
 export function sqliteTemplate(migrationsDir: string): MigratedTemplate & { copyTo(file: string): Promise<void> } {
   const template = lazyTemplate(
     async () => {
       const dir = await mkdtemp(join(tmpdir(), 'dash-template-'));
-      const url = `file:${join(dir, 'template', 'dashboard.db')}`;
       try {
+        const url = `file:${join(dir, 'dashboard.db')}`;
         await migrateOnce(url, migrationsDir);
         // What the migrations wrote is in the write-ahead log until the last connection has closed, which libSQL does
         // a moment after close(): move it into the file now, so that the file alone is the whole database.
@@ -236,27 +236,26 @@ export function sqliteTemplate(migrationsDir: string): MigratedTemplate & { copy
         } finally {
           client.close();
         }
-      } catch (error) {
+        return await readFile(join(dir, 'dashboard.db'));
+      } finally {
         await rm(dir, { recursive: true, force: true });
-        throw error;
       }
-      return dir;
     },
-    async (dir) => {
+    async (bytes) => {
       const clone = await mkdtemp(join(tmpdir(), 'dash-clone-'));
-      await copyInto(dir, join(clone, 'dashboard.db'));
+      await writeInto(bytes, join(clone, 'dashboard.db'));
       return { url: `file:${join(clone, 'dashboard.db')}`, drop: () => rm(clone, { recursive: true, force: true }) };
     },
-    (dir) => rm(dir, { recursive: true, force: true }),
+    () => Promise.resolve(),
   );
-  async function copyInto(dir: string, file: string) {
+  async function writeInto(bytes: Buffer, file: string) {
     await mkdir(dirname(file), { recursive: true });
-    await copyFile(join(dir, 'template', 'dashboard.db'), file, fsConstants.COPYFILE_EXCL);
+    await writeFile(file, bytes, { flag: 'wx' });
   }
   return {
     clone: () => template.clone(),
     drop: () => template.drop(),
-    copyTo: async (file) => copyInto(await template.made(), file),
+    copyTo: async (file) => writeInto(await template.made(), file),
   };
 }
 
