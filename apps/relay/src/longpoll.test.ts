@@ -99,7 +99,7 @@ for (const { name, open, available } of stores) {
       cleanup.push(() => s.close());
       return s;
     };
-    it('answers a poll held with wait=5 within 100 ms of a webhook arriving, with that event and the usual headers', async () => {
+    it('answers a poll held with wait=5 as a webhook arrives, not when the wait ends, with that event and the usual headers', async () => {
       store = await opened();
       const base = await listen(store);
       // Warms the webhook path (the first request of a file is slow to compile) without storing anything.
@@ -110,7 +110,9 @@ for (const { name, open, available } of stores) {
       const sent = performance.now();
       expect(await post(base, githubDelivery({ number: 7 }))).toBe(200);
       const answer = await held;
-      expect(answer.at - sent).toBeLessThan(100);
+      // Woken by the webhook: far sooner than the 5 s wait (100 ms on a quiet machine; a loaded one, running the suite's
+      // files side by side, has taken seconds for the webhook's own answer, so the bound is half the wait, not a speed).
+      expect(answer.at - sent).toBeLessThan(2_500);
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual([expect.objectContaining({ type: 'pr.merged', sourceEventId: expect.stringContaining(':pr:7:') })]);
 
@@ -320,7 +322,9 @@ for (const { name, open, available } of stores) {
       const sent = performance.now();
       expect(await post(base, githubDelivery({ number: 2, secret: 'acme-secret' }), '/api/t/acme/webhooks/code_host')).toBe(200);
       const answer = await held;
-      expect(answer.at - sent).toBeLessThan(100);
+      // Woken by the webhook: far sooner than the 5 s wait (100 ms on a quiet machine; a loaded one, running the suite's
+      // files side by side, has taken seconds for the webhook's own answer, so the bound is half the wait, not a speed).
+      expect(answer.at - sent).toBeLessThan(2_500);
       expect(answer.body).toEqual([expect.objectContaining({ sourceEventId: expect.stringContaining(':pr:2:') })]);
     });
   });
