@@ -82,13 +82,27 @@ export function sendQueue<T>(
   table: SendTable,
   select: string,
   read: (r: Record<string, unknown>) => T,
-): { claim(holder: string, now: number, leaseMs: number, limit: number): Promise<T[]>; recent(limit: number): Promise<T[]>; nextDue(): Promise<number | null> } {
+): {
+  claim(holder: string, now: number, leaseMs: number, limit: number): Promise<T[]>;
+  hold(id: string, holder: string, now: number, leaseMs: number): Promise<boolean>;
+  recent(limit: number): Promise<T[]>;
+  nextDue(): Promise<number | null>;
+} {
   return {
     async claim(holder, now, leaseMs, limit) {
       const until = await leaseDue(exec, table, holder, now, leaseMs, limit);
       if (until === undefined) return [];
       // What this holder won (another process may have taken some first).
       return (await exec(`${select} where s.lease_holder = ? and s.lease_until = ? and s.state = 'queued' order by s.due_at, s.id`, [holder, until])).map(read);
+    },
+    async hold(id, holder, now, leaseMs) {
+      // Still this holder's and still to send: nobody else has taken it (a claim replaces the holder) nor settled it, so
+      // renewing is safe even when the lease has just run out. The read after the write says whether it matched (one
+      // statement would need UPDATE ... RETURNING, which MySQL lacks); a later claim by another needs the new end to pass.
+      const until = now + leaseMs;
+      await exec(`update ${table} set lease_until = ? where id = ? and lease_holder = ? and state = 'queued'`, [until, id, holder]);
+      const [row] = await exec(`select lease_until from ${table} where id = ? and lease_holder = ? and state = 'queued'`, [id, holder]);
+      return row !== undefined && Number(row.lease_until) === until;
     },
     async recent(limit) {
       return (await exec(`${select} order by s.created_at desc, s.id desc limit ?`, [limit])).map(read);

@@ -1147,6 +1147,26 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
         ['e1', 'delivered', 'msg-1', null],
       ]);
     });
+    it('lets a holder send a claimed row only while its claim holds: renewed before each send, lost once another claimed it (issue 48)', async () => {
+      const store = await open();
+      await store.notifications.outbox((ops) => ops.addDeliveries([emailRow('e1', 'sent', 1_000), emailRow('e2', 'sent', 1_000)]));
+      // A claims both until 65 s, and reaches e1 at 30 s: still its own, renewed until 90 s.
+      expect((await store.emails.claim('A', 5_000, 60_000, 10)).map((send) => send.id)).toEqual(['e1', 'e2']);
+      expect(await store.emails.hold('e1', 'A', 30_000, 60_000)).toBe(true);
+      // At 70 s A is still sending e1 (a slow service), and its batch's first lease has run out: B claims what it can,
+      // e2 but not e1, whose lease A renewed.
+      expect((await store.emails.claim('B', 70_000, 60_000, 10)).map((send) => send.id)).toEqual(['e2']);
+      // A comes to e2 after B took it: A must not send it; B holds it.
+      expect(await store.emails.hold('e2', 'A', 71_000, 60_000)).toBe(false);
+      expect(await store.emails.hold('e2', 'B', 71_000, 60_000)).toBe(true);
+      // Nobody but its holder holds a row, and nobody holds a settled one.
+      expect(await store.emails.hold('e1', 'B', 71_000, 60_000)).toBe(false);
+      await store.emails.settle('e1', 'A', { state: 'delivered', attempts: 1, dueAt: 1_000, providerId: 'msg-1', error: null, sentAt: 72_000 });
+      expect(await store.emails.hold('e1', 'A', 73_000, 60_000)).toBe(false);
+      // A holder whose lease ran out with no one taking the row over still holds it: renewing it is safe.
+      expect(await store.emails.hold('e2', 'B', 200_000, 60_000)).toBe(true);
+      expect(await store.emails.claim('C', 200_001, 60_000, 10)).toEqual([]);
+    });
   });
 
   describe('push subscriptions', () => {

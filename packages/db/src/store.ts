@@ -600,6 +600,11 @@ export interface Store {
   emails: {
     /** Claims up to `limit` queued sends due by `now` for `holder` until `now + leaseMs`, soonest due first. */
     claim(holder: string, now: number, leaseMs: number, limit: number): Promise<EmailSendRow[]>;
+    /**
+     * Renews `holder`'s claim on one send until `now + leaseMs`, just before it is sent: false when the claim is lost
+     * (its lease ran out mid-batch and another process claimed it, or it was settled), and then it must not be sent.
+     */
+    hold(id: string, holder: string, now: number, leaseMs: number): Promise<boolean>;
     /** Writes how a claimed send ended, and gives its lease up; nothing when `holder` no longer holds it. */
     settle(id: string, holder: string, outcome: EmailOutcome): Promise<void>;
     /** The newest sends first. */
@@ -636,6 +641,11 @@ export interface Store {
     sends: {
       /** Claims up to `limit` queued sends due by `now` for `holder` until `now + leaseMs`, soonest due first. */
       claim(holder: string, now: number, leaseMs: number, limit: number): Promise<PushSendRow[]>;
+      /**
+       * Renews `holder`'s claim on one send until `now + leaseMs`, just before it is sent: false when the claim is lost
+       * (its lease ran out mid-batch and another process claimed it, or it was settled), and then it must not be sent.
+       */
+      hold(id: string, holder: string, now: number, leaseMs: number): Promise<boolean>;
       /** Writes how a claimed send ended, and gives its lease up; nothing when `holder` no longer holds it. */
       settle(id: string, holder: string, outcome: PushSendOutcome): Promise<void>;
       /** The newest sends first. */
@@ -669,6 +679,8 @@ export interface Store {
      */
     sends: {
       claim(holder: string, now: number, leaseMs: number, limit: number): Promise<ChannelSendRow[]>;
+      /** As the email sends' `hold`. */
+      hold(id: string, holder: string, now: number, leaseMs: number): Promise<boolean>;
       settle(id: string, holder: string, outcome: ChannelSendOutcome): Promise<void>;
       /** The newest sends first. */
       recent(limit: number): Promise<ChannelSendRow[]>;

@@ -31,12 +31,14 @@ const cleanup: (() => Promise<unknown>)[] = [];
 const received: { headers: IncomingHttpHeaders; body: string }[] = [];
 let receiverUrl = '';
 let receiverStatus = 200;
+/** What the receiver does with each request before it answers (a test's slow receiver), if anything. */
+let beforeAnswer: (() => Promise<void>) | undefined;
 const receiver = createServer((request, response) => {
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
     received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-    response.writeHead(receiverStatus).end();
+    void (beforeAnswer?.() ?? Promise.resolve()).finally(() => response.writeHead(receiverStatus).end());
   });
 });
 
@@ -53,6 +55,7 @@ beforeEach(() => {
   sandbox.reset();
   received.length = 0;
   receiverStatus = 200;
+  beforeAnswer = undefined;
 });
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
@@ -317,6 +320,40 @@ describe('chat and webhook connections as a channel of the policy', () => {
     await Promise.all([first.ctx.notifications.chats.drain(), second.ctx.notifications.chats.drain(), first.ctx.notifications.chats.drain()]);
     expect(sandbox.slackMessages()).toHaveLength(5);
     expect(discord().messages).toHaveLength(5);
+  });
+
+  it('sends each message once when a batch outlives its claim: a slow receiver, and another process claiming meanwhile (issue 48)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dash-chat-slow-'));
+    cleanup.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+    const first = await dashboard(t0, { dir });
+    const second = await dashboard(t0, { dir });
+    await first.add({ name: 'Zapier', destination: { kind: 'webhook', url: receiverUrl } });
+    // The test drains, so that nothing else wakes either sender.
+    await Promise.all([first.ctx.notifications.chats.stop(), second.ctx.notifications.chats.stop()]);
+    for (let i = 0; i < 20; i++) await first.ingest(deployFailed(t0 + i, `dpl_slow_${i}`));
+    first.clock.advance(2_000);
+    second.clock.advance(2_000);
+    // A receiver that takes 8 s a message (both clocks move on by as much). The first process claims all 20 for two
+    // minutes; while it is on its 16th, past the two minutes, the second process drains and claims what it can.
+    const claimedAt = first.clock.now();
+    let secondDrain: Promise<void> | undefined;
+    beforeAnswer = async () => {
+      first.clock.advance(8_000);
+      second.clock.advance(8_000);
+      if (secondDrain === undefined && first.clock.now() > claimedAt + 2 * MINUTE) {
+        secondDrain = second.ctx.notifications.chats.drain();
+        await secondDrain;
+      }
+    };
+    await first.ctx.notifications.chats.drain();
+    expect(secondDrain).toBeDefined();
+    await secondDrain;
+    // Each message once: the second process sent what the first no longer held, and the first did not send it again.
+    const ids = received.map((request) => request.headers['webhook-id']);
+    expect(ids).toHaveLength(20);
+    expect(new Set(ids).size).toBe(20);
+    const sends = await first.sends();
+    expect(sends.map((send) => [send.state, send.attempts])).toEqual(Array.from({ length: 20 }, () => ['delivered', 1]));
   });
 
   it('sends once what a process claimed and died holding, after its claim runs out', async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '@dash/connectors';
 import type { ChannelSendOutcome, ChannelSendRow, DeliveryRow, Store } from '@dash/db';
 import type { Logger } from '../logger.ts';
-import { DrainLoop } from '../notifications/drain-loop.ts';
+import { DrainLoop, sendWhileHeld } from '../notifications/drain-loop.ts';
 import { deliveryKind } from '../notifications/delivery-kind.ts';
 import type { ChannelMessage, ChannelOutcome } from './channel.ts';
 import type { ChannelConnections } from './connections.ts';
@@ -61,7 +61,7 @@ export class ChatSender extends DrainLoop {
       const claimed = await store.channels.sends.claim(holder, clock.now(), LEASE_MS, BATCH);
       // A delivery goes to each connection: its thread and project are read once per claim, not once per send.
       const threads = new Map<string, Promise<Pick<ChannelMessage, 'thread' | 'project'>>>();
-      for (const send of claimed) await this.sendOne(send, holder, threads);
+      await sendWhileHeld(store.channels.sends, claimed, { holder, clock, leaseMs: LEASE_MS }, (send) => this.sendOne(send, holder, threads));
       if (claimed.length < BATCH) return;
     }
   }

@@ -4,7 +4,7 @@ import type { EmailSendRow, Store } from '@dash/db';
 import { notificationEmail, type Alerts } from '../alerts/index.ts';
 import { EmailRefusedError, sendEmail } from '../alerts/sender.ts';
 import type { Logger } from '../logger.ts';
-import { DrainLoop } from './drain-loop.ts';
+import { DrainLoop, sendWhileHeld } from './drain-loop.ts';
 
 const HOUR = 3_600_000;
 /** A claim lasts this long: a process that dies mid-send leaves the email to another after it. */
@@ -60,7 +60,7 @@ export class EmailSender extends DrainLoop {
       const claimed = await store.emails.claim(holder, now, LEASE_MS, Math.min(BATCH, room));
       if (claimed.length === 0) return;
       const config = await alerts.config();
-      for (const send of claimed) await this.sendOne(send, holder, config);
+      await sendWhileHeld(store.emails, claimed, { holder, clock, leaseMs: LEASE_MS }, (send) => this.sendOne(send, holder, config));
       if (claimed.length < Math.min(BATCH, room)) return;
     }
   }

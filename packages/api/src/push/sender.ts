@@ -3,7 +3,7 @@ import type { PushPayload, PushPointer } from '@dash/contracts';
 import type { Clock } from '@dash/connectors';
 import type { DeliveryRow, PushSendOutcome, PushSendRow, Store } from '@dash/db';
 import type { Logger } from '../logger.ts';
-import { DrainLoop } from '../notifications/drain-loop.ts';
+import { DrainLoop, sendWhileHeld } from '../notifications/drain-loop.ts';
 import { deliveryKind } from '../notifications/delivery-kind.ts';
 import { pushServiceOf, type PushMessage, type PushOutcome } from './adapter.ts';
 import type { PushDevices } from './devices.ts';
@@ -96,7 +96,7 @@ export class PushSender extends DrainLoop {
       // Each claim has its own holder: two drains (two processes, or two at once in one) never share a row.
       const holder = randomUUID();
       const claimed = await store.push.sends.claim(holder, clock.now(), LEASE_MS, BATCH);
-      for (const send of claimed) await this.sendOne(send, holder);
+      await sendWhileHeld(store.push.sends, claimed, { holder, clock, leaseMs: LEASE_MS }, (send) => this.sendOne(send, holder));
       if (claimed.length < BATCH) return;
     }
   }
