@@ -40,19 +40,46 @@ const SEND = `select s.id, s.subscription_id, s.state, s.attempts, s.due_at, s.s
 
 /**
  * The push sends of an outbox's push deliveries, once released (`sent`): one per device subscribed now (not removed),
- * queued in the same transaction. A device subscribed later never gets what was released before it.
+ * queued in the same transaction. A device subscribed later never gets what was released before it; and a recovery
+ * goes only to the devices its outage went to (sent, or still being tried), as a chat recovery goes only where its
+ * outage went: a laptop subscribed at 02:05 is not woken at 02:10 by "up again" about an outage it never showed.
  */
 export async function enqueuePushes(run: RunStatement, dialect: SqlDialect, rows: readonly DeliveryRow[], now: number): Promise<void> {
   const pushes = rows.filter((row) => row.channel === 'push' && row.status === 'sent');
   if (pushes.length === 0) return;
-  const devices = await run(bind(dialect, 'select id from push_subscriptions where removed_at is null order by created_at, id', []));
-  const sends = pushes.flatMap((row) => devices.map((device) => [`${row.id}:${String(device.id)}`, row.id, String(device.id), row.sentAt ?? now, now]));
+  const devices = (await run(bind(dialect, 'select id from push_subscriptions where removed_at is null order by created_at, id', []))).map((device) => String(device.id));
+  const told = await toldOfOutage(run, dialect, pushes);
+  const sends = pushes.flatMap((row) =>
+    devices
+      .filter((device) => row.purpose !== 'resolve' || told.has(`${row.notificationId ?? ''}\0${device}`))
+      .map((device) => [`${row.id}:${device}`, row.id, device, row.sentAt ?? now, now]),
+  );
   // A row is released once; should it come again, the sends it has stay as they are.
   for (let i = 0; i < sends.length; i += 200) {
     const slice = sends.slice(i, i + 200);
     const tuples = slice.map(() => "(?, ?, ?, 'queued', 0, ?, ?)").join(', ');
     await run(bind(dialect, `insert into push_sends (id, delivery_id, subscription_id, state, attempts, due_at, created_at) values ${tuples} ${dialect.upsert('id', ['id'])}`, slice.flat()));
   }
+}
+
+/**
+ * Which devices were told of the outages these recoveries end, as `notificationId\0subscriptionId`: each with a push
+ * send of an outage notice of theirs (first, repeat, flapping), or of the digest it went out in, delivered or still
+ * being tried.
+ */
+async function toldOfOutage(run: RunStatement, dialect: SqlDialect, rows: readonly DeliveryRow[]): Promise<Set<string>> {
+  const threads = [...new Set(rows.filter((row) => row.purpose === 'resolve' && row.notificationId !== null).map((row) => row.notificationId as string))];
+  if (threads.length === 0) return new Set();
+  const told = await run(
+    bind(
+      dialect,
+      // Its own push, or the digest push it went out in (quiet hours, a pause).
+      `select o.notification_id, s.subscription_id from notification_deliveries o join push_sends s on s.delivery_id = o.id or s.delivery_id = o.digest_id
+       where o.notification_id in (${threads.map(() => '?').join(', ')}) and o.channel = 'push' and o.purpose in ('first', 'repeat', 'flap_start') and s.state in ('queued', 'delivered')`,
+      threads,
+    ),
+  );
+  return new Set(told.map((row) => `${String(row.notification_id)}\0${String(row.subscription_id)}`));
 }
 
 /** The Web Push devices, as plain SQL every dialect runs (as the email sends are). */

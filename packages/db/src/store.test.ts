@@ -1208,6 +1208,36 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
       expect(await store.push.get('c')).toBeUndefined();
       expect((await store.push.list()).map((row) => row.id)).toEqual(['b']);
     });
+
+    it('queues a released push for each device subscribed then, and a recovery only for the devices its outage or its digest went to (issue 48)', async () => {
+      const store = await open();
+      const pushRow = (id: string, purpose: DeliveryRow['purpose'], createdAt: number, notificationId: string | null, extra: Partial<DeliveryRow> = {}): DeliveryRow => ({
+        id,
+        notificationId,
+        subjectKey: null,
+        channel: 'push',
+        purpose,
+        status: 'sent',
+        reason: 'test',
+        dueAt: null,
+        message: { title: `Push ${id}`, body: '', severity: 'error', tag: id, url: null, renotify: true, requireInteraction: false },
+        seq: null,
+        digestId: null,
+        createdAt,
+        sentAt: createdAt,
+        ...extra,
+      });
+      await store.push.add(device('phone', 'https://fcm.googleapis.com/fcm/send/phone', 1_000));
+      // n1's outage goes to the phone; n2's waits for the morning digest, which goes to the phone too.
+      await store.notifications.outbox((ops) =>
+        ops.addDeliveries([pushRow('o1', 'first', 10_000, 'n1'), pushRow('o2', 'first', 10_000, 'n2', { status: 'digested', digestId: 'dg', sentAt: null }), pushRow('dg', 'digest', 11_000, null)]),
+      );
+      await store.push.add(device('laptop', 'https://updates.push.services.mozilla.com/wpush/v2/laptop', 12_000));
+      // Both recover, and n3 (whose outage never went to any device) too: each recovery goes to the phone only.
+      await store.notifications.outbox((ops) => ops.addDeliveries([pushRow('r1', 'resolve', 13_000, 'n1'), pushRow('r2', 'resolve', 13_000, 'n2'), pushRow('r3', 'resolve', 13_000, 'n3'), pushRow('o4', 'first', 13_000, 'n4')]));
+      const queued = await store.push.sends.claim('me', 20_000, 60_000, 20);
+      expect(queued.map((send) => send.id).sort()).toEqual(['dg:phone', 'o1:phone', 'o4:laptop', 'o4:phone', 'r1:phone', 'r2:phone']);
+    });
   });
 
   describe('chat connections', () => {

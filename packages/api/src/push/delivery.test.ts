@@ -119,6 +119,37 @@ describe('push notifications', () => {
     expect((await dash.sends()).every((send) => send.state === 'delivered' && send.attempts === 1)).toBe(true);
   });
 
+  it('pushes a recovery only to the devices its outage went to, not to one subscribed since (issue 48)', async () => {
+    const dash = await dashboard(t0);
+    const phone = await dash.subscribe('Phone');
+    await dash.ingest(events.down('api.formfox.app', 'inc1', t0));
+    await dash.at(t0 + 121_000);
+    expect(received().map((push) => [push.subscriptionId, push.payload.kind])).toEqual([[phone.id, 'alert']]);
+    // A laptop subscribed during the outage: it never showed the outage, so its recovery does not wake it.
+    dash.clock.advance(5 * MINUTE);
+    const laptop = await dash.subscribe('Laptop');
+    await dash.ingest(events.up('api.formfox.app', 'inc1', t0 + 10 * MINUTE));
+    await dash.at(t0 + 10 * MINUTE);
+    expect(received().map((push) => [push.subscriptionId, push.payload.kind])).toEqual([
+      [phone.id, 'alert'],
+      [phone.id, 'resolve'],
+    ]);
+    // The next outage, and its recovery, go to both.
+    await dash.ingest(events.down('api.formfox.app', 'inc2', t0 + 30 * MINUTE));
+    await dash.at(t0 + 30 * MINUTE + 121_000);
+    await dash.ingest(events.up('api.formfox.app', 'inc2', t0 + 40 * MINUTE));
+    await dash.at(t0 + 40 * MINUTE);
+    const later = received().slice(2);
+    expect(later.map((push) => [push.subscriptionId, push.payload.kind]).sort()).toEqual(
+      [
+        [laptop.id, 'alert'],
+        [laptop.id, 'resolve'],
+        [phone.id, 'alert'],
+        [phone.id, 'resolve'],
+      ].sort(),
+    );
+  });
+
   it('opens no push channel while no device is subscribed, and says so in the policy and the dry run', async () => {
     const dash = await dashboard(t0);
     await dash.ingest(events.down('web', 'inc2', t0));
@@ -213,6 +244,15 @@ describe('push notifications', () => {
     expect(String(digest?.payload.body)).not.toContain('muted');
     expect(digest).toMatchObject({ ttl: 12 * 3600, urgency: 'normal' });
     expect(sandbox.pushes()).toHaveLength(2);
+
+    // The digest told the phone of the issue, so the phone hears of its end; a laptop subscribed since does not.
+    const laptop = await dash.subscribe('Laptop');
+    const resolvedAt = Date.parse('2026-11-26T08:00:00Z');
+    dash.clock.advance(resolvedAt - dash.clock.now());
+    await dash.ingest(events.issue('1', resolvedAt, 'resolved'));
+    await dash.at(resolvedAt + 1_000);
+    expect(received().slice(2).map((push) => [push.subscriptionId, push.payload.kind])).toEqual([[phone.id, 'resolve']]);
+    expect(received().some((push) => push.subscriptionId === laptop.id)).toBe(false);
   });
 
   for (const status of [404, 410] as const) {
