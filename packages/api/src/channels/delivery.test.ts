@@ -229,6 +229,29 @@ describe('chat and webhook connections as a channel of the policy', () => {
     expect(row?.decision?.trace.at(-1)?.why).toBe('sent to #team');
   });
 
+  it('says in "Why?" where an outage went when its hold ended: the chat connection, and the tabs only when the browser is on (issue 48)', async () => {
+    const dash = await dashboard(t0);
+    await dash.add({ name: '#ops', minSeverity: 'error', destination: { kind: 'slack', webhookUrl: slackHook('#ops').pasted } });
+    // Monitors to chat only: the browser off.
+    await dash.caller.notifications.savePreferences({
+      preferences: [{ integration: 'uptime_monitor', type: '*', enabled: true, minSeverity: 'error', channels: { browser: false, email: false, chat: true } }],
+    });
+    await dash.ingest(events.down('api', 'inc1', t0));
+    await dash.at(t0 + 2 * MINUTE);
+    expect(sandbox.slackMessages().map((message) => message.text)).toEqual(['Monitor down: api']);
+    const lastWhy = async (title: string) => (await dash.caller.notifications.list({})).notifications.find((row) => row.title === title)?.decision?.trace.at(-1)?.why;
+    expect(await lastWhy('Monitor down: api')).toBe('still down after the 2 min hold; sent to #ops');
+    // With the browser on as well, the one line names both.
+    await dash.caller.notifications.savePreferences({
+      preferences: [{ integration: 'uptime_monitor', type: '*', enabled: true, minSeverity: 'error', channels: { browser: true, email: false, chat: true } }],
+    });
+    await dash.ingest(events.down('web', 'inc2', t0 + 3 * MINUTE));
+    await dash.at(t0 + 5 * MINUTE);
+    expect(await lastWhy('Monitor down: web')).toBe(
+      'still down after the 2 min hold; sent to the open dashboard tabs: a browser notification where the dashboard is hidden, a toast where it is in view; sent to #ops',
+    );
+  });
+
   it('defers through quiet hours into one digest message per connection, lets a critical one through, and sends nothing for a muted subject', async () => {
     const night = Date.parse('2026-11-25T22:30:00Z');
     const dash = await dashboard(night);

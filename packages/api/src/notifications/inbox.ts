@@ -223,11 +223,6 @@ export class Inbox {
     this.planner = new Planner({ ...defaultFlapSettings, ...options.flap });
   }
 
-  /** The interrupting channels that can deliver now. */
-  async channels(): Promise<readonly InterruptChannel[]> {
-    return (await this.targets()).available;
-  }
-
   /**
    * The channels that can deliver now, the devices a push released now goes to (subscribed, not removed by their
    * push service) and the connections a chat message may go to (not waiting for a fix), in one read of each.
@@ -292,8 +287,9 @@ export class Inbox {
   tick(): Promise<{ sent: DeliveryRow[]; rows: NotificationRow[] }> {
     const run = this.queue.then(async () => {
       const now = this.now();
-      const [policy, available] = await Promise.all([this.policy.get(), this.channels()]);
-      const result = await this.store.notifications.outbox((ops) => this.planner.tick(ops, now, policy, available));
+      const [policy, { available, devices, connections }] = await Promise.all([this.policy.get(), this.targets()]);
+      const recipients = { devices: devices.map((device) => device.name), connections };
+      const result = await this.store.notifications.outbox((ops) => this.planner.tick(ops, now, policy, available, recipients));
       this.publish(result.rows, result.sent);
       this.wakeBy(result.next ?? Infinity);
       return { sent: result.sent, rows: result.rows };
@@ -384,11 +380,11 @@ export class Inbox {
       const [folded] = foldEvents([event], open);
       const preview = previewOps(ops);
       // Later than now: what the scheduler does until then first (a hold that ends, a flap that calms down, a digest).
+      const recipients = { devices: devices.map((device) => device.name), connections };
       if (arrivesAt > this.now()) {
-        await this.planner.tick(preview.ops, arrivesAt, policy, available);
+        await this.planner.tick(preview.ops, arrivesAt, policy, available, recipients);
         preview.written.length = 0;
       }
-      const recipients = { devices: devices.map((device) => device.name), connections };
       const outcome = await this.planner.plan(folded ? [planned(folded, decision)] : [], preview.ops, arrivesAt, policy, recipients);
       return { stored: outcome.decisions[0] ?? storedOf(decision), written: preview.written };
     });

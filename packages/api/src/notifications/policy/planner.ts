@@ -148,6 +148,22 @@ interface Fate {
 type Released = Fate & { status: 'sent' | 'deferred'; entry: DecisionTraceEntry };
 
 /**
+ * Where an interruption sent now went, channel by channel, for its "Why?" line: the open tabs (when the browser is
+ * among them), the email, each device and each chat connection its severity reaches. The same words whether it went
+ * at once or when its hold ended.
+ */
+function sentTo(out: Released, channels: readonly InterruptChannel[], recipients: Recipients, severity: NotificationSeverity): string {
+  const { devices, connections } = recipients;
+  const reached = connectionsReached(connections, severity);
+  const also = [
+    ...(channels.includes('email') ? ['queued for email (SendGrid)'] : []),
+    ...(channels.includes('push') ? [`pushed to ${devices.length > 0 ? listed(devices) : 'each subscribed device'}`] : []),
+    ...(channels.includes('chat') ? [reached.length > 0 ? `sent to ${listed(reached)}` : `no chat connection takes ${severity}`] : []),
+  ];
+  return [...(channels.includes('browser') || also.length === 0 ? [out.entry.why] : []), ...also].join('; ');
+}
+
+/**
  * Sent now, or deferred to the digest when quiet hours or the pause hold interruptions back. Worked out once per
  * moment and bypass (its wording reads the zone's wall clock, which is not cheap on every event of a batch).
  */
@@ -337,6 +353,8 @@ interface TickRun {
   moment: Moment;
   policy: NotificationPolicy;
   available: readonly InterruptChannel[];
+  /** The devices and connections a release now reaches, for its "Why?" line. */
+  recipients: Recipients;
   sent: DeliveryRow[];
   trace: TraceBook;
 }
@@ -513,15 +531,7 @@ export class Planner {
     const out = release(batch.moment, decision.bypassQuietHours);
     batch.add(channels.map((channel) => delivery(event, channel, 'first', { ...out, reason: channel === 'browser' ? out.reason : channelWhy[channel](out.status) }, messageOf(row), now)));
     if (out.status !== 'sent') return out.entry;
-    const { devices, connections } = batch.recipients;
-    const reached = connectionsReached(connections, row.severity);
-    const also = [
-      ...(channels.includes('email') ? ['queued for email (SendGrid)'] : []),
-      ...(channels.includes('push') ? [`pushed to ${devices.length > 0 ? listed(devices) : 'each subscribed device'}`] : []),
-      ...(channels.includes('chat') ? [reached.length > 0 ? `sent to ${listed(reached)}` : `no chat connection takes ${row.severity}`] : []),
-    ];
-    if (also.length === 0) return out.entry;
-    return { ...out.entry, why: [...(channels.includes('browser') ? [out.entry.why] : []), ...also].join('; ') };
+    return { ...out.entry, why: sentTo(out, channels, batch.recipients, row.severity) };
   }
 
   /**
@@ -535,8 +545,9 @@ export class Planner {
     now: number,
     policy: NotificationPolicy,
     available: readonly InterruptChannel[] = ['browser'],
+    recipients: Recipients = noRecipients,
   ): Promise<{ sent: DeliveryRow[]; rows: NotificationRow[]; next: number | null }> {
-    const run: TickRun = { ops, moment: momentOf(now, policy), policy, available, sent: [], trace: new TraceBook() };
+    const run: TickRun = { ops, moment: momentOf(now, policy), policy, available, recipients, sent: [], trace: new TraceBook() };
     await this.releaseHolds(run);
     await this.endFlaps(run);
     await this.endMutes(run);
@@ -565,6 +576,9 @@ export class Planner {
     const muted = new Set(mutes.filter((mute) => mute.until > now).map((mute) => mute.subjectKey));
     const flapping = new Set(states.filter((state) => state.flappingSince !== null).map((state) => state.subjectKey));
     const entries = new Map<string, DecisionTraceEntry>();
+    // The channels each event's held interruptions are on: its "Why?" line names them all.
+    const channelsOf = new Map<string, InterruptChannel[]>();
+    for (const d of due) channelsOf.set(`${d.notificationId}\n${d.eventId}`, [...(channelsOf.get(`${d.notificationId}\n${d.eventId}`) ?? []), d.channel]);
     const released = due.map((d): DeliveryRow => {
       const row = d.notificationId ? rowById.get(d.notificationId) : undefined;
       const settle = (fate: Fate & { sentAt?: number | null }, entry: DecisionTraceEntry): DeliveryRow => {
@@ -577,10 +591,12 @@ export class Planner {
         return settle({ status: 'suppressed', reason: 'flapping' }, step('flap', 'suppressed', 'the hold ended while it was flapping: one notice when it is stable again', now));
       }
       const out = release(moment, row.decision?.bypassQuietHours ?? false);
-      const reason = `still down after the hold; ${out.reason}`;
+      const reason = `still down after the hold; ${d.channel === 'browser' ? out.reason : channelWhy[d.channel](out.status)}`;
       // The hold it had, not how late the tick came to it (after a restart, say).
       const hold = formatDuration(Math.max(0, (d.dueAt ?? now) - d.createdAt));
-      return settle({ ...out, reason, sentAt: out.status === 'sent' ? now : null }, { ...out.entry, why: `still down after the ${hold} hold; ${out.entry.why}`, decidedAt: new Date(now).toISOString() });
+      // One line for the event (its rows share it), naming every channel its held interruptions go out on.
+      const why = out.status === 'sent' ? sentTo(out, channelsOf.get(`${d.notificationId}\n${d.eventId}`) ?? [d.channel], run.recipients, row.severity) : out.entry.why;
+      return settle({ ...out, reason, sentAt: out.status === 'sent' ? now : null }, { ...out.entry, why: `still down after the ${hold} hold; ${why}`, decidedAt: new Date(now).toISOString() });
     });
     run.trace.note(released, (d) => entries.get(d.id) ?? null);
     await this.keep(run, ops.updateDeliveries(released));
