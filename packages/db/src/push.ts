@@ -1,4 +1,4 @@
-import { bind, DELIVERY_COLUMNS, DELIVERY_PREFIXED, joinedDelivery, numOrNull, rawDelivery, sendQueue, type RunStatement } from './sql-rows.ts';
+import { bind, DELIVERY_COLUMNS, DELIVERY_PREFIXED, joinedDelivery, numOrNull, outageWaiting, rawDelivery, sendQueue, type RunStatement } from './sql-rows.ts';
 import type { SqlDialect } from './shared.ts';
 import type { DeliveryRow, PushSendRow, PushSubscriptionRow, Store } from './store.ts';
 
@@ -130,6 +130,9 @@ export function pushSubscriptions(run: RunStatement, dialect: SqlDialect): Store
     },
     sends: {
       ...sendQueue(exec, 'push_sends', SEND, rawSend),
+      outageWaiting(subscriptionId, notificationId) {
+        return outageWaiting(exec, 'push_sends', notificationId, { column: 'subscription_id', id: subscriptionId });
+      },
       async settle(id, holder, outcome) {
         await exec('update push_sends set state = ?, attempts = ?, due_at = ?, status = ?, error = ?, sent_at = ?, lease_until = null, lease_holder = null where id = ? and lease_holder = ?', [
           outcome.state,

@@ -73,6 +73,27 @@ export async function leaseDue(
 }
 
 /**
+ * When a thread's outage notice (first, reminder, flapping) to one destination still waits to be sent (queued: due, or
+ * to be tried again after a 429 or a 5xx), the latest such one's due time; null when none waits. Its recovery to that
+ * destination goes after it, never before, so the destination's last word on the thread is its current state.
+ */
+export async function outageWaiting(
+  exec: (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>,
+  table: SendTable,
+  notificationId: string,
+  destination?: { column: 'connection_id' | 'subscription_id'; id: string },
+): Promise<number | null> {
+  // An email send is its delivery's (one address); a push or chat send one of a delivery's per destination.
+  const delivery = table === 'email_sends' ? 's.id' : 's.delivery_id';
+  const [row] = await exec(
+    `select max(s.due_at) as at from ${table} s join notification_deliveries d on d.id = ${delivery}
+     where d.notification_id = ? and d.purpose in ('first', 'repeat', 'flap_start') and s.state = 'queued'${destination ? ` and s.${destination.column} = ?` : ''}`,
+    destination ? [notificationId, destination.id] : [notificationId],
+  );
+  return numOrNull(row?.at);
+}
+
+/**
  * What every send table's sender does the same way: claim what is due under a lease (`leaseDue`, then what this holder
  * won), list the newest, and say when the next queued one is due. `select` selects a send (`s`) joined with its
  * outbox row (`d`); `read` turns one of its rows into the table's row type.

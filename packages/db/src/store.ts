@@ -613,6 +613,11 @@ export interface Store {
     deliveredSince(since: number): Promise<number>;
     /** The earliest delivery after `since`, or null: when the hourly cap frees a place. */
     oldestDeliveredSince(since: number): Promise<number | null>;
+    /**
+     * When an outage email of this thread still waits to be sent (queued, maybe for a retry), the latest one's due
+     * time, else null: its recovery goes after it, never before.
+     */
+    outageWaiting(notificationId: string): Promise<number | null>;
     /** The first delivered email about a notification: the thread its recovery answers. */
     threadOf(notificationId: string): Promise<EmailSendRow | undefined>;
     /** When the next queued send is due, or null. */
@@ -652,6 +657,8 @@ export interface Store {
       recent(limit: number): Promise<PushSendRow[]>;
       /** When the next queued send is due, or null. */
       nextDue(): Promise<number | null>;
+      /** As the emails' `outageWaiting`, for one device. */
+      outageWaiting(subscriptionId: string, notificationId: string): Promise<number | null>;
       /** A released push delivery by its id (what a service worker asks for when the push was too large to carry it). */
       delivery(id: string): Promise<DeliveryRow | undefined>;
     };
@@ -685,6 +692,8 @@ export interface Store {
       /** The newest sends first. */
       recent(limit: number): Promise<ChannelSendRow[]>;
       nextDue(): Promise<number | null>;
+      /** As the emails' `outageWaiting`, for one connection. */
+      outageWaiting(connectionId: string, notificationId: string): Promise<number | null>;
       /**
        * The latest message a thread's outage made on a connection (a delivered send of a first, repeat or flap notice
        * for `notificationId`), which its recovery edits, replies to or names; undefined when none went there.

@@ -302,6 +302,30 @@ describe('chat and webhook connections as a channel of the policy', () => {
     expect((await dash.sends())[0]).toMatchObject({ state: 'delivered', attempts: 2 });
   });
 
+  it('sends a recovery after its outage when the outage waits for a retry, so Slack’s last word is "up" (issue 48)', async () => {
+    const dash = await dashboard(t0);
+    await dash.add({ name: '#ops', destination: { kind: 'slack', webhookUrl: slackHook().pasted } });
+    await dash.ingest(events.down('api', 'inc1', t0));
+    // The hold ends at 10:02 and Slack answers the outage 429, Retry-After 120: it is tried again at 10:04.
+    sandbox.inject('slack', { status: 429, headers: { 'retry-after': '120' }, body: 'rate_limited', times: 1 });
+    await dash.at(t0 + 2 * MINUTE);
+    // Recovered two seconds later: the recovery waits behind its outage instead of going first (or not at all).
+    await dash.ingest(events.up('api', 'inc1', t0 + 2 * MINUTE + 2_000));
+    await dash.at(t0 + 2 * MINUTE + 2_000);
+    expect(sandbox.slackMessages()).toEqual([]);
+    expect((await dash.sends()).map((send) => [send.delivery.purpose, send.state, send.attempts]).sort()).toEqual([
+      ['first', 'queued', 1],
+      ['resolve', 'queued', 0],
+    ]);
+    await dash.at(t0 + 5 * MINUTE);
+    await dash.at(t0 + 6 * MINUTE);
+    const texts = sandbox.slackMessages().map((message) => JSON.stringify(message.body));
+    expect(texts).toHaveLength(2);
+    expect(texts[0]).toContain('Monitor down: api');
+    expect(texts[1]).toContain('Monitor up: api');
+    expect(texts[1]).toContain('Ends: Monitor down: api');
+  });
+
   it('marks a connection whose webhook was deleted (404) “needs attention”, sends it nothing more until it is fixed, and keeps the others going', async () => {
     const dash = await dashboard(t0);
     const gone = slackHook('#old');

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '@dash/connectors';
 import type { ChannelSendOutcome, ChannelSendRow, DeliveryRow, Store } from '@dash/db';
 import type { Logger } from '../logger.ts';
-import { DrainLoop, sendWhileHeld } from '../notifications/drain-loop.ts';
+import { behindItsOutage, DrainLoop, sendWhileHeld } from '../notifications/drain-loop.ts';
 import { deliveryKind } from '../notifications/delivery-kind.ts';
 import type { ChannelMessage, ChannelOutcome } from './channel.ts';
 import type { ChannelConnections } from './connections.ts';
@@ -97,6 +97,12 @@ export class ChatSender extends DrainLoop {
       Object.assign(message, await threads.get(notificationId));
     }
     if (message.kind === 'resolve') {
+      // After its outage, when that still waits to be tried again here.
+      const waiting = delivery.notificationId === null ? null : await store.channels.sends.outageWaiting(connection.id, delivery.notificationId);
+      if (waiting !== null) {
+        await settle({ state: 'queued', attempts: send.attempts, status: send.status, ...behindItsOutage(waiting, clock.now()) });
+        return;
+      }
       // A recovery goes where its outage went, and names (or edits, or replies to) the outage's message there.
       const outage = delivery.notificationId === null ? undefined : await store.channels.sends.outage(connection.id, delivery.notificationId);
       if (!outage) {

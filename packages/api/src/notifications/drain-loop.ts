@@ -99,3 +99,13 @@ export async function sendWhileHeld<R extends { id: string }>(
   }
   return left;
 }
+
+/**
+ * Where a recovery waits when its outage notice to the same destination has not gone yet (it waits for a retry after a
+ * 429 or a 5xx): a second after that notice is due, without using up a try. The destination then gets the outage and
+ * then its recovery, in that order, and its last word on the thread is the thread's current state.
+ */
+export const behindItsOutage = (outageDueAt: number, now: number) => ({
+  dueAt: Math.max(outageDueAt, now) + 1_000,
+  error: 'Waits for its outage notice, which is to be tried again, to go first',
+});

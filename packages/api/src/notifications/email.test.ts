@@ -146,6 +146,22 @@ describe('email notifications', () => {
     expect(sandbox.mails()).toHaveLength(EMAILS_PER_HOUR + 2);
   });
 
+  it('emails a recovery after its outage when the outage waits for a retry: the outage, then the reply (issue 48)', async () => {
+    const dash = await dashboard(t0);
+    await dash.ingest(events.down('api', 'inc1', t0));
+    // The hold ends; SendGrid answers 503 and the outage is tried again a minute later.
+    sandbox.inject('sendgrid', { ...sendgridError(503, 'Service Unavailable'), times: 1 });
+    await dash.at(t0 + 121_000);
+    await dash.ingest(events.up('api', 'inc1', t0 + 130_000));
+    await dash.at(t0 + 130_000);
+    expect(sandbox.mails()).toHaveLength(0);
+    await dash.at(t0 + 185_000);
+    await dash.at(t0 + 190_000);
+    const [outage, recovery] = sandbox.mails();
+    expect(sandbox.mails().map((mail) => mail.subject)).toEqual(['[ALERT] Monitor down: api', 'Re: [ALERT] Monitor down: api']);
+    expect(recovery?.headers['In-Reply-To']).toBe(outage?.headers.References);
+  });
+
   it('sends each email once when two processes drain the same database', async () => {
     const a = await dashboard(t0);
     const b = await dashboard(t0, { dir: a.dir, credentialsKey: a.credentialsKey });

@@ -357,6 +357,33 @@ describe('push notifications', () => {
     expect(devices.find((device) => device.name === 'Broken')?.lastFailure).toBe(failed?.error);
   });
 
+  it('pushes a recovery after its outage when the outage waits for a retry, even from another process (issue 48)', async () => {
+    const a = await dashboard(t0);
+    const b = await dashboard(t0, { dir: a.dir, credentialsKey: a.credentialsKey });
+    // The test drains, so that neither sender wakes by itself.
+    await Promise.all([a.ctx.notifications.pushes.stop(), b.ctx.notifications.pushes.stop()]);
+    await a.subscribe('Phone');
+    await a.ingest(events.down('api', 'inc1', t0));
+    // The hold ends and the push service answers the outage 429, Retry-After 120 (process a holds the endpoint back).
+    sandbox.inject('push', { status: 429, headers: { 'retry-after': '120' }, times: 1 });
+    await a.at(t0 + 121_000);
+    // Recovered 10 s later; process b, which knows nothing of a's pause, comes to the recovery first: it waits.
+    const upAt = t0 + 131_000;
+    a.clock.advance(upAt - a.clock.now());
+    b.clock.advance(upAt - b.clock.now());
+    await a.ingest(events.up('api', 'inc1', upAt));
+    await b.ctx.notifications.pushes.drain();
+    expect(sandbox.pushes()).toEqual([]);
+    // Once the Retry-After has passed: the outage, then its recovery, whichever process sends them.
+    for (const at of [t0 + 250_000, t0 + 260_000]) {
+      a.clock.advance(at - a.clock.now());
+      b.clock.advance(at - b.clock.now());
+      await b.ctx.notifications.pushes.drain();
+      await a.ctx.notifications.pushes.drain();
+    }
+    expect(received().map((push) => push.payload.kind)).toEqual(['alert', 'resolve']);
+  });
+
   it('sends each push once per device when two processes drain the same database', async () => {
     const a = await dashboard(t0);
     const b = await dashboard(t0, { dir: a.dir, credentialsKey: a.credentialsKey });
