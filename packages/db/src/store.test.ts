@@ -1167,6 +1167,18 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
       expect(await store.emails.hold('e2', 'B', 200_000, 60_000)).toBe(true);
       expect(await store.emails.claim('C', 200_001, 60_000, 10)).toEqual([]);
     });
+
+    it('says when a thread’s outage email still waits to be sent, so that its recovery goes after it (issue 48)', async () => {
+      const store = await open();
+      await store.notifications.outbox((ops) => ops.addDeliveries([{ ...emailRow('o', 'sent', 1_000), notificationId: 'n1', purpose: 'first' }, { ...emailRow('other', 'sent', 1_000), notificationId: 'n2', purpose: 'first' }]));
+      expect(await store.emails.outageWaiting('n1')).toBe(1_000);
+      const claimed = await store.emails.claim('A', 2_000, 60_000, 10);
+      await store.emails.settle('o', 'A', { state: 'queued', attempts: 1, dueAt: 62_000, providerId: null, error: 'SendGrid refused the email (503)', sentAt: null });
+      expect(await store.emails.outageWaiting('n1')).toBe(62_000);
+      expect(claimed.map((send) => send.id).sort()).toEqual(['o', 'other']);
+      await store.emails.settle('other', 'A', { state: 'delivered', attempts: 1, dueAt: 1_000, providerId: 'msg-2', error: null, sentAt: 3_000 });
+      expect(await store.emails.outageWaiting('n2')).toBeNull();
+    });
   });
 
   describe('push subscriptions', () => {
@@ -1237,6 +1249,14 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
       await store.notifications.outbox((ops) => ops.addDeliveries([pushRow('r1', 'resolve', 13_000, 'n1'), pushRow('r2', 'resolve', 13_000, 'n2'), pushRow('r3', 'resolve', 13_000, 'n3'), pushRow('o4', 'first', 13_000, 'n4')]));
       const queued = await store.push.sends.claim('me', 20_000, 60_000, 20);
       expect(queued.map((send) => send.id).sort()).toEqual(['dg:phone', 'o1:phone', 'o4:laptop', 'o4:phone', 'r1:phone', 'r2:phone']);
+      // n1's outage still waits for the phone (to be tried again at 90 s): its recovery goes after it; once sent, nothing waits.
+      await store.push.sends.settle('o1:phone', 'me', { state: 'queued', attempts: 1, dueAt: 90_000, status: 429, error: 'later', sentAt: null });
+      expect(await store.push.sends.outageWaiting('phone', 'n1')).toBe(90_000);
+      expect(await store.push.sends.outageWaiting('laptop', 'n1')).toBeNull();
+      expect(await store.push.sends.outageWaiting('phone', 'n4')).toBe(13_000);
+      expect((await store.push.sends.claim('later', 95_000, 60_000, 20)).map((send) => send.id)).toContain('o1:phone');
+      await store.push.sends.settle('o1:phone', 'later', { state: 'delivered', attempts: 2, dueAt: 90_000, status: 201, error: null, sentAt: 95_000 });
+      expect(await store.push.sends.outageWaiting('phone', 'n1')).toBeNull();
     });
   });
 
