@@ -148,6 +148,13 @@ export function channelConnections(run: RunStatement, dialect: SqlDialect): Stor
           holder,
         ]);
       },
+      async flapStart(connectionId, subjectKey) {
+        const [row] = await exec(
+          `${SEND} where s.connection_id = ? and s.state = 'delivered' and d.subject_key = ? and d.purpose = 'flap_start' order by s.sent_at desc, s.id desc limit 1`,
+          [connectionId, subjectKey],
+        );
+        return row ? rawSend(row) : undefined;
+      },
       async outage(connectionId, notificationId) {
         const [row] = await exec(
           `${SEND} where s.connection_id = ? and s.state = 'delivered' and d.notification_id = ? and d.purpose in ('first', 'repeat', 'flap_start') order by s.sent_at desc, s.id desc limit 1`,

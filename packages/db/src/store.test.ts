@@ -1320,6 +1320,18 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
       expect(await store.channels.remove('ops')).toBe(false);
       expect(await store.channels.sends.nextDue()).toBe(11_000);
     });
+
+    it('finds the "flapping" notice a flap’s end answers on a connection, on whichever row of the subject it went (issue 48)', async () => {
+      const store = await open();
+      await store.channels.add(connection('ops', 'warning', 1_000));
+      const flapping = { ...chatRow('f', 'warning', 'flap_start', 10_000, 'n3'), subjectKey: 'betterstack:monitor:api' };
+      await store.notifications.outbox((ops) => ops.addDeliveries([flapping, { ...chatRow('o', 'error', 'first', 9_000, 'n2'), subjectKey: 'betterstack:monitor:api' }]));
+      expect(await store.channels.sends.flapStart('ops', 'betterstack:monitor:api')).toBeUndefined();
+      await store.channels.sends.claim('me', 20_000, 60_000, 10);
+      await store.channels.sends.settle('f:ops', 'me', { state: 'delivered', attempts: 1, dueAt: 10_000, status: 200, error: null, providerId: 'ts-1', sentAt: 20_500 });
+      expect(await store.channels.sends.flapStart('ops', 'betterstack:monitor:api')).toMatchObject({ id: 'f:ops', providerId: 'ts-1', delivery: { purpose: 'flap_start' } });
+      expect(await store.channels.sends.flapStart('ops', 'betterstack:monitor:web')).toBeUndefined();
+    });
   });
 
   describe('leases', () => {

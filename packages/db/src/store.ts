@@ -692,6 +692,11 @@ export interface Store {
       /** The newest sends first. */
       recent(limit: number): Promise<ChannelSendRow[]>;
       nextDue(): Promise<number | null>;
+      /**
+       * The latest "flapping" notice about a subject delivered to a connection, which the flap's end answers (whatever
+       * row of the subject it is filed on); undefined when none went there.
+       */
+      flapStart(connectionId: string, subjectKey: string): Promise<ChannelSendRow | undefined>;
       /** As the emails' `outageWaiting`, for one connection. */
       outageWaiting(connectionId: string, notificationId: string): Promise<number | null>;
       /**

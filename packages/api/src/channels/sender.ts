@@ -75,6 +75,13 @@ export class ChatSender extends DrainLoop {
     return { thread: { id: thread.id, status: thread.status, eventCount: thread.eventCount, decision: thread.decision }, project };
   }
 
+  /** The message a recovery (its outage) or a flap's end (the flap's start) answers on a connection, if it went there. */
+  private async answered(connectionId: string, delivery: DeliveryRow): Promise<ChannelSendRow | undefined> {
+    const { sends } = this.options.store.channels;
+    if (delivery.purpose === 'flap_end') return delivery.subjectKey === null ? undefined : sends.flapStart(connectionId, delivery.subjectKey);
+    return delivery.notificationId === null ? undefined : sends.outage(connectionId, delivery.notificationId);
+  }
+
   private async sendOne(send: ChannelSendRow, holder: string, threads: Map<string, Promise<Pick<ChannelMessage, 'thread' | 'project'>>>): Promise<void> {
     const { store, connections, clock, log } = this.options;
     const attempts = send.attempts + 1;
@@ -96,25 +103,29 @@ export class ChatSender extends DrainLoop {
       if (!threads.has(notificationId)) threads.set(notificationId, this.threadOf(notificationId));
       Object.assign(message, await threads.get(notificationId));
     }
-    if (message.kind === 'resolve') {
+    // A recovery goes only where its outage went, and a flap's end ("stable again" or "still down") only where the
+    // flap's start went (on whichever of the subject's rows it is filed: another outage may have come during the flap).
+    if (message.kind === 'resolve' || delivery.purpose === 'flap_end') {
       // After its outage, when that still waits to be tried again here.
       const waiting = delivery.notificationId === null ? null : await store.channels.sends.outageWaiting(connection.id, delivery.notificationId);
       if (waiting !== null) {
         await settle({ state: 'queued', attempts: send.attempts, status: send.status, ...behindItsOutage(waiting, clock.now()) });
         return;
       }
-      // A recovery goes where its outage went, and names (or edits, or replies to) the outage's message there.
-      const outage = delivery.notificationId === null ? undefined : await store.channels.sends.outage(connection.id, delivery.notificationId);
+      const outage = await this.answered(connection.id, delivery);
       if (!outage) {
-        await settle({ state: 'skipped', status: null, error: 'Its outage was not sent to this connection' });
+        await settle({ state: 'skipped', status: null, error: `Its ${delivery.purpose === 'flap_end' ? '"flapping" notice' : 'outage'} was not sent to this connection` });
         return;
       }
-      message.recovers = {
-        title: outage.delivery.message.title,
-        // From when the outage came in (not when a hold let it out) to when its recovery did.
-        lastedMs: Math.max(0, delivery.createdAt - outage.delivery.createdAt),
-        providerId: outage.providerId,
-      };
+      // A recovery names (or edits, or replies to) the outage's message there.
+      if (message.kind === 'resolve') {
+        message.recovers = {
+          title: outage.delivery.message.title,
+          // From when the outage came in (not when a hold let it out) to when its recovery did.
+          lastedMs: Math.max(0, delivery.createdAt - outage.delivery.createdAt),
+          providerId: outage.providerId,
+        };
+      }
     }
     const outcome: ChannelOutcome = await connections.send(connection, message);
     const now = clock.now();
