@@ -67,7 +67,7 @@ export async function enqueuePushes(run: RunStatement, dialect: SqlDialect, rows
  * send of an outage notice of theirs (first, repeat, flapping), or of the digest it went out in, delivered or still
  * being tried.
  */
-async function toldOfOutage(run: RunStatement, dialect: SqlDialect, rows: readonly DeliveryRow[]): Promise<Set<string>> {
+async function toldOfOutage(run: RunStatement, dialect: SqlDialect, rows: readonly Pick<DeliveryRow, 'purpose' | 'notificationId'>[]): Promise<Set<string>> {
   const threads = [...new Set(rows.filter((row) => row.purpose === 'resolve' && row.notificationId !== null).map((row) => row.notificationId as string))];
   if (threads.length === 0) return new Set();
   const told = await run(
@@ -130,6 +130,10 @@ export function pushSubscriptions(run: RunStatement, dialect: SqlDialect): Store
     },
     sends: {
       ...sendQueue(exec, 'push_sends', SEND, rawSend),
+      async toldOf(notificationId) {
+        const told = await toldOfOutage(run, dialect, [{ purpose: 'resolve', notificationId }]);
+        return [...told].map((key) => key.slice(key.indexOf('\0') + 1));
+      },
       outageWaiting(subscriptionId, notificationId) {
         return outageWaiting(exec, 'push_sends', notificationId, { column: 'subscription_id', id: subscriptionId });
       },

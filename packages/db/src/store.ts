@@ -657,6 +657,8 @@ export interface Store {
       recent(limit: number): Promise<PushSendRow[]>;
       /** When the next queued send is due, or null. */
       nextDue(): Promise<number | null>;
+      /** The devices told of a thread's outage (the ones its recovery goes to): by id. */
+      toldOf(notificationId: string): Promise<string[]>;
       /** As the emails' `outageWaiting`, for one device. */
       outageWaiting(subscriptionId: string, notificationId: string): Promise<number | null>;
       /** A released push delivery by its id (what a service worker asks for when the push was too large to carry it). */

@@ -252,6 +252,25 @@ describe('chat and webhook connections as a channel of the policy', () => {
     );
   });
 
+  it('names in the dry run of a recovery only the connections its outage went to (issue 48)', async () => {
+    const dash = await dashboard(t0);
+    await dash.add({ name: '#ops', minSeverity: 'error', destination: { kind: 'slack', webhookUrl: slackHook('#ops').pasted } });
+    const team = (await dash.add({ name: '#team', minSeverity: 'warning', destination: { kind: 'slack', webhookUrl: slackHook('#team').pasted } })).connection;
+    await dash.caller.notifications.savePreferences({
+      preferences: [{ integration: 'error_tracker', type: '*', enabled: true, minSeverity: 'warning', channels: { browser: false, email: false, chat: true } }],
+    });
+    // A warning: to #team only (#ops takes errors).
+    await dash.ingest(events.issue('7', t0 + 1_000));
+    await dash.at(t0 + 2_000);
+    expect(sandbox.slackMessages().map((message) => message.channel)).toEqual(['#team']);
+    const resolved = { integration: 'error_tracker', type: 'error.issue_resolved', severity: 'success', title: 'TypeError in checkout (7) resolved', transition: 'resolve', subjectKey: 'sentry:issue:7' } as const;
+    expect((await dash.caller.notifications.dryRun({ event: resolved })).delivery.chat).toMatchObject({ status: 'now', connections: [{ id: team.id, name: '#team' }] });
+    // And the real recovery goes there alone.
+    await dash.ingest(events.issue('7', t0 + 3_000, 'resolved'));
+    await dash.at(t0 + 4_000);
+    expect(sandbox.slackMessages().map((message) => message.channel)).toEqual(['#team', '#team']);
+  });
+
   it('defers through quiet hours into one digest message per connection, lets a critical one through, and sends nothing for a muted subject', async () => {
     const night = Date.parse('2026-11-25T22:30:00Z');
     const dash = await dashboard(night);

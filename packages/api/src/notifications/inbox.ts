@@ -340,6 +340,32 @@ export class Inbox {
   }
 
   /**
+   * The devices and connections a previewed interruption would reach: all of them, but a recovery only those told of
+   * its outage (as the push queue and the chat sender decide), and a flap's end on chat only where its "flapping" went.
+   */
+  private async toldOf(
+    written: readonly DeliveryRow[],
+    devices: { id: string; name: string }[],
+    connections: ChatTarget[],
+  ): Promise<{ devices: { id: string; name: string }[]; connections: ChatTarget[] }> {
+    const push = written.findLast((delivery) => delivery.channel === 'push');
+    const chat = written.findLast((delivery) => delivery.channel === 'chat');
+    const { sends } = this.store.channels;
+    const toldDevices = push?.purpose === 'resolve' && push.notificationId !== null ? new Set(await this.store.push.sends.toldOf(push.notificationId)) : undefined;
+    const answers = async (connection: ChatTarget): Promise<boolean> => {
+      if (!chat) return true;
+      if (chat.purpose === 'flap_end') return chat.subjectKey !== null && (await sends.flapStart(connection.id, chat.subjectKey)) !== undefined;
+      if (chat.purpose !== 'resolve' || chat.notificationId === null) return chat.purpose !== 'resolve';
+      return (await sends.outage(connection.id, chat.notificationId)) !== undefined || (await sends.outageWaiting(connection.id, chat.notificationId)) !== null;
+    };
+    const toldConnections = await Promise.all(connections.map(answers));
+    return {
+      devices: toldDevices ? devices.filter((device) => toldDevices.has(device.id)) : devices,
+      connections: connections.filter((_, i) => toldConnections[i]),
+    };
+  }
+
+  /**
    * What an event arriving at `arrivesAt` (ms UTC: its occurrence and receipt, and the planner's now, as in an ingest
    * of it then) would do: the policy's decision and each interrupting channel's outcome, by the code a real ingest
    * runs (the store's thread grouping, the planner on the outbox's reads), on the store as it is, writing nothing. A
@@ -388,7 +414,8 @@ export class Inbox {
       const outcome = await this.planner.plan(folded ? [planned(folded, decision)] : [], preview.ops, arrivesAt, policy, recipients);
       return { stored: outcome.decisions[0] ?? storedOf(decision), written: preview.written };
     });
-    return { decision, stored, delivery: channelOutcomes(written, stored, available, devices, connections) };
+    const told = await this.toldOf(written, devices, connections);
+    return { decision, stored, delivery: channelOutcomes(written, stored, available, told.devices, told.connections) };
   }
 
   /** Snoozes rows until `until` (ms UTC), or wakes them now (null); live streams hear of it. */

@@ -128,6 +128,8 @@ describe('push notifications', () => {
     // A laptop subscribed during the outage: it never showed the outage, so its recovery does not wake it.
     dash.clock.advance(5 * MINUTE);
     const laptop = await dash.subscribe('Laptop');
+    const up = { integration: 'uptime_monitor', type: 'monitor.up', severity: 'success', title: 'Monitor up: api.formfox.app', transition: 'resolve', subjectKey: 'betterstack:monitor:api.formfox.app' } as const;
+    expect((await dash.caller.notifications.dryRun({ event: up })).delivery.push).toMatchObject({ status: 'now', devices: [{ id: phone.deviceId, name: 'Phone' }] });
     await dash.ingest(events.up('api.formfox.app', 'inc1', t0 + 10 * MINUTE));
     await dash.at(t0 + 10 * MINUTE);
     expect(received().map((push) => [push.subscriptionId, push.payload.kind])).toEqual([
