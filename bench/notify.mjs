@@ -969,7 +969,7 @@ async function drainWorker() {
       const { inbox } = ctx.notifications;
       if (policy) {
         await inbox.savePolicy(benchPolicy());
-        if (events === allEvents) ruleMatches ??= await countRuleMatches(events, await inbox.policy.get(), await inbox.channels());
+        if (events === allEvents) ruleMatches ??= await countRuleMatches(events, await inbox.policy.get(), (await inbox.targets()).available);
       }
       const relayUrl = 'http://relay.bench/api';
       const pages = pagesOf(events);
