@@ -1,5 +1,5 @@
 import { severityRank } from '@dash/contracts';
-import { bind, DELIVERY_PREFIXED, joinedDelivery, numOrNull, outageWaiting, sendQueue, type RunStatement } from './sql-rows.ts';
+import { bind, DELIVERY_PREFIXED, joinedDelivery, numOrNull, outageQueuedFor, sendQueue, type RunStatement } from './sql-rows.ts';
 import type { SqlDialect } from './shared.ts';
 import type { ChannelConnectionRow, ChannelSendRow, DeliveryRow, Store } from './store.ts';
 
@@ -132,8 +132,8 @@ export function channelConnections(run: RunStatement, dialect: SqlDialect): Stor
     },
     sends: {
       ...sendQueue(exec, 'channel_sends', SEND, rawSend),
-      outageWaiting(connectionId, notificationId) {
-        return outageWaiting(exec, 'channel_sends', notificationId, { column: 'connection_id', id: connectionId });
+      outageQueued(connectionId, notificationId) {
+        return outageQueuedFor(exec, connectionId, notificationId);
       },
       async settle(id, holder, outcome) {
         await exec('update channel_sends set state = ?, attempts = ?, due_at = ?, status = ?, error = ?, provider_id = ?, sent_at = ?, lease_until = null, lease_holder = null where id = ? and lease_holder = ?', [

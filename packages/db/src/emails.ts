@@ -1,4 +1,4 @@
-import { bind, DELIVERY_PREFIXED, joinedDelivery, numOrNull, outageWaiting, sendQueue, type RunStatement } from './sql-rows.ts';
+import { bind, DELIVERY_PREFIXED, joinedDelivery, numOrNull, sendQueue, type RunStatement } from './sql-rows.ts';
 import type { SqlDialect } from './shared.ts';
 import type { DeliveryRow, EmailSendRow, Store } from './store.ts';
 
@@ -55,9 +55,6 @@ export function emailSends(run: RunStatement, dialect: SqlDialect): Store['email
     async oldestDeliveredSince(since) {
       const [row] = await exec("select min(sent_at) as at from email_sends where state = 'delivered' and sent_at > ?", [since]);
       return numOrNull(row?.at);
-    },
-    outageWaiting(notificationId) {
-      return outageWaiting(exec, 'email_sends', notificationId);
     },
     async threadOf(notificationId) {
       const rows = await exec(`${SELECT} where d.notification_id = ? and s.state = 'delivered' and d.purpose in ('first', 'repeat', 'flap_start') order by s.sent_at, s.id limit 1`, [notificationId]);

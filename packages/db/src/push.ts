@@ -1,4 +1,4 @@
-import { bind, DELIVERY_COLUMNS, DELIVERY_PREFIXED, joinedDelivery, numOrNull, outageWaiting, rawDelivery, sendQueue, type RunStatement } from './sql-rows.ts';
+import { bind, DELIVERY_COLUMNS, DELIVERY_PREFIXED, joinedDelivery, numOrNull, rawDelivery, sendQueue, type RunStatement } from './sql-rows.ts';
 import type { SqlDialect } from './shared.ts';
 import type { DeliveryRow, PushSendRow, PushSubscriptionRow, Store } from './store.ts';
 
@@ -133,9 +133,6 @@ export function pushSubscriptions(run: RunStatement, dialect: SqlDialect): Store
       async toldOf(notificationId) {
         const told = await toldOfOutage(run, dialect, [{ purpose: 'resolve', notificationId }]);
         return [...told].map((key) => key.slice(key.indexOf('\0') + 1));
-      },
-      outageWaiting(subscriptionId, notificationId) {
-        return outageWaiting(exec, 'push_sends', notificationId, { column: 'subscription_id', id: subscriptionId });
       },
       async settle(id, holder, outcome) {
         await exec('update push_sends set state = ?, attempts = ?, due_at = ?, status = ?, error = ?, sent_at = ?, lease_until = null, lease_holder = null where id = ? and lease_holder = ?', [

@@ -50,10 +50,39 @@ export function bind({ placeholder }: SqlDialect, text: string, params: unknown[
 
 export type SendTable = 'email_sends' | 'push_sends' | 'channel_sends';
 
+/** Per send table: the column that names its outbox row, and the one that names its destination (email has one address). */
+const SEND_TABLES: Record<SendTable, { delivery: string; destination: string | null }> = {
+  email_sends: { delivery: 'id', destination: null },
+  push_sends: { delivery: 'delivery_id', destination: 'subscription_id' },
+  channel_sends: { delivery: 'delivery_id', destination: 'connection_id' },
+};
+
+/**
+ * The condition on a send `s` of `table` that its thread's outage notice (first, reminder, flapping) to the same
+ * destination is still queued (due, or to be tried again after a 429 or a 5xx), binding the thread's notification id
+ * (`thread`, a column or a placeholder) and, where `destination` is given, the destination (a column or placeholder).
+ */
+function outageQueued(table: SendTable, thread: string, destination: string | null): string {
+  const columns = SEND_TABLES[table];
+  return `exists (select 1 from ${table} o join notification_deliveries od on od.id = o.${columns.delivery}
+    where o.state = 'queued' and od.notification_id = ${thread} and od.purpose in ('first', 'repeat', 'flap_start')${columns.destination && destination ? ` and o.${columns.destination} = ${destination}` : ''})`;
+}
+
+/**
+ * A queued send of `table` (aliased `s`) that is not to go yet: a recovery whose outage notice to the same destination
+ * has not gone (it waits for a retry). A claim passes it by and the next due time leaves it out, so the destination
+ * gets the outage first and the recovery after it, and its last word on the thread is the thread's current state;
+ * once the outage is settled (delivered, or failed for good) the recovery is due again.
+ */
+function behindItsOutage(table: SendTable): string {
+  const { delivery, destination } = SEND_TABLES[table];
+  return `exists (select 1 from notification_deliveries r where r.id = s.${delivery} and r.purpose = 'resolve' and ${outageQueued(table, 'r.notification_id', destination && `s.${destination}`)})`;
+}
+
 /**
  * Leases up to `limit` queued rows of a send table (`email_sends`, `push_sends`, `channel_sends`) due by `now` to `holder` until
- * `now + leaseMs`, soonest due first, each row by one statement that takes it only where no live lease is, so two
- * processes never both win one. Answers the lease's end (the caller reads back what `holder` won with it), or
+ * `now + leaseMs`, soonest due first (passing by a recovery behind its outage: `behindItsOutage`), each row by one
+ * statement that takes it only where no live lease is, so two processes never both win one. Answers the lease's end (the caller reads back what `holder` won with it), or
  * undefined when nothing was due.
  */
 export async function leaseDue(
@@ -65,32 +94,24 @@ export async function leaseDue(
   limit: number,
 ): Promise<number | undefined> {
   const free = '(lease_until is null or lease_until <= ?)';
-  const due = await exec(`select id from ${table} where state = 'queued' and due_at <= ? and ${free} order by due_at, id limit ?`, [now, now, limit]);
+  const due = await exec(
+    `select s.id from ${table} s where s.state = 'queued' and s.due_at <= ? and (s.lease_until is null or s.lease_until <= ?) and not ${behindItsOutage(table)} order by s.due_at, s.id limit ?`,
+    [now, now, limit],
+  );
   if (due.length === 0) return undefined;
   const until = now + leaseMs;
   for (const { id } of due) await exec(`update ${table} set lease_until = ?, lease_holder = ? where id = ? and state = 'queued' and ${free}`, [until, holder, id, now]);
   return until;
 }
 
-/**
- * When a thread's outage notice (first, reminder, flapping) to one destination still waits to be sent (queued: due, or
- * to be tried again after a 429 or a 5xx), the latest such one's due time; null when none waits. Its recovery to that
- * destination goes after it, never before, so the destination's last word on the thread is its current state.
- */
-export async function outageWaiting(
+/** Whether a thread's outage notice to one chat connection is still queued: its recovery will go there after it. */
+export async function outageQueuedFor(
   exec: (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>,
-  table: SendTable,
+  connectionId: string,
   notificationId: string,
-  destination?: { column: 'connection_id' | 'subscription_id'; id: string },
-): Promise<number | null> {
-  // An email send is its delivery's (one address); a push or chat send one of a delivery's per destination.
-  const delivery = table === 'email_sends' ? 's.id' : 's.delivery_id';
-  const [row] = await exec(
-    `select max(s.due_at) as at from ${table} s join notification_deliveries d on d.id = ${delivery}
-     where d.notification_id = ? and d.purpose in ('first', 'repeat', 'flap_start') and s.state = 'queued'${destination ? ` and s.${destination.column} = ?` : ''}`,
-    destination ? [notificationId, destination.id] : [notificationId],
-  );
-  return numOrNull(row?.at);
+): Promise<boolean> {
+  const [row] = await exec(`select case when ${outageQueued('channel_sends', '?', '?')} then 1 else 0 end as queued`, [notificationId, connectionId]);
+  return Number(row?.queued) === 1;
 }
 
 /**
@@ -129,7 +150,7 @@ export function sendQueue<T>(
       return (await exec(`${select} order by s.created_at desc, s.id desc limit ?`, [limit])).map(read);
     },
     async nextDue() {
-      const [row] = await exec(`select min(due_at) as at from ${table} where state = 'queued'`);
+      const [row] = await exec(`select min(s.due_at) as at from ${table} s where s.state = 'queued' and not ${behindItsOutage(table)}`);
       return numOrNull(row?.at);
     },
   };

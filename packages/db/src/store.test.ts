@@ -1168,16 +1168,22 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
       expect(await store.emails.claim('C', 200_001, 60_000, 10)).toEqual([]);
     });
 
-    it('says when a thread’s outage email still waits to be sent, so that its recovery goes after it (issue 48)', async () => {
+    it('claims a recovery only after its outage email, while the outage waits for a retry (issue 48)', async () => {
       const store = await open();
-      await store.notifications.outbox((ops) => ops.addDeliveries([{ ...emailRow('o', 'sent', 1_000), notificationId: 'n1', purpose: 'first' }, { ...emailRow('other', 'sent', 1_000), notificationId: 'n2', purpose: 'first' }]));
-      expect(await store.emails.outageWaiting('n1')).toBe(1_000);
-      const claimed = await store.emails.claim('A', 2_000, 60_000, 10);
+      const mail = (id: string, notificationId: string, purpose: DeliveryRow['purpose'], at: number): DeliveryRow => ({ ...emailRow(id, 'sent', at), notificationId, purpose });
+      await store.notifications.outbox((ops) => ops.addDeliveries([mail('o', 'n1', 'first', 1_000)]));
+      await store.emails.claim('A', 2_000, 60_000, 10);
       await store.emails.settle('o', 'A', { state: 'queued', attempts: 1, dueAt: 62_000, providerId: null, error: 'SendGrid refused the email (503)', sentAt: null });
-      expect(await store.emails.outageWaiting('n1')).toBe(62_000);
-      expect(claimed.map((send) => send.id).sort()).toEqual(['o', 'other']);
-      await store.emails.settle('other', 'A', { state: 'delivered', attempts: 1, dueAt: 1_000, providerId: 'msg-2', error: null, sentAt: 3_000 });
-      expect(await store.emails.outageWaiting('n2')).toBeNull();
+      // The recovery comes at 3 s, and another thread's email too: the recovery waits, and the next due is the outage's retry.
+      await store.notifications.outbox((ops) => ops.addDeliveries([mail('r', 'n1', 'resolve', 3_000), mail('other', 'n2', 'first', 3_000)]));
+      expect((await store.emails.claim('B', 4_000, 60_000, 10)).map((send) => send.id)).toEqual(['other']);
+      await store.emails.settle('other', 'B', { state: 'delivered', attempts: 1, dueAt: 3_000, providerId: 'msg-2', error: null, sentAt: 4_500 });
+      expect(await store.emails.nextDue()).toBe(62_000);
+      // The outage goes at 62 s; the recovery is due again (since 3 s) and claimed after it.
+      expect((await store.emails.claim('C', 62_000, 60_000, 10)).map((send) => send.id)).toEqual(['o']);
+      await store.emails.settle('o', 'C', { state: 'delivered', attempts: 2, dueAt: 62_000, providerId: 'msg-1', error: null, sentAt: 62_500 });
+      expect(await store.emails.nextDue()).toBe(3_000);
+      expect((await store.emails.claim('C', 63_000, 60_000, 10)).map((send) => send.id)).toEqual(['r']);
     });
   });
 
@@ -1247,16 +1253,20 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
       await store.push.add(device('laptop', 'https://updates.push.services.mozilla.com/wpush/v2/laptop', 12_000));
       // Both recover, and n3 (whose outage never went to any device) too: each recovery goes to the phone only.
       await store.notifications.outbox((ops) => ops.addDeliveries([pushRow('r1', 'resolve', 13_000, 'n1'), pushRow('r2', 'resolve', 13_000, 'n2'), pushRow('r3', 'resolve', 13_000, 'n3'), pushRow('o4', 'first', 13_000, 'n4')]));
-      const queued = await store.push.sends.claim('me', 20_000, 60_000, 20);
-      expect(queued.map((send) => send.id).sort()).toEqual(['dg:phone', 'o1:phone', 'o4:laptop', 'o4:phone', 'r1:phone', 'r2:phone']);
-      // n1's outage still waits for the phone (to be tried again at 90 s): its recovery goes after it; once sent, nothing waits.
+      expect((await store.push.sends.recent(20)).map((send) => send.id).sort()).toEqual(['dg:phone', 'o1:phone', 'o4:laptop', 'o4:phone', 'r1:phone', 'r2:phone']);
+      // n1's outage to the phone has not gone yet: its recovery there is not claimed before it (n2's, after the digest, is).
+      const first = await store.push.sends.claim('me', 20_000, 60_000, 20);
+      expect(first.map((send) => send.id).sort()).toEqual(['dg:phone', 'o1:phone', 'o4:laptop', 'o4:phone', 'r2:phone']);
+      // The push service answers the outage 429: tried again at 90 s. Until then the recovery waits, and the next due is 90 s.
       await store.push.sends.settle('o1:phone', 'me', { state: 'queued', attempts: 1, dueAt: 90_000, status: 429, error: 'later', sentAt: null });
-      expect(await store.push.sends.outageWaiting('phone', 'n1')).toBe(90_000);
-      expect(await store.push.sends.outageWaiting('laptop', 'n1')).toBeNull();
-      expect(await store.push.sends.outageWaiting('phone', 'n4')).toBe(13_000);
-      expect((await store.push.sends.claim('later', 95_000, 60_000, 20)).map((send) => send.id)).toContain('o1:phone');
-      await store.push.sends.settle('o1:phone', 'later', { state: 'delivered', attempts: 2, dueAt: 90_000, status: 201, error: null, sentAt: 95_000 });
-      expect(await store.push.sends.outageWaiting('phone', 'n1')).toBeNull();
+      for (const other of first.filter((send) => send.id !== 'o1:phone')) {
+        await store.push.sends.settle(other.id, 'me', { state: 'delivered', attempts: 1, dueAt: other.dueAt, status: 201, error: null, sentAt: 20_500 });
+      }
+      expect(await store.push.sends.claim('next', 31_000, 60_000, 20)).toEqual([]);
+      expect(await store.push.sends.nextDue()).toBe(90_000);
+      expect((await store.push.sends.claim('next', 90_000, 60_000, 20)).map((send) => send.id)).toEqual(['o1:phone']);
+      await store.push.sends.settle('o1:phone', 'next', { state: 'delivered', attempts: 2, dueAt: 90_000, status: 201, error: null, sentAt: 90_500 });
+      expect((await store.push.sends.claim('last', 91_000, 60_000, 20)).map((send) => send.id)).toEqual(['r1:phone']);
     });
   });
 
@@ -1297,14 +1307,18 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
       await store.channels.add(connection('team', 'warning', 2_000));
       await store.channels.add({ ...connection('old', 'warning', 3_000), attentionAt: 2_500, attention: 'Slack answered 404: no_service' });
       await store.notifications.outbox((ops) => ops.addDeliveries([chatRow('w', 'warning', 'first', 10_000), chatRow('e', 'error', 'first', 11_000, 'n1'), chatRow('r', 'warning', 'resolve', 12_000, 'n1')]));
-      const queued = await store.channels.sends.claim('me', 20_000, 60_000, 10);
       // The warning to the warning floor only; the error and its recovery to both; none to the connection that needs attention.
-      expect(queued.map((send) => send.id).sort()).toEqual(['e:ops', 'e:team', 'r:ops', 'r:team', 'w:team']);
+      expect((await store.channels.sends.recent(10)).map((send) => send.id).sort()).toEqual(['e:ops', 'e:team', 'r:ops', 'r:team', 'w:team']);
+      // Each recovery waits for its outage to that connection to go first (issue 48).
+      const queued = await store.channels.sends.claim('me', 20_000, 60_000, 10);
+      expect(queued.map((send) => send.id).sort()).toEqual(['e:ops', 'e:team', 'w:team']);
       expect(await store.channels.sends.claim('other', 20_000, 60_000, 10)).toEqual([]);
       const outage = queued.find((send) => send.id === 'e:team');
       await store.channels.sends.settle('e:team', 'me', { state: 'delivered', attempts: 1, dueAt: 11_000, status: 200, error: null, providerId: '1183245', sentAt: 20_500 });
       expect(await store.channels.sends.outage('team', 'n1')).toMatchObject({ id: outage?.id, providerId: '1183245', delivery: { purpose: 'first', message: { title: 'Chat e' } } });
       expect(await store.channels.sends.outage('ops', 'n1')).toBeUndefined();
+      // Its outage there gone, #team's recovery is claimed; #ops's still waits behind its outage.
+      expect((await store.channels.sends.claim('me', 20_600, 60_000, 10)).map((send) => send.id)).toEqual(['r:team']);
       // Refused for good: marked, and what still waits unclaimed for it goes nowhere.
       await store.channels.sends.settle('w:team', 'me', { state: 'queued', attempts: 1, dueAt: 40_000, status: 429, error: 'later', providerId: null, sentAt: null });
       await store.channels.attention('team', 21_000, 'Slack answered 404: no_service');
@@ -1327,10 +1341,13 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
       const flapping = { ...chatRow('f', 'warning', 'flap_start', 10_000, 'n3'), subjectKey: 'betterstack:monitor:api' };
       await store.notifications.outbox((ops) => ops.addDeliveries([flapping, { ...chatRow('o', 'error', 'first', 9_000, 'n2'), subjectKey: 'betterstack:monitor:api' }]));
       expect(await store.channels.sends.flapStart('ops', 'betterstack:monitor:api')).toBeUndefined();
+      // Still queued: what the dry run of a recovery counts as told (it goes there after it).
+      expect([await store.channels.sends.outageQueued('ops', 'n3'), await store.channels.sends.outageQueued('ops', 'n9')]).toEqual([true, false]);
       await store.channels.sends.claim('me', 20_000, 60_000, 10);
       await store.channels.sends.settle('f:ops', 'me', { state: 'delivered', attempts: 1, dueAt: 10_000, status: 200, error: null, providerId: 'ts-1', sentAt: 20_500 });
       expect(await store.channels.sends.flapStart('ops', 'betterstack:monitor:api')).toMatchObject({ id: 'f:ops', providerId: 'ts-1', delivery: { purpose: 'flap_start' } });
       expect(await store.channels.sends.flapStart('ops', 'betterstack:monitor:web')).toBeUndefined();
+      expect(await store.channels.sends.outageQueued('ops', 'n3')).toBe(false);
     });
   });
 

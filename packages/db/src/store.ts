@@ -613,11 +613,6 @@ export interface Store {
     deliveredSince(since: number): Promise<number>;
     /** The earliest delivery after `since`, or null: when the hourly cap frees a place. */
     oldestDeliveredSince(since: number): Promise<number | null>;
-    /**
-     * When an outage email of this thread still waits to be sent (queued, maybe for a retry), the latest one's due
-     * time, else null: its recovery goes after it, never before.
-     */
-    outageWaiting(notificationId: string): Promise<number | null>;
     /** The first delivered email about a notification: the thread its recovery answers. */
     threadOf(notificationId: string): Promise<EmailSendRow | undefined>;
     /** When the next queued send is due, or null. */
@@ -659,8 +654,6 @@ export interface Store {
       nextDue(): Promise<number | null>;
       /** The devices told of a thread's outage (the ones its recovery goes to): by id. */
       toldOf(notificationId: string): Promise<string[]>;
-      /** As the emails' `outageWaiting`, for one device. */
-      outageWaiting(subscriptionId: string, notificationId: string): Promise<number | null>;
       /** A released push delivery by its id (what a service worker asks for when the push was too large to carry it). */
       delivery(id: string): Promise<DeliveryRow | undefined>;
     };
@@ -699,8 +692,8 @@ export interface Store {
        * row of the subject it is filed on); undefined when none went there.
        */
       flapStart(connectionId: string, subjectKey: string): Promise<ChannelSendRow | undefined>;
-      /** As the emails' `outageWaiting`, for one connection. */
-      outageWaiting(connectionId: string, notificationId: string): Promise<number | null>;
+      /** Whether a thread's outage notice to a connection is still queued (its recovery goes there after it). */
+      outageQueued(connectionId: string, notificationId: string): Promise<boolean>;
       /**
        * The latest message a thread's outage made on a connection (a delivered send of a first, repeat or flap notice
        * for `notificationId`), which its recovery edits, replies to or names; undefined when none went there.

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '@dash/connectors';
 import type { ChannelSendOutcome, ChannelSendRow, DeliveryRow, Store } from '@dash/db';
 import type { Logger } from '../logger.ts';
-import { behindItsOutage, DrainLoop, sendWhileHeld } from '../notifications/drain-loop.ts';
+import { DrainLoop, sendWhileHeld } from '../notifications/drain-loop.ts';
 import { deliveryKind } from '../notifications/delivery-kind.ts';
 import type { ChannelMessage, ChannelOutcome } from './channel.ts';
 import type { ChannelConnections } from './connections.ts';
@@ -106,12 +106,6 @@ export class ChatSender extends DrainLoop {
     // A recovery goes only where its outage went, and a flap's end ("stable again" or "still down") only where the
     // flap's start went (on whichever of the subject's rows it is filed: another outage may have come during the flap).
     if (message.kind === 'resolve' || delivery.purpose === 'flap_end') {
-      // After its outage, when that still waits to be tried again here.
-      const waiting = delivery.notificationId === null ? null : await store.channels.sends.outageWaiting(connection.id, delivery.notificationId);
-      if (waiting !== null) {
-        await settle({ state: 'queued', attempts: send.attempts, status: send.status, ...behindItsOutage(waiting, clock.now()) });
-        return;
-      }
       const outage = await this.answered(connection.id, delivery);
       if (!outage) {
         await settle({ state: 'skipped', status: null, error: `Its ${delivery.purpose === 'flap_end' ? '"flapping" notice' : 'outage'} was not sent to this connection` });

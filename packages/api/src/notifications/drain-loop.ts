@@ -84,28 +84,14 @@ export interface ClaimQueue<R extends { id: string }> {
  * still holds, renewed for a whole lease just before the send (so the send, at most its request's 15 s and the pace
  * kept per destination, ends well inside it). A batch that outlived its first lease (20 sends to a receiver answering
  * in 8 s) may have been claimed in part by another process meanwhile: what this one no longer holds, it leaves to that
- * one, never sending it too. Answers how many it left.
+ * one, never sending it too. (A recovery behind its outage is never claimed before it: `leaseDue` in @dash/db.)
  */
 export async function sendWhileHeld<R extends { id: string }>(
   queue: ClaimQueue<R>,
   claimed: readonly R[],
   lease: { holder: string; clock: Clock; leaseMs: number },
   send: (row: R) => Promise<void>,
-): Promise<number> {
-  let left = 0;
-  for (const row of claimed) {
-    if (await queue.hold(row.id, lease.holder, lease.clock.now(), lease.leaseMs)) await send(row);
-    else left += 1;
-  }
-  return left;
+): Promise<void> {
+  for (const row of claimed) if (await queue.hold(row.id, lease.holder, lease.clock.now(), lease.leaseMs)) await send(row);
 }
 
-/**
- * Where a recovery waits when its outage notice to the same destination has not gone yet (it waits for a retry after a
- * 429 or a 5xx): a second after that notice is due, without using up a try. The destination then gets the outage and
- * then its recovery, in that order, and its last word on the thread is the thread's current state.
- */
-export const behindItsOutage = (outageDueAt: number, now: number) => ({
-  dueAt: Math.max(outageDueAt, now) + 1_000,
-  error: 'Waits for its outage notice, which is to be tried again, to go first',
-});

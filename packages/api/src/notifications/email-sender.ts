@@ -4,7 +4,7 @@ import type { EmailSendRow, Store } from '@dash/db';
 import { notificationEmail, type Alerts } from '../alerts/index.ts';
 import { EmailRefusedError, sendEmail } from '../alerts/sender.ts';
 import type { Logger } from '../logger.ts';
-import { behindItsOutage, DrainLoop, sendWhileHeld } from './drain-loop.ts';
+import { DrainLoop, sendWhileHeld } from './drain-loop.ts';
 
 const HOUR = 3_600_000;
 /** A claim lasts this long: a process that dies mid-send leaves the email to another after it. */
@@ -82,14 +82,6 @@ export class EmailSender extends DrainLoop {
       return;
     }
     const { delivery } = send;
-    if (delivery.purpose === 'resolve' && delivery.notificationId) {
-      // After its outage, when that still waits to be tried again.
-      const waiting = await store.emails.outageWaiting(delivery.notificationId);
-      if (waiting !== null) {
-        await store.emails.settle(send.id, holder, { state: 'queued', attempts: send.attempts, providerId: null, sentAt: null, ...behindItsOutage(waiting, clock.now()) });
-        return;
-      }
-    }
     const thread =
       delivery.purpose === 'resolve' && delivery.notificationId ? await store.emails.threadOf(delivery.notificationId) : undefined;
     const email = notificationEmail(delivery, thread?.delivery);

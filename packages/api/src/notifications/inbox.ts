@@ -353,10 +353,9 @@ export class Inbox {
     const { sends } = this.store.channels;
     const toldDevices = push?.purpose === 'resolve' && push.notificationId !== null ? new Set(await this.store.push.sends.toldOf(push.notificationId)) : undefined;
     const answers = async (connection: ChatTarget): Promise<boolean> => {
-      if (!chat) return true;
-      if (chat.purpose === 'flap_end') return chat.subjectKey !== null && (await sends.flapStart(connection.id, chat.subjectKey)) !== undefined;
-      if (chat.purpose !== 'resolve' || chat.notificationId === null) return chat.purpose !== 'resolve';
-      return (await sends.outage(connection.id, chat.notificationId)) !== undefined || (await sends.outageWaiting(connection.id, chat.notificationId)) !== null;
+      if (chat?.purpose === 'flap_end') return chat.subjectKey !== null && (await sends.flapStart(connection.id, chat.subjectKey)) !== undefined;
+      if (chat?.purpose !== 'resolve') return true;
+      return chat.notificationId !== null && ((await sends.outage(connection.id, chat.notificationId)) !== undefined || (await sends.outageQueued(connection.id, chat.notificationId)));
     };
     const toldConnections = await Promise.all(connections.map(answers));
     return {

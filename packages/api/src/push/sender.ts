@@ -3,7 +3,7 @@ import type { PushPayload, PushPointer } from '@dash/contracts';
 import type { Clock } from '@dash/connectors';
 import type { DeliveryRow, PushSendOutcome, PushSendRow, Store } from '@dash/db';
 import type { Logger } from '../logger.ts';
-import { behindItsOutage, DrainLoop, sendWhileHeld } from '../notifications/drain-loop.ts';
+import { DrainLoop, sendWhileHeld } from '../notifications/drain-loop.ts';
 import { deliveryKind } from '../notifications/delivery-kind.ts';
 import { pushServiceOf, type PushMessage, type PushOutcome } from './adapter.ts';
 import type { PushDevices } from './devices.ts';
@@ -121,13 +121,6 @@ export class PushSender extends DrainLoop {
     if (clock.now() >= expiresAt) {
       await settle({ state: 'failed', status: send.status, error: `Not sent: it would arrive after its ${pushTtl(delivery.purpose) / 60} minutes${send.error ? ` (last try: ${send.error})` : ''}` });
       return;
-    }
-    if (delivery.purpose === 'resolve' && delivery.notificationId !== null) {
-      const outage = await store.push.sends.outageWaiting(device.id, delivery.notificationId);
-      if (outage !== null) {
-        await settle({ state: 'queued', attempts: send.attempts, status: send.status, ...behindItsOutage(outage, clock.now()) });
-        return;
-      }
     }
     const waiting = devices.waitingFor(device.endpoint);
     if (waiting !== undefined) {
