@@ -83,8 +83,12 @@ async function registrationOf(cdp: CDPSession, origin: string): Promise<string> 
   return registration?.registrationId ?? '';
 }
 
-/** A browser context with a dashboard tab whose worker is active, and a CDP session (on a blank page that stays open) to push with. */
-async function withWorker(target: RunningDashboard, ctx: BrowserContext): Promise<{ tab: Page; push: (data: unknown) => Promise<void> }> {
+/**
+ * A browser context with a dashboard tab whose worker is active, and a CDP session (on a blank page that stays open) to
+ * push with. `closeTab` closes the tab and waits until the worker no longer counts it among its windows: Chromium tells
+ * the worker a moment after the page is gone, and a push in that moment would find the tab still in view.
+ */
+async function withWorker(target: RunningDashboard, ctx: BrowserContext): Promise<{ tab: Page; push: (data: unknown) => Promise<void>; closeTab: () => Promise<void> }> {
   const keeper = await ctx.newPage();
   const tab = await ctx.newPage();
   await gotoHydrated(tab, `${target.url}/`);
@@ -95,7 +99,12 @@ async function withWorker(target: RunningDashboard, ctx: BrowserContext): Promis
   const push = async (data: unknown) => {
     await cdp.send('ServiceWorker.deliverPushMessage', { origin: target.url, registrationId, data: typeof data === 'string' ? data : JSON.stringify(data) });
   };
-  return { tab, push };
+  const closeTab = async () => {
+    await tab.close();
+    const windows = () => workerOf(ctx).evaluate(async () => (await (self as unknown as WorkerScope).clients.matchAll({ type: 'window', includeUncontrolled: true })).length);
+    await until(windows, (count) => count === 0, WHILE.timeout, 'the closed tab gone from the worker’s windows');
+  };
+  return { tab, push, closeTab };
 }
 
 /** The running worker (a new one after Chromium stopped an idle one and a push started it again). */
@@ -108,7 +117,7 @@ const workerOf = (ctx: BrowserContext): Worker => {
 type Shown = { title: string; body: string; tag: string; icon: string; data: unknown };
 
 /** The worker's global as these evaluations use it (the tests are typed with the DOM's library, not the worker's). */
-type WorkerScope = { registration: ServiceWorkerRegistration; openFromNotification: (notification: Notification) => Promise<{ url: string } | null> };
+type WorkerScope = { registration: ServiceWorkerRegistration; clients: { matchAll(options: { type: 'window'; includeUncontrolled: boolean }): Promise<unknown[]> }; openFromNotification: (notification: Notification) => Promise<{ url: string } | null> };
 
 /** What the system shows for the dashboard now, as the worker's registration reads it. */
 const notifications = (ctx: BrowserContext): Promise<Shown[]> =>
@@ -133,8 +142,8 @@ describe('a push on this device', () => {
   it('with no dashboard tab open shows exactly one notification, and its recovery replaces it', async () => {
     const target = await dashboard();
     const ctx = await context(target);
-    const { tab, push } = await withWorker(target, ctx);
-    await tab.close();
+    const { push, closeTab } = await withWorker(target, ctx);
+    await closeTab();
 
     await push(payload({ notificationId: 'n_outage', url: '/?notification=n_outage' }));
     await expect.poll(() => notifications(ctx), WHILE).toEqual([
@@ -154,8 +163,8 @@ describe('a push on this device', () => {
   it('shows what it can of a push it cannot read, or whose message it cannot fetch', async () => {
     const target = await dashboard();
     const ctx = await context(target);
-    const { tab, push } = await withWorker(target, ctx);
-    await tab.close();
+    const { push, closeTab } = await withWorker(target, ctx);
+    await closeTab();
 
     // Not the contract at all: still a notification (a push must show one), saying to look in the dashboard.
     await push('{"hello":');
@@ -186,8 +195,8 @@ describe('a push on this device', () => {
     const target = await dashboard();
     const id = await failedDeploy(target);
     const ctx = await context(target);
-    const { tab, push } = await withWorker(target, ctx);
-    await tab.close();
+    const { push, closeTab } = await withWorker(target, ctx);
+    await closeTab();
     await push(payload({ title: 'Deploy failed: my-app (production)', tag: 'vercel:my-app', notificationId: id, url: `/?notification=${id}` }));
     await expect.poll(async () => (await notifications(ctx)).length, WHILE).toBe(1);
 
