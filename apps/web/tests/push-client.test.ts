@@ -114,6 +114,55 @@ const workerOf = (ctx: BrowserContext): Worker => {
   return worker;
 };
 
+/**
+ * A dashboard tab hidden, as a minimised window's is (headless Chromium keeps every page visible), that counts the
+ * desktop notices it shows itself (`__shows`): before its scripts run.
+ */
+function hiddenAndSpied() {
+  Object.defineProperty(Document.prototype, 'visibilityState', { get: () => 'hidden', configurable: true });
+  Object.defineProperty(Document.prototype, 'hidden', { get: () => true, configurable: true });
+  const counted = window as unknown as { __shows: number };
+  counted.__shows = 0;
+  const show = Object.getOwnPropertyDescriptor(ServiceWorkerRegistration.prototype, 'showNotification')?.value as (this: ServiceWorkerRegistration, title: string, options?: NotificationOptions) => Promise<void>;
+  ServiceWorkerRegistration.prototype.showNotification = function (this: ServiceWorkerRegistration, title: string, options?: NotificationOptions) {
+    counted.__shows += 1;
+    return show.call(this, title, options);
+  };
+  const Real = window.Notification;
+  class Counted extends Real {
+    constructor(title: string, options?: NotificationOptions) {
+      counted.__shows += 1;
+      super(title, options);
+    }
+  }
+  Object.defineProperty(window, 'Notification', { value: Counted, configurable: true, writable: true });
+}
+
+/**
+ * The running worker sees the dashboard's windows hidden, as the tab says it is (`hiddenAndSpied`), and counts the
+ * notices it shows (`workerShows`, which fails if Chromium started the worker again meanwhile: that loses both).
+ */
+async function workerSeesHiddenWindows(ctx: BrowserContext): Promise<void> {
+  await workerOf(ctx).evaluate(() => {
+    type Scope = WorkerScope & { __shows: number };
+    const scope = self as unknown as Scope;
+    const matchAll = scope.clients.matchAll.bind(scope.clients);
+    scope.clients.matchAll = async (options) => ((await matchAll(options)) as { url: string }[]).map(({ url }) => ({ url, visibilityState: 'hidden' }));
+    scope.__shows = 0;
+    const show = scope.registration.showNotification.bind(scope.registration);
+    scope.registration.showNotification = (title: string, options?: NotificationOptions) => {
+      scope.__shows += 1;
+      return show(title, options);
+    };
+  });
+}
+
+async function workerShows(ctx: BrowserContext): Promise<number> {
+  const shows = await workerOf(ctx).evaluate(() => (self as unknown as { __shows?: number }).__shows);
+  if (shows === undefined) throw new Error('Chromium started the worker again: what it sees and counts is lost');
+  return shows;
+}
+
 type Shown = { title: string; body: string; tag: string; icon: string; data: unknown };
 
 /** The worker's global as these evaluations use it (the tests are typed with the DOM's library, not the worker's). */
@@ -189,6 +238,47 @@ describe('a push on this device', () => {
     // The alert came first; a moment more, and still nothing of it.
     await sleep(500);
     expect((await notifications(ctx)).map(({ tag }) => tag)).toEqual(['dashboard-push-test']);
+  });
+
+  it('with a hidden dashboard tab, one notice for an interruption both the tab and a push bring, whichever comes first', async () => {
+    const target = await dashboard();
+    const ctx = await context(target);
+    await ctx.addInitScript(hiddenAndSpied);
+    const { tab, push } = await withWorker(target, ctx);
+    await workerSeesHiddenWindows(ctx);
+    const shows = async () => ({ tab: await tab.evaluate(() => (window as unknown as { __shows: number }).__shows), worker: await workerShows(ctx) });
+
+    // The tab first: the hidden tab (it leads) shows the failed deploy on the desktop; the push of it comes after.
+    await failedDeploy(target);
+    await expect.poll(() => notifications(ctx), WHILE).toHaveLength(1);
+    const [shown] = await notifications(ctx);
+    if (!shown) throw new Error('no notice');
+    expect(shown).toMatchObject({ title: 'Deploy failed: my-app (production)', tag: 'vercel:prj_12HKQaOmR5t5Uy6vdcQsNIiZgHGB:production' });
+    await push(payload({ title: shown.title, body: shown.body, tag: shown.tag }));
+    await sleep(1_000);
+    expect(await shows()).toEqual({ tab: 1, worker: 0 });
+
+    // The push first (the tab waits a moment before it decides): another project's failed deploy, the same words.
+    const other = 'vercel:prj_another:production';
+    const body = JSON.stringify({ ...(JSON.parse(vercel.deployment('deployment.error', { id: 'dpl_push_client_2' })) as { payload: { project: object } }), id: 'evt_push_client_2' }).replace('prj_12HKQaOmR5t5Uy6vdcQsNIiZgHGB', 'prj_another');
+    const signature = createHmac('sha1', VERCEL_SECRET).update(body).digest('hex');
+    const [response] = await Promise.all([
+      fetch(`${target.url}/api/webhooks/deploy_host`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-vercel-signature': signature } }),
+      push(payload({ title: shown.title, body: shown.body, tag: other })),
+    ]);
+    expect(response.status).toBe(200);
+    await expect.poll(async () => (await notifications(ctx)).map(({ tag }) => tag).sort(), WHILE).toEqual([other, shown.tag].sort());
+    await sleep(1_500);
+    const after = await shows();
+    // One show for the second in all, by whichever came first.
+    expect(after.tab + after.worker).toBe(2);
+    expect((await notifications(ctx)).map(({ title, tag }) => ({ title, tag }))).toEqual(
+      expect.arrayContaining([
+        { title: shown.title, tag: shown.tag },
+        { title: shown.title, tag: other },
+      ]),
+    );
+    expect(await notifications(ctx)).toHaveLength(2);
   });
 
   it('a click on it takes the open dashboard tab to the thread, with the bell open at its row', async () => {

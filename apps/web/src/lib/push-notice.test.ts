@@ -1,6 +1,6 @@
 import type { PushPayload } from '@dash/contracts';
 import { describe, expect, it } from 'vitest';
-import { clickTarget, fetchedPush, noticeOf, readPush, shownByWindow } from './push-notice';
+import { clickTarget, fetchedPush, noticeOf, readPush, saysAlready, shownByWindow } from './push-notice';
 
 const origin = 'https://dash.example.com';
 const outage: PushPayload = {
@@ -57,6 +57,17 @@ describe('what a push shows', () => {
     // Pages without the inbox show no toast.
     expect(shownByWindow('alert', [{ url: `${origin}/login?next=%2F`, visibilityState: 'visible' }])).toBe(false);
     expect(shownByWindow('alert', [{ url: `${origin}/offline.html`, visibilityState: 'visible' }])).toBe(false);
+  });
+
+  it('shows nothing more when the notice showing for its thread says it already (a hidden tab showed it), and replaces any other word', () => {
+    const { title, options } = noticeOf(outage);
+    expect(saysAlready([{ title: 'Down: api.example.com', body: 'Timeout after 30 s' }], title, options.body)).toBe(true);
+    // The recovery, "still down", another outage's words: each replaces what shows.
+    expect(saysAlready([{ title: 'Up again: api.example.com', body: 'Down for 4 min' }], title, options.body)).toBe(false);
+    expect(saysAlready([{ title: 'Down: api.example.com', body: 'Still down after 1 h' }], title, options.body)).toBe(false);
+    expect(saysAlready([], title, options.body)).toBe(false);
+    // A message without a body, and a notice showing none (the Notifications API reads it as '').
+    expect(saysAlready([{ title: 'Digest', body: '' }], 'Digest', undefined)).toBe(true);
   });
 });
 

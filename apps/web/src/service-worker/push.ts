@@ -1,7 +1,8 @@
 // Web Push (issue 38): a push becomes one notification on this device, unless a dashboard window in view shows it as a
-// toast already; a click on one brings the dashboard to the thread. What is shown and where a click goes are decided in
+// toast, or a hidden dashboard tab showed the same message already (through this worker's registration, with the same
+// tag); a click on one brings the dashboard to the thread. What is shown and where a click goes are decided in
 // $lib/push-notice.ts; this file does the worker's part of each.
-import { clickTarget, fetchedPush, noticeOf, pushMessagePath, readPush, shownByWindow } from '$lib/push-notice';
+import { clickTarget, fetchedPush, noticeOf, pushMessagePath, readPush, saysAlready, shownByWindow } from '$lib/push-notice';
 import type { PushPayload } from '@dash/contracts/push';
 
 /** The `push` event: shows the message, or nothing when a window in view has it. */
@@ -14,6 +15,8 @@ export async function showPush(worker: ServiceWorkerGlobalScope, text: string | 
   const windows = await worker.clients.matchAll({ type: 'window', includeUncontrolled: true });
   if (shownByWindow(payload.kind, windows)) return;
   const { title, options } = noticeOf(payload);
+  // A hidden dashboard tab may have shown this very message already (desktop-alerts.svelte.ts): one notice per device.
+  if (payload.kind !== 'test' && saysAlready(await worker.registration.getNotifications({ tag: payload.tag }), title, options.body)) return;
   await worker.registration.showNotification(title, options);
 }
 

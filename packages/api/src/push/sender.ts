@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { PushPayload, PushPointer } from '@dash/contracts';
+import { threadPath, type PushPayload, type PushPointer } from '@dash/contracts';
 import type { Clock } from '@dash/connectors';
 import type { DeliveryRow, PushSendOutcome, PushSendRow, Store } from '@dash/db';
 import type { Logger } from '../logger.ts';
@@ -46,7 +46,7 @@ export function pushPayloadOf(delivery: DeliveryRow): PushPayload {
     body: message.body,
     severity: message.severity,
     tag: message.tag,
-    url: delivery.notificationId === null ? '/' : `/?notification=${encodeURIComponent(delivery.notificationId)}`,
+    url: threadPath(delivery.notificationId),
     renotify: message.renotify,
     requireInteraction: message.requireInteraction,
   };

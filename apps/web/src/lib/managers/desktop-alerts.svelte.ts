@@ -1,5 +1,7 @@
 import { httpUrl } from '@dash/contracts/names';
+import { threadPath } from '@dash/contracts/push';
 import type { Interruption } from '@dash/contracts';
+import { noticeOf, saysAlready } from '$lib/push-notice';
 
 /**
  * Interruptions from the live stream, shown where the user will see them, once. "In view" is
@@ -31,6 +33,11 @@ import type { Interruption } from '@dash/contracts';
  * until some tab says it was. One notification per thread: the interruption's `tag` (a recovery has its
  * outage's, and replaces it); when a tab in view toasts a thread instead, the leader closes that thread's
  * desktop notification, now out of date.
+ *
+ * One notice per device, with Web Push too: a desktop notification goes through the service worker's registration,
+ * as a push does, with the push's tag; so a push of the same interruption (the worker stays silent only while a tab
+ * is in view) replaces it rather than adding a second, and whichever comes second, finding the same words showing,
+ * shows nothing (push-notice.ts `saysAlready`).
  */
 
 /** The permission, or why there is none to ask for. */
@@ -86,6 +93,17 @@ function readPermission(): AlertPermission {
   if (!window.isSecureContext) return 'insecure';
   if (typeof Notification === 'undefined') return 'unsupported';
   return Notification.permission;
+}
+
+/** The service worker's registration, when its worker is active: what shows a push, and this tab's desktop notices. */
+async function workerRegistration(): Promise<ServiceWorkerRegistration | undefined> {
+  if (!('serviceWorker' in navigator)) return undefined;
+  try {
+    const registration = await navigator.serviceWorker.getRegistration();
+    return registration?.active ? registration : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** This tab is in view: shown on a screen, focused or not. */
@@ -339,7 +357,7 @@ class DesktopAlerts {
     const inViewNow = await this.anotherInView();
     if (settled()) return;
     if (inViewNow) return this.offer(interrupt);
-    if (!this.notify(interrupt)) return;
+    if (!(await this.notify(interrupt))) return;
     this.shownBySome(interrupt.id);
     this.post({ type: 'handled', id: interrupt.id, tag: interrupt.tag, toast: false });
   }
@@ -405,16 +423,36 @@ class DesktopAlerts {
     return this.othersInView.size > 0;
   }
 
-  /** A thread toasted in a tab in view: its desktop notification from this tab says something no longer true. */
+  /** A thread toasted in a tab in view: its desktop notice (this tab's, or a push's) says something no longer true. */
   private closeOutdated(tag: string) {
     this.shown.get(tag)?.close();
     this.shown.delete(tag);
+    void workerRegistration()
+      .then(async (registration) => {
+        for (const notice of (await registration?.getNotifications({ tag })) ?? []) notice.close();
+      })
+      .catch(() => undefined);
   }
 
-  /** A desktop notification, when allowed; whether one was shown. */
-  private notify(interrupt: Interruption): boolean {
+  /**
+   * A desktop notification, when allowed; whether it is showing. Through the service worker's registration when one is
+   * active, as a push is shown, with the push's tag and data: the device shows one notice per thread whichever of the
+   * two comes first, none when the one showing says this already, and a click on it goes where a push's goes. Without
+   * an active worker (the first visit, a browser without one), the page's own.
+   */
+  private async notify(interrupt: Interruption): Promise<boolean> {
     this.sync();
     if (this.permission !== 'granted') return false;
+    const registration = await workerRegistration();
+    if (registration) {
+      const { title, options } = noticeOf({ ...interrupt, url: threadPath(interrupt.notificationId) });
+      try {
+        if (!saysAlready(await registration.getNotifications({ tag: interrupt.tag }), title, options.body)) await registration.showNotification(title, options);
+        return true;
+      } catch {
+        // Refused after all (the worker went meanwhile): the page's own, below.
+      }
+    }
     const options: NotificationOptions & { renotify?: boolean } = {
       body: interrupt.body,
       tag: interrupt.tag,
