@@ -43,11 +43,13 @@ const SEND = `select s.id, s.connection_id, s.state, s.attempts, s.due_at, s.sta
 
 
 /**
- * Whether a released chat delivery goes to a connection: a digest and a recovery (which goes only where its outage went,
- * as the sender checks) to each; anything else when its severity reaches the connection's floor.
+ * Whether a released chat delivery goes to a connection: a digest when it has words for the connection's floor (what
+ * reaches it: `message.floors`); a recovery and a flap's end to each (each goes only where its outage, or the flap's
+ * start, went, as the sender checks); anything else when its severity reaches the connection's floor.
  */
 export function reachesConnection(delivery: Pick<DeliveryRow, 'purpose' | 'message'>, minSeverity: ChannelConnectionRow['minSeverity']): boolean {
-  if (delivery.purpose === 'digest' || delivery.purpose === 'resolve' || delivery.purpose === 'flap_end') return true;
+  if (delivery.purpose === 'digest') return delivery.message.floors === undefined || delivery.message.floors[minSeverity] !== undefined;
+  if (delivery.purpose === 'resolve' || delivery.purpose === 'flap_end') return true;
   return severityRank[delivery.message.severity] >= severityRank[minSeverity];
 }
 

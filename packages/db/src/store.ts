@@ -64,7 +64,7 @@ export interface ApiTokenRow {
 }
 
 /** Severity of a notification, as the webhook parsers give it. */
-import type { DecisionTraceEntry, NotificationSeverity, StoredDecision } from '@dash/contracts';
+import type { ChannelFloor, DecisionTraceEntry, NotificationSeverity, StoredDecision } from '@dash/contracts';
 export type { NotificationSeverity, StoredDecision };
 
 /** One event to store in the inbox: a relay event (or one from the local webhook route) plus its project. */
@@ -167,6 +167,11 @@ export interface InterruptMessage {
   url: string | null;
   renotify: boolean;
   requireInteraction: boolean;
+  /**
+   * A chat digest's words for each connection floor it has something for (what reaches that floor, and nothing else):
+   * a connection is sent its floor's, and no digest when its floor has none.
+   */
+  floors?: Partial<Record<ChannelFloor, Pick<InterruptMessage, 'title' | 'body' | 'severity'>>>;
 }
 
 /** A row of the outbox (see the `notification_deliveries` table). Instants are ms UTC. */
@@ -374,7 +379,7 @@ export interface ChannelConnectionRow {
   kind: 'slack' | 'discord' | 'telegram' | 'ntfy' | 'webhook';
   name: string;
   /** The least severe notification it is sent. */
-  minSeverity: 'error' | 'warning' | 'info';
+  minSeverity: ChannelFloor;
   settings: string;
   sealedSecret: string;
   createdAt: number;

@@ -305,6 +305,40 @@ describe('chat and webhook connections as a channel of the policy', () => {
     expect(sandbox.slackMessages()).toHaveLength(2);
   });
 
+  it('tells each connection’s digest only what reaches its floor: a night’s warning stays out of an errors-only #ops (issue 48)', async () => {
+    const night = Date.parse('2026-11-25T22:30:00Z');
+    const dash = await dashboard(night);
+    const ops = (await dash.add({ name: 'ops', minSeverity: 'error', destination: { kind: 'webhook', url: `${receiverUrl}?to=ops` } })).connection;
+    await dash.add({ name: 'team', minSeverity: 'warning', destination: { kind: 'webhook', url: `${receiverUrl}?to=team` } });
+    const all = (await dash.add({ name: 'all', minSeverity: 'info', destination: { kind: 'webhook', url: `${receiverUrl}?to=all` } })).connection;
+    const later = (await dash.add({ name: 'later', minSeverity: 'warning', destination: { kind: 'webhook', url: `${receiverUrl}?to=later` } })).connection;
+    await dash.caller.notifications.saveQuietHours({ enabled: true, timezone: 'UTC', windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '22:00', end: '07:00' }] });
+    await dash.caller.notifications.saveRules({
+      rules: [{ id: 'w', name: 'Issues to chat', enabled: true, match: { integrations: ['error_tracker'] }, actions: { addChannels: ['chat'] }, stop: false }],
+    });
+    const toldTo = (to: string) => received.filter((request) => request.url.endsWith(`to=${to}`)).map((request) => (JSON.parse(request.body) as { data: { title: string; body: string } }).data);
+
+    // 23:10, a warning: held for the morning (an error would go through quiet hours at once).
+    await dash.ingest(events.issue('1', night + 40 * MINUTE));
+    await dash.at(night + 41 * MINUTE);
+    expect(received).toEqual([]);
+    // 07:00: the digest is queued for the connections whose floor the warning reaches; #ops, errors only, gets none,
+    // and nothing is queued for it to skip. "later" is made errors-only before it is sent: it gets none either.
+    dash.clock.advance(Date.parse('2026-11-26T07:00:00Z') - dash.clock.now());
+    await dash.ctx.notifications.inbox.tick();
+    expect((await dash.call('PATCH', `/api/channels/${later.id}`, { minSeverity: 'error' })).status).toBe(200);
+    await dash.ctx.notifications.chats.drain();
+    const digest = { title: 'While quiet hours were on (22:00–07:00): 1 still open', body: expect.stringContaining('TypeError in checkout (1)') };
+    expect(toldTo('team')).toEqual([expect.objectContaining(digest)]);
+    expect(toldTo('all')).toEqual([expect.objectContaining(digest)]);
+    expect(toldTo('ops')).toEqual([]);
+    expect(toldTo('later')).toEqual([]);
+    const sends = await dash.sends();
+    expect(sends.filter((send) => send.connectionId === ops.id)).toEqual([]);
+    expect(sends.filter((send) => send.connectionId === later.id)).toEqual([expect.objectContaining({ state: 'skipped', error: 'Nothing in the digest reaches this connection’s floor' })]);
+    expect(sends.filter((send) => send.connectionId === all.id)).toEqual([expect.objectContaining({ state: 'delivered' })]);
+  });
+
   it('tries a 429 again no sooner than the service’s own hint, then sends it once', async () => {
     const dash = await dashboard(t0);
     await dash.add({ name: '#ops', destination: { kind: 'slack', webhookUrl: slackHook().pasted } });

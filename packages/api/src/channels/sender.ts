@@ -98,6 +98,16 @@ export class ChatSender extends DrainLoop {
     }
     const { delivery } = send;
     const message = channelMessageOf(delivery, connections.origin);
+    // A digest tells a connection only what reaches its floor (its floor changed since it was queued: maybe nothing).
+    const { floors } = delivery.message;
+    if (delivery.purpose === 'digest' && floors !== undefined) {
+      const words = floors[connection.minSeverity];
+      if (!words) {
+        await settle({ state: 'skipped', status: null, error: 'Nothing in the digest reaches this connection’s floor' });
+        return;
+      }
+      Object.assign(message, words);
+    }
     const { notificationId } = delivery;
     if (notificationId !== null) {
       if (!threads.has(notificationId)) threads.set(notificationId, this.threadOf(notificationId));

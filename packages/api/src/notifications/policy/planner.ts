@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   type ChannelFloor,
+  channelFloors,
   DEFAULT_FLAP_HOLD_SECONDS,
   type DecisionTraceEntry,
   type InterruptChannel,
@@ -699,17 +700,31 @@ export class Planner {
         },
       ];
     });
-    const digest = composeDigest(items, { periods: heldPeriods(deferred, policy, now), timezone: policy.quietHours.timezone });
+    const options = { periods: heldPeriods(deferred, policy, now), timezone: policy.quietHours.timezone };
+    const words = (told: readonly HeldItem[]) => {
+      const composed = composeDigest(told, options);
+      const severity: NotificationSeverity = told.some((item) => item.status === 'open' && item.severity === 'error') ? 'error' : 'info';
+      return composed && { composed, words: { title: composed.title, body: composed.lines.join('\n'), severity } };
+    };
+    const digest = words(items);
     const id = randomUUID();
     const message: InterruptMessage = {
-      title: digest?.title ?? 'Nothing left to tell',
-      body: digest?.lines.join('\n') ?? '',
-      severity: items.some((item) => item.status === 'open' && item.severity === 'error') ? 'error' : 'info',
+      title: digest?.words.title ?? 'Nothing left to tell',
+      body: digest?.words.body ?? '',
+      severity: digest?.words.severity ?? 'info',
       tag: 'digest',
       url: null,
       renotify: true,
       requireInteraction: false,
     };
+    // A chat connection is told only what reaches its floor: the digest's words for each floor (none where nothing does).
+    if (channel === 'chat') {
+      message.floors = {};
+      for (const floor of channelFloors) {
+        const told = words(items.filter((item) => severityRank[item.severity] >= severityRank[floor]));
+        if (told) message.floors[floor] = told.words;
+      }
+    }
     const row: DeliveryRow = {
       id,
       notificationId: null,
@@ -718,7 +733,7 @@ export class Planner {
       channel,
       purpose: 'digest',
       status: digest ? 'sent' : 'empty',
-      reason: digest ? `${digest.itemCount} item(s) held back` : 'everything held back was read in the app meanwhile',
+      reason: digest ? `${digest.composed.itemCount} item(s) held back` : 'everything held back was read in the app meanwhile',
       heldFor: null,
       dueAt: null,
       message,
