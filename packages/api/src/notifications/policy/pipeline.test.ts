@@ -660,6 +660,51 @@ describe.for([
     }
   });
 
+  // --- the policy review of issue 48 (item 8) ---
+  it.skipIf(skip)('answers a "flapping" sent before quiet hours with "stable again" when the flap ends in them, not in the morning digest (issue 48)', async () => {
+    const evening = Date.parse('2026-11-23T20:35:00Z'); // 21:35 in Berlin; quiet from 22:00
+    const dash = await quietDashboard(evening);
+    // A degraded monitor (warnings: nothing critical) goes down at 21:35, 21:40 and 21:45, up three minutes after each.
+    for (let cycle = 0; cycle < 3; cycle++) {
+      const at = evening + cycle * 5 * MINUTE;
+      await dash.tickAt(at);
+      await dash.ingest({ ...events.down('api', `w${cycle}`, at), severity: 'warning' });
+      await dash.tickAt(at + 3 * MINUTE);
+      await dash.ingest(events.up('api', `w${cycle}`, at + 3 * MINUTE));
+    }
+    expect((await dash.sent()).map((d) => d.purpose)).toEqual(['first', 'resolve', 'first', 'resolve', 'flap_start']);
+    // 22:03, in quiet hours: the flap's end answers the "flapping" that went out, on its tag, without a sound.
+    const end = await dash.tickAt(evening + 28 * MINUTE);
+    expect(end).toEqual([
+      expect.objectContaining({ purpose: 'flap_end', status: 'sent', message: expect.objectContaining({ title: 'Monitor down: api: stable again', tag: 'betterstack:monitor:api', renotify: false }) }),
+    ]);
+    expect((await dash.outbox()).filter((d) => d.status === 'deferred')).toEqual([]);
+  });
+
+  it.skipIf(skip)('says "still down" once when a mute ends during a flap, or as it ends: the flap’s end says it, the mute’s end not again (issue 48)', async () => {
+    const dash = await dashboard(T0);
+    await flap(dash, T0);
+    // A fourth outage that stays (flapping: no notice), muted for five minutes.
+    const down = T0 + 15 * MINUTE;
+    await dash.tickAt(down);
+    await dash.ingest(events.down('api', 'stays', down));
+    await dash.caller.notifications.mute({ subjectKey: 'betterstack:monitor:api', until: iso(down + 5 * MINUTE) });
+    expect(await dash.tickAt(down + 5 * MINUTE)).toEqual([]);
+    const end = await dash.tickAt(down + 15 * MINUTE);
+    expect(end).toEqual([expect.objectContaining({ purpose: 'flap_end', message: expect.objectContaining({ title: 'Monitor down: api: still down' }) })]);
+
+    // Another monitor whose mute ends in the very tick its flap does: one "still down" too.
+    const later = T0 + 2 * HOUR;
+    await flap(dash, later, 'web');
+    const stays = later + 15 * MINUTE;
+    await dash.tickAt(stays);
+    await dash.ingest(events.down('web', 'web-stays', stays));
+    await dash.caller.notifications.mute({ subjectKey: 'betterstack:monitor:web', until: iso(stays + 15 * MINUTE) });
+    const both = await dash.tickAt(stays + 15 * MINUTE);
+    expect(both).toEqual([expect.objectContaining({ purpose: 'flap_end', message: expect.objectContaining({ title: 'Monitor down: web: still down' }) })]);
+    expect((await dash.sent()).filter((d) => d.message.title.endsWith('still down')).map((d) => d.message.title)).toEqual(['Monitor down: api: still down', 'Monitor down: web: still down']);
+  });
+
   it.skipIf(skip)('sends no flap end for a deploy or a Sentry issue an older version had marked as flapping (issue 36, 7)', async () => {
     const dash = await dashboard(T0);
     await dash.ingest(events.deploy('d1', T0), events.issue('1', T0));

@@ -550,8 +550,8 @@ export class Planner {
   ): Promise<{ sent: DeliveryRow[]; rows: NotificationRow[]; next: number | null }> {
     const run: TickRun = { ops, moment: momentOf(now, policy), policy, available, recipients, sent: [], trace: new TraceBook() };
     await this.releaseHolds(run);
-    await this.endFlaps(run);
-    await this.endMutes(run);
+    const flapsEnded = await this.endFlaps(run);
+    await this.endMutes(run, flapsEnded);
     const woken = await ops.wakeSnoozed(now);
     const deferred = await ops.deliveriesWithStatus('deferred');
     const flushed = deferred.length > 0 && !run.moment.quiet.quiet;
@@ -606,13 +606,15 @@ export class Planner {
   /**
    * Flaps that have been quiet long enough: one notice with the state it is in now, on the channels its start went to
    * and the way it went (through quiet hours when the start did); kept quiet while the subject is muted (the mute's
-   * end reminds of a subject still down).
+   * end reminds of a subject still down). "Stable again" answers a "flapping" that was sent as a recovery answers its
+   * outage, quietly and even in quiet hours or a pause (a digest would never replace "flapping" where it shows). Answers
+   * the subjects whose flap ended.
    */
-  private async endFlaps(run: TickRun): Promise<void> {
+  private async endFlaps(run: TickRun): Promise<ReadonlySet<string>> {
     const { ops, moment, available } = run;
     const { now, zone } = moment;
     const calm = await ops.flapping(now - this.flap.stableMs);
-    if (calm.length === 0) return;
+    if (calm.length === 0) return new Set();
     const keys = calm.map((state) => state.subjectKey);
     const [latestRows, starts, mutes] = await Promise.all([ops.latestRows(keys), ops.flapStarts(keys), ops.mutes(keys)]);
     const latest = new Map(latestRows.map((row) => [row.subjectKey, row]));
@@ -637,24 +639,36 @@ export class Planner {
       const startedOn = [...new Set(start.map((item) => item.delivery.channel))].filter((channel) => available.includes(channel));
       const channels = startedOn.length > 0 ? startedOn : channelsOf(row, available);
       const mute = muted.get(state.subjectKey);
-      const fate: Fate = mute
-        ? { status: 'suppressed', reason: `muted until ${wall(mute.until, now, zone)}` }
-        : { ...release(moment, start.some((item) => item.bypassQuietHours)), reason: `stable for ${formatDuration(this.flap.stableMs)}` };
-      return channels.map((channel) => delivery({ row, eventId: null }, channel, 'flap_end', fate, message, now));
+      const stable = `stable for ${formatDuration(this.flap.stableMs)}`;
+      const fateOn = (channel: InterruptChannel): Fate => {
+        if (mute) return { status: 'suppressed', reason: `muted until ${wall(mute.until, now, zone)}` };
+        if (!down && start.some((item) => item.delivery.channel === channel && item.delivery.status === 'sent')) {
+          return { status: 'sent', reason: `${stable}: it answers the "flapping" sent before` };
+        }
+        return { ...release(moment, start.some((item) => item.bypassQuietHours)), reason: stable };
+      };
+      return channels.map((channel) => delivery({ row, eventId: null }, channel, 'flap_end', fateOn(channel), message, now));
     });
     await this.keep(run, ops.addDeliveries(notices));
     await ops.putSubjects(calm.map((state) => ({ ...state, outages: [], flappingSince: null })));
+    return new Set(keys);
   }
 
-  /** Mutes that ended: one reminder for a subject still down. */
-  private async endMutes(run: TickRun): Promise<void> {
+  /**
+   * Mutes that ended: one reminder for a subject still down, unless its flap is on or ended in this tick
+   * (`flapsEnded`): the flap's end says how it stands ("still down"), once.
+   */
+  private async endMutes(run: TickRun, flapsEnded: ReadonlySet<string>): Promise<void> {
     const { ops, moment, available } = run;
     const { now, zone } = moment;
     const ended = (await ops.mutes()).filter((mute) => mute.until <= now);
     if (ended.length === 0) return;
     await ops.removeMutes(ended.map((mute) => mute.subjectKey));
-    const open = await ops.openRows(ended.map((mute) => mute.subjectKey));
+    const keys = ended.map((mute) => mute.subjectKey);
+    const [open, states] = await Promise.all([ops.openRows(keys), ops.subjects(keys)]);
+    const flapping = new Set([...flapsEnded, ...states.filter((state) => state.flappingSince !== null).map((state) => state.subjectKey)]);
     const reminders = open.flatMap((row) => {
+      if (row.subjectKey !== null && flapping.has(row.subjectKey)) return [];
       const out = release(moment, row.decision?.bypassQuietHours ?? false);
       const message = messageOf(row, { title: `${row.title}: still down`, body: `Down since ${wall(Date.parse(row.firstAt), now, zone)}; its mute has ended.` });
       const fate: Fate = { ...out, reason: 'the mute ended while it was still down' };
