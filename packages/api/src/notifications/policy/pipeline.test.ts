@@ -578,6 +578,15 @@ describe.for([
     return start + 2 * 5 * MINUTE + 3 * MINUTE;
   }
 
+  /** A flap of `monitor` from `start` (see `flap`), then at +15 min a fourth outage that stays (flapping: no notice); its instant. */
+  async function flapStillDown(dash: Dashboard, start: number, monitor = 'api') {
+    await flap(dash, start, monitor);
+    const down = start + 15 * MINUTE;
+    await dash.tickAt(down);
+    await dash.ingest(events.down(monitor, `${monitor}-stays`, down));
+    return down;
+  }
+
   it.skipIf(skip)('ends a flap the way it started: one that went through quiet hours says "stable again" at once, on its tag (issue 36, 1)', async () => {
     const dash = await quietDashboard(Date.parse('2026-11-24T00:00:00Z')); // 01:00 in Berlin
     const lastChange = await flap(dash, dash.clock.now());
@@ -608,11 +617,8 @@ describe.for([
 
   it.skipIf(skip)('keeps the end of a flap quiet while its monitor is muted, and reminds once when the mute ends (issue 36, 3)', async () => {
     const dash = await dashboard(T0);
-    await flap(dash, T0);
     // A fourth outage that stays: flapping, so suppressed; then the monitor is muted.
-    const down = T0 + 15 * MINUTE;
-    await dash.tickAt(down);
-    await dash.ingest(events.down('api', 'stays', down));
+    const down = await flapStillDown(dash, T0);
     await dash.caller.notifications.mute({ subjectKey: 'betterstack:monitor:api', until: iso(T0 + 2 * HOUR) });
     expect(await dash.tickAt(down + 15 * MINUTE)).toEqual([]);
     expect(await dash.tickAt(T0 + HOUR)).toEqual([]);
@@ -683,22 +689,15 @@ describe.for([
 
   it.skipIf(skip)('says "still down" once when a mute ends during a flap, or as it ends: the flap’s end says it, the mute’s end not again (issue 48)', async () => {
     const dash = await dashboard(T0);
-    await flap(dash, T0);
     // A fourth outage that stays (flapping: no notice), muted for five minutes.
-    const down = T0 + 15 * MINUTE;
-    await dash.tickAt(down);
-    await dash.ingest(events.down('api', 'stays', down));
+    const down = await flapStillDown(dash, T0);
     await dash.caller.notifications.mute({ subjectKey: 'betterstack:monitor:api', until: iso(down + 5 * MINUTE) });
     expect(await dash.tickAt(down + 5 * MINUTE)).toEqual([]);
     const end = await dash.tickAt(down + 15 * MINUTE);
     expect(end).toEqual([expect.objectContaining({ purpose: 'flap_end', message: expect.objectContaining({ title: 'Monitor down: api: still down' }) })]);
 
     // Another monitor whose mute ends in the very tick its flap does: one "still down" too.
-    const later = T0 + 2 * HOUR;
-    await flap(dash, later, 'web');
-    const stays = later + 15 * MINUTE;
-    await dash.tickAt(stays);
-    await dash.ingest(events.down('web', 'web-stays', stays));
+    const stays = await flapStillDown(dash, T0 + 2 * HOUR, 'web');
     await dash.caller.notifications.mute({ subjectKey: 'betterstack:monitor:web', until: iso(stays + 15 * MINUTE) });
     const both = await dash.tickAt(stays + 15 * MINUTE);
     expect(both).toEqual([expect.objectContaining({ purpose: 'flap_end', message: expect.objectContaining({ title: 'Monitor down: web: still down' }) })]);
