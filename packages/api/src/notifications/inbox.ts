@@ -4,12 +4,14 @@ import type { RelayEvent } from '@dash/webhooks';
 import type { Logger } from '../logger.ts';
 import type { DataCache } from '../data/cache.ts';
 import { NotificationHub } from './hub.ts';
-import { defaultFlapSettings, deliverableChannels, Planner, type FlapSettings, type PlannedEvent } from './policy/planner.ts';
+import { defaultFlapSettings, deliverableChannels, Planner, type FlapSettings, type PlannedEvent, type Recipients } from './policy/planner.ts';
 import { evaluate } from './policy/rules.ts';
 import { PolicySettings, type PolicyParts } from './policy/settings.ts';
 import { projectOf, projectRefs, staleRoutes, toIncoming } from './resolve.ts';
 
 const DAY = 86_400_000;
+/** The most scheduler ticks a dry run walks through on its way to a later time (see `ticksUntil`). */
+const MAX_PREVIEW_TICKS = 200;
 
 /** A connection the chat channel can send to now (not waiting for a fix), with its floor. */
 type ChatTarget = Pick<ChannelConnectionRow, 'id' | 'name' | 'minSeverity'>;
@@ -404,10 +406,11 @@ export class Inbox {
       const open = new Map((subjectKey === null ? [] : await ops.openRows([subjectKey])).map((row) => [subjectKey as string, row]));
       const [folded] = foldEvents([event], open);
       const preview = previewOps(ops);
-      // Later than now: what the scheduler does until then first (a hold that ends, a flap that calms down, a digest).
+      // Later than now: what the scheduler does until then first (a hold that ends, a flap that calms down, a digest),
+      // at each moment it would (a digest sent when a pause ends at 21:00 is not held back by quiet hours from 22:00).
       const recipients = { devices: devices.map((device) => device.name), connections };
       if (arrivesAt > this.now()) {
-        await this.planner.tick(preview.ops, arrivesAt, policy, available, recipients);
+        await this.ticksUntil(preview.ops, arrivesAt, policy, available, recipients);
         preview.written.length = 0;
       }
       const outcome = await this.planner.plan(folded ? [planned(folded, decision)] : [], preview.ops, arrivesAt, policy, recipients);
@@ -415,6 +418,20 @@ export class Inbox {
     });
     const told = await this.toldOf(written, devices, connections);
     return { decision, stored, delivery: channelOutcomes(written, stored, available, told.devices, told.connections) };
+  }
+
+  /**
+   * The scheduler's ticks from now until `until` on `ops` (a preview's), as they would come: now, then at each moment
+   * the last one said it has something to do, then at `until`. (At most MAX_PREVIEW_TICKS: each moment is later than
+   * the one before, so the walk ends; the cap only keeps a preview bounded.)
+   */
+  private async ticksUntil(ops: OutboxOps, until: number, policy: NotificationPolicy, available: readonly InterruptChannel[], recipients: Recipients): Promise<void> {
+    let at = this.now();
+    for (let step = 0; step < MAX_PREVIEW_TICKS && at < until; step++) {
+      const { next } = await this.planner.tick(ops, at, policy, available, recipients);
+      at = next === null || next <= at ? until : Math.min(next, until);
+    }
+    await this.planner.tick(ops, until, policy, available, recipients);
   }
 
   /** Snoozes rows until `until` (ms UTC), or wakes them now (null); live streams hear of it. */

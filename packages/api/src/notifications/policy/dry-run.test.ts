@@ -193,6 +193,25 @@ describe.for([
     expect(dry.delivery.browser.status).toBe('now');
   });
 
+  it.skipIf(skip)('previews a later recovery after each of the scheduler’s ticks until then: a pause’s digest at 21:00 tells the outage before quiet hours (issue 48)', async () => {
+    const evening = Date.parse('2026-11-23T19:00:00Z'); // 20:00 in Berlin; quiet from 22:00
+    const dash = await dashboard(evening);
+    await dash.caller.notifications.saveQuietHours(berlinNights);
+    await dash.caller.notifications.pause({ until: iso(evening + 60 * MINUTE) }); // until 21:00
+    await dash.inbox.ingest([events.issue('1', evening + 10 * MINUTE)]);
+    const later = evening + 150 * MINUTE; // 22:30, in quiet hours
+    const resolved = { integration: 'error_tracker', type: 'error.issue_resolved', severity: 'success', title: 'TypeError in checkout (1)', transition: 'resolve', subjectKey: 'sentry:issue:1' } as const;
+    const dry = await dash.caller.notifications.dryRun({ event: resolved, at: iso(later) });
+    // What really happens: at 21:00 the pause's digest tells the issue; at 22:30 its recovery answers it at once.
+    dash.clock.advance(60 * MINUTE);
+    await dash.inbox.tick();
+    dash.clock.advance(later - dash.clock.now());
+    await dash.inbox.tick();
+    const { written } = await dash.ingest(events.issue('1', later, 'resolved'));
+    for (const channel of ['browser', 'email'] as const) expect(dry.delivery[channel]).toMatchObject(expected(written, channel));
+    expect(dry.delivery.browser.status).toBe('now');
+  });
+
   it.skipIf(skip)('says email is sent, held or deferred as the planner decides once SendGrid is set up, and why there is none before', async () => {
     const night = Date.parse('2026-11-23T22:10:00Z');
     const dash = await dashboard(night);

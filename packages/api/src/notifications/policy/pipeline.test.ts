@@ -687,6 +687,16 @@ describe.for([
     expect((await dash.outbox()).filter((d) => d.status === 'deferred')).toEqual([]);
   });
 
+  it.skipIf(skip)('says a recovery came within the hold its outage had, not the hold set since (issue 48)', async () => {
+    const dash = await dashboard(T0);
+    await dash.call('PUT', '/api/notifications/flap-hold', { seconds: 600 });
+    await dash.ingest(events.down('api', '1', T0));
+    await dash.call('PUT', '/api/notifications/flap-hold', { seconds: 60 });
+    dash.clock.advance(3 * MINUTE);
+    await dash.ingest(events.up('api', '1', T0 + 3 * MINUTE));
+    expect((await traceOf(dash, 'Monitor down: api')).at(-1)).toMatchObject({ stage: 'flap', verdict: 'cancelled', why: 'recovered within the 10 min hold (down 3 min): nobody was interrupted' });
+  });
+
   it.skipIf(skip)('says "still down" once when a mute ends during a flap, or as it ends: the flap’s end says it, the mute’s end not again (issue 48)', async () => {
     const dash = await dashboard(T0);
     // A fourth outage that stays (flapping: no notice), muted for five minutes.

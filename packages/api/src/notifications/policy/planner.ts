@@ -469,7 +469,9 @@ export class Planner {
     if (held.length > 0) {
       batch.update(held.map((d) => ({ ...d, status: 'cancelled', reason: `recovered within the hold (down ${down})` })));
       batch.trace.note(held, () => step('flap', 'cancelled', `recovered at ${wall(now, now, zone)}, within the hold (down ${down}): nobody was interrupted`, now));
-      return step('flap', 'cancelled', `recovered within the ${formatDuration(batch.holdMs)} hold (down ${down}): nobody was interrupted`);
+      // The hold it had (the setting when it came in), not today's.
+      const hold = Math.max(...held.map((d) => (d.dueAt ?? d.createdAt) - d.createdAt));
+      return step('flap', 'cancelled', `recovered within the ${formatDuration(hold)} hold (down ${down}): nobody was interrupted`);
     }
     const outageTold = earlier.some((d) => (d.purpose === 'first' || d.purpose === 'repeat') && d.status === 'sent');
     // Only what reached the founder, per channel: sent, or in a digest that went out (a row read in the app before its
