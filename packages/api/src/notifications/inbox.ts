@@ -289,9 +289,9 @@ export class Inbox {
   tick(): Promise<{ sent: DeliveryRow[]; rows: NotificationRow[] }> {
     const run = this.queue.then(async () => {
       const now = this.now();
-      const [policy, { available, devices, connections }] = await Promise.all([this.policy.get(), this.targets()]);
+      const [{ policy, pausedSince }, { available, devices, connections }] = await Promise.all([this.policy.state(), this.targets()]);
       const recipients = { devices: devices.map((device) => device.name), connections };
-      const result = await this.store.notifications.outbox((ops) => this.planner.tick(ops, now, policy, available, recipients));
+      const result = await this.store.notifications.outbox((ops) => this.planner.tick(ops, now, policy, available, recipients, pausedSince));
       this.publish(result.rows, result.sent);
       this.wakeBy(result.next ?? Infinity);
       return { sent: result.sent, rows: result.rows };
@@ -377,7 +377,7 @@ export class Inbox {
     arrivesAt: number,
     override: Partial<NotificationPolicy> = {},
   ): Promise<{ decision: PolicyDecision; stored: StoredDecision; delivery: Record<InterruptChannel, DeliveryOutcome> }> {
-    const [saved, { available, devices, connections }] = await Promise.all([this.policy.get(), this.targets()]);
+    const [{ policy: saved, pausedSince }, { available, devices, connections }] = await Promise.all([this.policy.state(), this.targets()]);
     const policy = { ...saved, ...override };
     const subjectKey = input.transition === null ? null : input.subjectKey;
     const decision = evaluate(
@@ -410,7 +410,7 @@ export class Inbox {
       // at each moment it would (a digest sent when a pause ends at 21:00 is not held back by quiet hours from 22:00).
       const recipients = { devices: devices.map((device) => device.name), connections };
       if (arrivesAt > this.now()) {
-        await this.ticksUntil(preview.ops, arrivesAt, policy, available, recipients);
+        await this.ticksUntil(preview.ops, arrivesAt, policy, available, recipients, pausedSince);
         preview.written.length = 0;
       }
       const outcome = await this.planner.plan(folded ? [planned(folded, decision)] : [], preview.ops, arrivesAt, policy, recipients);
@@ -425,13 +425,13 @@ export class Inbox {
    * the last one said it has something to do, then at `until`. (At most MAX_PREVIEW_TICKS: each moment is later than
    * the one before, so the walk ends; the cap only keeps a preview bounded.)
    */
-  private async ticksUntil(ops: OutboxOps, until: number, policy: NotificationPolicy, available: readonly InterruptChannel[], recipients: Recipients): Promise<void> {
+  private async ticksUntil(ops: OutboxOps, until: number, policy: NotificationPolicy, available: readonly InterruptChannel[], recipients: Recipients, pausedSince: number | null): Promise<void> {
     let at = this.now();
     for (let step = 0; step < MAX_PREVIEW_TICKS && at < until; step++) {
-      const { next } = await this.planner.tick(ops, at, policy, available, recipients);
+      const { next } = await this.planner.tick(ops, at, policy, available, recipients, pausedSince);
       at = next === null || next <= at ? until : Math.min(next, until);
     }
-    await this.planner.tick(ops, until, policy, available, recipients);
+    await this.planner.tick(ops, until, policy, available, recipients, pausedSince);
   }
 
   /** Snoozes rows until `until` (ms UTC), or wakes them now (null); live streams hear of it. */

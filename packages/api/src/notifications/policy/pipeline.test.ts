@@ -450,7 +450,8 @@ describe.for([
     expect(await dash.tickAt(T0 + 4 * MINUTE)).toEqual([]);
     expect((await dash.outbox()).map((d) => [d.status, d.heldFor])).toEqual([['deferred', 'pause']]);
     const [digest] = await dash.tickAt(T0 + HOUR);
-    expect(digest?.message.title).toBe('While notifications were paused (10:01–11:00): 1 still open');
+    // Named from when the pause began (10:00), not from when the outage came (issue 48).
+    expect(digest?.message.title).toBe('While notifications were paused (10:00–11:00): 1 still open');
   });
 
   // --- rules ---
@@ -685,6 +686,44 @@ describe.for([
       expect.objectContaining({ purpose: 'flap_end', status: 'sent', message: expect.objectContaining({ title: 'Monitor down: api: stable again', tag: 'betterstack:monitor:api', renotify: false }) }),
     ]);
     expect((await dash.outbox()).filter((d) => d.status === 'deferred')).toEqual([]);
+  });
+
+  it.skipIf(skip)('names a pause from when it began, not from the first interruption it held; extended, it keeps its start (issue 48)', async () => {
+    const pausedAt = Date.parse('2026-11-23T22:00:00Z'); // 23:00 in Berlin
+    const dash = await dashboard(pausedAt);
+    await dash.caller.notifications.saveQuietHours({ ...berlinNights, enabled: false });
+    await dash.caller.notifications.pause({ until: iso(pausedAt + HOUR) });
+    dash.clock.advance(20 * MINUTE);
+    // Extended while it runs (23:20): still the pause that began at 23:00.
+    await dash.caller.notifications.pause({ until: iso(pausedAt + 2 * HOUR) });
+    dash.clock.advance(20 * MINUTE);
+    await dash.ingest(events.issue('1', dash.clock.now())); // 23:40
+    const [digest] = await dash.tickAt(pausedAt + 2 * HOUR);
+    expect(digest?.message.title).toBe('While notifications were paused (23:00–01:00): 1 still open');
+  });
+
+  it.skipIf(skip)('names the quiet hours to the end of their window when a pause outlasts it, and both when a pause ends inside one (issue 48)', async () => {
+    // Quiet 22:00–07:00 (Berlin); a warning at 23:10; paused at 06:30 until 09:00; another at 08:00: the digest at 09:00.
+    const dash = await quietDashboard();
+    await dash.ingest(events.issue('1', NIGHT));
+    await dash.tickAt(MORNING - 30 * MINUTE);
+    await dash.caller.notifications.pause({ until: iso(MORNING + 2 * HOUR) });
+    await dash.tickAt(MORNING + HOUR);
+    await dash.ingest(events.issue('2', dash.clock.now()));
+    expect(await dash.tickAt(MORNING)).toEqual([]);
+    const [digest] = await dash.tickAt(MORNING + 2 * HOUR);
+    expect(digest?.message.title).toBe('While notifications were paused (06:30–09:00) and quiet hours were on (22:00–07:00): 2 still open');
+
+    // Paused from 21:00 until 23:00, a warning at 21:10, and nothing else: the pause ended inside the window, where its
+    // warning waited until 07:00: both are named.
+    const evening = MORNING + 14 * HOUR; // 21:00 in Berlin
+    await dash.tickAt(evening);
+    await dash.caller.notifications.pause({ until: iso(evening + 2 * HOUR) });
+    dash.clock.advance(10 * MINUTE);
+    await dash.ingest(events.issue('3', dash.clock.now()));
+    expect(await dash.tickAt(evening + 2 * HOUR)).toEqual([]);
+    const [next] = await dash.tickAt(MORNING + 24 * HOUR);
+    expect(next?.message.title).toBe('While notifications were paused (21:00–23:00) and quiet hours were on (22:00–07:00): 1 still open');
   });
 
   it.skipIf(skip)('says a recovery came within the hold its outage had, not the hold set since (issue 48)', async () => {

@@ -356,6 +356,8 @@ interface TickRun {
   available: readonly InterruptChannel[];
   /** The devices and connections a release now reaches, for its "Why?" line. */
   recipients: Recipients;
+  /** When the pause set now began (ms UTC), if known: its digest names it from then. */
+  pausedSince: number | null;
   sent: DeliveryRow[];
   trace: TraceBook;
 }
@@ -370,22 +372,30 @@ function leftOutOfDigest(d: DeliveryRow, rows: ReadonlyMap<string, NotificationR
 
 /**
  * What held a channel's deferred interruptions back, each named with its own times (why each waited is a field of its
- * row): the pause from the first it held to its end; the quiet hours from the start of the window the first of theirs
- * fell in (even if they have been switched off since) to now, when the digest goes out.
+ * row): the pause from when it began (`pausedSince`; else the first it held) to its end; the quiet hours as the window
+ * the first of theirs fell in (even if they have been switched off since), to its end or to now when the digest goes
+ * out sooner. A pause that ended inside a window left its interruptions waiting in it: both are named then.
  */
-function heldPeriods(deferred: readonly DeliveryRow[], policy: NotificationPolicy, now: number): [HeldPeriod, ...HeldPeriod[]] {
+function heldPeriods(deferred: readonly DeliveryRow[], policy: NotificationPolicy, now: number, pausedSince: number | null): [HeldPeriod, ...HeldPeriod[]] {
   const periods: HeldPeriod[] = [];
+  const windows = { ...policy.quietHours, enabled: true, pauseUntil: null };
   const paused = deferred.filter((d) => d.heldFor === 'pause');
+  let pauseEnd = Number.NaN;
   if (paused.length > 0) {
     // It ended at its time; one cleared early ended about now (saving it wakes the scheduler).
     const until = policy.quietHours.pauseUntil === null ? Number.NaN : Date.parse(policy.quietHours.pauseUntil);
-    periods.push({ kind: 'pause', start: Math.min(...paused.map((d) => d.createdAt)), end: until <= now ? until : now });
+    pauseEnd = until <= now ? until : now;
+    const first = Math.min(...paused.map((d) => d.createdAt));
+    periods.push({ kind: 'pause', start: pausedSince !== null && pausedSince <= first ? pausedSince : first, end: pauseEnd });
   }
   const quiet = deferred.filter((d) => d.heldFor !== 'pause');
-  if (quiet.length > 0 || paused.length === 0) {
-    const earliest = Math.min(...(quiet.length > 0 ? quiet : deferred).map((d) => d.createdAt));
-    const started = quietAt(earliest, { ...policy.quietHours, enabled: true, pauseUntil: null });
-    periods.push({ kind: 'quiet_hours', start: started.quiet && started.startsAt !== undefined ? started.startsAt : earliest, end: now });
+  const waitedAfterPause = pauseEnd < now && policy.quietHours.enabled && quietAt(pauseEnd, windows).quiet;
+  if (quiet.length > 0 || paused.length === 0 || waitedAfterPause) {
+    const earliest = quiet.length > 0 || paused.length === 0 ? Math.min(...(quiet.length > 0 ? quiet : deferred).map((d) => d.createdAt)) : pauseEnd;
+    const window = quietAt(earliest, windows);
+    const start = window.quiet && window.startsAt !== undefined ? window.startsAt : earliest;
+    const end = window.quiet && window.endsAt !== undefined ? Math.min(window.endsAt, now) : now;
+    periods.push({ kind: 'quiet_hours', start, end });
   }
   return periods as [HeldPeriod, ...HeldPeriod[]];
 }
@@ -549,8 +559,9 @@ export class Planner {
     policy: NotificationPolicy,
     available: readonly InterruptChannel[] = ['browser'],
     recipients: Recipients = noRecipients,
+    pausedSince: number | null = null,
   ): Promise<{ sent: DeliveryRow[]; rows: NotificationRow[]; next: number | null }> {
-    const run: TickRun = { ops, moment: momentOf(now, policy), policy, available, recipients, sent: [], trace: new TraceBook() };
+    const run: TickRun = { ops, moment: momentOf(now, policy), policy, available, recipients, pausedSince, sent: [], trace: new TraceBook() };
     await this.releaseHolds(run);
     const flapsEnded = await this.endFlaps(run);
     await this.endMutes(run, flapsEnded);
@@ -716,7 +727,7 @@ export class Planner {
         },
       ];
     });
-    const options = { periods: heldPeriods(deferred, policy, now), timezone: policy.quietHours.timezone };
+    const options = { periods: heldPeriods(deferred, policy, now, run.pausedSince), timezone: policy.quietHours.timezone };
     const words = (told: readonly HeldItem[]) => {
       const composed = composeDigest(told, options);
       const severity: NotificationSeverity = told.some((item) => item.status === 'open' && item.severity === 'error') ? 'error' : 'info';

@@ -68,6 +68,11 @@ const parts: {
   flapHoldSeconds: { key: 'notifications.flapHoldSeconds', schema: flapHoldSecondsSchema, fallback: DEFAULT_FLAP_HOLD_SECONDS, legacy: [] },
 };
 const names = Object.keys(parts) as PartName[];
+/**
+ * When the pause now set began (ms UTC), kept beside it (not a setting: a fact of it): a digest names the pause from
+ * then, not from the first interruption it held. A pause extended while it runs keeps its start.
+ */
+const PAUSED_SINCE_KEY = 'notifications.pausedSince';
 const lastValidKey = (name: PartName) => `${parts[name].key}.lastValid`;
 const absent = (value: unknown) => value === undefined || value === null;
 
@@ -81,6 +86,8 @@ interface Saved {
 export interface PolicyState {
   policy: NotificationPolicy;
   needsAttention: PolicyAttention[];
+  /** When the pause set now began (ms UTC); null with no pause, or one set before this was kept. */
+  pausedSince: number | null;
 }
 
 /**
@@ -112,10 +119,11 @@ export class PolicySettings {
   async state(): Promise<PolicyState> {
     const at = this.now();
     if (this.cached && at - this.cached.at < this.ttlMs && at >= this.cached.at) return this.cached.state;
-    const saved = await this.migrated(await this.saved());
+    const [saved, since] = await Promise.all([this.saved().then((stored) => this.migrated(stored)), this.store.meta.get(PAUSED_SINCE_KEY)]);
     const read = await Promise.all(names.map((name) => this.part(name, saved[name])));
     const value = <N extends PartName>(name: N) => read[names.indexOf(name)]?.value as Required<PolicyParts>[N];
     const state: PolicyState = {
+      pausedSince: value('pauseUntil') !== null && typeof since === 'number' ? since : null,
       policy: {
         preferences: value('preferences'),
         rules: value('rules'),
@@ -195,6 +203,12 @@ export class PolicySettings {
 
   /** Saves the parts given (already validated), each with its last valid copy; answers the whole policy as it now is. */
   async save(changes: PolicyParts): Promise<NotificationPolicy> {
+    if (changes.pauseUntil !== undefined) {
+      const [until, since] = await Promise.all([this.store.meta.get(parts.pauseUntil.key), this.store.meta.get(PAUSED_SINCE_KEY)]);
+      const running = typeof until === 'string' && Date.parse(until) > this.now() && typeof since === 'number';
+      if (changes.pauseUntil === null) await this.store.meta.put(PAUSED_SINCE_KEY, null);
+      else if (!running) await this.store.meta.put(PAUSED_SINCE_KEY, this.now());
+    }
     for (const name of names) {
       const value = changes[name];
       if (value === undefined) continue;
