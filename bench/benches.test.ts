@@ -2,7 +2,7 @@
 // cannot rot unnoticed. Each runs as a child process, as a user runs it, with CI=true, and must exit 0 and print the
 // line that carries its figure; the figures themselves are not judged (a smoke run's are not to be quoted).
 //
-// Three run at once, longest first (notify.mjs's two parts as two tests, side by side): each is several processes
+// Three run at once, longest first (notify.mjs's three parts as three tests, side by side): each is several processes
 // (dashboards, relays, Chromium, Redis servers), about a minute of CPU in all, most of it eight dashboards, Chromium and
 // three tsx workers starting, and much of each one's time is waiting on them. They need
 // apps/web/build (npm test builds it first), the relay bundled from the current sources (apps/relay/build.mjs, into a
@@ -168,7 +168,7 @@ async function privateRedis(): Promise<{ url: string; stop: () => Promise<void> 
 
 interface Bench {
   file: string;
-  /** After --smoke: notify.mjs's two parts run as two tests, side by side, since together they are the longest. */
+  /** After --smoke: notify.mjs's parts run as tests of their own, side by side, since together they are the longest. */
   args?: string[];
   /** It starts the built dashboard: a missing build fails it, with or without CI. */
   build: boolean;
@@ -212,6 +212,16 @@ const benches: Bench[] = [
     figures: [
       new RegExp(`^drain sqlite: inbox [\\d,]+ ev/s, bare insert [\\d,]+ ev/s, ratio ${number} `, 'm'),
       new RegExp(`^drain postgres: inbox [\\d,]+ ev/s, bare insert [\\d,]+ ev/s, ratio ${number} `, 'm'),
+    ],
+  },
+  {
+    file: 'notify.mjs',
+    args: ['--only=chat'],
+    build: true,
+    services: ['postgres'],
+    figures: [
+      new RegExp(`^ratio p95 two processes/one: ${number} `, 'm'),
+      new RegExp(`^chat exactly once, two processes, .* per message ${number} \\(target 1\\.00\\); duplicates: none$`, 'm'),
     ],
   },
   {

@@ -1,5 +1,5 @@
 // Webhook-to-dashboard latency and the inbox's drain rate, each against a baseline measured in the same run.
-//   node scripts/pnpm.mjs --filter @dash/web build && node bench/notify.mjs [--only=latency|drain] [--n=50] [--smoke]
+//   node scripts/pnpm.mjs --filter @dash/web build && node bench/notify.mjs [--only=latency|drain|chat] [--n=50] [--smoke]
 //
 // Latency. Starts the real relay (apps/relay/src/main.ts under tsx, or the bundle at BENCH_RELAY_ENTRY, on
 // Redis db 14, flushed before and after; on its memory store when Redis is down, and it says so) and the built
@@ -30,7 +30,11 @@
 // warm-up; medians are printed; the target is inbox >= 0.3 of bare. The drain runs in a child process
 // under tsx (it imports the TypeScript workspace); `--cpu-prof` profiles that child into --cpu-prof-dir.
 //
-// Flags: --only=latency|drain, --n=50 (webhooks per latency phase), --baseline-n=<n> (the polling phase's
+// Chat (only with --only=chat, bench/notify-chat.mjs says how): the chat outbox with two dashboard processes on one
+// Postgres database: webhook -> chat p95 with two processes against one, and, with a receiver that answers in 8 s,
+// requests received per message (exactly 1.00), every duplicate named.
+//
+// Flags: --only=latency|drain|chat, --chat-n=200, --chat-latency-n=50, --slow-ms=8000, --n=50 (webhooks per latency phase), --baseline-n=<n> (the polling phase's
 // count; default --n), --events=10000, --rounds=3, --stores=sqlite,postgres, --cpu-prof,
 // --cpu-prof-dir=<dir> (default $TMPDIR/dash-bench-notify-cpu-prof), --verbose (each phase's polls and
 // latencies in order), --smoke (below). Env: BENCH_REDIS_URL (redis://127.0.0.1:6379/14), BENCH_PG_URL
@@ -51,6 +55,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runChat } from './notify-chat.mjs';
 import { assertFigures, cliArgs, freePort, sayIfSmoke, smoke, startBuiltDashboard } from './support.mjs';
 
 const repoDir = fileURLToPath(new URL('..', import.meta.url));
@@ -1132,9 +1137,15 @@ const started = performance.now();
 let failed = false;
 try {
   const only = args.only;
-  if (only !== undefined && only !== 'latency' && only !== 'drain') throw new Error('--only is latency or drain');
-  if (only !== 'drain') await runLatency();
-  if (only !== 'latency') await runDrain();
+  if (only !== undefined && only !== 'latency' && only !== 'drain' && only !== 'chat') throw new Error('--only is latency, drain or chat');
+  if (only === 'chat') {
+    const pg = await pgAdmin();
+    cleanups.push(() => pg.end());
+    await runChat({ pg, pgUrl: PG_URL, cleanups });
+  } else {
+    if (only !== 'drain') await runLatency();
+    if (only !== 'latency') await runDrain();
+  }
 } catch (error) {
   failed = true;
   if (!interrupted) console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));

@@ -1,0 +1,177 @@
+// bench/notify.mjs --only=chat: the chat outbox with two dashboard processes on one Postgres database (issue 48).
+//
+// A signed-webhook receiver in this process stands for a chat service: the dashboards' one chat connection (kind
+// `webhook`, to it on loopback) gets every failed production deploy, each of its own Vercel project (a thread of its
+// own, titled "Deploy failed: bench-<n> (production)"), posted signed as Vercel signs to the dashboards' own webhook
+// route, alternately to each process when there are two. Both processes claim chat sends from the one database; each
+// send is made only while its claim holds.
+//   latency   a receiver that answers at once: webhook POST -> the receiver's request, p50/p95/max, with one process
+//             (the baseline, a fresh database) and then with two; printed with the ratio of the p95s (target <= 1.2).
+//   once      then, with the same two processes, a receiver that answers each request after --slow-ms (8,000): a
+//             claim of 20 outlives a 120 s lease unless each send is fenced. --chat-n (200) deploys posted at once;
+//             counted: requests received per message (target exactly 1.00), every duplicate named.
+// The databases are throwaway (dash_bench_chat_<random>), dropped after; the processes share a CREDENTIALS_KEY, as
+// processes of one installation do. Smoke: 3 webhooks a latency phase, 4 messages at 300 ms.
+import { createHmac, randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import { assertFigures, cliArgs, smoke, startBuiltDashboard } from './support.mjs';
+
+const args = cliArgs();
+const VERCEL_SECRET = 'bench-vercel-secret';
+const LATENCY_N = smoke ? 3 : Number(args['chat-latency-n'] ?? 50);
+const ONCE_N = smoke ? 4 : Number(args['chat-n'] ?? 200);
+const SLOW_MS = smoke ? 300 : Number(args['slow-ms'] ?? 8_000);
+/** After the last message came, how long more a duplicate would have to come (a lost claim's retry comes after its lease). */
+const LATE_COPY_MS = smoke ? 1_000 : 150_000;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+const ms = (value) => `${Math.round(value).toLocaleString('en-US')} ms`;
+
+/** A failed production deploy of project `n`, as Vercel posts it (packages/webhooks/src/vercel/fixtures.ts's shape). */
+function failedDeploy(n) {
+  const body = JSON.stringify({
+    id: `evt_bench_chat_${n}_${randomBytes(4).toString('hex')}`,
+    type: 'deployment.error',
+    createdAt: Date.now(),
+    region: 'sfo1',
+    payload: {
+      team: { id: 'team_bench' },
+      user: { id: 'usr_bench' },
+      deployment: { id: `dpl_bench_${n}`, name: `bench-${n}`, url: `bench-${n}.vercel.app`, meta: {} },
+      links: { deployment: `https://vercel.com/acme/bench-${n}/dpl`, project: `https://vercel.com/acme/bench-${n}` },
+      target: 'production',
+      project: { id: `prj_bench_chat_${n}` },
+      plan: 'pro',
+      regions: ['iad1'],
+    },
+  });
+  return { body, headers: { 'content-type': 'application/json', 'x-vercel-signature': createHmac('sha1', VERCEL_SECRET).update(body).digest('hex') } };
+}
+
+const titleOf = (n) => `Deploy failed: bench-${n} (production)`;
+
+/** The receiver: every request's message title and when it came; answers each after `delay()` ms. */
+async function startReceiver() {
+  const received = [];
+  let delay = 0;
+  const server = createServer((request, response) => {
+    const chunks = [];
+    request.on('data', (chunk) => chunks.push(chunk));
+    request.on('end', () => {
+      let title = '(unreadable)';
+      try {
+        title = JSON.parse(Buffer.concat(chunks).toString('utf8')).data.title;
+      } catch {
+        // Counted all the same, under its own name.
+      }
+      received.push({ title, id: String(request.headers['webhook-id'] ?? ''), at: performance.now() });
+      setTimeout(() => response.writeHead(200).end(), delay);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/chat`,
+    received,
+    answerAfter: (value) => (delay = value),
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/**
+ * `processes` dashboards on a fresh Postgres database (the first migrates it, then the others start), the chat
+ * connection to the receiver added through the first; `cleanups` gets their stop and the database's drop.
+ */
+async function installation({ processes, pg, pgUrl, receiver, cleanups }) {
+  const name = `dash_bench_chat_${randomBytes(4).toString('hex')}`;
+  await pg.unsafe(`create database ${name}`);
+  cleanups.push(() => pg.unsafe(`drop database if exists ${name} with (force)`));
+  const url = new URL(pgUrl);
+  url.pathname = `/${name}`;
+  const env = { DATABASE_URL: url.href, CREDENTIALS_KEY: randomBytes(32).toString('hex'), WEBHOOK_SECRET_VERCEL: VERCEL_SECRET };
+  const dashboards = [];
+  for (let i = 0; i < processes; i++) {
+    const dashboard = await startBuiltDashboard(env);
+    cleanups.push(dashboard.stop);
+    dashboards.push(dashboard);
+  }
+  // As the dashboard's own page asks (the cross-site guard); on loopback with no password, the owner.
+  const added = await fetch(`${dashboards[0].url}/api/channels`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: dashboards[0].url },
+    body: JSON.stringify({ name: 'Bench receiver', minSeverity: 'error', destination: { kind: 'webhook', url: receiver.url } }),
+  });
+  if (added.status !== 201) throw new Error(`adding the chat connection answered ${added.status}: ${await added.text()}`);
+  return dashboards;
+}
+
+async function post(dashboard, n) {
+  const { body, headers } = failedDeploy(n);
+  const response = await fetch(`${dashboard.url}/api/webhooks/deploy_host`, { method: 'POST', headers, body });
+  if (response.status !== 200) throw new Error(`the dashboard answered ${response.status} to a webhook: ${await response.text()}`);
+}
+
+/** Waits until `done()` or `deadline` (performance.now()); answers done(). */
+async function settled(done, deadline) {
+  while (!done() && performance.now() < deadline) await sleep(20);
+  return done();
+}
+
+/** Webhook -> receiver for `LATENCY_N` deploys from `first`, posted 200 ms apart, round-robin to `dashboards`. */
+async function latencies(dashboards, receiver, first) {
+  const took = [];
+  for (let i = 0; i < LATENCY_N; i++) {
+    const n = first + i;
+    const sent = performance.now();
+    await post(dashboards[i % dashboards.length], n);
+    const arrived = () => receiver.received.find((r) => r.title === titleOf(n));
+    if (!(await settled(() => arrived() !== undefined, sent + 30_000))) throw new Error(`${titleOf(n)} never reached the receiver`);
+    took.push(arrived().at - sent);
+    await sleep(200);
+  }
+  return took.sort((a, b) => a - b);
+}
+
+const line = (label, sorted) => `  ${label.padEnd(15)} p50 ${ms(quantile(sorted, 0.5))}, p95 ${ms(quantile(sorted, 0.95))}, max ${ms(sorted.at(-1))} (n=${sorted.length})`;
+
+/** Runs both parts; `pg` is an admin connection to `pgUrl`'s server. Throws when a message is lost or comes twice. */
+export async function runChat({ pg, pgUrl, cleanups }) {
+  const receiver = await startReceiver();
+  cleanups.push(receiver.close);
+  console.log(`chat: the outbox with one and two dashboard processes on Postgres (${LATENCY_N} webhooks a latency phase; ${ONCE_N} at once to a receiver answering in ${ms(SLOW_MS)})`);
+
+  const [alone] = await installation({ processes: 1, pg, pgUrl, receiver, cleanups });
+  const one = await latencies([alone], receiver, 1_000);
+  await alone.stop();
+  const pair = await installation({ processes: 2, pg, pgUrl, receiver, cleanups });
+  const two = await latencies(pair, receiver, 2_000);
+  const ratio = quantile(two, 0.95) / quantile(one, 0.95);
+  console.log('chat latency, webhook -> receiver (answering at once):');
+  console.log(line('one process', one));
+  console.log(line('two processes', two));
+  console.log(`ratio p95 two processes/one: ${ratio.toFixed(2)} (target <= 1.2: ${ratio <= 1.2 ? 'met' : 'NOT met'})`);
+
+  receiver.answerAfter(SLOW_MS);
+  const before = receiver.received.length;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: ONCE_N }, (_, i) => post(pair[i % 2], 3_000 + i)));
+  const titles = new Set(Array.from({ length: ONCE_N }, (_, i) => titleOf(3_000 + i)));
+  const got = () => receiver.received.slice(before).filter((r) => titles.has(r.title));
+  const allCame = () => new Set(got().map((r) => r.title)).size === ONCE_N;
+  // Two processes sending one at a time: half the messages each, SLOW_MS apiece, and a margin.
+  await settled(allCame, started + (ONCE_N * SLOW_MS) / 2 + 120_000);
+  const lastAt = performance.now();
+  await sleep(LATE_COPY_MS);
+  const counts = new Map();
+  for (const r of got()) counts.set(r.title, (counts.get(r.title) ?? 0) + 1);
+  const duplicates = [...counts].filter(([, count]) => count > 1);
+  const missing = [...titles].filter((title) => !counts.has(title));
+  const perMessage = got().length / ONCE_N;
+  console.log(
+    `chat exactly once, two processes, receiver answering in ${ms(SLOW_MS)}: ${ONCE_N} messages, ${got().length} requests received in ${Math.round((lastAt - started) / 1000)} s, ` +
+      `per message ${perMessage.toFixed(2)} (target 1.00); duplicates: ${duplicates.length === 0 ? 'none' : duplicates.map(([title, count]) => `${title} x${count}`).join(', ')}` +
+      `${missing.length > 0 ? `; missing: ${missing.length}` : ''}`,
+  );
+  assertFigures({ oneP95: quantile(one, 0.95), twoP95: quantile(two, 0.95), ratio, perMessage });
+  if (duplicates.length > 0 || missing.length > 0) throw new Error(`the chat outbox sent ${duplicates.length} message(s) twice and lost ${missing.length}`);
+}
