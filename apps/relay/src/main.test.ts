@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundleRelay } from '../build.mjs';
 import { freePort } from './store/redis-server.ts';
-import { ADMIN_SECRET, pollHeaders, POLL_SECRET } from './testing.ts';
+import { ADMIN_SECRET, pollHeaders, POLL_SECRET, until } from './testing.ts';
 
 /**
  * The relay process as it is deployed: src/main.ts bundled by the relay's own build into one file (in a scratch
@@ -42,10 +42,8 @@ describe('the relay process', () => {
     const exited = once(relay, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
     try {
       const base = `http://127.0.0.1:${port}`;
-      for (let i = 0; !output.includes('listening on'); i++) {
-        if (i > 300 || relay.exitCode !== null) throw new Error(`The relay did not start:\n${output}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await until(() => Promise.resolve(output), (said) => said.includes('listening on') || relay.exitCode !== null, 15_000, 'listening (the relay process)', 50);
+      if (!output.includes('listening on')) throw new Error(`The relay did not start:\n${output}`);
       const first = await fetch(`${base}/api/events`, { headers: pollHeaders() });
       expect(await first.json()).toEqual([]);
       const cursor = first.headers.get('x-relay-timestamp');

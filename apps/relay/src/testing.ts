@@ -142,3 +142,17 @@ export async function serveRelay(options: { store?: RelayStore; env?: Record<str
     },
   };
 }
+
+/**
+ * Reads until `done` holds, every `everyMs`, for at most `ms`; answers the last value read, or throws naming `what`
+ * (what is awaited, in words that follow "Still not") with that last value.
+ */
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000, what = 'the condition', everyMs = 100): Promise<T> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (performance.now() > deadline) throw new Error(`Still not ${what} after ${ms} ms; last read: ${String(JSON.stringify(value)).slice(0, 2_000)}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}

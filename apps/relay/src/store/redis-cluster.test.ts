@@ -7,7 +7,7 @@ import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bundleRelay } from '../../build.mjs';
 import { keysOf } from '../keys.ts';
-import { ADMIN_SECRET, GITHUB_SECRET, githubDelivery, POLL_SECRET, pollHeaders, relay } from '../testing.ts';
+import { ADMIN_SECRET, GITHUB_SECRET, githubDelivery, POLL_SECRET, pollHeaders, relay, until } from '../testing.ts';
 import { ask, redisCli, startRedisCluster, type RedisCluster } from './redis-cluster.ts';
 import { redisClusterStore, redisStore } from './redis.ts';
 import { freePort, hasRedisServer as redisServerInstalled, startRedis } from './redis-server.ts';
@@ -52,11 +52,8 @@ describe.skipIf(!hasRedisServer)('the managed relay on a Redis Cluster', () => {
   /** Waits until `app` holds a poll for each tenant (notices for its events key live), not a fixed time a loaded machine outruns. */
   async function pollsHeld(app: App, tenants: string[]): Promise<void> {
     const notices = storeOf.get(app)!.notices!;
-    const deadline = performance.now() + 20_000;
-    while (!tenants.every((id) => notices.watching(keysOf(id).events) === 1)) {
-      if (performance.now() > deadline) throw new Error(`the polls of ${tenants.join(', ')} were not held within 20 s`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    const watching = () => Promise.resolve(tenants.map((id) => notices.watching(keysOf(id).events)));
+    await until(watching, (counts) => counts.every((n) => n === 1), 20_000, `holding the polls of ${tenants.join(', ')}`, 10);
   }
 
   /** Creates tenants through the admin API, each with a GitHub signing secret; their poll secrets by id. */
@@ -124,11 +121,8 @@ describe.skipIf(!hasRedisServer)('the managed relay on a Redis Cluster', () => {
       /** Resolves once every tenant has had `more` webhooks accepted since the call (within 20 s). */
       async accepting(more: number) {
         const from = new Map([...accepted].map(([id, set]) => [id, set.size]));
-        const deadline = performance.now() + 20_000;
-        while (![...accepted].every(([id, set]) => set.size >= from.get(id)! + more)) {
-          if (performance.now() > deadline) throw new Error(`not every tenant had ${more} more webhooks accepted within 20 s`);
-          await new Promise((r) => setTimeout(r, 20));
-        }
+        const gained = () => Promise.resolve([...accepted].map(([id, set]) => set.size - from.get(id)!));
+        await until(gained, (counts) => counts.every((n) => n >= more), 20_000, `accepting ${more} more webhooks from every tenant`, 20);
       },
       async stop() {
         stopped = true;
@@ -282,10 +276,8 @@ describe.skipIf(!hasRedisServer)('the managed relay on a Redis Cluster', () => {
     main.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     main.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     cleanup.push(() => main.kill('SIGKILL'));
-    for (let i = 0; !output.includes('listening on'); i++) {
-      if (i > 300 || main.exitCode !== null) throw new Error(`The relay did not start:\n${output}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(() => Promise.resolve(output), (said) => said.includes('listening on') || main.exitCode !== null, 15_000, 'listening (the relay process)', 50);
+    if (!output.includes('listening on')) throw new Error(`The relay did not start:\n${output}`);
     expect(output).toContain(`listening on http://127.0.0.1:${port} (store: redis cluster)`);
     const delivery = githubDelivery({ number: 77 });
     const posted = await fetch(`http://127.0.0.1:${port}/api/webhooks/code_host`, { method: 'POST', body: delivery.body, headers: delivery.headers });
@@ -345,16 +337,16 @@ describe.skipIf(!hasRedisServer)('the managed relay on a Redis Cluster', () => {
     const posting = keepPosting(app, names);
     await new Promise((r) => setTimeout(r, 500));
     const promoted = await cluster.crash(victim);
-    // Until the client has found the new master as well.
-    const deadline = performance.now() + 20_000;
-    for (const id of onVictim) {
-      let status = 0;
-      while (status !== 200 && performance.now() < deadline) {
-        status = await post(app, id, githubDelivery({ secret: SIGNING, deliveryId: `probe-${id}-${performance.now()}`, number: 900_000 }));
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(status).toBe(200);
-    }
+    // Until the client has found the new master as well: a probe webhook accepted for each of its tenants, one after
+    // another, within 20 s in all.
+    const probed: Record<string, number> = {};
+    const probeNext = async () => {
+      const id = [...onVictim].find((v) => probed[v] !== 200)!;
+      probed[id] = await post(app, id, githubDelivery({ secret: SIGNING, deliveryId: `probe-${id}-${performance.now()}`, number: 900_000 }));
+      return probed;
+    };
+    await until(probeNext, (statuses) => [...onVictim].every((id) => statuses[id] === 200), 20_000, "accepting a probe webhook for every tenant of the killed master", 100);
+    for (const id of onVictim) expect(probed[id]).toBe(200);
     const { accepted, statuses } = await posting.stop();
     expect(await cluster.masterOf(slotOf(keysOf([...onVictim][0]!).events))).toBe(promoted);
 

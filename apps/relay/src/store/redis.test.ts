@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { githubDelivery, pollHeaders, relay } from '../testing.ts';
+import { githubDelivery, pollHeaders, relay, until } from '../testing.ts';
 import { startRedisCluster, type RedisCluster } from './redis-cluster.ts';
 import { redisClusterStore, redisStore } from './redis.ts';
 import { freePort, hasRedisServer as redisServerInstalled, startRedis } from './redis-server.ts';
@@ -110,11 +110,7 @@ for (const [name, start] of [
       expect([down.status, down.headers.get('retry-after')]).toEqual([503, '5']);
 
       await backend.up();
-      let status = 0;
-      for (let i = 0; i < 100 && status !== 200; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        status = (await send(3)).status;
-      }
+      const status = await until(async () => (await send(3)).status, (s) => s === 200, 10_000, 'accepting webhooks again', 100);
       expect(status).toBe(200);
     }, 60_000);
 
