@@ -66,6 +66,15 @@ async function dashboard(start: number, options: { dir?: string; credentialsKey?
   };
 }
 
+/** Two processes of one dashboard on one store, whose senders the test drains (neither wakes by itself), and a phone subscribed. */
+async function twoProcessesAndAPhone() {
+  const a = await dashboard(t0);
+  const b = await dashboard(t0, { dir: a.dir, credentialsKey: a.credentialsKey });
+  await Promise.all([a.ctx.notifications.pushes.stop(), b.ctx.notifications.pushes.stop()]);
+  await a.subscribe('Phone');
+  return [a, b] as const;
+}
+
 /** What each device received, decrypted: its payload parsed, with the headers the push service saw. */
 const received = () =>
   sandbox.pushes().map((push) => ({ subscriptionId: push.subscriptionId, payload: JSON.parse(push.payload) as Record<string, unknown>, ttl: push.ttl, urgency: push.urgency, topic: push.topic }));
@@ -360,11 +369,7 @@ describe('push notifications', () => {
   });
 
   it('pushes a recovery after its outage when the outage waits for a retry, even from another process (issue 48)', async () => {
-    const a = await dashboard(t0);
-    const b = await dashboard(t0, { dir: a.dir, credentialsKey: a.credentialsKey });
-    // The test drains, so that neither sender wakes by itself.
-    await Promise.all([a.ctx.notifications.pushes.stop(), b.ctx.notifications.pushes.stop()]);
-    await a.subscribe('Phone');
+    const [a, b] = await twoProcessesAndAPhone();
     await a.ingest(events.down('api', 'inc1', t0));
     // The hold ends and the push service answers the outage 429, Retry-After 120 (process a holds the endpoint back).
     sandbox.inject('push', { status: 429, headers: { 'retry-after': '120' }, times: 1 });
@@ -384,6 +389,27 @@ describe('push notifications', () => {
       await a.ctx.notifications.pushes.drain();
     }
     expect(received().map((push) => push.payload.kind)).toEqual(['alert', 'resolve']);
+  });
+
+  it('holds a push service that asked for a pause back in every process, not only the one it told (issue 48)', async () => {
+    const [a, b] = await twoProcessesAndAPhone();
+    // Two monitors down 10 s apart; process a is answered 429, Retry-After 120, for the first one's outage.
+    await a.ingest(events.down('api', 'inc-a', t0));
+    a.clock.advance(10_000);
+    await a.ingest(events.down('web', 'inc-b', t0 + 10_000));
+    sandbox.inject('push', { status: 429, headers: { 'retry-after': '120' }, times: 1 });
+    await a.at(t0 + 121_000);
+    // The second's hold ends 10 s later, and process b comes to it: it waits for the same push service's pause.
+    const later = t0 + 131_000;
+    for (const dash of [a, b]) dash.clock.advance(later - dash.clock.now());
+    await a.ctx.notifications.inbox.tick();
+    await b.ctx.notifications.pushes.drain();
+    expect(sandbox.pushes()).toEqual([]);
+    expect((await b.sends()).filter((send) => send.state === 'queued').map((send) => send.dueAt)).toEqual([t0 + 241_000, t0 + 241_000]);
+    // Once the pause is over, b sends both.
+    for (const dash of [a, b]) dash.clock.advance(t0 + 241_000 - dash.clock.now());
+    await b.ctx.notifications.pushes.drain();
+    expect(received().map((push) => push.payload.title)).toEqual(expect.arrayContaining(['Monitor down: api', 'Monitor down: web']));
   });
 
   it('sends each push once per device when two processes drain the same database', async () => {

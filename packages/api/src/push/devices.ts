@@ -1,4 +1,4 @@
-import { createECDH, randomUUID } from 'node:crypto';
+import { createECDH, createHash, randomUUID } from 'node:crypto';
 import type { PushDevice, PushPayload, PushSubscribe, PushTestResult } from '@dash/contracts';
 import { refusedBaseUrl, type Clock } from '@dash/connectors';
 import type { PushSubscriptionRow, Store } from '@dash/db';
@@ -83,9 +83,6 @@ export const TEST_PUSH: Omit<PushMessage, 'payload'> = { ttl: 120, urgency: 'hig
  * goes through the adapter; what the push service answers is written on the device (404/410 remove it).
  */
 export class PushDevices {
-  /** Per push service (origin): no push before this instant, as its last 429 or 5xx asked (Retry-After). */
-  private readonly waitUntil = new Map<string, number>();
-
   constructor(
     private readonly options: {
       store: Store;
@@ -176,7 +173,7 @@ export class PushDevices {
     if (row.removedAt !== null) {
       return { ...base, outcome: 'gone', status: null, retryAt: null, message: 'The push service said this subscription is gone: subscribe the device again' };
     }
-    const waiting = this.waitingFor(row.endpoint);
+    const waiting = await this.waitingFor(row.endpoint);
     if (waiting !== undefined) {
       return { ...base, outcome: 'retry', status: null, retryAt: iso(waiting), message: `${pushServiceOf(row.endpoint)} asked to wait until ${iso(waiting)}` };
     }
@@ -192,7 +189,7 @@ export class PushDevices {
         return { ...base, outcome: 'gone', status: outcome.status, retryAt: null, message: `${outcome.reason}: the device was removed` };
       case 'retry': {
         const retryAt = now + outcome.afterMs;
-        this.holdBack(row.endpoint, retryAt);
+        await this.holdBack(row.endpoint, retryAt);
         await store.push.failed(row.id, now, outcome.reason);
         return { ...base, outcome: 'retry', status: outcome.status, retryAt: iso(retryAt), message: outcome.reason };
       }
@@ -202,16 +199,19 @@ export class PushDevices {
     }
   }
 
-  /** Until when the push service of `endpoint` asked us to wait (its last 429 or 5xx), or undefined. */
-  waitingFor(endpoint: string): number | undefined {
-    const until = this.waitUntil.get(originOf(endpoint));
-    return until !== undefined && until > this.options.clock.now() ? until : undefined;
+  /**
+   * Until when the push service of `endpoint` asked us to wait (its last 429 or 5xx), or undefined. Kept in the store,
+   * per service (origin), so every process of the dashboard honours it, not only the one that was told.
+   */
+  async waitingFor(endpoint: string): Promise<number | undefined> {
+    const until = await this.options.store.meta.get(waitKey(endpoint));
+    return typeof until === 'number' && until > this.options.clock.now() ? until : undefined;
   }
 
-  /** No push to the push service of `endpoint` before `until` (its Retry-After). */
-  holdBack(endpoint: string, until: number): void {
-    const origin = originOf(endpoint);
-    this.waitUntil.set(origin, Math.max(until, this.waitUntil.get(origin) ?? 0));
+  /** No push to the push service of `endpoint` before `until` (its Retry-After), from any process. */
+  async holdBack(endpoint: string, until: number): Promise<void> {
+    const already = await this.waitingFor(endpoint);
+    if (already === undefined || until > already) await this.options.store.meta.put(waitKey(endpoint), until);
   }
 
   /** Encrypts and signs `message` for a device and hands it to its push service; answers what the service said. */
@@ -229,6 +229,12 @@ export class PushDevices {
     return adapter.send({ endpoint: row.endpoint, keys: deviceKeys }, message, { ...(await keys.get()), subject });
   }
 }
+
+/**
+ * The store's key for a push service's pause: one per service (a handful: FCM, Mozilla's, Apple's…), by a hash of its
+ * origin (an origin may be longer than a settings key can be).
+ */
+const waitKey = (endpoint: string) => `push.waitUntil.${createHash('sha256').update(originOf(endpoint)).digest('base64url').slice(0, 22)}`;
 
 function originOf(endpoint: string): string {
   try {

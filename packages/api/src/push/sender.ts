@@ -122,7 +122,7 @@ export class PushSender extends DrainLoop {
       await settle({ state: 'failed', status: send.status, error: `Not sent: it would arrive after its ${pushTtl(delivery.purpose) / 60} minutes${send.error ? ` (last try: ${send.error})` : ''}` });
       return;
     }
-    const waiting = devices.waitingFor(device.endpoint);
+    const waiting = await devices.waitingFor(device.endpoint);
     if (waiting !== undefined) {
       // The push service asked for a pause: this one waits for it without using up a try.
       await settle({ state: 'queued', attempts: send.attempts, dueAt: waiting, status: send.status, error: send.error });
@@ -159,7 +159,7 @@ export class PushSender extends DrainLoop {
           return;
         }
         const dueAt = now + Math.max(later, outcome.afterMs);
-        if (outcome.status === 429 || (outcome.status !== null && outcome.status >= 500)) devices.holdBack(device.endpoint, now + outcome.afterMs);
+        if (outcome.status === 429 || (outcome.status !== null && outcome.status >= 500)) await devices.holdBack(device.endpoint, now + outcome.afterMs);
         await settle({ state: 'queued', dueAt, status: outcome.status, error: outcome.reason });
         return;
       }
