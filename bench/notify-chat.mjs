@@ -8,8 +8,9 @@
 //   latency   a receiver that answers at once: webhook POST -> the receiver's request, p50/p95/max, with one process
 //             (the baseline, a fresh database) and then with two; printed with the ratio of the p95s (target <= 1.2).
 //   once      then, with the same two processes, a receiver that answers each request after --slow-ms (8,000): a
-//             claim of 20 outlives a 120 s lease unless each send is fenced. --chat-n (200) deploys posted as fast as taken;
-//             counted: requests received per message (target exactly 1.00), every duplicate named.
+//             claim of 20 outlives a 120 s lease unless each send is fenced. --chat-n (200) deploys posted as fast
+//             as taken (a 429 waited out); counted: requests received per message (target exactly 1.00), every
+//             duplicate named.
 // The databases are throwaway (dash_bench_chat_<random>), dropped after; the processes share a CREDENTIALS_KEY, as
 // processes of one installation do. Smoke: 3 webhooks a latency phase, 4 messages at 300 ms.
 import { createHmac, randomBytes } from 'node:crypto';
@@ -105,10 +106,16 @@ async function installation({ processes, pg, pgUrl, receiver, cleanups }) {
   return dashboards;
 }
 
+/** Posts deploy `n`; a 429 (the route takes 100 a minute per sender) is tried again after its Retry-After, as Vercel would. */
 async function post(dashboard, n) {
   const { body, headers } = failedDeploy(n);
-  const response = await fetch(`${dashboard.url}/api/webhooks/deploy_host`, { method: 'POST', headers, body });
-  if (response.status !== 200) throw new Error(`the dashboard answered ${response.status} to a webhook: ${await response.text()}`);
+  for (;;) {
+    const response = await fetch(`${dashboard.url}/api/webhooks/deploy_host`, { method: 'POST', headers, body });
+    if (response.status === 200) return;
+    if (response.status !== 429) throw new Error(`the dashboard answered ${response.status} to a webhook: ${await response.text()}`);
+    await response.body?.cancel();
+    await sleep(Number(response.headers.get('retry-after') ?? '1') * 1000 || 1000);
+  }
 }
 
 /** Waits until `done()` or `deadline` (performance.now()); answers done(). */
@@ -154,7 +161,8 @@ export async function runChat({ pg, pgUrl, cleanups }) {
   receiver.answerAfter(SLOW_MS);
   const before = receiver.received.length;
   const started = performance.now();
-  // As fast as the dashboards take them, eight at a time (a few hundred at once exhaust this process's sockets).
+  // As fast as the dashboards take them, eight at a time (a few hundred at once exhaust this process's sockets), each
+  // 429 waited out.
   let nextMessage = 0;
   const poster = async () => {
     for (let i = nextMessage++; i < ONCE_N; i = nextMessage++) await post(pair[i % 2], 3_000 + i);
