@@ -41,3 +41,6 @@ export const notConfigured = (integration: IntegrationName, message: string): { 
   integration,
   message,
 });
+
+/** Where a message about the inbox row `notificationId` leads: the bell's panel at that row; the dashboard's start for none. */
+export const threadPath = (notificationId: string | null): string => (notificationId === null ? '/' : `/?notification=${encodeURIComponent(notificationId)}`);

@@ -96,9 +96,6 @@ export type PushTestResult = z.infer<typeof pushTestResultSchema>;
 
 export const pushTestResultsSchema = z.object({ results: z.array(pushTestResultSchema) });
 
-/** Where a message about the inbox row `notificationId` leads: the bell's panel at that row; the dashboard's start for none. */
-export const threadPath = (notificationId: string | null): string => (notificationId === null ? '/' : `/?notification=${encodeURIComponent(notificationId)}`);
-
 /**
  * What a push carries to the service worker (encrypted end to end: the push service sees only its size). `kind`:
  * an interruption (`alert`), the recovery that replaces its outage (`resolve`), a digest, or a test. The worker

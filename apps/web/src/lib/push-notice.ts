@@ -1,10 +1,11 @@
 // What a Web Push shows and where a click on it goes: the service worker's decisions (src/service-worker/push.ts), kept
 // pure here so a unit test can hold them. The push carries the contract's PushPayload, or a PushPointer to fetch it by
 // when it was too large for the push service (packages/contracts/src/push.ts).
-import { pushPayloadSchema, pushPointerSchema, threadPath, type PushPayload, type PushPointer } from '@dash/contracts/push';
+import { threadPath } from '@dash/contracts/names';
+import { pushPayloadSchema, pushPointerSchema, type PushPayload, type PushPointer } from '@dash/contracts/push';
+import type { NoticeData } from './notice';
 
-/** Every notification the worker shows carries this icon: the app's own, as installed. */
-export const PUSH_ICON = '/icons/icon-192.png';
+export { noticeOf, PUSH_ICON, saysAlready, type NoticeData } from './notice';
 
 /** Where the worker asks for a message too large to push (the pointer's `fetch`); it answers a PushPayload, 404 when unknown. */
 export const pushMessagePath = (id: string) => `/api/push/messages/${encodeURIComponent(id)}`;
@@ -43,36 +44,6 @@ export function readPush(text: string | undefined): { payload: PushPayload } | {
 export function fetchedPush(json: unknown, pointer: PushPointer): PushPayload {
   const payload = pushPayloadSchema.safeParse(json);
   return payload.success ? payload.data : genericNotice(pointer.tag, pointer.url);
-}
-
-/** What a shown notification keeps for its click. */
-export interface NoticeData {
-  url: string;
-  notificationId: string | null;
-}
-
-/**
- * `showNotification`'s arguments for a message: a push's, or an interruption a hidden dashboard tab shows itself
- * (desktop-alerts.svelte.ts), with the same tag, icon and data, so the two are one notice on the device. (`renotify`
- * is Chromium's; it needs a tag, which a message always has.)
- */
-export function noticeOf(
-  payload: Pick<PushPayload, 'title' | 'body' | 'tag' | 'url' | 'notificationId' | 'renotify' | 'requireInteraction'>,
-): { title: string; options: NotificationOptions & { renotify: boolean } } {
-  const data: NoticeData = { url: payload.url, notificationId: payload.notificationId };
-  return {
-    title: payload.title,
-    options: { body: payload.body, tag: payload.tag, icon: PUSH_ICON, data, renotify: payload.renotify, requireInteraction: payload.requireInteraction },
-  };
-}
-
-/**
- * Whether a notice now showing with the message's tag says this message already (the same title and body): the push of
- * an interruption and a hidden dashboard tab's own notice of it are one notice on the device, whichever comes first. A
- * new word on the thread (its recovery, "still down") differs, and replaces it.
- */
-export function saysAlready(showing: readonly { title: string; body: string }[], title: string, body: string | undefined): boolean {
-  return showing.some((notice) => notice.title === title && notice.body === (body ?? ''));
 }
 
 /**

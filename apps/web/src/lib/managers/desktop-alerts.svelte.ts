@@ -1,7 +1,6 @@
-import { httpUrl } from '@dash/contracts/names';
-import { threadPath } from '@dash/contracts/push';
+import { httpUrl, threadPath } from '@dash/contracts/names';
 import type { Interruption } from '@dash/contracts';
-import { noticeOf, saysAlready } from '$lib/push-notice';
+import { noticeOf, saysAlready } from '$lib/notice';
 
 /**
  * Interruptions from the live stream, shown where the user will see them, once. "In view" is
@@ -37,7 +36,7 @@ import { noticeOf, saysAlready } from '$lib/push-notice';
  * One notice per device, with Web Push too: a desktop notification goes through the service worker's registration,
  * as a push does, with the push's tag; so a push of the same interruption (the worker stays silent only while a tab
  * is in view) replaces it rather than adding a second, and whichever comes second, finding the same words showing,
- * shows nothing (push-notice.ts `saysAlready`).
+ * shows nothing (notice.ts `saysAlready`).
  */
 
 /** The permission, or why there is none to ask for. */
