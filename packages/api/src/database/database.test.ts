@@ -15,10 +15,12 @@ import { createTestApi, restClient } from '../testing.ts';
 type Api = Awaited<ReturnType<typeof createTestApi>>;
 const apis: Api[] = [];
 const cleanups: (() => Promise<void>)[] = [];
+// A scratch Postgres or MariaDB database is dropped here, and DROP DATABASE waits for a checkpoint: on a machine busy
+// with the whole suite (every file creating and dropping databases), one has taken over 10 s, vitest's default.
 afterEach(async () => {
   for (const api of apis.splice(0)) await api.dispose();
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+}, 60_000);
 
 async function dashboard(options: Parameters<typeof createTestApi>[0] = {}) {
   const api = await createTestApi({ scheduler: false, ...options });
