@@ -155,8 +155,12 @@ describe('Settings → Database once a password is set', () => {
     const tab = await context.newPage();
     await tab.goto(`${target.url}/login?next=/settings/database`);
     await tab.getByLabel('Password').fill(PASSWORD);
+    // Signed in, the page is hydrated once the bell opens its live stream: a file chosen before then lands on the
+    // server's HTML, with no handler yet, and nothing happens (gotoHydrated's sign).
+    const hydrated = tab.waitForResponse((response) => response.url().includes('notifications.stream'));
     await tab.getByRole('button', { name: /sign in/i }).click();
     await tab.waitForURL(`${target.url}/settings/database`);
+    await hydrated;
     const page = section(tab);
 
     await page.getByLabel('Choose an export to import').setInputFiles(join(dir, 'export.json'));
