@@ -78,11 +78,10 @@ async function post(base: string, delivery = githubDelivery(), path = '/api/webh
  */
 const WOKEN_WITHIN_MS = 2_500;
 
-/** How long this file's waits (until()) last, unless one says otherwise, and how often they look. */
-const WAIT_MS = 2_000;
-const EVERY_MS = 5;
+/** until() as this file waits: `what` within `ms` (2 s unless it says otherwise), looking every 5 ms. */
+const soon = <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, ms = 2_000) => until(read, done, ms, what, 5);
 
-/** How many polls `store` holds, of `key` or of every key: a read for until(). */
+/** How many polls `store` holds, of `key` or of every key: a read for soon(). */
 const watchingOf = (store: RelayStore, key?: string) => () => Promise.resolve(store.notices!.watching(key));
 
 const subscribers = async (channel = CHANNEL) => Number((await admin.pubSubNumSub(channel))[channel] ?? 0);
@@ -111,7 +110,7 @@ for (const { name, open, available } of stores) {
       // Warms the webhook path (the first request of a file is slow to compile) without storing anything.
       expect(await post(base, githubDelivery({ secret: 'wrong' }))).toBe(401);
       const held = get(`${base}/api/events?wait=5`);
-      await until(watchingOf(store, EVENTS), (n) => n === 1, WAIT_MS, 'holding the poll', EVERY_MS);
+      await soon(watchingOf(store, EVENTS), (n) => n === 1, 'holding the poll');
 
       const sent = performance.now();
       expect(await post(base, githubDelivery({ number: 7 }))).toBe(200);
@@ -192,10 +191,10 @@ for (const { name, open, available } of stores) {
       const since = Date.now() + 3_600_000;
       const started = performance.now();
       const held = get(`${base}/api/events?since=${since}&wait=2`);
-      await until(watchingOf(store, EVENTS), (n) => n === 1, WAIT_MS, 'holding the poll', EVERY_MS);
+      await soon(watchingOf(store, EVENTS), (n) => n === 1, 'holding the poll');
       for (let i = 0; i < 3; i++) {
         expect(await post(base, githubDelivery({ number: i }))).toBe(200);
-        await until(() => Promise.resolve(reads), (n) => n >= 3 + i, WAIT_MS, `woken to read again by webhook ${i + 1}`, EVERY_MS);
+        await soon(() => Promise.resolve(reads), (n) => n >= 3 + i, `woken to read again by webhook ${i + 1}`);
       }
       const answer = await held;
       expect([answer.status, answer.body, answer.cursor]).toEqual([200, [], String(since)]);
@@ -222,7 +221,7 @@ for (const { name, open, available } of stores) {
 
       // The 20th: held, then woken by a webhook, and given back.
       const held = get(`${base}/api/events?since=${cursor}&wait=5`);
-      await until(watchingOf(store, EVENTS), (n) => n === 1, WAIT_MS, 'holding the poll', EVERY_MS);
+      await soon(watchingOf(store, EVENTS), (n) => n === 1, 'holding the poll');
       expect(await post(base, githubDelivery({ number: 20 }))).toBe(200);
       const woken = await held;
       expect([woken.status, woken.headers.get('x-relay-poll-counted')]).toEqual([200, '0']);
@@ -241,24 +240,24 @@ for (const { name, open, available } of stores) {
       const hold = (i: number) => get(`${base}/api/events?wait=20`, { headers: pollHeaders(`198.51.100.${10 + i}`), signal: hangUps[i]!.signal }).catch((e: Error) => e.name);
       // The second joins the first's subscription once it is live.
       const held = [hold(0)];
-      await until(watchingOf(store, EVENTS), (n) => n === 1, WAIT_MS, 'holding the first poll', EVERY_MS);
-      if (name === 'redis') await until(subscribers, (n) => n === 1, WAIT_MS, 'subscribed to the events channel', EVERY_MS);
+      await soon(watchingOf(store, EVENTS), (n) => n === 1, 'holding the first poll');
+      if (name === 'redis') await soon(subscribers, (n) => n === 1, 'subscribed to the events channel');
       held.push(hold(1));
-      await until(watchingOf(store, EVENTS), (n) => n === 2, WAIT_MS, 'holding both polls', EVERY_MS);
+      await soon(watchingOf(store, EVENTS), (n) => n === 2, 'holding both polls');
       if (name === 'redis') expect(await subscribers()).toBe(1);
 
       hangUps[0]!.abort();
-      await until(watchingOf(store, EVENTS), (n) => n === 1, WAIT_MS, 'down to one poll after the first client hung up', EVERY_MS);
+      await soon(watchingOf(store, EVENTS), (n) => n === 1, 'down to one poll after the first client hung up');
       if (name === 'redis') expect(await subscribers()).toBe(1);
 
       hangUps[1]!.abort();
-      await until(watchingOf(store), (n) => n === 0, 1_000, 'rid of every poll after both clients hung up', EVERY_MS);
-      if (name === 'redis') await until(subscribers, (n) => n === 0, 1_000, 'unsubscribed from the events channel', EVERY_MS);
+      await soon(watchingOf(store), (n) => n === 0, 'rid of every poll after both clients hung up', 1_000);
+      if (name === 'redis') await soon(subscribers, (n) => n === 0, 'unsubscribed from the events channel', 1_000);
       expect(await Promise.all(held)).toEqual(['AbortError', 'AbortError']);
 
       // And a later poll subscribes afresh and is woken.
       const again = get(`${base}/api/events?wait=5`, { headers: pollHeaders('198.51.100.12') });
-      await until(watchingOf(store, EVENTS), (n) => n === 1, WAIT_MS, 'holding the later poll', EVERY_MS);
+      await soon(watchingOf(store, EVENTS), (n) => n === 1, 'holding the later poll');
       await post(base);
       expect(((await again).body as unknown[]).length).toBe(1);
     });
@@ -269,7 +268,7 @@ for (const { name, open, available } of stores) {
       await post(base);
       const { cursor } = await get(`${base}/api/events`);
       const held = get(`${base}/api/events?since=${cursor}&wait=20`, { headers: pollHeaders('198.51.100.20') });
-      await until(watchingOf(store, EVENTS), (n) => n === 1, WAIT_MS, 'holding the poll', EVERY_MS);
+      await soon(watchingOf(store, EVENTS), (n) => n === 1, 'holding the poll');
       if (name === 'redis') expect(await subscribers()).toBe(1);
 
       const closing = performance.now();
@@ -280,9 +279,9 @@ for (const { name, open, available } of stores) {
       expect(store.notices!.watching()).toBe(0);
       if (name === 'redis') {
         // The subscriber connection is gone, and its subscription with it.
-        await until(subscribers, (n) => n === 0, 1_000, 'unsubscribed from the events channel', EVERY_MS);
+        await soon(subscribers, (n) => n === 0, 'unsubscribed from the events channel', 1_000);
         const pubsubClients = async () => (await admin.sendCommand<string>(['CLIENT', 'LIST', 'TYPE', 'pubsub'])).trim();
-        await until(pubsubClients, (list) => list === '', 1_000, 'rid of the subscriber connection', EVERY_MS);
+        await soon(pubsubClients, (list) => list === '', 'rid of the subscriber connection', 1_000);
       }
     });
 
@@ -293,13 +292,13 @@ for (const { name, open, available } of stores) {
       await post(base);
       const { cursor } = await get(`${base}/api/events`);
       const held = get(`${base}/api/events?since=${cursor}&wait=20`, { headers: pollHeaders('198.51.100.21') });
-      await until(subscribers, (n) => n === 1, WAIT_MS, 'subscribed to the events channel', EVERY_MS);
+      await soon(subscribers, (n) => n === 1, 'subscribed to the events channel');
 
       // A notice without a new event wakes the poll to read again; Redis holds that read back (a paused
       // server holds every script) until the store has closed under it, as a shutdown can.
       await admin.multi().publish(CHANNEL, 'no event').addCommand(['CLIENT', 'PAUSE', '10000', 'WRITE']).exec();
       try {
-        await until(() => admin.info('clients'), (info) => /^blocked_clients:1\r?$/m.test(info), WAIT_MS, "holding back the woken poll's read (blocked_clients:1)", EVERY_MS);
+        await soon(() => admin.info('clients'), (info) => /^blocked_clients:1\r?$/m.test(info), "holding back the woken poll's read (blocked_clients:1)");
         await store.close();
         const answer = await held;
         expect([answer.status, answer.body, answer.cursor]).toEqual([200, [], cursor]);
@@ -318,7 +317,7 @@ for (const { name, open, available } of stores) {
       await fetch(`${base}/api/tenants/acme/secrets`, { method: 'PUT', headers: adminHeaders, body: JSON.stringify({ webhookSecrets: { github: 'acme-secret' } }) });
 
       const held = get(`${base}/api/t/acme/events?wait=5`, { headers: pollHeaders('198.51.100.30', pollSecret) });
-      await until(watchingOf(store, keysOf('acme').events), (n) => n === 1, WAIT_MS, "holding acme's poll", EVERY_MS);
+      await soon(watchingOf(store, keysOf('acme').events), (n) => n === 1, "holding acme's poll");
       // Another scope's event leaves it waiting.
       expect(await post(base, githubDelivery({ number: 1 }))).toBe(200);
       await new Promise((r) => setTimeout(r, 100));
@@ -340,7 +339,7 @@ describe.skipIf(!withRedis)('long poll across relay processes on one Redis', () 
     const [baseA, baseB] = [await listen(a), await listen(b)];
 
     const held = get(`${baseB}/api/events?wait=5`);
-    await until(watchingOf(b, EVENTS), (n) => n === 1, WAIT_MS, 'holding the poll on relay process B', EVERY_MS);
+    await soon(watchingOf(b, EVENTS), (n) => n === 1, 'holding the poll on relay process B');
     expect(a.notices!.watching()).toBe(0);
 
     const sent = performance.now();
@@ -368,7 +367,7 @@ describe.skipIf(!withRedis)('long poll across relay processes on one Redis', () 
     const page = await store.poll({ eventsKey: EVENTS, since: 0, limit: 100, retentionMs: LIMITS.retentionMs });
     expect(page.events).toHaveLength(8);
     // One script call for the eight, one notice carrying the last position; none for the forgery.
-    await until(() => Promise.resolve(messages), (heard) => heard.length > 0, WAIT_MS, 'hearing a notice of the stored events', EVERY_MS);
+    await soon(() => Promise.resolve(messages), (heard) => heard.length > 0, 'hearing a notice of the stored events');
     await new Promise((r) => setTimeout(r, 50));
     expect(messages).toEqual([String(page.cursor)]);
   });
@@ -378,7 +377,7 @@ describe.skipIf(!withRedis)('long poll across relay processes on one Redis', () 
     cleanup.push(() => store.close());
     const base = await listen(store);
     const held = get(`${base}/api/events?wait=10`);
-    await until(watchingOf(store, EVENTS), (n) => n === 1, WAIT_MS, 'holding the poll', EVERY_MS);
+    await soon(watchingOf(store, EVENTS), (n) => n === 1, 'holding the poll');
 
     // Keep the subscriber out once it is cut off: no new connection is let in until maxclients is restored.
     const info = await admin.sendCommand<string>(['INFO', 'clients']);
