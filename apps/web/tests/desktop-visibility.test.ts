@@ -474,7 +474,7 @@ describe('each interruption shown once, by some tab, whatever the timing', () =>
     expect(await shownIn(page)).toEqual([{ title: FAILED, tag: SUBJECT }]);
 
     // The server's own time again: a replay of moments ago is shown (once the user has closed the first notice, which
-    // says the same words: a notice showing them already is not shown twice, push-notice.ts `saysAlready`).
+    // says the same words: a notice showing them already is not shown twice, notice.ts `saysAlready`).
     await page.evaluate(async () => {
       for (const notice of (await (await navigator.serviceWorker.getRegistration())?.getNotifications()) ?? []) notice.close();
     });

@@ -1,7 +1,7 @@
-// The notice the system shows for a message, a push's or one a hidden dashboard tab shows itself, and whether one
-// showing says it already: kept free of zod (a type-only import of the contract) so that the page's first script,
-// which shows a tab's desktop notices (desktop-alerts.svelte.ts), does not carry the schemas. push-notice.ts, the
-// service worker's decisions, re-exports them.
+// The notice the system shows for a message, a push's (src/service-worker/push.ts) or one a hidden dashboard tab shows
+// itself (desktop-alerts.svelte.ts), and whether one showing says it already. Kept free of zod (a type-only import of
+// the contract), unlike push-notice.ts, so that the page's first script, which shows a tab's notices, does not carry
+// the schemas.
 import type { PushPayload } from '@dash/contracts/push';
 
 /** Every notification the worker shows carries this icon: the app's own, as installed. */

@@ -1,6 +1,7 @@
 import type { PushPayload } from '@dash/contracts';
 import { describe, expect, it } from 'vitest';
-import { clickTarget, fetchedPush, noticeOf, readPush, saysAlready, shownByWindow } from './push-notice';
+import { noticeOf, saysAlready } from './notice';
+import { clickTarget, fetchedPush, readPush, shownByWindow } from './push-notice';
 
 const origin = 'https://dash.example.com';
 const outage: PushPayload = {

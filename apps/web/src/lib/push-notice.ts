@@ -5,8 +5,6 @@ import { threadPath } from '@dash/contracts/names';
 import { pushPayloadSchema, pushPointerSchema, type PushPayload, type PushPointer } from '@dash/contracts/push';
 import type { NoticeData } from './notice';
 
-export { noticeOf, PUSH_ICON, saysAlready, type NoticeData } from './notice';
-
 /** Where the worker asks for a message too large to push (the pointer's `fetch`); it answers a PushPayload, 404 when unknown. */
 export const pushMessagePath = (id: string) => `/api/push/messages/${encodeURIComponent(id)}`;
 

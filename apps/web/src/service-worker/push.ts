@@ -1,8 +1,9 @@
 // Web Push (issue 38): a push becomes one notification on this device, unless a dashboard window in view shows it as a
 // toast, or a hidden dashboard tab showed the same message already (through this worker's registration, with the same
 // tag); a click on one brings the dashboard to the thread. What is shown and where a click goes are decided in
-// $lib/push-notice.ts; this file does the worker's part of each.
-import { clickTarget, fetchedPush, noticeOf, pushMessagePath, readPush, saysAlready, shownByWindow } from '$lib/push-notice';
+// $lib/notice.ts and $lib/push-notice.ts; this file does the worker's part of each.
+import { noticeOf, saysAlready } from '$lib/notice';
+import { clickTarget, fetchedPush, pushMessagePath, readPush, shownByWindow } from '$lib/push-notice';
 import type { PushPayload } from '@dash/contracts/push';
 
 /** The `push` event: shows the message, or nothing when a window in view has it. */

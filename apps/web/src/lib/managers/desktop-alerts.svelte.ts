@@ -404,6 +404,7 @@ class DesktopAlerts {
       this.toasted.set(interrupt.id, Date.now());
       this.toast(interrupt);
       this.closeOutdated(interrupt.tag);
+      this.closeOutdatedOnDevice(interrupt.tag);
     }
     this.shownBySome(interrupt.id);
     this.post({ type: 'handled', id: interrupt.id, tag: interrupt.tag, toast: true });
@@ -422,10 +423,17 @@ class DesktopAlerts {
     return this.othersInView.size > 0;
   }
 
-  /** A thread toasted in a tab in view: its desktop notice (this tab's, or a push's) says something no longer true. */
+  /** A thread toasted in a tab in view: its desktop notification from this tab says something no longer true. */
   private closeOutdated(tag: string) {
     this.shown.get(tag)?.close();
     this.shown.delete(tag);
+  }
+
+  /**
+   * The same for the device's notices of the thread (the service worker's registration lists a push's and every tab's):
+   * closed once, by the tab that toasts it, not by every tab that hears so.
+   */
+  private closeOutdatedOnDevice(tag: string) {
     void workerRegistration()
       .then(async (registration) => {
         for (const notice of (await registration?.getNotifications({ tag })) ?? []) notice.close();
