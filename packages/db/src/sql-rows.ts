@@ -82,8 +82,8 @@ function behindItsOutage(table: SendTable): string {
 /**
  * Leases up to `limit` queued rows of a send table (`email_sends`, `push_sends`, `channel_sends`) due by `now` to `holder` until
  * `now + leaseMs`, soonest due first (passing by a recovery behind its outage: `behindItsOutage`), each row by one
- * statement that takes it only where no live lease is, so two processes never both win one. Answers the lease's end (the caller reads back what `holder` won with it), or
- * undefined when nothing was due.
+ * statement that takes it only where no live lease is, so two processes never both win one. Answers the lease's end
+ * (the caller reads back what `holder` won with it), or undefined when nothing was due.
  */
 export async function leaseDue(
   exec: (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>,
@@ -93,14 +93,11 @@ export async function leaseDue(
   leaseMs: number,
   limit: number,
 ): Promise<number | undefined> {
-  const free = '(lease_until is null or lease_until <= ?)';
-  const due = await exec(
-    `select s.id from ${table} s where s.state = 'queued' and s.due_at <= ? and (s.lease_until is null or s.lease_until <= ?) and not ${behindItsOutage(table)} order by s.due_at, s.id limit ?`,
-    [now, now, limit],
-  );
+  const free = (row = '') => `(${row}lease_until is null or ${row}lease_until <= ?)`;
+  const due = await exec(`select s.id from ${table} s where s.state = 'queued' and s.due_at <= ? and ${free('s.')} and not ${behindItsOutage(table)} order by s.due_at, s.id limit ?`, [now, now, limit]);
   if (due.length === 0) return undefined;
   const until = now + leaseMs;
-  for (const { id } of due) await exec(`update ${table} set lease_until = ?, lease_holder = ? where id = ? and state = 'queued' and ${free}`, [until, holder, id, now]);
+  for (const { id } of due) await exec(`update ${table} set lease_until = ?, lease_holder = ? where id = ? and state = 'queued' and ${free()}`, [until, holder, id, now]);
   return until;
 }
 

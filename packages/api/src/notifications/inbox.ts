@@ -4,7 +4,7 @@ import type { RelayEvent } from '@dash/webhooks';
 import type { Logger } from '../logger.ts';
 import type { DataCache } from '../data/cache.ts';
 import { NotificationHub } from './hub.ts';
-import { defaultFlapSettings, deliverableChannels, Planner, type FlapSettings, type PlannedEvent, type Recipients } from './policy/planner.ts';
+import { defaultFlapSettings, deliverableChannels, Planner, type FlapSettings, type PlannedEvent, type TickSetting } from './policy/planner.ts';
 import { evaluate } from './policy/rules.ts';
 import { PolicySettings, type PolicyParts } from './policy/settings.ts';
 import { projectOf, projectRefs, staleRoutes, toIncoming } from './resolve.ts';
@@ -291,7 +291,7 @@ export class Inbox {
       const now = this.now();
       const [{ policy, pausedSince }, { available, devices, connections }] = await Promise.all([this.policy.state(), this.targets()]);
       const recipients = { devices: devices.map((device) => device.name), connections };
-      const result = await this.store.notifications.outbox((ops) => this.planner.tick(ops, now, policy, available, recipients, pausedSince));
+      const result = await this.store.notifications.outbox((ops) => this.planner.tick(ops, now, { policy, available, recipients, pausedSince }));
       this.publish(result.rows, result.sent);
       this.wakeBy(result.next ?? Infinity);
       return { sent: result.sent, rows: result.rows };
@@ -410,7 +410,7 @@ export class Inbox {
       // at each moment it would (a digest sent when a pause ends at 21:00 is not held back by quiet hours from 22:00).
       const recipients = { devices: devices.map((device) => device.name), connections };
       if (arrivesAt > this.now()) {
-        await this.ticksUntil(preview.ops, arrivesAt, policy, available, recipients, pausedSince);
+        await this.ticksUntil(preview.ops, arrivesAt, { policy, available, recipients, pausedSince });
         preview.written.length = 0;
       }
       const outcome = await this.planner.plan(folded ? [planned(folded, decision)] : [], preview.ops, arrivesAt, policy, recipients);
@@ -425,13 +425,13 @@ export class Inbox {
    * the last one said it has something to do, then at `until`. (At most MAX_PREVIEW_TICKS: each moment is later than
    * the one before, so the walk ends; the cap only keeps a preview bounded.)
    */
-  private async ticksUntil(ops: OutboxOps, until: number, policy: NotificationPolicy, available: readonly InterruptChannel[], recipients: Recipients, pausedSince: number | null): Promise<void> {
+  private async ticksUntil(ops: OutboxOps, until: number, setting: TickSetting): Promise<void> {
     let at = this.now();
     for (let step = 0; step < MAX_PREVIEW_TICKS && at < until; step++) {
-      const { next } = await this.planner.tick(ops, at, policy, available, recipients, pausedSince);
+      const { next } = await this.planner.tick(ops, at, setting);
       at = next === null || next <= at ? until : Math.min(next, until);
     }
-    await this.planner.tick(ops, until, policy, available, recipients, pausedSince);
+    await this.planner.tick(ops, until, setting);
   }
 
   /** Snoozes rows until `until` (ms UTC), or wakes them now (null); live streams hear of it. */

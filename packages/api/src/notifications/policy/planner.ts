@@ -349,15 +349,20 @@ class BatchPlan {
 }
 
 /** A tick's work so far: what it sent, and the lines it adds to the traces of the events whose interruptions it moved. */
-interface TickRun {
+/** What a tick works under: the policy, the channels that can deliver and whom they reach, when the pause began. */
+export interface TickSetting {
+  policy: NotificationPolicy;
+  available?: readonly InterruptChannel[];
+  /** The devices and connections a release now reaches, for its "Why?" line. */
+  recipients?: Recipients;
+  /** When the pause set now began (ms UTC), if known: its digest names it from then. */
+  pausedSince?: number | null;
+}
+
+/** One tick's work: its setting, with the defaults filled in, and what it reads, writes and notes. */
+interface TickRun extends Required<TickSetting> {
   ops: OutboxOps;
   moment: Moment;
-  policy: NotificationPolicy;
-  available: readonly InterruptChannel[];
-  /** The devices and connections a release now reaches, for its "Why?" line. */
-  recipients: Recipients;
-  /** When the pause set now began (ms UTC), if known: its digest names it from then. */
-  pausedSince: number | null;
   sent: DeliveryRow[];
   trace: TraceBook;
 }
@@ -553,14 +558,8 @@ export class Planner {
    * interruptions as one digest per channel. Each event whose held interruption it moves gains a trace line. Answers
    * what it sent, the rows it changed, and when something is next due.
    */
-  async tick(
-    ops: OutboxOps,
-    now: number,
-    policy: NotificationPolicy,
-    available: readonly InterruptChannel[] = ['browser'],
-    recipients: Recipients = noRecipients,
-    pausedSince: number | null = null,
-  ): Promise<{ sent: DeliveryRow[]; rows: NotificationRow[]; next: number | null }> {
+  async tick(ops: OutboxOps, now: number, setting: TickSetting): Promise<{ sent: DeliveryRow[]; rows: NotificationRow[]; next: number | null }> {
+    const { policy, available = ['browser'], recipients = noRecipients, pausedSince = null } = setting;
     const run: TickRun = { ops, moment: momentOf(now, policy), policy, available, recipients, pausedSince, sent: [], trace: new TraceBook() };
     await this.releaseHolds(run);
     const flapsEnded = await this.endFlaps(run);
