@@ -5,8 +5,8 @@
 // own, titled "Deploy failed: bench-<n> (production)"), posted signed as Vercel signs to the dashboards' own webhook
 // route, alternately to each process when there are two. Both processes claim chat sends from the one database; each
 // send is made only while its claim holds.
-//   latency   a receiver that answers at once: webhook POST -> the receiver's request, p50/p95/max (after one
-//             uncounted webhook through each process), with one process (the baseline, on a fresh database) and
+//   latency   a receiver that answers at once: webhook POST -> the receiver's request, p50/p95/max (after ten
+//             uncounted webhooks through each process), with one process (the baseline, on a fresh database) and
 //             then with a second process joining it; printed with the ratio of the p95s (target <= 1.2).
 //   once      then, with the same two processes, a receiver that answers each request after --slow-ms (8,000): a
 //             claim of 20 outlives a 120 s lease unless each send is fenced. --chat-n (200) deploys posted as fast
@@ -25,6 +25,9 @@ const ONCE_N = smoke ? 4 : Number(args['chat-n'] ?? 200);
 const SLOW_MS = smoke ? 300 : Number(args['slow-ms'] ?? 8_000);
 /** After the last message came, how long more a duplicate would have to come (a lost claim's retry comes after its lease). */
 const LATE_COPY_MS = smoke ? 1_000 : 150_000;
+/** Uncounted webhooks through each process before its latencies count. */
+const WARM_UP = smoke ? 1 : 10;
+const warmed = new WeakSet();
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
@@ -135,11 +138,16 @@ async function latencyOf(dashboard, receiver, n) {
 }
 
 /**
- * Webhook -> receiver for `LATENCY_N` deploys from `first`, posted 200 ms apart, round-robin to `dashboards`, after one
- * uncounted through each (a new process's first request runs its code cold).
+ * Webhook -> receiver for `LATENCY_N` deploys from `first`, posted 200 ms apart, round-robin to `dashboards`, after
+ * WARM_UP uncounted through each that has not had them yet (a new process runs its code cold for its first requests;
+ * the second process joins warm ones, so each is warmed the same).
  */
 async function latencies(dashboards, receiver, first) {
-  for (const [i, dashboard] of dashboards.entries()) await latencyOf(dashboard, receiver, first + LATENCY_N + i);
+  let n = first + LATENCY_N;
+  for (const dashboard of dashboards.filter((d) => !warmed.has(d))) {
+    for (let i = 0; i < WARM_UP; i++) await latencyOf(dashboard, receiver, n++);
+    warmed.add(dashboard);
+  }
   const took = [];
   for (let i = 0; i < LATENCY_N; i++) {
     took.push(await latencyOf(dashboards[i % dashboards.length], receiver, first + i));
