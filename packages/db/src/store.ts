@@ -674,6 +674,8 @@ export interface Store {
     update(row: Pick<ChannelConnectionRow, 'id' | 'name' | 'minSeverity' | 'settings' | 'sealedSecret'>): Promise<void>;
     /** False when there was none; what still waited for it never goes. */
     remove(id: string): Promise<boolean>;
+    /** Its secret sealed again (`to`) for what it was sealed for under another name, only while it is still `from`; nothing else changes. */
+    rebind(id: string, from: string, to: string): Promise<void>;
     /** A message the service accepted: clears "needs attention". */
     succeeded(id: string, at: number): Promise<void>;
     /** A message the service refused or could not take; `reason` is its words. */

@@ -1,4 +1,4 @@
-import type { NotificationSeverity, StoredDecision } from '@dash/contracts';
+import { isLoopbackHost, type NotificationSeverity, type StoredDecision } from '@dash/contracts';
 import { parseRetryAfter, refusedAddressIn, refusedBaseUrl, type Clock } from '@dash/connectors';
 import { formatDuration } from '../notifications/policy/digest.ts';
 
@@ -99,9 +99,11 @@ export async function sendRequest(
 /**
  * A destination URL a user gave (`what` names it in a refusal: "The webhook URL"), or why it cannot be used: http(s)
  * only, no login in it (fetch refuses one, which would read as unreachable and be retried for ever; a login belongs in
- * a header), and an address the upstream guard allows. A refusal never echoes the URL: its path may be a secret.
+ * a header), and an address the upstream guard allows. With `plainHttp: 'loopback'` (a destination that is sent a
+ * secret or a signed body: ntfy, the signed webhook) plain http goes only to this machine (`isLoopbackHost`:
+ * localhost, 127.0.0.0/8, ::1), never across a network. A refusal never echoes the URL: its path may be a secret.
  */
-export function destinationUrl(address: string, what: string): { url: URL; host: string } | { refused: string } {
+export function destinationUrl(address: string, what: string, plainHttp: 'anywhere' | 'loopback' = 'anywhere'): { url: URL; host: string } | { refused: string } {
   let url: URL;
   try {
     url = new URL(address.trim());
@@ -112,6 +114,7 @@ export function destinationUrl(address: string, what: string): { url: URL; host:
   if (url.username !== '' || url.password !== '') return { refused: `${what} must not hold a user or password` };
   const guard = refusedBaseUrl(url.href);
   if (guard) return { refused: guard };
+  if (plainHttp === 'loopback' && url.protocol === 'http:' && !isLoopbackHost(url.hostname)) return { refused: `${what} must use https (plain http only to this machine: localhost, 127.0.0.1 or [::1])` };
   return { url, host: url.host };
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isLoopbackHost, type ChannelAdd, type ChannelConnection, type ChannelDestination, type ChannelKind, type ChannelTestResult, type ChannelUpdate } from '@dash/contracts';
+import { type ChannelAdd, type ChannelConnection, type ChannelDestination, type ChannelKind, type ChannelTestResult, type ChannelUpdate } from '@dash/contracts';
 import type { Clock } from '@dash/connectors';
 import type { ChannelConnectionRow, Store } from '@dash/db';
 import { z } from 'zod';
@@ -48,8 +48,12 @@ const settingsSchema = z.object({
 });
 type Settings = z.infer<typeof settingsSchema>;
 
-/** The host a connection's secret is sealed for: the service's own, or the one of the URL saved with it. */
-function sealHost(kind: ChannelKind, settings: Settings): string {
+/**
+ * Where a connection's secret may go, and so what it is sealed for: the service's own host (Slack, Discord, Telegram,
+ * always over https), or the origin (scheme, host and port) of the server or URL saved with it (ntfy, the signed
+ * webhook). `https://host` and `http://host`, or another port, are other destinations.
+ */
+function boundTo(kind: ChannelKind, settings: Settings): string {
   switch (kind) {
     case 'slack':
       return 'hooks.slack.com';
@@ -58,9 +62,9 @@ function sealHost(kind: ChannelKind, settings: Settings): string {
     case 'telegram':
       return 'api.telegram.org';
     case 'ntfy':
-      return hostOf(settings.server || NTFY_SH);
+      return originOf(settings.server || NTFY_SH);
     case 'webhook':
-      return hostOf(settings.url ?? '');
+      return originOf(settings.url ?? '');
   }
 }
 
@@ -72,15 +76,33 @@ const hostOf = (address: string) => {
   }
 };
 
-/** The name a secret is sealed under: the connection and its host, so it never opens for another row or another host. */
-const sealName = (id: string, kind: ChannelKind, settings: Settings) => `channel:${id}:${sealHost(kind, settings)}`;
+const originOf = (address: string) => {
+  try {
+    const { origin } = new URL(address);
+    return origin === 'null' ? '' : origin;
+  } catch {
+    return '';
+  }
+};
+
+/** The name a secret is sealed under: the connection and where it may go, so it never opens for another row or another destination. */
+const sealName = (id: string, kind: ChannelKind, settings: Settings) => `channel:${id}:${boundTo(kind, settings)}`;
+
+/**
+ * The name an ntfy or signed webhook secret was sealed under before secrets were bound to an origin: its host alone.
+ * One still sealed so opens for the origin saved with it (where it has been sent) and is sealed again for it then.
+ */
+const hostSealName = (id: string, kind: ChannelKind, settings: Settings) =>
+  kind === 'ntfy' ? `channel:${id}:${hostOf(settings.server || NTFY_SH)}` : kind === 'webhook' ? `channel:${id}:${hostOf(settings.url ?? '')}` : undefined;
 
 const parseSettings = (text: string): Settings => settingsSchema.parse(JSON.parse(text));
 
 /** Whether a stored connection's secret opens with this dashboard's key (an import skips those that do not). */
 export function opensChannelSecret(row: Pick<ChannelConnectionRow, 'id' | 'kind' | 'settings' | 'sealedSecret'>, opens: (name: string, sealed: string) => boolean): boolean {
   try {
-    return opens(sealName(row.id, row.kind, parseSettings(row.settings)), row.sealedSecret);
+    const settings = parseSettings(row.settings);
+    const before = hostSealName(row.id, row.kind, settings);
+    return opens(sealName(row.id, row.kind, settings), row.sealedSecret) || (before !== undefined && opens(before, row.sealedSecret));
   } catch {
     return false;
   }
@@ -101,7 +123,7 @@ function split(destination: ChannelDestination): { settings: Settings; secret: R
       return { settings: { chatId: destination.chatId }, secret: { botToken: destination.botToken } };
     case 'ntfy': {
       const server = destination.server?.trim() || NTFY_SH;
-      const checked = destinationUrl(server, 'The ntfy server address');
+      const checked = destinationUrl(server, 'The ntfy server address', 'loopback');
       if ('refused' in checked) throw fieldFail(['destination', 'server'], checked.refused);
       const auth = destination.token !== undefined ? 'token' : destination.username !== undefined ? 'login' : 'none';
       const secret: Record<string, string> =
@@ -109,9 +131,8 @@ function split(destination: ChannelDestination): { settings: Settings; secret: R
       return { settings: { server: checked.url.href.replace(/\/+$/, ''), topic: destination.topic, auth }, secret };
     }
     case 'webhook': {
-      const checked = destinationUrl(destination.url, 'The webhook URL');
+      const checked = destinationUrl(destination.url, 'The webhook URL', 'loopback');
       if ('refused' in checked) throw fieldFail(['destination', 'url'], checked.refused);
-      if (checked.url.protocol !== 'https:' && !isLoopbackHost(checked.url.hostname)) throw fieldFail(['destination', 'url'], 'a webhook is sent over https (plain http only to this machine)');
       return { settings: { url: checked.url.href }, secret: {} };
     }
   }
@@ -219,9 +240,10 @@ export class ChannelConnections {
   }
 
   /**
-   * A new name, floor or destination. A destination of another kind is refused; one whose host changed needs its
-   * secret again (an ntfy login; the signed webhook gets a new secret, answered once), so no secret ever goes to a
-   * host it was not saved for. A change clears "needs attention".
+   * A new name, floor or destination. A destination of another kind is refused; one whose origin (scheme, host or
+   * port) changed needs its secret again (an ntfy login, else a 400 naming `destination.token` and nothing changes;
+   * the signed webhook gets a new secret, answered once), so no secret ever goes where it was not saved for. A change
+   * clears "needs attention".
    */
   async update(input: ChannelUpdate): Promise<{ connection: ChannelConnection; secret?: string }> {
     const { store, vault, log } = this.options;
@@ -234,15 +256,16 @@ export class ChannelConnections {
       if (input.destination.kind !== row.kind) throw fieldFail(['destination', 'kind'], `this connection is ${row.kind}; add a new connection for ${input.destination.kind}`);
       const before = parseSettings(row.settings);
       const { settings, secret } = split(input.destination);
-      const sameHost = sealHost(row.kind, before) === sealHost(row.kind, settings);
+      const savedFor = boundTo(row.kind, before);
+      const goesTo = boundTo(row.kind, settings);
       if (row.kind === 'ntfy' && settings.auth === 'none' && before.auth !== 'none') {
-        if (!sameHost) throw fieldFail(['destination', 'token'], 'a new ntfy server needs its access token (or user and password) again');
-        // The same server: the login saved with it stays.
-        Object.assign(secret, this.openSecret(row));
+        if (savedFor !== goesTo) throw fieldFail(['destination', 'token'], `the ntfy login saved goes only to ${savedFor}: give its access token (or user and password) again for ${goesTo}`);
+        // The same server (scheme, host and port): the login saved with it stays.
+        Object.assign(secret, await this.openSecret(row));
         settings.auth = before.auth;
       }
       if (row.kind === 'webhook') {
-        if (sameHost) secret.secret = this.openSecret(row).secret ?? '';
+        if (savedFor === goesTo) secret.secret = (await this.openSecret(row)).secret ?? '';
         else secret.secret = shown = newWebhookSecret();
       }
       settingsText = JSON.stringify(settings);
@@ -295,7 +318,7 @@ export class ChannelConnections {
     const { store, clock, log } = this.options;
     let outcome: ChannelOutcome;
     try {
-      outcome = await this.sendWith(row, this.openSecret(row), message);
+      outcome = await this.sendWith(row, await this.openSecret(row), message);
     } catch (error) {
       // Its secret cannot be opened (another credentials key): trying again will not help.
       outcome = { kind: 'refused', status: null, reason: `The connection's secret cannot be opened: ${(error as Error).message}` };
@@ -317,8 +340,28 @@ export class ChannelConnections {
     return outcome;
   }
 
-  private openSecret(row: ChannelConnectionRow): Record<string, string> {
-    return this.options.vault.open(sealName(row.id, row.kind, parseSettings(row.settings)), row.sealedSecret);
+  /**
+   * A connection's secret, opened for where its row says it goes. One sealed for its host alone (saved before secrets
+   * were bound to an origin) is bound now to the origin saved with it, the one it has been sent to, and stored so.
+   */
+  private async openSecret(row: ChannelConnectionRow): Promise<Record<string, string>> {
+    const { vault, store } = this.options;
+    const settings = parseSettings(row.settings);
+    const name = sealName(row.id, row.kind, settings);
+    try {
+      return vault.open(name, row.sealedSecret);
+    } catch (error) {
+      const before = hostSealName(row.id, row.kind, settings);
+      if (before === undefined) throw error;
+      let secret: Record<string, string>;
+      try {
+        secret = vault.open(before, row.sealedSecret);
+      } catch {
+        throw error;
+      }
+      await store.channels.rebind(row.id, row.sealedSecret, vault.seal(name, secret));
+      return secret;
+    }
   }
 
   private sendWith(row: ChannelConnectionRow, secret: Record<string, string>, message: ChannelMessage): Promise<ChannelOutcome> {

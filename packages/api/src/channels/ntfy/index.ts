@@ -62,7 +62,7 @@ function messageText(message: ChannelMessage): string {
 
 /** The server's root, where JSON is published (a server under a path keeps it), or why the address cannot be used. */
 function publishUrlOf(server: string): { url: string; host: string } | { refused: string } {
-  const target = destinationUrl(server.trim() === '' ? NTFY_SH : server, 'The ntfy server address');
+  const target = destinationUrl(server.trim() === '' ? NTFY_SH : server, 'The ntfy server address', 'loopback');
   if ('refused' in target) return target;
   return { url: `${target.url.origin}${target.url.pathname.replace(/\/+$/, '')}/`, host: target.host };
 }

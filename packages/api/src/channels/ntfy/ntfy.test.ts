@@ -220,7 +220,7 @@ describe('NtfyAdapter', () => {
     expect(outcome).toEqual({ kind: 'retry', status: null, afterMs: DEFAULT_RETRY_MS, reason: `The ntfy server 127.0.0.1:${port} could not be reached` });
   });
 
-  it('refuses up front a server that is not http(s), holds a login, or is a metadata address, without sending', async () => {
+  it('refuses up front a server that is not http(s), holds a login, is a metadata address or plain http beyond this machine, without sending', async () => {
     const send = (serverAddress: string) => adapter.send({ server: serverAddress, topic: 't', auth: { token: 'tk_secret' } }, channelMessage());
     expect(await send('ftp://ntfy.example.com')).toMatchObject({ kind: 'refused', status: null, reason: expect.stringContaining('https://') });
     expect(await send('ntfy.example.com')).toMatchObject({ kind: 'refused', status: null });
@@ -228,6 +228,8 @@ describe('NtfyAdapter', () => {
     expect(withLogin).toMatchObject({ kind: 'refused', status: null });
     expect(JSON.stringify(withLogin)).not.toContain('tk_inurl');
     expect(await send('http://169.254.169.254')).toMatchObject({ kind: 'refused', status: null, reason: expect.stringContaining('169.254.169.254') });
+    // Plain http only to this machine: a login never crosses a network in clear.
+    expect(await send('http://ntfy.example.com')).toEqual({ kind: 'refused', status: null, reason: 'The ntfy server address must use https (plain http only to this machine: localhost, 127.0.0.1 or [::1])' });
     expect(exchanges).toEqual([]);
   });
 });

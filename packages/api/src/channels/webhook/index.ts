@@ -73,7 +73,7 @@ export class SignedWebhookAdapter implements ChannelAdapter<SignedWebhookDestina
 
   async send(destination: SignedWebhookDestination, message: ChannelMessage): Promise<ChannelOutcome> {
     // The receiver's host is what a reason may name: the URL's path is often the receiver's own secret.
-    const target = destinationUrl(destination.url, 'The webhook URL');
+    const target = destinationUrl(destination.url, 'The webhook URL', 'loopback');
     if ('refused' in target) return { kind: 'refused', status: null, reason: target.refused };
     const key = webhookSecretKey(destination.secret);
     if (!key) return { kind: 'refused', status: null, reason: `The webhook secret is not a ${SECRET_PREFIX} secret of ${SECRET_BYTES.min} to ${SECRET_BYTES.max} bytes` };
