@@ -28,6 +28,11 @@ describe('isRefusedAddress', () => {
     '[::ffff:169.254.169.254]',
     '0:0:0:0:0:ffff:a9fe:0001',
     '64:ff9b::169.254.169.254',
+    // Azure's WireServer (the platform's host: VM agent goal state, extensions' settings and certificates).
+    '168.63.129.16',
+    '::ffff:168.63.129.16',
+    '::ffff:a83f:8110',
+    '64:ff9b::168.63.129.16',
   ])('refuses %s', (address) => {
     expect(isRefusedAddress(address)).toBe(true);
   });
@@ -49,6 +54,8 @@ describe('isRefusedAddress', () => {
     '8.8.8.8',
     '2001:db8::1',
     '100.100.100.100',
+    '168.63.129.15',
+    '168.63.129.17',
     'example.com',
     'localhost',
     '',
@@ -79,6 +86,7 @@ describe('refusedBaseUrl', () => {
     expect(refusedBaseUrl('http://0xa9.0xfe.0xa9.0xfe/')).toBe(message);
     expect(refusedBaseUrl('https://[fd00:ec2::254]/')).toBe('The address fd00:ec2::254 (link-local or cloud metadata) is not allowed as an upstream');
     expect(refusedBaseUrl('http://[::ffff:169.254.169.254]:8080')).toMatch(/^The address ::ffff:a9fe:a9fe /);
+    expect(refusedBaseUrl('http://168.63.129.16/machine?comp=goalstate')).toBe('The address 168.63.129.16 (link-local or cloud metadata) is not allowed as an upstream');
   });
 
   it('allows loopback, LAN addresses and hostnames, and leaves a URL it cannot parse to the schema', () => {

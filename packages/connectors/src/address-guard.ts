@@ -14,9 +14,12 @@ import { Agent, buildConnector, fetch as undiciFetch, type RequestInit as Undici
 const refused = new BlockList();
 refused.addSubnet('169.254.0.0', 16, 'ipv4'); // IPv4 link-local; AWS, GCP, Azure, Oracle metadata at .169.254
 refused.addAddress('100.100.100.200', 'ipv4'); // Alibaba Cloud metadata
+refused.addAddress('168.63.129.16', 'ipv4'); // Azure WireServer: the VM agent's goal state, extensions' settings and certificates
 refused.addSubnet('::ffff:169.254.0.0', 112, 'ipv6'); // the same, IPv4-mapped
 refused.addSubnet('64:ff9b::169.254.0.0', 112, 'ipv6'); // the same through NAT64
 refused.addAddress('::ffff:100.100.100.200', 'ipv6');
+refused.addAddress('::ffff:168.63.129.16', 'ipv6');
+refused.addAddress('64:ff9b::168.63.129.16', 'ipv6');
 refused.addSubnet('fe80::', 10, 'ipv6'); // IPv6 link-local
 refused.addAddress('fd00:ec2::254', 'ipv6'); // AWS metadata over IPv6
 
