@@ -1,4 +1,4 @@
-import { json, type Handle, type HandleServerError, type RequestEvent, type ServerInit } from '@sveltejs/kit';
+import { error, json, type Handle, type HandleServerError, type RequestEvent, type ServerInit } from '@sveltejs/kit';
 import { ThrottledError, type Identity } from '@dash/api';
 import { getContext, serverEnv } from '$lib/server/app';
 import { guard, isBackupTrigger, isSignedWebhook, proxiedRefusal, proxyHeaderOf } from '$lib/server/guard';
@@ -63,6 +63,15 @@ async function backupAuth(event: RequestEvent, authorization: string | null, res
 }
 
 /**
+ * The form action a POST to a page names, as SvelteKit reads it: the first query key starting with `/` (`?/password`),
+ * else undefined (the page's `default` action).
+ */
+function actionNameOf(url: URL): string | undefined {
+  for (const key of url.searchParams.keys()) if (key.startsWith('/')) return key.slice(1);
+  return undefined;
+}
+
+/**
  * Step 3 of every request (the Host and cross-site guards and the headers run before it, in
  * server.ts): who is asking. A bearer token, else the session cookie, else nobody; nobody is let in
  * only on a local dashboard without a password, and on the public paths.
@@ -76,6 +85,9 @@ const authenticate: Handle = async ({ event, resolve }) => {
   if (guarded) return new Response(guarded.body, guarded);
 
   const path = event.url.pathname;
+  // `?/default` names no action: SvelteKit reserves the name and throws a plain Error (a 500 and an unhandled error in
+  // the log) where any other unknown name is its 404. Answered as that 404 (HTML or JSON as asked), on every page.
+  if (event.request.method === 'POST' && !isApi(path) && actionNameOf(event.url) === 'default') error(404, "No action with name 'default' found");
   const { access } = await getContext();
   const client = { ip: clientAddress(event), userAgent: event.request.headers.get('user-agent') ?? undefined };
   event.locals.request = { ...client, identity: undefined };

@@ -198,6 +198,21 @@ describe('where signing in leads next', () => {
     expect([signedIn.status, signedIn.headers.location]).toEqual([303, '/']);
   });
 
+  it('answers a form action that does not exist (?/default, ?/nope) with a 404, signs no one in and logs no error', async () => {
+    for (const [i, query] of ['?/default', '?/default&next=/settings', '?/nope'].entries()) {
+      const page = await signIn(dashboard, PASSWORD, { query, from: `127.0.1.${40 + i}` });
+      expect([query, page.status, cookieOf(page)]).toEqual([query, 404, '']);
+      // As SvelteKit's enhanced form posts it.
+      const enhanced = await signIn(dashboard, PASSWORD, { query, from: `127.0.1.${50 + i}`, headers: { accept: 'application/json', 'x-sveltekit-action': 'true' } });
+      expect([query, enhanced.status, cookieOf(enhanced)]).toEqual([query, 404, '']);
+    }
+    const page = await signIn(dashboard, PASSWORD, { query: '?/default', from: '127.0.1.60' });
+    expect(page.body).toContain('No action with name');
+    expect(dashboard.output()).not.toMatch(/unhandled error|reserved action name/i);
+    // The form's own action still signs in.
+    expect((await signIn(dashboard, PASSWORD, { from: '127.0.1.61' })).status).toBe(303);
+  });
+
   it('still goes where a legitimate next says', async () => {
     const answer = await signIn(dashboard, PASSWORD, { query: `?next=${encodeURIComponent('/settings?x=1')}`, from: '127.0.1.30' });
     expect([answer.status, answer.headers.location]).toEqual([303, '/settings?x=1']);
