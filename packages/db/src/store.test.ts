@@ -1349,6 +1349,28 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
       expect(await store.channels.sends.flapStart('ops', 'betterstack:monitor:web')).toBeUndefined();
       expect(await store.channels.sends.outageQueued('ops', 'n3')).toBe(false);
     });
+
+    it('re-seals a secret only while it is still the one read: not over what another process sealed first, nor for an unknown id (issue 49)', async () => {
+      const store = await open();
+      await store.channels.add(connection('ops', 'warning', 1_000));
+      await store.channels.add(connection('team', 'warning', 2_000));
+      await store.channels.rebind('ops', 'v1.sealed-ops', 'v1.bound-ops');
+      // Nothing but the secret changes.
+      expect(await store.channels.get('ops')).toEqual({ ...connection('ops', 'warning', 1_000), sealedSecret: 'v1.bound-ops' });
+      // Another process (a store of its own) re-sealed #team first: a rebind from the value both read keeps its value.
+      const other = await open();
+      await other.channels.rebind('team', 'v1.sealed-team', 'v1.bound-by-other');
+      await store.channels.rebind('team', 'v1.sealed-team', 'v1.bound-here');
+      expect((await store.channels.get('team'))?.sealedSecret).toBe('v1.bound-by-other');
+      // An unknown id: no row appears and none changes.
+      await store.channels.rebind('gone', 'v1.sealed-ops', 'v1.bound-gone');
+      await store.channels.rebind('gone', 'v1.bound-ops', 'v1.bound-gone');
+      expect(await store.channels.get('gone')).toBeUndefined();
+      expect((await store.channels.list()).map((row) => [row.id, row.sealedSecret])).toEqual([
+        ['ops', 'v1.bound-ops'],
+        ['team', 'v1.bound-by-other'],
+      ]);
+    });
   });
 
   describe('leases', () => {
