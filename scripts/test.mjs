@@ -3,7 +3,8 @@
 // run beside them at the lowest CPU priority, taking only the time the tests leave idle. It reports every failure
 // of the three, and fails if any failed.
 // `npm test -- <vitest filters and options>` runs only the tests they select, after the same install and build,
-// without the typecheck and lint (those look at the whole project; `npm run typecheck` and `npm run lint` run them).
+// without the typecheck and lint (those look at the whole project; `npm run typecheck` and `npm run lint` run them,
+// or `npm run check` and `npm run typecheck:web` as this does).
 //
 // What a step can reuse, it does, and only when that is sound: the typecheck is tsc's and svelte-check's own
 // incremental check (their caches in node_modules/.cache and .svelte-kit, which a fresh clone has none of); the
@@ -93,11 +94,14 @@ const skipped = [];
 const lintInputs = selection.length === 0 ? lintInputsHash() : undefined;
 if (selection.length === 0) {
   console.log('→ typecheck and lint, beside the tests at low priority (reported at the end)');
-  checks.push(beside('typecheck', ['typecheck']));
+  // Two processes: the web app's typecheck (svelte-check, the service worker), and `npm run check`, which checks the
+  // rest as one program and lints every file with that program's types (scripts/check.mjs says why).
+  checks.push(beside('typecheck of the web app', ['typecheck:web']));
   if (lintInputs !== undefined && existsSync(lintStamp) && readFileSync(lintStamp, 'utf8') === lintInputs) {
     skipped.push('lint: no file it reads changed since it last passed');
+    checks.push(beside('typecheck', ['run', 'check', '--types-only']));
   } else {
-    checks.push(beside('lint', ['lint']));
+    checks.push(beside('typecheck and lint', ['run', 'check']));
   }
 } else {
   console.log(`→ only the tests selected (${selection.join(' ')}): no typecheck or lint`);
@@ -126,7 +130,7 @@ for (const result of results) {
   else console.error(`✖ ${result.name} failed (${seconds(result.ms)}):\n${result.output.trimEnd()}\n`);
 }
 // Stamped only when no file changed while it ran: what passed is then exactly what is there.
-const lintResult = results.find((result) => result.name === 'lint');
+const lintResult = results.find((result) => result.name === 'typecheck and lint');
 if (lintResult?.ok && lintInputs !== undefined && lintInputsHash() === lintInputs) {
   mkdirSync(join(root, 'node_modules/.cache'), { recursive: true });
   writeFileSync(lintStamp, lintInputs);
