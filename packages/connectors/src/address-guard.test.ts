@@ -64,6 +64,43 @@ describe('isRefusedAddress', () => {
   });
 });
 
+describe("isRefusedAddress with scope 'public' (Web Push endpoints)", () => {
+  it.each([
+    '127.0.0.1',
+    '127.8.9.10',
+    '0.0.0.0',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.10',
+    '169.254.1.1',
+    '100.64.0.1',
+    '100.127.255.254',
+    '::1',
+    '[::1]',
+    '::',
+    'fc00::1',
+    'fd12:3456::1',
+    'fe80::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '::ffff:c0a8:0101',
+    '64:ff9b::10.0.0.1',
+    '169.254.169.254',
+  ])('refuses %s', (address) => {
+    expect(isRefusedAddress(address, 'public')).toBe(true);
+  });
+
+  it.each(['8.8.8.8', '172.32.0.1', '100.63.255.255', '100.128.0.1', '2001:4860::8888', 'fbff::1', 'push.example.com', 'localhost'])('allows %s', (address) => {
+    expect(isRefusedAddress(address, 'public')).toBe(false);
+  });
+
+  it('names the rule in the refusal, and leaves the default scope as it was', () => {
+    expect(refusedBaseUrl('https://10.0.0.7/push/abc', 'public')).toBe('The address 10.0.0.7 (loopback, private, link-local or shared) is not allowed here: only a public address');
+    expect(refusedBaseUrl('https://10.0.0.7/push/abc')).toBeUndefined();
+  });
+});
+
 describe("Node's BlockList", () => {
   // What the guard relies on, or covers with rules of its own: an IPv4 rule matches the IPv4-mapped
   // IPv6 form of its addresses, in dotted and hex notation; it does not match a mapped loopback.
@@ -227,6 +264,17 @@ describe('guardedFetch', () => {
     expect(refused.message).toBe('The address 169.254.169.254 (link-local or cloud metadata) is not allowed as an upstream (metadata.test resolves to it)');
     expect((await refusal(guarded(`http://rebound.test:${port}/`))).address).toBe('fe80::1');
     expect(lookup.asked).toEqual(['metadata.test', 'rebound.test']);
+  });
+
+  it("with scope 'public', refuses loopback by literal before connecting and a name resolving to a private address at connect time", async () => {
+    const lookup = fakeLookup({ 'lan.test': [{ address: '192.168.0.20', family: 4 }], 'local.test': [{ address: '127.0.0.1', family: 4 }] });
+    const before = seen.length;
+    const guarded = guardedFetch({ lookup, scope: 'public' });
+    expect((await refusal(guarded(`http://127.0.0.1:${port}/`))).address).toBe('127.0.0.1');
+    const refused = await refusal(guarded(`http://local.test:${port}/`));
+    expect(refused.message).toBe('The address 127.0.0.1 (loopback, private, link-local or shared) is not allowed here: only a public address (local.test resolves to it)');
+    expect((await refusal(guarded(`http://lan.test:${port}/`))).address).toBe('192.168.0.20');
+    expect(seen.length).toBe(before);
   });
 
   it('refuses a redirect to a refused address', async () => {

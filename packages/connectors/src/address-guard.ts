@@ -23,6 +23,33 @@ refused.addAddress('64:ff9b::168.63.129.16', 'ipv6');
 refused.addSubnet('fe80::', 10, 'ipv6'); // IPv6 link-local
 refused.addAddress('fd00:ec2::254', 'ipv6'); // AWS metadata over IPv6
 
+/**
+ * Where a destination that should be on the public internet may not be either (a Web Push endpoint: a browser's push
+ * service): loopback, unspecified, private (RFC 1918, IPv6 unique-local fc00::/7), link-local and shared (CGNAT
+ * 100.64.0.0/10), in IPv4, IPv4-mapped and NAT64 forms. `PUSH_ALLOW_PRIVATE_ENDPOINTS=true` lifts it for push.
+ */
+const nonPublic = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+] as const) {
+  nonPublic.addSubnet(network, prefix, 'ipv4');
+  nonPublic.addSubnet(`::ffff:${network}`, 96 + prefix, 'ipv6');
+  nonPublic.addSubnet(`64:ff9b::${network}`, 96 + prefix, 'ipv6');
+}
+nonPublic.addAddress('::', 'ipv6');
+nonPublic.addAddress('::1', 'ipv6');
+nonPublic.addSubnet('fc00::', 7, 'ipv6');
+nonPublic.addSubnet('fe80::', 10, 'ipv6');
+
+/** Which addresses a guard refuses: link-local and cloud metadata (every upstream), or every non-public one besides. */
+export type AddressScope = 'upstream' | 'public';
+
 /** `[fd00:ec2::254]` as a URL writes it, or a bare address; an IPv6 zone (`%eth0`) is dropped. */
 function bareAddress(address: string): string {
   const unbracketed = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
@@ -35,11 +62,12 @@ function bareAddress(address: string): string {
  * IPv4, IPv6 or IPv4-mapped IPv6 form, bracketed or not. Anything that is not an IP (a hostname) is
  * false here: hostnames are checked where they are resolved, by the guarded fetch.
  */
-export function isRefusedAddress(address: string): boolean {
+export function isRefusedAddress(address: string, scope: AddressScope = 'upstream'): boolean {
   const bare = bareAddress(address.trim());
   const family = isIP(bare);
   if (family === 0) return false;
-  return refused.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  return refused.check(bare, type) || (scope === 'public' && nonPublic.check(bare, type));
 }
 
 /** Why a destination was refused; the message names the address and nothing else of the request. */
@@ -49,10 +77,14 @@ export class RefusedAddressError extends Error {
   readonly address: string;
 
   /** `hostname`, when given, is the name that resolved to `address`. */
-  constructor(address: string, hostname?: string) {
+  constructor(address: string, hostname?: string, scope: AddressScope = 'upstream') {
     const bare = bareAddress(address);
     const via = hostname && bareAddress(hostname) !== bare ? ` (${hostname} resolves to it)` : '';
-    super(`The address ${bare} (link-local or cloud metadata) is not allowed as an upstream${via}`);
+    super(
+      scope === 'public' && !isRefusedAddress(bare)
+        ? `The address ${bare} (loopback, private, link-local or shared) is not allowed here: only a public address${via}`
+        : `The address ${bare} (link-local or cloud metadata) is not allowed as an upstream${via}`,
+    );
     this.name = 'RefusedAddressError';
     this.address = bare;
   }
@@ -62,14 +94,14 @@ export class RefusedAddressError extends Error {
  * Why a base URL may not be used, or undefined when it may. Only a literal IP is judged here; a
  * hostname is checked each time it is resolved, at connect time.
  */
-export function refusedBaseUrl(baseUrl: string): string | undefined {
+export function refusedBaseUrl(baseUrl: string, scope: AddressScope = 'upstream'): string | undefined {
   let hostname: string;
   try {
     hostname = new URL(baseUrl).hostname;
   } catch {
     return undefined;
   }
-  return isRefusedAddress(hostname) ? new RefusedAddressError(hostname).message : undefined;
+  return isRefusedAddress(hostname, scope) ? new RefusedAddressError(hostname, undefined, scope).message : undefined;
 }
 
 /** The RefusedAddressError somewhere in an error's causes (fetch wraps connect errors in a TypeError). */
@@ -81,16 +113,16 @@ export function refusedAddressIn(error: unknown): RefusedAddressError | undefine
 }
 
 /** Resolves as `lookup` does, minus refused addresses; fails when nothing else is left. */
-export function guardedLookup(lookup: LookupFunction = dnsLookup): LookupFunction {
+export function guardedLookup(lookup: LookupFunction = dnsLookup, scope: AddressScope = 'upstream'): LookupFunction {
   return (hostname, options, callback) => {
     lookup(hostname, { ...options, all: true }, (error, resolved) => {
       if (error) return callback(error, '', 0);
       const addresses = typeof resolved === 'string' ? [{ address: resolved, family: isIP(resolved) }] : resolved;
-      const allowed = addresses.filter((entry) => !isRefusedAddress(entry.address));
+      const allowed = addresses.filter((entry) => !isRefusedAddress(entry.address, scope));
       const first = allowed[0];
       if (!first) {
         const address = addresses[0]?.address;
-        const failure = address === undefined ? Object.assign(new Error(`${hostname} did not resolve`), { code: 'ENOTFOUND' }) : new RefusedAddressError(address, hostname);
+        const failure = address === undefined ? Object.assign(new Error(`${hostname} did not resolve`), { code: 'ENOTFOUND' }) : new RefusedAddressError(address, hostname, scope);
         return callback(failure, '', 0);
       }
       if (options.all) callback(null, allowed);
@@ -102,6 +134,8 @@ export function guardedLookup(lookup: LookupFunction = dnsLookup): LookupFunctio
 export interface GuardedAgentOptions {
   /** How hostnames are resolved; `dns.lookup` unless a test hands in its own. */
   lookup?: LookupFunction;
+  /** `public`: loopback, private, link-local and shared (CGNAT) addresses are refused too (Web Push endpoints). */
+  scope?: AddressScope;
 }
 
 /**
@@ -111,11 +145,12 @@ export interface GuardedAgentOptions {
  * through it, redirects included.
  */
 export function guardedAgent(options: GuardedAgentOptions = {}): Agent {
-  const connect = buildConnector({ lookup: guardedLookup(options.lookup) });
+  const { scope = 'upstream' } = options;
+  const connect = buildConnector({ lookup: guardedLookup(options.lookup, scope) });
   return new Agent({
     connect(connectOptions, callback) {
-      if (isRefusedAddress(connectOptions.hostname)) {
-        callback(new RefusedAddressError(connectOptions.hostname), null);
+      if (isRefusedAddress(connectOptions.hostname, scope)) {
+        callback(new RefusedAddressError(connectOptions.hostname, undefined, scope), null);
         return;
       }
       connect(connectOptions, callback);
@@ -155,3 +190,6 @@ export function guardedFetch(options: GuardedAgentOptions = {}): typeof fetch {
 
 /** The fetch connectors get unless a caller hands in its own: one agent for the process, made on first use. */
 export const defaultGuardedFetch: typeof fetch = guardedFetch();
+
+/** The fetch for a destination that must be public (Web Push endpoints): as the default, refusing non-public addresses too. */
+export const publicOnlyFetch: typeof fetch = guardedFetch({ scope: 'public' });

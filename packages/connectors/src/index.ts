@@ -5,9 +5,11 @@ export {
   guardedFetch,
   guardedLookup,
   isRefusedAddress,
+  publicOnlyFetch,
   RefusedAddressError,
   refusedAddressIn,
   refusedBaseUrl,
+  type AddressScope,
   type GuardedAgentOptions,
 } from './address-guard.ts';
 export { systemClock, type Clock, type ConnectorContext, type TokenKeeper } from './context.ts';
