@@ -49,7 +49,10 @@ afterAll(async () => {
 });
 
 async function dashboard(env: Record<string, string> = {}): Promise<RunningDashboard> {
-  const running = await startDashboard({ env: { WEBHOOK_SECRET_VERCEL: VERCEL_SECRET, VAPID_SUBJECT: 'mailto:founder@example.com', ...env } });
+  const running = await startDashboard({
+    // The fake push service is on 127.0.0.1: a private push service, as PUSH_ALLOW_PRIVATE_ENDPOINTS allows.
+    env: { WEBHOOK_SECRET_VERCEL: VERCEL_SECRET, VAPID_SUBJECT: 'mailto:founder@example.com', PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true', ...env },
+  });
   cleanup.push(() => running.stop());
   return running;
 }

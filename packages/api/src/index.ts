@@ -1,7 +1,7 @@
 import { TestSends } from './alerts/test-sends.ts';
 import { systemClock, type Clock } from '@dash/connectors';
 import { memoizeReads, type Store } from '@dash/db';
-import { defaultGuardedFetch } from '@dash/connectors';
+import { defaultGuardedFetch, publicOnlyFetch } from '@dash/connectors';
 import { receiveSettingsFrom } from '@dash/webhooks';
 import { Access, type AccessOptions } from './auth/access.ts';
 import { receiveSettings, RelaySecrets, relayTarget, type RelayEnvironment } from './notifications/config.ts';
@@ -19,7 +19,7 @@ import { Backups, type BackupOptions } from './backup/runner.ts';
 import { Alerts, type EmailEnvironment } from './alerts/index.ts';
 import { EmailSender } from './notifications/email-sender.ts';
 import { BriefingMailer } from './briefing/mailer.ts';
-import { PushDevices, PushSender, VapidKeys, WebPushAdapter, type PushEnvironment } from './push/index.ts';
+import { pushAddressScope, PushDevices, PushSender, VapidKeys, WebPushAdapter, type PushEnvironment } from './push/index.ts';
 import { ChannelConnections, type ChatEnvironment } from './channels/connections.ts';
 import { ChatSender } from './channels/sender.ts';
 import type { CliLocations } from './oauth/cli-import.ts';
@@ -121,7 +121,12 @@ export async function createContext(options: {
     store,
     vault,
     keys: new VapidKeys({ store, vault, env: pushEnv, clock }),
-    adapter: new WebPushAdapter({ fetch: options.fetch ?? defaultGuardedFetch, clock }),
+    // A push endpoint is a browser's push service: only a public address, checked at connect time too, unless PUSH_ALLOW_PRIVATE_ENDPOINTS.
+    adapter: new WebPushAdapter({
+      fetch: options.fetch ?? (pushAddressScope(pushEnv) === 'public' ? publicOnlyFetch : defaultGuardedFetch),
+      clock,
+      scope: pushAddressScope(pushEnv),
+    }),
     env: pushEnv,
     clock,
     log,

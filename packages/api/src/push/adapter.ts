@@ -1,4 +1,4 @@
-import { refusedBaseUrl } from '@dash/connectors';
+import { refusedBaseUrl, type AddressScope } from '@dash/connectors';
 import webpush from 'web-push';
 import { answerReason, refusalOutcome, sendRequest, type ChannelAdapterOptions, type ChannelOutcome } from '../channels/channel.ts';
 import type { VapidKeyPair } from './vapid-keys.ts';
@@ -41,10 +41,14 @@ export const pushServiceOf = (endpoint: string): string => {
  * Agent and no fetch), so a link-local or metadata address is refused at connect time, as for every upstream.
  */
 export class WebPushAdapter {
-  constructor(private readonly options: ChannelAdapterOptions) {}
+  /**
+   * `scope`: which addresses an endpoint may have (`public` unless PUSH_ALLOW_PRIVATE_ENDPOINTS): checked here on a
+   * literal IP; `fetch` must check the same at connect time (`publicOnlyFetch` for `public`), for a name resolving to one.
+   */
+  constructor(private readonly options: ChannelAdapterOptions & { scope: AddressScope }) {}
 
   async send(destination: PushDestination, message: PushMessage, vapid: VapidKeyPair & { subject: string }): Promise<PushOutcome> {
-    const refused = refusedBaseUrl(destination.endpoint);
+    const refused = refusedBaseUrl(destination.endpoint, this.options.scope);
     if (refused) return { kind: 'refused', status: null, reason: refused };
     let request: ReturnType<typeof webpush.generateRequestDetails>;
     try {

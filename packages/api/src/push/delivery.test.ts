@@ -38,7 +38,8 @@ async function dashboard(start: number, options: { dir?: string; credentialsKey?
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'dash-push-'));
   if (!options.dir) cleanup.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
   const clock = testClock(start);
-  const api = await createTestApi({ dir, clock, scheduler: false, email: { ALERT_EMAIL_TO: 'founder@example.com' }, ...(options.credentialsKey ? { credentialsKey: options.credentialsKey } : {}) });
+  // The fake push service is on 127.0.0.1: PUSH_ALLOW_PRIVATE_ENDPOINTS, as a private push service would need.
+  const api = await createTestApi({ dir, clock, scheduler: false, email: { ALERT_EMAIL_TO: 'founder@example.com' }, push: { PUSH_ALLOW_PRIVATE_ENDPOINTS: true }, ...(options.credentialsKey ? { credentialsKey: options.credentialsKey } : {}) });
   cleanup.push(() => api.dispose({ keepFiles: true }));
   const { inbox, pushes } = api.ctx.notifications;
   const call = restClient(() => api.caller);

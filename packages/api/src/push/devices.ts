@@ -7,7 +7,7 @@ import type { CredentialVault } from '../credentials/vault.ts';
 import { fail } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { pushServiceOf, type PushMessage, type PushOutcome, type WebPushAdapter } from './adapter.ts';
-import { vapidSubject, type PushEnvironment, type VapidKeys } from './vapid-keys.ts';
+import { pushAddressScope, vapidSubject, type PushEnvironment, type VapidKeys } from './vapid-keys.ts';
 
 /** The name a device's keys are sealed under (with its id: a sealed value cannot be moved to another row). */
 const sealName = (id: string) => `push:${id}`;
@@ -106,10 +106,12 @@ export class PushDevices {
 
   /**
    * Stores a browser's subscription (replacing one of the same endpoint). The endpoint's scheme was checked by the
-   * input schema; here the address guard (a link-local or metadata IP) and the key's curve, before anything is stored.
+   * input schema; here the address guard and the key's curve, before anything is stored. A push endpoint is a browser's
+   * push service, on the internet: a literal loopback, private, link-local or shared (CGNAT) IP is refused unless
+   * PUSH_ALLOW_PRIVATE_ENDPOINTS; a name resolving to one is refused at connect time (the adapter's fetch).
    */
   async subscribe(input: PushSubscribe, userAgent: string | undefined): Promise<PushDevice> {
-    const refused = refusedBaseUrl(input.endpoint);
+    const refused = refusedBaseUrl(input.endpoint, pushAddressScope(this.options.env));
     if (refused) throw fail('BAD_REQUEST', `endpoint: ${refused}`);
     if (!isP256Point(input.keys.p256dh)) throw fail('BAD_REQUEST', 'keys.p256dh is not a point on the P-256 curve');
     const { store, vault, clock, log } = this.options;

@@ -1,4 +1,4 @@
 export { pushServiceOf, WebPushAdapter, type PushDestination, type PushMessage, type PushOutcome } from './adapter.ts';
 export { browserOf, deviceOf, isP256Point, PushDevices, TEST_PUSH } from './devices.ts';
-export { newVapidKeys, vapidPairProblem, VapidKeys, vapidSubject, type PushEnvironment, type VapidKeyPair } from './vapid-keys.ts';
+export { newVapidKeys, pushAddressScope, vapidPairProblem, VapidKeys, vapidSubject, type PushEnvironment, type VapidKeyPair } from './vapid-keys.ts';
 export { MAX_PUSH_PAYLOAD, PUSH_RETRY_MS, pushPayloadOf, PushSender, pushTopic, pushTtl } from './sender.ts';

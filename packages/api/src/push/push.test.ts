@@ -26,7 +26,10 @@ afterEach(async () => {
   await Promise.all(apis.splice(0).map((api) => api.dispose()));
 });
 
-/** A dashboard on a clock a test moves (the test-send limiter allows one a minute), its alerts to founder@example.com. */
+/**
+ * A dashboard on a clock a test moves (the test-send limiter allows one a minute), its alerts to founder@example.com,
+ * and PUSH_ALLOW_PRIVATE_ENDPOINTS (the fake push service is on 127.0.0.1) unless `push` says otherwise.
+ */
 async function dashboard(options: Parameters<typeof createTestApi>[0] = {}) {
   let now = Date.now();
   const api = await createTestApi({
@@ -34,6 +37,7 @@ async function dashboard(options: Parameters<typeof createTestApi>[0] = {}) {
     clock: { now: () => now, sleep: () => Promise.resolve() },
     email: { ALERT_EMAIL_TO: 'founder@example.com' },
     ...options,
+    push: options.push ?? { PUSH_ALLOW_PRIVATE_ENDPOINTS: true },
   });
   apis.push(api);
   const as = (identity: Identity | undefined, userAgent = FIREFOX_ANDROID) =>
@@ -178,6 +182,46 @@ describe('subscribing a device', () => {
       expect({ what, status: res.status, code: (res.json.error as { code?: string } | undefined)?.code }).toEqual({ what, status: 400, code: 'BAD_REQUEST' });
     }
     expect((await call('GET', '/api/push/subscriptions')).json).toEqual({ devices: [] });
+  });
+
+  it('refuses an endpoint on loopback, a private, link-local or shared (CGNAT) address unless PUSH_ALLOW_PRIVATE_ENDPOINTS=true', async () => {
+    const { call } = await dashboard({ push: {} });
+    const good = deviceBody(sandbox.subscribePush());
+    for (const endpoint of [
+      'http://127.0.0.1:8080/push/abc',
+      'https://10.1.2.3/push/abc',
+      'https://192.168.1.20/push/abc',
+      'https://172.20.0.1/push/abc',
+      'https://169.254.10.1/push/abc',
+      'https://100.64.0.1/push/abc',
+      'http://[::1]:8080/push/abc',
+      'https://[fc00::1]/push/abc',
+      'https://[fd12:3456::1]/push/abc',
+      'https://[::ffff:10.0.0.1]/push/abc',
+    ]) {
+      const res = await call('POST', '/api/push/subscriptions', { ...good, endpoint });
+      const error = res.json.error as { code?: string; message?: string } | undefined;
+      expect({ endpoint, status: res.status, code: error?.code }).toEqual({ endpoint, status: 400, code: 'BAD_REQUEST' });
+      expect(error?.message).toMatch(/^endpoint: The address \S+ \((loopback, private, link-local or shared|link-local or cloud metadata)\) is not allowed/);
+      expect(error?.message).not.toContain('/push/abc');
+    }
+    expect((await call('GET', '/api/push/subscriptions')).json).toEqual({ devices: [] });
+    // With the variable, the same fake push service on 127.0.0.1 is a device like any other.
+    const allowed = await dashboard();
+    expect((await allowed.call('POST', '/api/push/subscriptions', deviceBody(await browserSubscription(allowed.call)))).status).toBe(201);
+  });
+
+  it('refuses at connect time a name that resolves to loopback: the test push fails, nothing reaches it, nothing of an answer kept', async () => {
+    const { call, api } = await dashboard({ push: {} });
+    const subscription = await browserSubscription(call);
+    const byName = subscription.endpoint.replace('//127.0.0.1:', '//localhost:');
+    expect(byName).not.toBe(subscription.endpoint);
+    const device = (await call('POST', '/api/push/subscriptions', { ...deviceBody(subscription), endpoint: byName })).json as { id: string };
+    const test = (await call('POST', '/api/push/test', { id: device.id })).json as { results: { outcome: string; message: string }[] };
+    expect(test.results).toMatchObject([{ outcome: 'refused' }]);
+    expect(test.results[0]?.message).toMatch(/^The address (127\.0\.0\.1|::1) \(loopback, private, link-local or shared\) is not allowed here: only a public address \(localhost resolves to it\)$/);
+    expect(sandbox.pushes()).toEqual([]);
+    expect((await api.store.push.get(device.id))?.lastFailure).toBe(test.results[0]?.message);
   });
 
   it('refuses an API token, even write, on subscribing, removing and testing (403), and lets one list', async () => {

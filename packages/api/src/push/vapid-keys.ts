@@ -1,5 +1,5 @@
 import { createECDH, randomUUID } from 'node:crypto';
-import type { Clock } from '@dash/connectors';
+import type { AddressScope, Clock } from '@dash/connectors';
 import type { Store } from '@dash/db';
 import { z } from 'zod';
 import type { CredentialVault } from '../credentials/vault.ts';
@@ -9,7 +9,15 @@ export interface PushEnvironment {
   VAPID_PUBLIC_KEY?: string | undefined;
   VAPID_PRIVATE_KEY?: string | undefined;
   VAPID_SUBJECT?: string | undefined;
+  /**
+   * PUSH_ALLOW_PRIVATE_ENDPOINTS=true: a push endpoint may be on loopback or a private, link-local or shared address
+   * (tests, a private push service). Unset, only a public address: a push endpoint is a browser's push service.
+   */
+  PUSH_ALLOW_PRIVATE_ENDPOINTS?: boolean | undefined;
 }
+
+/** Which addresses a push endpoint may have, by PUSH_ALLOW_PRIVATE_ENDPOINTS (cloud metadata never). */
+export const pushAddressScope = (env: PushEnvironment): AddressScope => (env.PUSH_ALLOW_PRIVATE_ENDPOINTS === true ? 'upstream' : 'public');
 
 /** The application server's VAPID key pair (RFC 8292), base64url: the raw private scalar and the uncompressed point. */
 export interface VapidKeyPair {

@@ -143,7 +143,7 @@ async function start(): Promise<Runtime<Context>> {
         // Keyed by this database's installation id: another dashboard on the same Redis keeps to its own keys.
         ...(coordination ? { coordination: (await coordination).scope(await installationOf(store)) } : {}),
         email: { SENDGRID_API_KEY: env.SENDGRID_API_KEY, ALERT_EMAIL_FROM: env.ALERT_EMAIL_FROM, ALERT_EMAIL_TO: env.ALERT_EMAIL_TO, SENDGRID_API_URL: env.SENDGRID_API_URL },
-        push: { VAPID_PUBLIC_KEY: env.VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY: env.VAPID_PRIVATE_KEY, VAPID_SUBJECT: env.VAPID_SUBJECT },
+        push: { VAPID_PUBLIC_KEY: env.VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY: env.VAPID_PRIVATE_KEY, VAPID_SUBJECT: env.VAPID_SUBJECT, PUSH_ALLOW_PRIVATE_ENDPOINTS: env.PUSH_ALLOW_PRIVATE_ENDPOINTS },
         chat: { CHAT_SLACK_URL: env.CHAT_SLACK_URL, CHAT_DISCORD_URL: env.CHAT_DISCORD_URL, CHAT_TELEGRAM_URL: env.CHAT_TELEGRAM_URL },
       });
       ctx.notifications.poller.start();

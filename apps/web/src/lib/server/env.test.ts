@@ -33,6 +33,8 @@ describe("the dashboard's environment", () => {
     VAPID_PUBLIC_KEY: undefined,
     VAPID_PRIVATE_KEY: undefined,
     VAPID_SUBJECT: undefined,
+    // Unset: a push endpoint must be on a public address.
+    PUSH_ALLOW_PRIVATE_ENDPOINTS: false,
     TRUST_PROXY: false,
     receive: { enabled: true, disabled: new Set(), secrets: { code_host: [], deploy_host: [], error_tracker: [], issue_tracker: [], uptime_monitor: [] } },
     cli: {

@@ -100,6 +100,15 @@ const schema = z
       .string()
       .refine((value) => /^(mailto:[^\s@]+@[^\s@]+|https:\/\/[^\s/]+.*)$/.test(value), 'VAPID_SUBJECT is a mailto: address or an https: URL (push services take nothing else)')
       .optional(),
+    /**
+     * `true`: a Web Push endpoint may be on loopback or a private, link-local or shared (CGNAT) address (tests, a push
+     * service of your own on the LAN). Unset, only public addresses: a push endpoint is a browser's push service.
+     */
+    PUSH_ALLOW_PRIVATE_ENDPOINTS: z
+      .string()
+      .optional()
+      .refine((value) => value === undefined || /^(true|false)$/i.test(value.trim()), 'PUSH_ALLOW_PRIVATE_ENDPOINTS is true or false')
+      .transform((value) => value?.trim().toLowerCase() === 'true'),
     /** The chat services' roots (Slack's incoming webhooks, Discord's API, Telegram's Bot API): their own unless a proxy (or a test server) stands in. */
     CHAT_SLACK_URL: z.url({ protocol: /^https?$/, error: 'CHAT_SLACK_URL must be an http(s) URL such as https://hooks.slack.com' }).optional(),
     CHAT_DISCORD_URL: z.url({ protocol: /^https?$/, error: 'CHAT_DISCORD_URL must be an http(s) URL such as https://discord.com' }).optional(),
