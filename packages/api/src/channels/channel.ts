@@ -128,14 +128,32 @@ export function jsonOrUndefined(text: string): unknown {
 }
 
 /**
- * A service's answer as a reason: its status and its first words (whitespace folded, at most 200 characters), with
- * each of `secrets` the destination holds blanked out: a service's own words never hold one, but a proxy in front of
- * it may echo the request.
+ * A destination's answer as a reason (what is kept as a channel's or a device's `lastFailure`): its status, and only
+ * `serviceError`, a known service's own documented error code or description that the adapter parsed from its answer
+ * (`knownError` and the adapters' schemas). Never the body itself: a destination may be anything the server reaches, and
+ * its answer (an internal service's page) is not ours to keep or show. The words are folded and cut to 200 characters,
+ * each of `secrets` the destination holds blanked out (a proxy in front of a service may echo the request).
  */
-export function answerReason(service: string, status: number, said: string, secrets: readonly string[] = []): string {
-  const blanked = secrets.filter((secret) => secret !== '').reduce((text, secret) => text.replaceAll(secret, '[redacted]'), said);
+export function answerReason(service: string, status: number, serviceError?: string, secrets: readonly string[] = []): string {
+  const blanked = secrets.filter((secret) => secret !== '').reduce((text, secret) => text.replaceAll(secret, '[redacted]'), serviceError ?? '');
   const words = blanked.replace(/\s+/g, ' ').trim().slice(0, 200);
   return `${service} answered ${status}${words ? `: ${words}` : ''}`;
+}
+
+/**
+ * A known service's documented error, from its JSON answer: the first of `fields` that is a string or a number, each
+ * as `name value` when `named` (`errno 102`), else as is; fields that are absent or of another type are skipped.
+ * Undefined when the answer is not JSON or holds none of them, so the reason is the status only.
+ */
+export function knownError(said: string, fields: readonly { field: string; label?: string }[]): string | undefined {
+  const body = jsonOrUndefined(said);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const parts = fields.flatMap(({ field, label }) => {
+    const value = (body as Record<string, unknown>)[field];
+    if (typeof value !== 'string' && typeof value !== 'number') return [];
+    return [label === undefined ? String(value) : `${label} ${String(value)}`];
+  });
+  return parts.length === 0 ? undefined : parts.join(', ');
 }
 
 /**

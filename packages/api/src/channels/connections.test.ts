@@ -1,6 +1,8 @@
 import type { ChannelConnection } from '@dash/contracts';
 import type { ChannelConnectionRow } from '@dash/db';
 import { startSandbox, type Sandbox } from '@dash/sandbox';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Identity } from '../auth/access.ts';
 import { CredentialVault } from '../credentials/vault.ts';
@@ -93,6 +95,50 @@ describe('/api/channels', () => {
     // Stored sealed: no secret in clear in the database either.
     const stored = JSON.stringify(await api.store.channels.list());
     for (const value of [slack.secret, bot.token, secret.slice(6)]) expect(stored).not.toContain(value);
+  });
+
+  it("keeps a destination's status as its last failure, never its answer, and a known service's own error code or description", async () => {
+    const { call, nextMinute } = await dashboard();
+    const internal = createServer((_req, res) => res.writeHead(403, { 'content-type': 'text/plain' }).end('INTERNAL-ONLY-DATA: admin panel secret=x'));
+    await new Promise<void>((resolve) => internal.listen(0, '127.0.0.1', resolve));
+    try {
+      const bot = sandbox.createTelegramBot();
+      const add = async (name: string, destination: Record<string, unknown>) => ((await call('POST', '/api/channels', { name, destination })).json as { connection: ChannelConnection }).connection;
+      const connections = {
+        slack: await add('#ops', { kind: 'slack', webhookUrl: slackHook().pasted }),
+        discord: await add('Discord', { kind: 'discord', webhookUrl: 'https://discord.com/api/webhooks/123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789' }),
+        telegram: await add('Group', { kind: 'telegram', botToken: bot.token, chatId: '-1001234567890' }),
+        ntfy: await add('Phone', { kind: 'ntfy', server: sandbox.services.ntfy.url, topic: 'internal-3x' }),
+        webhook: await add('Internal', { kind: 'webhook', url: `http://127.0.0.1:${(internal.address() as AddressInfo).port}/admin` }),
+      };
+      const lastFailure = async (id: string) => ((await call('GET', '/api/channels')).json as { connections: ChannelConnection[] }).connections.find((c) => c.id === id)?.lastFailure;
+      // Every destination answering an internal service's 403 page: its status, and nothing of the page.
+      for (const kind of ['slack', 'discord', 'telegram', 'ntfy'] as const) sandbox.inject(kind, { status: 403, body: 'INTERNAL-ONLY-DATA: admin panel secret=x', times: 1 });
+      for (const [kind, connection] of Object.entries(connections)) {
+        const test = (await call('POST', `/api/channels/${connection.id}/test`)).json as { outcome: string; message: string };
+        expect({ kind, outcome: test.outcome, message: test.message }).toEqual({ kind, outcome: 'refused', message: expect.stringMatching(/ answered 403$/) });
+        expect(await lastFailure(connection.id)).toBe(test.message);
+      }
+      nextMinute();
+      // A known service's documented error: Slack's plain-text code, Discord's message and code, Telegram's description, ntfy's code.
+      sandbox.inject('slack', { status: 403, body: 'invalid_token', times: 1 });
+      sandbox.inject('discord', { status: 401, body: { message: 'Invalid Webhook Token', code: 50027 }, times: 1 });
+      sandbox.inject('telegram', { status: 403, body: { ok: false, error_code: 403, description: 'Forbidden: bot was kicked from the group chat' }, times: 1 });
+      sandbox.inject('ntfy', { status: 403, body: { code: 40301, http: 403, error: 'forbidden', link: 'https://ntfy.sh/docs/publish/#authentication' }, times: 1 });
+      const expected = {
+        slack: 'Slack answered 403: invalid_token',
+        discord: 'Discord answered 401: Invalid Webhook Token (code 50027)',
+        telegram: 'Telegram answered 403: Forbidden: bot was kicked from the group chat',
+        ntfy: `The ntfy server ${new URL(sandbox.services.ntfy.url).host} answered 403: ntfy error 40301`,
+      };
+      for (const [kind, message] of Object.entries(expected)) {
+        const id = connections[kind as keyof typeof expected].id;
+        expect({ kind, message: ((await call('POST', `/api/channels/${id}/test`)).json as { message: string }).message }).toEqual({ kind, message });
+        expect(await lastFailure(id)).toBe(message);
+      }
+    } finally {
+      await new Promise((resolve) => internal.close(resolve));
+    }
   });
 
   it('refuses bad input with a clear 400 and stores nothing', async () => {

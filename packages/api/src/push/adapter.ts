@@ -1,6 +1,6 @@
 import { refusedBaseUrl, type AddressScope } from '@dash/connectors';
 import webpush from 'web-push';
-import { answerReason, refusalOutcome, sendRequest, type ChannelAdapterOptions, type ChannelOutcome } from '../channels/channel.ts';
+import { answerReason, knownError, refusalOutcome, sendRequest, type ChannelAdapterOptions, type ChannelOutcome } from '../channels/channel.ts';
 import type { VapidKeyPair } from './vapid-keys.ts';
 
 /** Where a push goes: the device's endpoint and its keys (in clear only here, for the encryption). */
@@ -34,6 +34,20 @@ export const pushServiceOf = (endpoint: string): string => {
     return 'an invalid endpoint';
   }
 };
+
+/**
+ * A known push service's documented error in its answer, or undefined (the status alone is kept): Mozilla's autopush
+ * answers JSON with `errno` and `message`; Apple's web push JSON with `reason`. FCM's web push endpoint documents no
+ * error body, and any other host is not a push service we know: their answers stay unread.
+ */
+export function pushServiceError(endpoint: string, said: string): string | undefined {
+  const host = pushServiceOf(endpoint).toLowerCase();
+  if (host === 'push.services.mozilla.com' || host.endsWith('.push.services.mozilla.com')) {
+    return knownError(said, [{ field: 'message' }, { field: 'errno', label: 'errno' }]);
+  }
+  if (host === 'push.apple.com' || host.endsWith('.push.apple.com')) return knownError(said, [{ field: 'reason' }]);
+  return undefined;
+}
 
 /**
  * Sends Web Push: web-push encrypts the payload (RFC 8291 `aes128gcm`) and signs the VAPID JWT (RFC 8292) for the
@@ -78,7 +92,7 @@ export class WebPushAdapter {
     if ('kind' in response) return response;
     const said = await response.text().catch(() => '');
     if (response.ok) return { kind: 'sent', status: response.status, providerId: null };
-    const outcome = refusalOutcome(response, answerReason(service, response.status, said), this.options.clock.now());
+    const outcome = refusalOutcome(response, answerReason(service, response.status, pushServiceError(destination.endpoint, said)), this.options.clock.now());
     return outcome.kind === 'gone' ? { ...outcome, reason: `${outcome.reason} (the subscription no longer exists)` } : outcome;
   }
 }

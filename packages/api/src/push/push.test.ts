@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Identity } from '../auth/access.ts';
 import { createCaller } from '../root.ts';
 import { createTestApi, restClient } from '../testing.ts';
+import { pushServiceError } from './adapter.ts';
 import { newVapidKeys } from './vapid-keys.ts';
 
 type Api = Awaited<ReturnType<typeof createTestApi>>;
@@ -340,6 +341,17 @@ describe('the test push', () => {
     expect(sandbox.requestsTo('push')).toHaveLength(requests);
   });
 
+  it('keeps a push service’s status as the last failure, never its answer (an internal service’s page)', async () => {
+    const { call } = await dashboard();
+    const subscription = await browserSubscription(call);
+    await call('POST', '/api/push/subscriptions', deviceBody(subscription));
+    sandbox.inject('push', { status: 403, body: 'INTERNAL-ONLY-DATA: admin panel secret=x', times: 1 });
+    const test = (await call('POST', '/api/push/test', {})).json as { results: { outcome: string; message: string }[] };
+    expect(test.results).toMatchObject([{ outcome: 'refused', message: `The push service ${new URL(subscription.endpoint).host} answered 403` }]);
+    const [device] = ((await call('GET', '/api/push/subscriptions')).json as { devices: { lastFailure: string | null }[] }).devices;
+    expect(device?.lastFailure).toBe(`The push service ${new URL(subscription.endpoint).host} answered 403`);
+  });
+
   it('records a 5xx as the device’s last failure and keeps the device', async () => {
     const { call } = await dashboard();
     const subscription = await browserSubscription(call);
@@ -349,5 +361,22 @@ describe('the test push', () => {
     const [device] = ((await call('GET', '/api/push/subscriptions')).json as { devices: { lastFailure: string | null; lastFailureAt: string | null; removedAt: string | null }[] }).devices;
     expect(device).toMatchObject({ lastFailure: expect.stringContaining('answered 503'), removedAt: null });
     expect(device?.lastFailureAt).not.toBeNull();
+  });
+});
+
+describe('a push service’s error in a failure', () => {
+  const page = 'INTERNAL-ONLY-DATA: admin panel secret=x';
+  it('keeps Mozilla autopush’s message and errno, and Apple’s reason, from their documented JSON answers', () => {
+    const autopush = JSON.stringify({ code: 410, errno: 106, error: 'Gone', message: 'Request did not validate User was deleted', more_info: 'https://autopush.readthedocs.io/en/latest/http.html#error-codes' });
+    expect(pushServiceError('https://updates.push.services.mozilla.com/wpush/v2/gAAA', autopush)).toBe('Request did not validate User was deleted, errno 106');
+    expect(pushServiceError('https://web.push.apple.com/QGuQyavXuto', JSON.stringify({ reason: 'BadJwtToken' }))).toBe('BadJwtToken');
+  });
+
+  it('keeps nothing of another answer: FCM’s (no documented body), an unknown host’s, or a known host’s that is not JSON', () => {
+    expect(pushServiceError('https://fcm.googleapis.com/fcm/send/abc', JSON.stringify({ reason: page }))).toBeUndefined();
+    expect(pushServiceError('https://push.example.com/abc', JSON.stringify({ message: page, reason: page }))).toBeUndefined();
+    expect(pushServiceError('http://127.0.0.1:9000/abc', page)).toBeUndefined();
+    expect(pushServiceError('https://updates.push.services.mozilla.com/wpush/v2/gAAA', page)).toBeUndefined();
+    expect(pushServiceError('https://web.push.apple.com.evil.example/x', JSON.stringify({ reason: page }))).toBeUndefined();
   });
 });

@@ -144,7 +144,8 @@ export class DiscordAdapter implements ChannelAdapter<DiscordDestination> {
 
   private refusal(answer: Answer, token: string): ChannelOutcome {
     const { error, response } = answer;
-    const words = error.message === undefined ? answer.said : `${error.message}${error.code ? ` (code ${error.code})` : ''}`;
+    // Discord's documented error: its JSON `message` and `code` (never the rest of the answer, a proxy's page).
+    const words = error.message === undefined ? (error.code === undefined ? undefined : `code ${error.code}`) : `${error.message}${error.code ? ` (code ${error.code})` : ''}`;
     const reason = answerReason('Discord', answer.status, words, [token]);
     const now = this.options.clock.now();
     const resetAfter = Number(response.headers.get('x-ratelimit-reset-after') ?? Number.NaN);

@@ -35,7 +35,18 @@ const EMOJI_TAG: Record<NotificationSeverity, string> = { error: 'rotating_light
 /** ntfy's answer to a publish: the message as subscribers receive it, whose `id` we keep. */
 const publishedSchema = z.object({ id: z.string().min(1) });
 /** ntfy's error JSON (`{ code, http, error, link }`): `error` is its own words. */
-const errorSchema = z.object({ error: z.string() });
+/** ntfy's documented error answer: `{"code":40301,"http":403,"error":"forbidden","link":"https://ntfy.sh/docs/…"}`. */
+const errorSchema = z.object({ code: z.number().int(), http: z.number().int(), error: z.string() });
+
+/**
+ * What an ntfy server's refusal keeps: ntfy's own error code (a number) when the answer is ntfy's error shape for that
+ * status; its description too only from ntfy.sh. Any server at all may be given, so the words of another stay unread.
+ */
+export function ntfyError(said: string, status: number, host: string): string | undefined {
+  const error = errorSchema.safeParse(jsonOrUndefined(said));
+  if (!error.success || error.data.http !== status) return undefined;
+  return host === new URL(NTFY_SH).host ? `${error.data.error} (ntfy error ${error.data.code})` : `ntfy error ${error.data.code}`;
+}
 
 const ELLIPSIS = '…';
 
@@ -112,8 +123,7 @@ export class NtfyAdapter implements ChannelAdapter<NtfyDestination> {
       return { kind: 'sent', status: response.status, providerId: published.success ? published.data.id : null };
     }
     const said = await response.text().catch(() => '');
-    const error = errorSchema.safeParse(jsonOrUndefined(said));
-    const reason = answerReason(service, response.status, error.success ? error.data.error : said, auth.secrets);
+    const reason = answerReason(service, response.status, ntfyError(said, response.status, target.host), auth.secrets);
     const outcome = refusalOutcome(response, reason, this.options.clock.now());
     // A topic cannot be deleted: a 404 or 410 means the address is not an ntfy server's root, which is a refusal.
     return outcome.kind === 'gone' ? { kind: 'refused', status: outcome.status, reason } : outcome;

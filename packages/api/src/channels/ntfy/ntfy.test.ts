@@ -5,7 +5,7 @@ import { startSandbox, type Exchange, type Sandbox } from '@dash/sandbox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_MS, type ChannelOutcome } from '../channel.ts';
 import { channelMessage, HOSTILE_TEXT } from '../testing.ts';
-import { NTFY_MESSAGE_MAX_BYTES, NtfyAdapter, truncateToBytes } from './index.ts';
+import { NTFY_MESSAGE_MAX_BYTES, NtfyAdapter, ntfyError, truncateToBytes } from './index.ts';
 
 // The adapter against the fake ntfy server, which holds requests to ntfy's publishing reference
 // (shared/upstream-specs/ntfy.publish.md); each test names the section it relies on.
@@ -127,15 +127,15 @@ describe('NtfyAdapter', () => {
       expect(exchanges[0]?.headers.authorization).toBe('Basic dGVzdHVzZXI6ZmFrZXBhc3N3b3Jk');
     });
 
-    it('is refused with ntfy\'s words and no secret when the token or password is wrong, or when none is given', async () => {
+    it('is refused with ntfy\'s error code (its words only from ntfy.sh) and no secret when the token or password is wrong, or when none is given', async () => {
       sandbox.protectNtfyTopic('mysecrets', { user: 'testuser', password: 'fakepassword' });
       const wrongToken = await adapter.send({ server: server(), topic: 'mysecrets', auth: { token: 'tk_AgQdq7mVBoFD37zQVN29RhuMzNIz2' } }, channelMessage());
       const wrongPassword = await adapter.send({ server: server(), topic: 'mysecrets', auth: { username: 'testuser', password: 'hunter2-wrong' } }, channelMessage());
       const none = await adapter.send({ server: server(), topic: 'mysecrets' }, channelMessage());
       const host = new URL(server()).host;
-      expect(wrongToken).toEqual({ kind: 'refused', status: 401, reason: `The ntfy server ${host} answered 401: unauthorized` });
-      expect(wrongPassword).toEqual({ kind: 'refused', status: 401, reason: `The ntfy server ${host} answered 401: unauthorized` });
-      expect(none).toEqual({ kind: 'refused', status: 403, reason: `The ntfy server ${host} answered 403: forbidden` });
+      expect(wrongToken).toEqual({ kind: 'refused', status: 401, reason: `The ntfy server ${host} answered 401: ntfy error 40101` });
+      expect(wrongPassword).toEqual({ kind: 'refused', status: 401, reason: `The ntfy server ${host} answered 401: ntfy error 40101` });
+      expect(none).toEqual({ kind: 'refused', status: 403, reason: `The ntfy server ${host} answered 403: ntfy error 40301` });
       const reasons = JSON.stringify([wrongToken, wrongPassword]);
       for (const secret of ['tk_AgQdq7mVBoFD37zQVN29RhuMzNIz2', 'hunter2-wrong', Buffer.from('testuser:hunter2-wrong').toString('base64'), 'mysecrets']) {
         expect(reasons).not.toContain(secret);
@@ -154,7 +154,7 @@ describe('NtfyAdapter', () => {
         kind: 'retry',
         status: 429,
         afterMs: DEFAULT_RETRY_MS,
-        reason: `The ntfy server ${new URL(server()).host} answered 429: limit reached: too many requests, please be nice`,
+        reason: `The ntfy server ${new URL(server()).host} answered 429: ntfy error 42901`,
       });
     } finally {
       sandbox.limit('ntfy', { limit: 60, windowMs: 5 * 60_000 });
@@ -168,11 +168,11 @@ describe('NtfyAdapter', () => {
     sandbox.inject('ntfy', { status: 502, body: 'Bad Gateway', times: 1 });
     expect(await send()).toMatchObject({ kind: 'retry', status: 502, afterMs: DEFAULT_RETRY_MS });
     sandbox.inject('ntfy', { status: 413, body: { code: 41301, http: 413, error: 'attachment too large, or bandwidth limit reached' }, times: 1 });
-    expect(await send()).toMatchObject({ kind: 'refused', status: 413, reason: expect.stringContaining('attachment too large') });
+    expect(await send()).toMatchObject({ kind: 'refused', status: 413, reason: expect.stringMatching(/answered 413: ntfy error 41301$/) });
     sandbox.inject('ntfy', { status: 404, body: { code: 40401, http: 404, error: 'page not found' }, times: 1 });
     expect(await send()).toMatchObject({ kind: 'refused', status: 404 });
     // The fake itself refuses a topic name ntfy would not take.
-    expect(await adapter.send({ server: server(), topic: 'not a topic!' }, channelMessage())).toMatchObject({ kind: 'refused', status: 400, reason: expect.stringContaining('topic invalid') });
+    expect(await adapter.send({ server: server(), topic: 'not a topic!' }, channelMessage())).toMatchObject({ kind: 'refused', status: 400, reason: expect.stringMatching(/answered 400: ntfy error 40009$/) });
   });
 
   it('publishes to a server under a path at that path, and keeps the id of the answer', async () => {
@@ -193,6 +193,16 @@ describe('NtfyAdapter', () => {
     }
   });
 
+  it('keeps only ntfy.sh\'s own words: another server\'s error text, even in ntfy\'s shape, is reduced to its code', () => {
+    const said = JSON.stringify({ code: 40301, http: 403, error: 'forbidden', link: 'https://ntfy.sh/docs/publish/#access-tokens' });
+    expect(ntfyError(said, 403, 'ntfy.sh')).toBe('forbidden (ntfy error 40301)');
+    expect(ntfyError(said, 403, 'ntfy.internal.example')).toBe('ntfy error 40301');
+    // Not ntfy's shape for this status (an internal service's page, or JSON of another shape): nothing kept.
+    expect(ntfyError(said, 500, 'ntfy.sh')).toBeUndefined();
+    expect(ntfyError('INTERNAL-ONLY-DATA secret=x', 403, 'ntfy.sh')).toBeUndefined();
+    expect(ntfyError(JSON.stringify({ error: 'INTERNAL-ONLY-DATA secret=x' }), 403, 'ntfy.sh')).toBeUndefined();
+  });
+
   it('keeps the login out of the reason when a server echoes it back', async () => {
     const echo = createServer((req, res) => {
       res.writeHead(401, { 'content-type': 'application/json' });
@@ -203,8 +213,8 @@ describe('NtfyAdapter', () => {
       const base = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
       const token = await adapter.send({ server: base, topic: 't', auth: { token: 'tk_echoedToken123' } }, channelMessage());
       const basic = await adapter.send({ server: base, topic: 't', auth: { username: 'phil', password: 'echoedPassword' } }, channelMessage());
-      expect(token).toMatchObject({ kind: 'refused', status: 401, reason: expect.stringContaining('unauthorized: Bearer [redacted]') });
-      expect(basic).toMatchObject({ kind: 'refused', status: 401, reason: expect.stringContaining('unauthorized: Basic [redacted]') });
+      expect(token).toMatchObject({ kind: 'refused', status: 401, reason: expect.stringMatching(/answered 401: ntfy error 40101$/) });
+      expect(basic).toMatchObject({ kind: 'refused', status: 401, reason: expect.stringMatching(/answered 401: ntfy error 40101$/) });
       expect(JSON.stringify([token, basic])).not.toMatch(/tk_echoedToken123|echoedPassword|cGhpbDplY2hvZWRQYXNzd29yZA/);
     } finally {
       await new Promise((resolve) => echo.close(resolve));

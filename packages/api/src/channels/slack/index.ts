@@ -98,7 +98,9 @@ export class SlackAdapter implements ChannelAdapter<SlackDestination> {
     if ('kind' in answer) return answer;
     const said = await answer.text().catch(() => '');
     if (answer.status >= 200 && answer.status < 300) return { kind: 'sent', status: answer.status, providerId: null };
-    // Slack's words are its error codes (no_service, invalid_token, channel_is_archived, rate_limited).
-    return refusalOutcome(answer, answerReason('Slack', answer.status, said, [target.url.pathname.split('/').at(-1) ?? '']), this.options.clock.now());
+    // Slack's incoming webhooks answer an error as a bare code in plain text (no_service, invalid_token,
+    // channel_is_archived, rate_limited): that code, and nothing else of an answer that is not one (a proxy's page).
+    const code = /^[a-z][a-z0-9_]{0,63}$/.test(said.trim()) ? said.trim() : undefined;
+    return refusalOutcome(answer, answerReason('Slack', answer.status, code), this.options.clock.now());
   }
 }

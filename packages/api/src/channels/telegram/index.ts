@@ -140,7 +140,8 @@ export class TelegramAdapter implements ChannelAdapter<TelegramDestination> {
     }
     const failure = failureSchema.safeParse(body);
     const migratedTo = failure.data?.parameters?.migrate_to_chat_id;
-    const words = `${failure.data?.description ?? said}${migratedTo === undefined ? '' : ` (the group is now the supergroup ${migratedTo})`}`;
+    // The Bot API's documented error: `description` (never the rest of the answer, a proxy's page).
+    const words = `${failure.data?.description ?? ''}${migratedTo === undefined ? '' : ` (the group is now the supergroup ${migratedTo})`}`;
     const reason = answerReason('Telegram', status, words, [botToken]);
     // A 404 is a malformed path (a token cut short), not a chat that is gone.
     if (status === 404) return { kind: 'refused', status, reason };

@@ -93,10 +93,9 @@ export class SignedWebhookAdapter implements ChannelAdapter<SignedWebhookDestina
       await response.body?.cancel().catch(() => undefined);
       return { kind: 'sent', status: response.status, providerId: null };
     }
-    const said = await response.text().catch(() => '');
+    // Any receiver at all: its status only, never its words (ARCHITECTURE.md, Outgoing channels).
+    await response.body?.cancel().catch(() => undefined);
     const hint = response.status >= 300 && response.status < 400 ? ' (a redirect: set the webhook to the address it points to)' : response.status === 410 ? ' (the receiver asks to stop)' : '';
-    // The receiver holds the secret too, and may echo it in its error.
-    const secrets = [destination.secret, destination.secret.replace(SECRET_PREFIX, '')];
-    return refusalOutcome(response, `${answerReason(service, response.status, said, secrets)}${hint}`, now);
+    return refusalOutcome(response, `${answerReason(service, response.status)}${hint}`, now);
   }
 }

@@ -124,16 +124,18 @@ describe('SignedWebhookAdapter', () => {
     const outcomes = [];
     for (let i = 0; i < 4; i++) outcomes.push(await adapter.send({ url, secret }, channelMessage()));
     expect(outcomes[0]).toMatchObject({ kind: 'retry', status: 429, afterMs: 7000 });
-    expect(outcomes[1]).toMatchObject({ kind: 'retry', status: 500, afterMs: DEFAULT_RETRY_MS, reason: expect.stringContaining('oops') });
+    expect(outcomes[1]).toMatchObject({ kind: 'retry', status: 500, afterMs: DEFAULT_RETRY_MS, reason: expect.stringMatching(/answered 500$/) });
     expect(outcomes[2]).toMatchObject({ kind: 'gone', status: 410 });
     expect(outcomes[3]).toMatchObject({ kind: 'gone', status: 404 });
   });
 
-  it("refuses a 400 with the receiver's words, never the secret nor the URL's path", async () => {
+  it("refuses a 400 with the receiver's status only: never its words (any receiver may be an internal service), the secret nor the URL's path", async () => {
     const encoded = secret.slice('whsec_'.length);
     answers.push({ status: 400, body: `bad payload: expected secret ${secret} or ${encoded}` });
     const outcome = await adapter.send({ url, secret }, channelMessage());
-    expect(outcome).toMatchObject({ kind: 'refused', status: 400, reason: expect.stringContaining('bad payload: expected secret') });
+    expect(outcome).toMatchObject({ kind: 'refused', status: 400, reason: expect.stringMatching(/^The webhook at \S+ answered 400$/) });
+    answers.push({ status: 403, body: 'INTERNAL-ONLY-DATA secret=x' });
+    expect(await adapter.send({ url, secret }, channelMessage())).toMatchObject({ kind: 'refused', status: 403, reason: expect.stringMatching(/^The webhook at \S+ answered 403$/) });
     expect(JSON.stringify(outcome)).not.toContain(encoded);
     expect(JSON.stringify(outcome)).not.toContain('/hooks/dash');
   });
