@@ -117,8 +117,12 @@ export const channelConnectionSchema = z.object({
   createdAt: z.iso.datetime(),
   lastSuccessAt: instant,
   lastFailureAt: instant,
+  /** The status and a known service's own error code or description; the owner's only: null for an API token. */
   lastFailure: z.string().nullable(),
-  /** Set when the service refused for good (a deleted webhook, a revoked token): nothing is sent until it is fixed. */
+  /**
+   * Set when the service refused for good (a deleted webhook, a revoked token): nothing is sent until it is fixed. Its
+   * reason is the owner's only: an API token reads a plain notice instead.
+   */
   needsAttention: z.string().nullable(),
 });
 export type ChannelConnection = z.infer<typeof channelConnectionSchema>;

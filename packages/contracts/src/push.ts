@@ -65,6 +65,7 @@ export const pushDeviceSchema = z.object({
   expiresAt: instant,
   lastSuccessAt: instant,
   lastFailureAt: instant,
+  /** The push service's status and (a known service's) own error; the owner's only: null for an API token. */
   lastFailure: z.string().nullable(),
   /** When the push service said the subscription is gone (404, 410): the device gets nothing more; subscribe it again. */
   removedAt: instant,

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Identity } from '../auth/access.ts';
 import { CredentialVault } from '../credentials/vault.ts';
 import { createCaller } from '../root.ts';
+import { ATTENTION_FOR_TOKENS } from '../router/auth.ts';
 import { createTestApi, restClient } from '../testing.ts';
 
 // The connections as the owner manages them through /api/channels: who may add, change, test and remove one; bad
@@ -98,7 +99,7 @@ describe('/api/channels', () => {
   });
 
   it("keeps a destination's status as its last failure, never its answer, and a known service's own error code or description", async () => {
-    const { call, nextMinute } = await dashboard();
+    const { call, as, nextMinute } = await dashboard();
     const internal = createServer((_req, res) => res.writeHead(403, { 'content-type': 'text/plain' }).end('INTERNAL-ONLY-DATA: admin panel secret=x'));
     await new Promise<void>((resolve) => internal.listen(0, '127.0.0.1', resolve));
     try {
@@ -135,6 +136,22 @@ describe('/api/channels', () => {
         const id = connections[kind as keyof typeof expected].id;
         expect({ kind, message: ((await call('POST', `/api/channels/${id}/test`)).json as { message: string }).message }).toEqual({ kind, message });
         expect(await lastFailure(id)).toBe(message);
+      }
+      // What a destination answered is the owner's to read: an API token, read or write, lists the rows without it.
+      nextMinute();
+      sandbox.inject('slack', { status: 404, body: 'no_service', times: 1 });
+      expect(((await call('POST', `/api/channels/${connections.slack.id}/test`)).json as { outcome: string }).outcome).toBe('gone');
+      const owner = ((await call('GET', '/api/channels')).json as { connections: ChannelConnection[] }).connections;
+      expect(owner.find((c) => c.id === connections.slack.id)).toMatchObject({ lastFailure: 'Slack answered 404: no_service', needsAttention: 'Slack answered 404: no_service' });
+      expect(owner.filter((c) => c.lastFailure !== null)).toHaveLength(5);
+      for (const scope of ['read', 'write'] as const) {
+        const listed = await as({ via: 'token', scope, tokenId: `tok-${scope}` })('GET', '/api/channels');
+        expect(listed.status).toBe(200);
+        const rows = (listed.json as { connections: ChannelConnection[] }).connections;
+        expect(rows.map((c) => c.lastFailure)).toEqual([null, null, null, null, null]);
+        expect(rows.every((c) => c.lastFailureAt !== null)).toBe(true);
+        expect(rows.find((c) => c.id === connections.slack.id)?.needsAttention).toBe(ATTENTION_FOR_TOKENS);
+        expect(JSON.stringify(rows)).not.toMatch(/answered|no_service|invalid_token/);
       }
     } finally {
       await new Promise((resolve) => internal.close(resolve));

@@ -352,6 +352,20 @@ describe('the test push', () => {
     expect(device?.lastFailure).toBe(`The push service ${new URL(subscription.endpoint).host} answered 403`);
   });
 
+  it('lets only the owner read what a push service answered: an API token lists the device without it', async () => {
+    const { call, as } = await dashboard();
+    await call('POST', '/api/push/subscriptions', deviceBody(await browserSubscription(call)));
+    sandbox.inject('push', { status: 503, times: 1 });
+    await call('POST', '/api/push/test', {});
+    type Listed = { devices: { lastFailure: string | null; lastFailureAt: string | null }[] };
+    expect(((await as(session)('GET', '/api/push/subscriptions')).json as Listed).devices[0]?.lastFailure).toMatch(/answered 503$/);
+    for (const token of [readToken, writeToken]) {
+      const listed = await as(token)('GET', '/api/push/subscriptions');
+      expect(listed.status).toBe(200);
+      expect((listed.json as Listed).devices).toMatchObject([{ lastFailure: null, lastFailureAt: expect.any(String) }]);
+    }
+  });
+
   it('records a 5xx as the device’s last failure and keeps the device', async () => {
     const { call } = await dashboard();
     const subscription = await browserSubscription(call);

@@ -44,6 +44,19 @@ export function assertOwnerBrowser(ctx: Context): UserIdentity {
 }
 
 /**
+ * Whether the caller may read what a destination (a push device, a chat connection) last answered: the owner's (a
+ * signed-in browser, the open local dashboard, the server itself), never an API token's, even write. A destination's
+ * failure names services on the owner's network and what they said; a token's reader gets the rest of the row.
+ */
+export function readsDestinationFailures(ctx: Context): boolean {
+  const { identity } = requestOf(ctx);
+  return identity !== undefined && (identity.via === 'open' || identity.via === 'session');
+}
+
+/** What an API token's reader sees of a connection that needs attention: that it does, not what its service said. */
+export const ATTENTION_FOR_TOKENS = 'The service refused it for good: nothing is sent to it until it is fixed (the owner sees why in Settings)';
+
+/**
  * An owner action that grants or moves access (a new API token, a database switch, an import): a signed-in browser
  * (or the open local dashboard), never an API token, and the password again once one is set (throttled as a sign-in).
  */

@@ -1,15 +1,22 @@
 import { channelAddSchema, channelConnectionsSchema, channelIdInput, channelSavedSchema, channelTestResultSchema, channelUpdateSchema, removedSchema } from '@dash/contracts';
 import { z } from 'zod';
 import { publicProcedure, router } from '../trpc.ts';
-import { assertOwnerBrowser, confirmOwner } from './auth.ts';
+import { assertOwnerBrowser, ATTENTION_FOR_TOKENS, confirmOwner, readsDestinationFailures } from './auth.ts';
 
 /** The chat and webhook connections (Settings → Notifications → Chat and webhooks). */
 export const channelsRouter = router({
-  /** GET /api/channels: the connections, how their messages went; never a secret. */
+  /**
+   * GET /api/channels: the connections, how their messages went; never a secret. What a destination last answered
+   * (`lastFailure`, the reason in `needsAttention`) is the owner's alone: an API token gets null and a plain notice.
+   */
   list: publicProcedure
     .input(z.void())
     .output(channelConnectionsSchema)
-    .query(async ({ ctx }) => ({ connections: await ctx.channels.list() })),
+    .query(async ({ ctx }) => {
+      const connections = await ctx.channels.list();
+      if (readsDestinationFailures(ctx)) return { connections };
+      return { connections: connections.map((c) => ({ ...c, lastFailure: null, needsAttention: c.needsAttention === null ? null : ATTENTION_FOR_TOKENS })) };
+    }),
 
   /**
    * POST /api/channels: a new place our data goes, and it keeps getting it after the session that added it ends: the

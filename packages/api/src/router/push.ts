@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { fail } from '../errors.ts';
 import { pushPayloadOf } from '../push/sender.ts';
 import { publicProcedure, router } from '../trpc.ts';
-import { assertOwnerBrowser, confirmOwner } from './auth.ts';
+import { assertOwnerBrowser, confirmOwner, readsDestinationFailures } from './auth.ts';
 
 export const pushRouter = router({
   /** GET /api/push/key: the VAPID public key a browser subscribes with (`applicationServerKey`). */
@@ -35,11 +35,17 @@ export const pushRouter = router({
       return ctx.push.subscribe(input, ctx.request?.userAgent);
     }),
 
-  /** GET /api/push/subscriptions: the devices, how their pushes went; never their keys. */
+  /**
+   * GET /api/push/subscriptions: the devices, how their pushes went; never their keys. What a push service last
+   * answered (`lastFailure`) is the owner's alone: an API token gets null (its time stays).
+   */
   list: publicProcedure
     .input(z.void())
     .output(pushDevicesSchema)
-    .query(async ({ ctx }) => ({ devices: await ctx.push.list() })),
+    .query(async ({ ctx }) => {
+      const devices = await ctx.push.list();
+      return { devices: readsDestinationFailures(ctx) ? devices : devices.map((device) => ({ ...device, lastFailure: null })) };
+    }),
 
   /** DELETE /api/push/subscriptions/:id: the owner's, from a signed-in browser (no password: it only narrows where data goes). */
   remove: publicProcedure
