@@ -67,6 +67,20 @@ function withoutAuth(tables: DumpTables): DumpTables {
 }
 
 /**
+ * The tables of a dump without what destinations answered (a push device's or chat connection's `lastFailure`, the
+ * reason in a connection's `attention`, which becomes `notice`): the owner's to read, not an API token's.
+ */
+export function withoutDestinationFailures(tables: DumpTables, notice: string): DumpTables {
+  return {
+    ...tables,
+    ...(tables.push_subscriptions ? { push_subscriptions: tables.push_subscriptions.map((row) => ({ ...row, lastFailure: null })) } : {}),
+    ...(tables.channel_connections
+      ? { channel_connections: tables.channel_connections.map((row) => ({ ...row, lastFailure: null, attention: row.attention === null ? null : notice })) }
+      : {}),
+  };
+}
+
+/**
  * Everything needed to rebuild the dashboard's data, credentials still sealed; the cache and every sign-in material
  * (the password's hash, sessions, API tokens) stay out: an export is data, and a read token may download it.
  */

@@ -363,7 +363,12 @@ describe('the test push', () => {
       const listed = await as(token)('GET', '/api/push/subscriptions');
       expect(listed.status).toBe(200);
       expect((listed.json as Listed).devices).toMatchObject([{ lastFailure: null, lastFailureAt: expect.any(String) }]);
+      // Nor in the export a token may download.
+      const exported = (await as(token)('GET', '/api/database/export')).json as { tables: { push_subscriptions: { lastFailure: string | null }[] } };
+      expect(exported.tables.push_subscriptions).toMatchObject([{ lastFailure: null }]);
     }
+    const owned = (await as(session)('GET', '/api/database/export')).json as { tables: { push_subscriptions: { lastFailure: string | null }[] } };
+    expect(owned.tables.push_subscriptions[0]?.lastFailure).toMatch(/answered 503$/);
   });
 
   it('records a 5xx as the device’s last failure and keeps the device', async () => {

@@ -11,11 +11,11 @@ import {
 } from '@dash/contracts';
 import { z } from 'zod';
 import type { Context } from '../context.ts';
-import { exportDump, importDump, parseDump } from '../database/dump.ts';
+import { exportDump, importDump, parseDump, withoutDestinationFailures } from '../database/dump.ts';
 import type { DatabaseHandle } from '../database/runtime.ts';
 import { fail } from '../errors.ts';
 import { publicProcedure, router } from '../trpc.ts';
-import { assertOwnerBrowser, confirmOwner } from './auth.ts';
+import { assertOwnerBrowser, ATTENTION_FOR_TOKENS, confirmOwner, readsDestinationFailures } from './auth.ts';
 
 function database(ctx: Context): DatabaseHandle {
   if (!ctx.database) throw fail('SERVICE_UNAVAILABLE', 'This process does not manage its database (it was started without one)');
@@ -62,7 +62,11 @@ export const databaseRouter = router({
   export: publicProcedure
     .input(z.void())
     .output(dumpSchema)
-    .query(({ ctx }) => exportDump(ctx)),
+    .query(async ({ ctx }) => {
+      const dump = await exportDump(ctx);
+      // What a destination answered is the owner's to read (as in the push and channel lists).
+      return readsDestinationFailures(ctx) ? dump : { ...dump, tables: withoutDestinationFailures(dump.tables, ATTENTION_FOR_TOKENS) };
+    }),
 
   /** The dump is checked here, not by the input schema, so that a newer version is refused by name first. */
   import: publicProcedure
