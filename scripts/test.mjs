@@ -1,6 +1,6 @@
 // `npm test`: installs what is needed and builds the dashboard, then runs every test (unit, integration against the
 // real Postgres, MariaDB and Redis, and Chromium browser tests; files in parallel) while the typecheck and the lint
-// run beside them at the lowest CPU priority, taking only the time the tests leave idle. It reports every failure
+// run beside them, two more processes among the tests'. It reports every failure
 // of the three, and fails if any failed.
 // `npm test -- <vitest filters and options>` runs only the tests they select, after the same install and build,
 // without the typecheck and lint (those look at the whole project; `npm run typecheck` and `npm run lint` run them,
@@ -65,12 +65,15 @@ function lintInputsHash() {
 const lintStamp = join(root, 'node_modules/.cache/lint-passed');
 
 /**
- * A pnpm script run in the background at the lowest priority; resolves with whether it passed, its output kept until then.
+ * A pnpm script run in the background beside the tests, at their priority; resolves with whether it passed, its output
+ * kept until then. Not at nice 19 (as it once was): the suite keeps both cores busy, so a check at the lowest priority
+ * got almost no CPU until the tests ended and then ran alone, one process on one core, for 100 to 225 s while the
+ * other core idled. At the tests' priority it takes its share as they run and is done before them.
  * @param {string} name
  * @param {string[]} args
  */
 async function beside(name, args) {
-  const result = await pnpmQuietly(args, { lowPriority: true });
+  const result = await pnpmQuietly(args);
   return { name, ...result };
 }
 
@@ -93,7 +96,7 @@ const checks = [];
 const skipped = [];
 const lintInputs = selection.length === 0 ? lintInputsHash() : undefined;
 if (selection.length === 0) {
-  console.log('→ typecheck and lint, beside the tests at low priority (reported at the end)');
+  console.log('→ typecheck and lint, beside the tests (reported at the end)');
   // Two processes: the web app's typecheck (svelte-check, the service worker), and `npm run check`, which checks the
   // rest as one program and lints every file with that program's types (scripts/check.mjs says why).
   checks.push(beside('typecheck of the web app', ['typecheck:web']));

@@ -4,7 +4,6 @@
 // version) never matters. `node scripts/pnpm.mjs <args>` is that pinned pnpm on the command line.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -47,25 +46,15 @@ export function pnpm(args, options) {
 
 /**
  * Runs the pinned pnpm in the background with its output kept, not shown: for steps that run beside others and
- * report once done. Colour is kept when this terminal has it. With `lowPriority`, it and every process it starts run
- * at the lowest CPU priority (nice 19): they take only the time that the foreground leaves idle.
+ * report once done. Colour is kept when this terminal has it.
  * @param {string[]} args
- * @param {{ lowPriority?: boolean }} [options]
  * @returns {Promise<{ ok: boolean, output: string, ms: number }>}
  */
-export function pnpmQuietly(args, { lowPriority = false } = {}) {
+export function pnpmQuietly(args) {
   ensurePnpm();
   const started = performance.now();
   const colour = process.stdout.isTTY && !('NO_COLOR' in process.env) ? { FORCE_COLOR: '1' } : {};
   const child = spawn(process.execPath, [pnpmEntry, ...args], { cwd: root, env: { ...process.env, ...colour }, stdio: ['ignore', 'pipe', 'pipe'] });
-  // Set before pnpm has started anything, so every process under it inherits the priority.
-  if (lowPriority && child.pid !== undefined) {
-    try {
-      setPriority(child.pid, 19);
-    } catch {
-      // A system that refuses only costs the tests some CPU.
-    }
-  }
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
