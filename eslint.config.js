@@ -1,3 +1,5 @@
+// First: before eslint-plugin-svelte loads its parser (scripts/svelte-lint-types.mjs says why).
+import './scripts/svelte-lint-types.mjs';
 import js from '@eslint/js';
 import svelte from 'eslint-plugin-svelte';
 import globals from 'globals';
