@@ -401,6 +401,8 @@ async function latencyPhase({ label, stripWait, n, redis, prNumberBase, push: wi
     RELAY_POLL_SECRET: POLL_SECRET,
     // Push services need a contact (RFC 8292); without an alert address or an https ORIGIN, this one.
     VAPID_SUBJECT: 'mailto:founder@bench.example',
+    // The bench's push service listens on loopback, where a real one never is (docs/security.md).
+    PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true',
   });
   cleanups.push(dashboard.stop);
   const base = dashboard.url;
