@@ -58,7 +58,11 @@ export const sessionListSchema = z.object({ sessions: z.array(sessionInfoSchema)
 
 export const sessionIdInput = z.object({ id: z.string().min(1).max(64) });
 
-export const signedOutSchema = z.object({ ok: z.literal(true), ended: z.number().int() });
+/**
+ * Sessions ended; `devicesRemoved` when every Web Push device went too ("sign out everywhere"): a browser signed out
+ * keeps no push subscription, and the owner adds their devices again.
+ */
+export const signedOutSchema = z.object({ ok: z.literal(true), ended: z.number().int(), devicesRemoved: z.boolean() });
 
 /** An owner action's confirmation: the dashboard password again, needed once one is set. */
 export const ownerPasswordSchema = z.string().max(1024).optional();

@@ -349,13 +349,14 @@ export function mysqlStore(db: Db): Store {
         const created = await db.insert(authOwner).ignore().values({ id: 1, passwordHash, createdAt: at, updatedAt: at });
         return affected(created) === 1;
       },
-      changePassword(passwordHash, keepSessionId) {
+      changePassword(passwordHash, keepSessionId, removeDevices) {
         return db.transaction(async (tx) => {
           // Locked first, as removeOwner's delete does, so the two cannot deadlock.
           const [owner] = await tx.select({ id: authOwner.id }).from(authOwner).for('update');
           if (!owner) return false;
           await tx.update(authOwner).set({ passwordHash, updatedAt: now() });
           await tx.delete(authSession).where(sessionsBut(keepSessionId));
+          if (removeDevices) await tx.delete(mysqlSchema.pushSubscriptions);
           return true;
         });
       },
@@ -383,8 +384,12 @@ export function mysqlStore(db: Db): Store {
         async remove(id) {
           return affected(await db.delete(authSession).where(eq(authSession.id, id))) > 0;
         },
-        async removeAll(exceptId) {
-          return affected(await db.delete(authSession).where(sessionsBut(exceptId)));
+        removeAll(exceptId, removeDevices) {
+          return db.transaction(async (tx) => {
+            const ended = affected(await tx.delete(authSession).where(sessionsBut(exceptId)));
+            if (removeDevices) await tx.delete(mysqlSchema.pushSubscriptions);
+            return ended;
+          });
         },
         async removeExpired(seenBefore, createdBefore) {
           const expired = or(lt(authSession.lastSeenAt, isoOf(seenBefore)), lt(authSession.createdAt, isoOf(createdBefore)));

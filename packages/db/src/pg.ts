@@ -314,12 +314,13 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
           .returning({ id: authOwner.id });
         return created.length > 0;
       },
-      changePassword(passwordHash, keepSessionId) {
+      changePassword(passwordHash, keepSessionId, removeDevices) {
         // The update locks the owner row first, as removeOwner's delete does, so the two cannot deadlock.
         return db.transaction(async (tx) => {
           const updated = await tx.update(authOwner).set({ passwordHash, updatedAt: now() }).returning({ id: authOwner.id });
           if (updated.length === 0) return false;
           await tx.delete(authSession).where(sessionsBut(keepSessionId));
+          if (removeDevices) await tx.delete(pgSchema.pushSubscriptions);
           return true;
         });
       },
@@ -347,8 +348,12 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
         async remove(id) {
           return (await db.delete(authSession).where(eq(authSession.id, id)).returning({ id: authSession.id })).length > 0;
         },
-        async removeAll(exceptId) {
-          return (await db.delete(authSession).where(sessionsBut(exceptId)).returning({ id: authSession.id })).length;
+        removeAll(exceptId, removeDevices) {
+          return db.transaction(async (tx) => {
+            const ended = await tx.delete(authSession).where(sessionsBut(exceptId)).returning({ id: authSession.id });
+            if (removeDevices) await tx.delete(pgSchema.pushSubscriptions);
+            return ended.length;
+          });
         },
         async removeExpired(seenBefore, createdBefore) {
           const expired = or(lt(authSession.lastSeenAt, isoOf(seenBefore)), lt(authSession.createdAt, isoOf(createdBefore)));

@@ -392,12 +392,15 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
           .returning({ id: authOwner.id });
         return created.length > 0;
       },
-      async changePassword(passwordHash, keepSessionId) {
-        // One batch, so one transaction on the client's connection (see settings.update). The delete checks for the
+      async changePassword(passwordHash, keepSessionId, removeDevices) {
+        // One batch, so one transaction on the client's connection (see settings.update). The deletes check for the
         // owner inside that transaction, so without an owner nothing goes, even beside a concurrent removeOwner.
+        const owned = sql`exists (select 1 from ${authOwner})`;
+        const devices = removeDevices ? [db.delete(sqliteSchema.pushSubscriptions).where(owned)] : [];
         const [updated] = await db.batch([
           db.update(authOwner).set({ passwordHash, updatedAt: now() }).returning({ id: authOwner.id }),
-          db.delete(authSession).where(and(sql`exists (select 1 from ${authOwner})`, sessionsBut(keepSessionId))),
+          db.delete(authSession).where(and(owned, sessionsBut(keepSessionId))),
+          ...devices,
         ]);
         return updated.length > 0;
       },
@@ -422,8 +425,11 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
         async remove(id) {
           return (await db.delete(authSession).where(eq(authSession.id, id)).returning({ id: authSession.id })).length > 0;
         },
-        async removeAll(exceptId) {
-          return (await db.delete(authSession).where(sessionsBut(exceptId)).returning({ id: authSession.id })).length;
+        async removeAll(exceptId, removeDevices) {
+          const ended = db.delete(authSession).where(sessionsBut(exceptId)).returning({ id: authSession.id });
+          if (!removeDevices) return (await ended).length;
+          const [sessions] = await db.batch([ended, db.delete(sqliteSchema.pushSubscriptions)]);
+          return sessions.length;
         },
         async removeExpired(seenBefore, createdBefore) {
           const expired = or(lt(authSession.lastSeenAt, isoOf(seenBefore)), lt(authSession.createdAt, isoOf(createdBefore)));

@@ -480,6 +480,45 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
     expect((await store.auth.owner())?.passwordHash).toBe('newer-hash');
   });
 
+  it('removes every push device with a password change and with "sign out everywhere", in the same step; a rehash or "everywhere else" keeps them', async () => {
+    const store = await open();
+    const device = (id: string): PushSubscriptionRow => ({
+      id,
+      name: `Phone ${id}`,
+      browser: 'Firefox',
+      endpoint: `https://updates.push.services.mozilla.com/wpush/v2/${id}`,
+      sealedKeys: `v1.sealed-${id}`,
+      expirationTime: null,
+      createdAt: 1_000,
+      lastSuccessAt: null,
+      lastFailureAt: null,
+      lastFailure: null,
+      removedAt: null,
+    });
+    const devices = async () => (await store.push.list()).map((row) => row.id);
+    await store.push.add(device('a'));
+    // No owner: the change is refused, and nothing goes.
+    expect(await store.auth.changePassword('new-hash', undefined, true)).toBe(false);
+    expect(await devices()).toEqual(['a']);
+    await store.auth.createOwner('old-hash');
+    await store.push.add(device('b'));
+    // A rehash at sign-in is no password change: the devices stay.
+    expect(await store.auth.changePassword('rehashed', undefined)).toBe(true);
+    expect(await devices()).toEqual(['a', 'b']);
+    for (const id of ['s1', 's2']) await store.auth.sessions.create(session(id, '2026-11-23T10:00:00.000Z'));
+    expect(await store.auth.changePassword('new-hash', 's1', true)).toBe(true);
+    expect(await devices()).toEqual([]);
+    expect((await store.auth.sessions.list()).map((s) => s.id)).toEqual(['s1']);
+
+    await store.push.add(device('c'));
+    await store.auth.sessions.create(session('s2', '2026-11-23T10:00:00.000Z'));
+    expect(await store.auth.sessions.removeAll('s1')).toBe(1);
+    expect(await devices()).toEqual(['c']);
+    expect(await store.auth.sessions.removeAll(undefined, true)).toBe(1);
+    expect(await devices()).toEqual([]);
+    expect(await store.auth.sessions.list()).toEqual([]);
+  });
+
   it('refuses to change the password when there is no owner, and ends no session', async () => {
     const store = await open();
     await store.auth.sessions.create(session('a', '2026-11-23T10:00:00.000Z'));

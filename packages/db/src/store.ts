@@ -502,8 +502,12 @@ export interface Store {
      * any number of concurrent first-run setups exactly one gets true.
      */
     createOwner(passwordHash: string): Promise<boolean>;
-    /** Replaces the owner's password and ends every session but `keepSessionId`, in one transaction; false when there is no owner. */
-    changePassword(passwordHash: string, keepSessionId?: string): Promise<boolean>;
+    /**
+     * Replaces the owner's password and ends every session but `keepSessionId`, in one transaction; false when there is
+     * no owner. With `removeDevices` (a password change, not a rehash) every Web Push device goes in that transaction too:
+     * a browser signed out keeps no push subscription, and the owner adds their devices again.
+     */
+    changePassword(passwordHash: string, keepSessionId?: string, removeDevices?: boolean): Promise<boolean>;
     /** Removes the owner and every session in one transaction (the shell's password reset). */
     removeOwner(): Promise<void>;
 
@@ -514,8 +518,11 @@ export interface Store {
       list(): Promise<SessionRow[]>;
       touch(id: string, lastSeenAt: string): Promise<void>;
       remove(id: string): Promise<boolean>;
-      /** Removes every session but `exceptId`; answers how many went. */
-      removeAll(exceptId?: string): Promise<number>;
+      /**
+       * Removes every session but `exceptId`; answers how many went. With `removeDevices` ("sign out everywhere") every
+       * Web Push device goes in the same transaction.
+       */
+      removeAll(exceptId?: string, removeDevices?: boolean): Promise<number>;
       /** Removes sessions last seen before `seenBefore` or created before `createdBefore`; answers how many went. */
       removeExpired(seenBefore: string, createdBefore: string): Promise<number>;
     };

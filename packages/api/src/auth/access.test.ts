@@ -141,7 +141,7 @@ describe('signing in', () => {
 
     const me = await sessionOf(api, a?.token ?? '');
     await expect(api.as(me).auth.changePassword({ currentPassword: 'wrong', newPassword: 'another long password' })).rejects.toThrow('The current password is not right.');
-    expect(await api.as(me).auth.changePassword({ currentPassword: PASSWORD, newPassword: 'another long password' })).toEqual({ ok: true, session: null });
+    expect(await api.as(me).auth.changePassword({ currentPassword: PASSWORD, newPassword: 'another long password' })).toEqual({ ok: true, session: null, devicesRemoved: true });
     expect(await api.access.session(a?.token ?? '')).toBeDefined();
     expect(await api.access.session(b?.token ?? '')).toBeUndefined();
     await expect(api.as(undefined).auth.login({ password: PASSWORD })).rejects.toThrow(/not right/);
@@ -153,10 +153,46 @@ describe('signing in', () => {
     const me = await sessionOf(api, a?.token ?? '');
     const before = (await api.as(me).sessions.list()).sessions;
     expect(before.filter((s) => s.current)).toHaveLength(1);
-    expect(await api.as(me).sessions.removeOthers()).toEqual({ ok: true, ended: 2 });
+    expect(await api.as(me).sessions.removeOthers()).toEqual({ ok: true, ended: 2, devicesRemoved: false });
     expect(await api.access.session(b?.token ?? '')).toBeUndefined();
-    expect(await api.as(me).sessions.removeAll()).toEqual({ ok: true, ended: 1 });
+    expect(await api.as(me).sessions.removeAll()).toEqual({ ok: true, ended: 1, devicesRemoved: true });
     expect(await api.access.session(a?.token ?? '')).toBeUndefined();
+  });
+});
+
+describe('push devices and signing out (issue 49)', () => {
+  const device = (id: string) => ({
+    id,
+    name: `Phone ${id}`,
+    browser: 'Chrome',
+    endpoint: `https://fcm.googleapis.com/fcm/send/${id}`,
+    sealedKeys: `v1.sealed-${id}`,
+    expirationTime: null,
+    createdAt: 1_000,
+    lastSuccessAt: null,
+    lastFailureAt: null,
+    lastFailure: null,
+    removedAt: null,
+  });
+
+  it('a password change and "sign out everywhere" leave no push device; "everywhere else" keeps them', async () => {
+    const api = await open();
+    await api.as(open_).auth.changePassword({ newPassword: PASSWORD });
+    const signIn = async () => sessionOf(api, (await api.as(undefined).auth.login({ password: PASSWORD })).token);
+    const devices = async () => (await api.ctx.store.push.list()).map((row) => row.id);
+
+    await api.ctx.store.push.add(device('a'));
+    await api.ctx.store.push.add(device('b'));
+    const me = await signIn();
+    await signIn();
+    expect(await api.as(me).auth.changePassword({ currentPassword: PASSWORD, newPassword: `${PASSWORD} 2` })).toEqual({ ok: true, session: null, devicesRemoved: true });
+    expect(await devices()).toEqual([]);
+
+    await api.ctx.store.push.add(device('c'));
+    expect(await api.as(me).sessions.removeOthers()).toMatchObject({ devicesRemoved: false });
+    expect(await devices()).toEqual(['c']);
+    expect(await api.as(me).sessions.removeAll()).toEqual({ ok: true, ended: 1, devicesRemoved: true });
+    expect(await devices()).toEqual([]);
   });
 });
 

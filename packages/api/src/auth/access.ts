@@ -355,14 +355,15 @@ export class Access {
 
   /**
    * Sets the first password of a local dashboard (no current one needed: it is open), or changes it
-   * (the current one needed); every other session ends. Answers a new session when the caller had
-   * none (the local dashboard was open), so setting a password does not lock its setter out.
+   * (the current one needed); every other session ends, and a change removes every push device (`devicesRemoved`).
+   * Answers a new session when the caller had none (the local dashboard was open), so setting a password does not
+   * lock its setter out.
    */
   async changePassword(
     input: { currentPassword?: string | undefined; newPassword: string },
     identity: UserIdentity,
     request: ClientInfo,
-  ): Promise<NewSession | undefined> {
+  ): Promise<{ session: NewSession | undefined; devicesRemoved: boolean }> {
     if (this.envHash) throw fail('CONFLICT', `The password is managed by ${this.options.envPassword?.source}; change it there and restart.`);
     if (identity.via === 'token') throw fail('FORBIDDEN', 'Change the password from a signed-in browser, not with an API token.');
     const hash = await this.passwordHash();
@@ -373,18 +374,19 @@ export class Access {
       if (!created) throw fail('CONFLICT', 'A password was just set elsewhere; sign in with it.');
       this.signInsEnded();
       this.log.info('password set: the dashboard now asks for it');
-      return this.startSession(request);
+      return { session: await this.startSession(request), devicesRemoved: false };
     }
     const address = request.ip;
     await this.throttle.attempt(address);
     if (!(await this.hasher.verify(hash, input.currentPassword ?? ''))) throw fail('BAD_REQUEST', 'The current password is not right.');
     await this.throttle.succeeded(address);
     const keep = identity.via === 'session' ? identity.sessionId : undefined;
-    await this.store.auth.changePassword(await this.hasher.hash(input.newPassword), keep);
+    // Every push device goes with the sessions, in the store's one transaction: a browser signed out keeps no push.
+    await this.store.auth.changePassword(await this.hasher.hash(input.newPassword), keep, true);
     this.forgetOwner();
     this.signInsEnded();
-    this.log.info('password changed: every other session ended');
-    return keep ? undefined : this.startSession(request);
+    this.log.info('password changed: every other session ended, every push device removed');
+    return { session: keep ? undefined : await this.startSession(request), devicesRemoved: true };
   }
 
   async logout(identity: UserIdentity): Promise<void> {
@@ -403,10 +405,13 @@ export class Access {
     }));
   }
 
-  /** Ends every session, or every other one (`keepCurrent`); answers how many ended. */
+  /**
+   * Ends every session, or every other one (`keepCurrent`); answers how many ended. Every session ("sign out
+   * everywhere") removes every push device too, in the same transaction: the owner adds them again.
+   */
   async endSessions(identity: UserIdentity, { keepCurrent }: { keepCurrent: boolean }): Promise<number> {
     const keep = keepCurrent && identity.via === 'session' ? identity.sessionId : undefined;
-    const ended = await this.store.auth.sessions.removeAll(keep);
+    const ended = await this.store.auth.sessions.removeAll(keep, !keepCurrent);
     if (ended > 0) this.signInsEnded();
     return ended;
   }

@@ -107,11 +107,12 @@ export const authRouter = router({
 
   changePassword: publicProcedure
     .input(passwordChangeSchema)
-    .output(z.object({ ok: z.literal(true), session: newSessionSchema.nullable() }))
-    .mutation(async ({ ctx, input }) => ({
-      ok: true as const,
-      session: (await ctx.access.changePassword(input, identityOf(ctx), requestOf(ctx))) ?? null,
-    })),
+    // `devicesRemoved`: a change (not the first password) removed every push device; the owner adds them again.
+    .output(z.object({ ok: z.literal(true), session: newSessionSchema.nullable(), devicesRemoved: z.boolean() }))
+    .mutation(async ({ ctx, input }) => {
+      const { session, devicesRemoved } = await ctx.access.changePassword(input, identityOf(ctx), requestOf(ctx));
+      return { ok: true as const, session: session ?? null, devicesRemoved };
+    }),
 });
 
 export const sessionsRouter = router({
@@ -137,7 +138,7 @@ export const sessionsRouter = router({
     .output(signedOutSchema)
     .mutation(async ({ ctx }) => {
       assertBrowser(ctx);
-      return { ok: true as const, ended: await ctx.access.endSessions(identityOf(ctx), { keepCurrent: true }) };
+      return { ok: true as const, ended: await ctx.access.endSessions(identityOf(ctx), { keepCurrent: true }), devicesRemoved: false };
     }),
 
   /** "Sign out everywhere": this session too. */
@@ -146,7 +147,7 @@ export const sessionsRouter = router({
     .output(signedOutSchema)
     .mutation(async ({ ctx }) => {
       assertBrowser(ctx);
-      return { ok: true as const, ended: await ctx.access.endSessions(identityOf(ctx), { keepCurrent: false }) };
+      return { ok: true as const, ended: await ctx.access.endSessions(identityOf(ctx), { keepCurrent: false }), devicesRemoved: true };
     }),
 });
 
