@@ -411,6 +411,41 @@ describe('Settings → Notifications → Devices', () => {
     expect((await (await target.fetch('/api/push/subscriptions', { headers: signedIn })).json()) as unknown).toEqual({ devices: [] });
   });
 
+  it('signing out unsubscribes this browser and removes its device: the next person at this computer gets no alerts (issue 49)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dash-push-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'password'), `${PASSWORD}\n`, { mode: 0o600 });
+    const target = await dashboard({ DASHBOARD_PASSWORD_FILE: join(dir, 'password') });
+    const ctx = await context(target);
+    const page = await ctx.newPage();
+    const signIn = async () => {
+      await page.goto(`${target.url}/login`);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(`${target.url}/`);
+      return { cookie: (await ctx.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') };
+    };
+    const signedIn = await signIn();
+    const { publicKey } = (await (await target.fetch('/api/push/key', { headers: signedIn })).json()) as { publicKey: string };
+    const subscription = sandbox.subscribePush({ applicationServerKey: publicKey });
+    await ctx.addInitScript(stubSubscribe, { endpoint: subscription.endpoint, expirationTime: null, keys: subscription.keys });
+    await gotoHydrated(page, `${target.url}/settings#notifications`);
+    const section = devicesSection(page);
+    await section.getByLabel("This device's name").fill('Shared computer');
+    await section.getByLabel('Your dashboard password').fill(PASSWORD);
+    await section.getByRole('button', { name: 'Notify this device' }).click();
+    await expect.poll(() => section.locator('li[data-device]').count(), WHILE).toBe(1);
+    const subscribed = () => page.evaluate(async () => (await (await navigator.serviceWorker.ready).pushManager.getSubscription())?.endpoint ?? null);
+    expect(await subscribed()).toBe(subscription.endpoint);
+
+    // The header's Sign out: the page unsubscribes first and names the endpoint; the server removes that device.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${target.url}/login`);
+    expect(await subscribed()).toBeNull();
+    const again = await signIn();
+    expect((await (await target.fetch('/api/push/subscriptions', { headers: again })).json()) as unknown).toEqual({ devices: [] });
+  });
+
   it('says when the push service removed a device, and fits a 320 px phone, light and dark', async () => {
     const target = await dashboard();
     const { publicKey } = (await (await fetch(`${target.url}/api/push/key`)).json()) as { publicKey: string };

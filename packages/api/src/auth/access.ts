@@ -389,8 +389,17 @@ export class Access {
     return { session: keep ? undefined : await this.startSession(request), devicesRemoved: true };
   }
 
-  async logout(identity: UserIdentity): Promise<void> {
-    if (identity.via === 'session' && (await this.store.auth.sessions.remove(identity.sessionId))) this.signInsEnded();
+  /**
+   * Ends this session. `endpoint` is this browser's push subscription, which the page unsubscribed before signing out:
+   * its device goes too, so the next person at a shared computer gets no alert titles. Answers whether one went.
+   */
+  async logout(identity: UserIdentity, endpoint?: string): Promise<boolean> {
+    if (identity.via !== 'session') return false;
+    const device = endpoint ? (await this.store.push.list()).find((row) => row.endpoint === endpoint) : undefined;
+    const removed = device ? await this.store.push.remove(device.id) : false;
+    if (removed) this.log.info(`push device "${device?.name ?? ''}" removed: its browser signed out`);
+    if (await this.store.auth.sessions.remove(identity.sessionId)) this.signInsEnded();
+    return removed;
   }
 
   async sessions(identity: UserIdentity): Promise<SessionInfo[]> {

@@ -97,13 +97,11 @@ export const authRouter = router({
     .output(newSessionSchema)
     .mutation(({ ctx, input }) => ctx.access.setup(input.token, input.password, requestOf(ctx))),
 
+  /** `endpoint`: this browser's push subscription (unsubscribed by the page first), whose device goes with the session. */
   logout: publicProcedure
-    .input(z.void())
-    .output(z.object({ ok: z.literal(true) }))
-    .mutation(async ({ ctx }) => {
-      await ctx.access.logout(identityOf(ctx));
-      return { ok: true as const };
-    }),
+    .input(z.object({ endpoint: z.string().max(2048).optional() }).optional())
+    .output(z.object({ ok: z.literal(true), deviceRemoved: z.boolean() }))
+    .mutation(async ({ ctx, input }) => ({ ok: true as const, deviceRemoved: await ctx.access.logout(identityOf(ctx), input?.endpoint) })),
 
   changePassword: publicProcedure
     .input(passwordChangeSchema)

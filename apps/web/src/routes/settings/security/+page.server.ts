@@ -15,12 +15,13 @@ export const actions: Actions = {
     if (newPassword !== field(form, 'confirm')) return fail(400, { password: { message: 'The two new passwords differ.' } });
     const api = await callerFor(locals.request);
     try {
-      const { session } = await api.auth.changePassword({ currentPassword: field(form, 'currentPassword') || undefined, newPassword });
+      const { session, devicesRemoved } = await api.auth.changePassword({ currentPassword: field(form, 'currentPassword') || undefined, newPassword });
       if (session) {
         const cookie = sessionCookie(serverEnv().ORIGIN ?? url.origin);
         cookies.set(cookie.name, session.token, cookie.options(session.maxAgeSeconds));
       }
-      return { password: { message: session ? 'Password set. This dashboard now asks for it.' : 'Password changed. Every other session is signed out.' } };
+      const devices = devicesRemoved ? ' Every device that got push notifications was removed: add them again in Settings → Notifications → Devices.' : '';
+      return { password: { message: (session && !devicesRemoved ? 'Password set. This dashboard now asks for it.' : 'Password changed. Every other session is signed out.') + devices } };
     } catch (error) {
       const failure = formFailure(error, setHeaders);
       return fail(failure.status, { password: { message: failure.data.message, failed: true } });
