@@ -175,6 +175,18 @@ describe('push devices and signing out (issue 49)', () => {
     removedAt: null,
   });
 
+  it("a sign-out naming this browser's push endpoint removes that device only; without one, none", async () => {
+    const api = await open();
+    await api.as(open_).auth.changePassword({ newPassword: PASSWORD });
+    const signIn = async () => sessionOf(api, (await api.as(undefined).auth.login({ password: PASSWORD })).token);
+    await api.ctx.store.push.add(device('a'));
+    await api.ctx.store.push.add(device('b'));
+    expect(await api.as(await signIn()).auth.logout()).toEqual({ ok: true, deviceRemoved: false });
+    expect(await api.as(await signIn()).auth.logout({ endpoint: 'https://fcm.googleapis.com/fcm/send/unknown' })).toEqual({ ok: true, deviceRemoved: false });
+    expect(await api.as(await signIn()).auth.logout({ endpoint: device('a').endpoint })).toEqual({ ok: true, deviceRemoved: true });
+    expect((await api.ctx.store.push.list()).map((row) => row.id)).toEqual(['b']);
+  });
+
   it('a password change and "sign out everywhere" leave no push device; "everywhere else" keeps them', async () => {
     const api = await open();
     await api.as(open_).auth.changePassword({ newPassword: PASSWORD });
