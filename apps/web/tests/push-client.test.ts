@@ -446,6 +446,25 @@ describe('Settings → Notifications → Devices', () => {
     expect((await (await target.fetch('/api/push/subscriptions', { headers: again })).json()) as unknown).toEqual({ devices: [] });
   });
 
+  it('signs out as before where the browser has no Push API (issue 49)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dash-push-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'password'), `${PASSWORD}\n`, { mode: 0o600 });
+    const target = await dashboard({ DASHBOARD_PASSWORD_FILE: join(dir, 'password') });
+    const ctx = await context(target);
+    await ctx.addInitScript(() => delete (window as { PushManager?: unknown }).PushManager);
+    const page = await ctx.newPage();
+    await page.goto(`${target.url}/login`);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${target.url}/`);
+    const signedIn = { cookie: (await ctx.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') };
+    await gotoHydrated(page, `${target.url}/`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${target.url}/login`);
+    expect((await target.fetch('/api/settings', { headers: signedIn })).status).toBe(401);
+  });
+
   it('says when the push service removed a device, and fits a 320 px phone, light and dark', async () => {
     const target = await dashboard();
     const { publicKey } = (await (await fetch(`${target.url}/api/push/key`)).json()) as { publicKey: string };
