@@ -411,7 +411,8 @@ describe('Settings → Notifications → Devices', () => {
     expect((await (await target.fetch('/api/push/subscriptions', { headers: signedIn })).json()) as unknown).toEqual({ devices: [] });
   });
 
-  it('signing out unsubscribes this browser and removes its device: the next person at this computer gets no alerts (issue 49)', async () => {
+  /** A password dashboard, signed in in Chromium, this browser subscribed at the fake push service as "Shared computer". */
+  async function subscribedAndSignedIn() {
     const dir = mkdtempSync(join(tmpdir(), 'dash-push-'));
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, 'password'), `${PASSWORD}\n`, { mode: 0o600 });
@@ -437,13 +438,29 @@ describe('Settings → Notifications → Devices', () => {
     await expect.poll(() => section.locator('li[data-device]').count(), WHILE).toBe(1);
     const subscribed = () => page.evaluate(async () => (await (await navigator.serviceWorker.ready).pushManager.getSubscription())?.endpoint ?? null);
     expect(await subscribed()).toBe(subscription.endpoint);
+    /** The owner's devices, read after signing in again. */
+    const devicesAfterSigningIn = async () => ((await (await target.fetch('/api/push/subscriptions', { headers: await signIn() })).json()) as { devices: unknown[] }).devices;
+    return { target, page, subscribed, devicesAfterSigningIn };
+  }
 
+  it('signing out unsubscribes this browser and removes its device: the next person at this computer gets no alerts (issue 49)', async () => {
+    const { target, page, subscribed, devicesAfterSigningIn } = await subscribedAndSignedIn();
     // The header's Sign out: the page unsubscribes first and names the endpoint; the server removes that device.
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${target.url}/login`);
     expect(await subscribed()).toBeNull();
-    const again = await signIn();
-    expect((await (await target.fetch('/api/push/subscriptions', { headers: again })).json()) as unknown).toEqual({ devices: [] });
+    expect(await devicesAfterSigningIn()).toEqual([]);
+  });
+
+  it('"Sign out everywhere" unsubscribes this browser, removes every device, and the sign-in page says to add them again (issue 49)', async () => {
+    const { target, page, subscribed, devicesAfterSigningIn } = await subscribedAndSignedIn();
+    await gotoHydrated(page, `${target.url}/settings#security`);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await page.waitForURL((url) => url.pathname === '/login');
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Every device that got push notifications was removed' }).count(), WHILE).toBe(1);
+    expect(await subscribed()).toBeNull();
+    expect(await devicesAfterSigningIn()).toEqual([]);
   });
 
   it('signs out as before where the browser has no Push API (issue 49)', async () => {
