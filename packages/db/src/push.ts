@@ -117,6 +117,11 @@ export function pushSubscriptions(run: RunStatement, dialect: SqlDialect): Store
       if (existed) await exec('delete from push_subscriptions where id = ?', [id]);
       return existed;
     },
+    async removeEndpoint(endpoint) {
+      const [found] = (await exec('select name from push_subscriptions where endpoint = ?', [endpoint])) as { name: string }[];
+      if (found) await exec('delete from push_subscriptions where endpoint = ?', [endpoint]);
+      return found?.name;
+    },
     async succeeded(id, at) {
       await exec('update push_subscriptions set last_success_at = ? where id = ?', [at, id]);
     },

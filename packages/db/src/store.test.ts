@@ -18,7 +18,6 @@ import {
   UnknownProjectsError,
   type ApiTokenRow,
   type DeliveryRow,
-  type PushSubscriptionRow,
   type ChannelConnectionRow,
   type IncomingEvent,
   type NotificationQuery,
@@ -34,6 +33,7 @@ import {
   PG_SERVER,
   postgresProblem,
   postgresTemplate,
+  pushDeviceRow,
   scratchMysql,
   scratchPostgres,
   sqliteTemplate,
@@ -482,19 +482,7 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
 
   it('removes every push device with a password change and with "sign out everywhere", in the same step; a rehash or "everywhere else" keeps them', async () => {
     const store = await open();
-    const device = (id: string): PushSubscriptionRow => ({
-      id,
-      name: `Phone ${id}`,
-      browser: 'Firefox',
-      endpoint: `https://updates.push.services.mozilla.com/wpush/v2/${id}`,
-      sealedKeys: `v1.sealed-${id}`,
-      expirationTime: null,
-      createdAt: 1_000,
-      lastSuccessAt: null,
-      lastFailureAt: null,
-      lastFailure: null,
-      removedAt: null,
-    });
+    const device = (id: string) => pushDeviceRow(id);
     const devices = async () => (await store.push.list()).map((row) => row.id);
     await store.push.add(device('a'));
     // No owner: the change is refused, and nothing goes.
@@ -1227,21 +1215,19 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
   });
 
   describe('push subscriptions', () => {
-    const device = (id: string, endpoint: string, createdAt: number): PushSubscriptionRow => ({
-      id,
-      name: `Phone ${id}`,
-      browser: 'Firefox',
-      endpoint,
-      sealedKeys: `v1.sealed-${id}`,
-      expirationTime: null,
-      createdAt,
-      lastSuccessAt: null,
-      lastFailureAt: null,
-      lastFailure: null,
-      removedAt: null,
-    });
+    const device = (id: string, endpoint: string, createdAt: number) => pushDeviceRow(id, { endpoint, createdAt });
     // A push service's endpoint is long: FCM's run past 150 characters, so the column is text.
     const long = `https://fcm.googleapis.com/fcm/send/${'x'.repeat(400)}`;
+
+    it('removes the device of an endpoint (a browser signing out), answering its name; another endpoint removes nothing (issue 49)', async () => {
+      const store = await open();
+      await store.push.add(device('a', long, 1_000));
+      await store.push.add(device('b', 'https://updates.push.services.mozilla.com/wpush/v2/b', 2_000));
+      expect(await store.push.removeEndpoint('https://updates.push.services.mozilla.com/wpush/v2/elsewhere')).toBeUndefined();
+      expect(await store.push.removeEndpoint(long)).toBe('Phone a');
+      expect((await store.push.list()).map((row) => row.id)).toEqual(['b']);
+      expect(await store.push.removeEndpoint(long)).toBeUndefined();
+    });
 
     it('keeps devices oldest first, replaces a browser subscribing again, records outcomes, and forgets a removed one', async () => {
       const store = await open();

@@ -640,6 +640,8 @@ export interface Store {
     add(row: PushSubscriptionRow): Promise<void>;
     /** False when there was none. */
     remove(id: string): Promise<boolean>;
+    /** Removes the device of `endpoint` (a browser signing out); answers its name, or undefined when there was none. */
+    removeEndpoint(endpoint: string): Promise<string | undefined>;
     /** A push the service accepted. */
     succeeded(id: string, at: number): Promise<void>;
     /** A push the service refused or could not take; `reason` is its words. */

@@ -6,6 +6,7 @@ import { createClient } from '@libsql/client';
 import { createConnection, type Connection } from 'mysql2/promise';
 import postgres from 'postgres';
 import { migrationStatements, openStore } from './index.ts';
+import type { PushSubscriptionRow } from './store.ts';
 
 /** The test Postgres: these machines run one on 127.0.0.1 with trust auth; CI starts it when it is not running. */
 export const PG_SERVER = 'postgres://postgres@127.0.0.1:5432';
@@ -394,4 +395,22 @@ export function mysqlTemplate(migrationsDir: string): MigratedTemplate {
     },
     (template) => admin((connection) => connection.query(`drop database if exists ${quote(template.name)}`)).then(() => undefined),
   );
+}
+
+/** A Web Push device's row for a test: `id` names it and makes its endpoint and keys; `over` sets anything else. */
+export function pushDeviceRow(id: string, over: Partial<PushSubscriptionRow> = {}): PushSubscriptionRow {
+  return {
+    id,
+    name: `Phone ${id}`,
+    browser: 'Firefox',
+    endpoint: `https://updates.push.services.mozilla.com/wpush/v2/${id}`,
+    sealedKeys: `v1.sealed-${id}`,
+    expirationTime: null,
+    createdAt: 1_000,
+    lastSuccessAt: null,
+    lastFailureAt: null,
+    lastFailure: null,
+    removedAt: null,
+    ...over,
+  };
 }

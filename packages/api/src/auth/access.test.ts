@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { pushDeviceRow } from '@dash/db/testing';
 import { hash } from '@node-rs/argon2';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCaller } from '../root.ts';
@@ -161,19 +162,7 @@ describe('signing in', () => {
 });
 
 describe('push devices and signing out (issue 49)', () => {
-  const device = (id: string) => ({
-    id,
-    name: `Phone ${id}`,
-    browser: 'Chrome',
-    endpoint: `https://fcm.googleapis.com/fcm/send/${id}`,
-    sealedKeys: `v1.sealed-${id}`,
-    expirationTime: null,
-    createdAt: 1_000,
-    lastSuccessAt: null,
-    lastFailureAt: null,
-    lastFailure: null,
-    removedAt: null,
-  });
+  const device = (id: string) => pushDeviceRow(id);
 
   it("a sign-out naming this browser's push endpoint removes that device only; without one, none", async () => {
     const api = await open();

@@ -395,11 +395,10 @@ export class Access {
    */
   async logout(identity: UserIdentity, endpoint?: string): Promise<boolean> {
     if (identity.via !== 'session') return false;
-    const device = endpoint ? (await this.store.push.list()).find((row) => row.endpoint === endpoint) : undefined;
-    const removed = device ? await this.store.push.remove(device.id) : false;
-    if (removed) this.log.info(`push device "${device?.name ?? ''}" removed: its browser signed out`);
+    const removed = endpoint ? await this.store.push.removeEndpoint(endpoint) : undefined;
+    if (removed !== undefined) this.log.info(`push device "${removed}" removed: its browser signed out`);
     if (await this.store.auth.sessions.remove(identity.sessionId)) this.signInsEnded();
-    return removed;
+    return removed !== undefined;
   }
 
   async sessions(identity: UserIdentity): Promise<SessionInfo[]> {
