@@ -355,17 +355,8 @@ describe('Settings → Notifications → Devices', () => {
   });
 
   it('subscribes this device with the password, marks it, sends it a test that arrives as a notification, and removes it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dash-push-'));
-    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-    writeFileSync(join(dir, 'password'), `${PASSWORD}\n`, { mode: 0o600 });
-    const target = await dashboard({ DASHBOARD_PASSWORD_FILE: join(dir, 'password') });
-    const ctx = await context(target);
-    const page = await ctx.newPage();
-    await page.goto(`${target.url}/login`);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${target.url}/`);
-    const signedIn = { cookie: (await ctx.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') };
+    const { target, ctx, page, signIn } = await passwordDashboard();
+    const signedIn = await signIn();
 
     const { publicKey } = (await (await target.fetch('/api/push/key', { headers: signedIn })).json()) as { publicKey: string };
     const subscription = sandbox.subscribePush({ applicationServerKey: publicKey });
@@ -411,8 +402,11 @@ describe('Settings → Notifications → Devices', () => {
     expect((await (await target.fetch('/api/push/subscriptions', { headers: signedIn })).json()) as unknown).toEqual({ devices: [] });
   });
 
-  /** A password dashboard, signed in in Chromium, this browser subscribed at the fake push service as "Shared computer". */
-  async function subscribedAndSignedIn() {
+  /**
+   * A dashboard with a password, a browser context and a page on it; `signIn()` signs the page in with the password
+   * and answers the session's Cookie header, for the API.
+   */
+  async function passwordDashboard() {
     const dir = mkdtempSync(join(tmpdir(), 'dash-push-'));
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, 'password'), `${PASSWORD}\n`, { mode: 0o600 });
@@ -426,6 +420,12 @@ describe('Settings → Notifications → Devices', () => {
       await page.waitForURL(`${target.url}/`);
       return { cookie: (await ctx.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') };
     };
+    return { target, ctx, page, signIn };
+  }
+
+  /** A password dashboard, signed in in Chromium, this browser subscribed at the fake push service as "Shared computer". */
+  async function subscribedAndSignedIn() {
+    const { target, ctx, page, signIn } = await passwordDashboard();
     const signedIn = await signIn();
     const { publicKey } = (await (await target.fetch('/api/push/key', { headers: signedIn })).json()) as { publicKey: string };
     const subscription = sandbox.subscribePush({ applicationServerKey: publicKey });
