@@ -63,6 +63,8 @@ function lintInputsHash() {
 }
 
 const lintStamp = join(root, 'node_modules/.cache/lint-passed');
+/** The background step that lints (and typechecks): the one whose pass is stamped. */
+const LINTS = 'typecheck and lint';
 
 /**
  * A pnpm script run in the background beside the tests, at their priority; resolves with whether it passed, its output
@@ -104,7 +106,7 @@ if (selection.length === 0) {
     skipped.push('lint: no file it reads changed since it last passed');
     checks.push(beside('typecheck', ['run', 'check', '--types-only']));
   } else {
-    checks.push(beside('typecheck and lint', ['run', 'check']));
+    checks.push(beside(LINTS, ['run', 'check']));
   }
 } else {
   console.log(`→ only the tests selected (${selection.join(' ')}): no typecheck or lint`);
@@ -133,7 +135,7 @@ for (const result of results) {
   else console.error(`✖ ${result.name} failed (${seconds(result.ms)}):\n${result.output.trimEnd()}\n`);
 }
 // Stamped only when no file changed while it ran: what passed is then exactly what is there.
-const lintResult = results.find((result) => result.name === 'typecheck and lint');
+const lintResult = results.find((result) => result.name === LINTS);
 if (lintResult?.ok && lintInputs !== undefined && lintInputsHash() === lintInputs) {
   mkdirSync(join(root, 'node_modules/.cache'), { recursive: true });
   writeFileSync(lintStamp, lintInputs);
