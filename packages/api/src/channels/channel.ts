@@ -141,9 +141,9 @@ export function answerReason(service: string, status: number, serviceError?: str
 }
 
 /**
- * A known service's documented error, from its JSON answer: the first of `fields` that is a string or a number, each
- * as `name value` when `named` (`errno 102`), else as is; fields that are absent or of another type are skipped.
- * Undefined when the answer is not JSON or holds none of them, so the reason is the status only.
+ * A known service's documented error, from its JSON answer: each of `fields` that is a string or a number, in order and
+ * joined by commas, as `label value` when it has a label (`errno 102`), else as is; fields absent or of another type are
+ * skipped. Undefined when the answer is not a JSON object or holds none of them, so the reason is the status only.
  */
 export function knownError(said: string, fields: readonly { field: string; label?: string }[]): string | undefined {
   const body = jsonOrUndefined(said);
