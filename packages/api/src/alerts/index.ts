@@ -8,7 +8,7 @@ import type { Email } from './render.ts';
 import { sendEmail } from './sender.ts';
 
 export { EmailRefusedError } from './sender.ts';
-export { customEmail, healthEmail, notificationEmail, type Email } from './render.ts';
+export { customEmail, healthEmail, notificationEmail, type Email, type EmailCaller } from './render.ts';
 export type { EmailEnvironment } from './config.ts';
 
 /** Email alerts: where they go (the variables, else a SendGrid credential) and sending one. */

@@ -1,6 +1,7 @@
 import { httpUrl, type AlertMonitor } from '@dash/contracts';
 import escapeHtml from 'escape-html';
 import { convert } from 'html-to-text';
+import { sanitizeEmailHtml } from './sanitize.ts';
 
 /** An email as the dashboard sends it: a subject, an HTML body and its plain-text part. */
 export interface Email {
@@ -53,9 +54,29 @@ export function healthEmail(monitors: readonly AlertMonitor[]): Email {
   return { subject, html, text, categories: ['health'] };
 }
 
-/** A custom email: the HTML as given, and a plain-text part made from it. */
-export function customEmail(subject: string, html: string): Email {
-  return { subject: oneLine(subject, 200), html, text: plainText(html), categories: ['custom'] };
+/** Who asked for a custom email through the API: an API token by its name, the signed-in owner, or the open local dashboard. */
+export type EmailCaller = { via: 'token'; name: string } | { via: 'session' } | { via: 'open' };
+
+/** The footer's sentence naming who sent a custom email; a token's name is anyone's text (one line, escaped in the HTML). */
+export function sentThrough(caller: EmailCaller): string {
+  if (caller.via === 'token') return `Sent through your founder dashboard's API by the token “${oneLine(caller.name, 80)}”.`;
+  if (caller.via === 'session') return "Sent through your founder dashboard's API by its owner, signed in.";
+  return "Sent through your founder dashboard's API from the local dashboard, which has no password.";
+}
+
+/**
+ * A custom email: its HTML through the sanitizer's allow-list (sanitize.ts), the plain-text part made from what the
+ * sanitizer kept, and, when `caller` is given (POST /api/alerts/send), a footer in both saying who sent it.
+ */
+export function customEmail(subject: string, html: string, caller?: EmailCaller): Email {
+  const body = sanitizeEmailHtml(html);
+  const footer = caller ? sentThrough(caller) : undefined;
+  return {
+    subject: oneLine(subject, 200),
+    html: footer === undefined ? body : `${body}<p style="color:#777;font-size:12px">${escapeHtml(footer)}</p>`,
+    text: footer === undefined ? plainText(body) : `${plainText(body)}\n\n${footer}`,
+    categories: ['custom'],
+  };
 }
 
 /** The plain-text part of an HTML body (links as `text [url]`, lists and tables kept readable). */
