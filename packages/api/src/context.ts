@@ -15,6 +15,7 @@ import type { EmailSender } from './notifications/email-sender.ts';
 import type { BriefingMailer } from './briefing/mailer.ts';
 import type { Logger } from './logger.ts';
 import type { TestSends } from './alerts/test-sends.ts';
+import type { ApiSends } from './alerts/api-sends.ts';
 import type { PushDevices } from './push/devices.ts';
 import type { PushSender } from './push/sender.ts';
 import type { ChannelConnections } from './channels/connections.ts';
@@ -60,6 +61,8 @@ export interface Context {
   channels: ChannelConnections;
   /** One test send a minute per outgoing channel. */
   testSends: TestSends;
+  /** POST /api/alerts/send's limit: per token (the owner one caller of its own) and for the whole installation, an hour. */
+  apiSends: ApiSends;
   /** Where gcloud and the Workspace CLI keep their files on this computer (POST /api/auth/cli-import); absent: no import. */
   cliLocations?: CliLocations;
   /** Which database the dashboard stores in, and moving to another; absent where nothing manages it (a benchmark). */

@@ -1,4 +1,5 @@
 import { TestSends } from './alerts/test-sends.ts';
+import { ApiSends } from './alerts/api-sends.ts';
 import { systemClock, type Clock } from '@dash/connectors';
 import { memoizeReads, type Store } from '@dash/db';
 import { defaultGuardedFetch, publicOnlyFetch } from '@dash/connectors';
@@ -190,6 +191,7 @@ export async function createContext(options: {
     push,
     channels,
     testSends: new TestSends(store.leases, () => clock.now()),
+    apiSends: new ApiSends(store.leases, () => clock.now()),
     ...(options.demo ? { demo: options.demo } : {}),
     ...(options.database ? { database: options.database } : {}),
     ...(options.cliLocations ? { cliLocations: options.cliLocations } : {}),

@@ -34,7 +34,7 @@ const errorResponses = {
   409: ['Conflict', 'Conflicts with the current state (a taken slug, a backup already running, a webhook delivered twice).'],
   413: ['PayloadTooLarge', `The body is larger than the route takes (${MAX_BODY_BYTES / 1024} KB for most; the import takes a whole export).`],
   415: ['UnsupportedMediaType', 'A body that is not `application/json`.'],
-  429: ['TooManyRequests', 'Too many failed sign-ins or token checks from this address (or webhook deliveries, or test sends: one a minute); wait Retry-After seconds.'],
+  429: ['TooManyRequests', 'Too many failed sign-ins or token checks from this address (or webhook deliveries, test sends: one a minute, or emails through POST /api/alerts/send: 10 an hour per token, 30 in all); wait Retry-After seconds.'],
   500: ['InternalError', 'An unexpected failure; the server log has the details, the answer never does.'],
   502: ['BadGateway', 'The upstream service failed and nothing was cached (or it refused, e.g. the email provider).'],
   503: ['ServiceUnavailable', 'Not available: first-run setup not done yet (SETUP_REQUIRED), a feature switched off, or a dependency down.'],

@@ -332,7 +332,7 @@ export const restRoutes: readonly RestRoute[] = [
     procedure: 'alerts.send',
     input: body,
     errors: [502],
-    summary: 'Send an email alert (health or custom); `configured: false` when email is not set up',
+    summary: 'Send an email alert (health or custom; 10 an hour per token, 30 in all); `configured: false` when email is not set up',
   },
   { method: 'GET', path: '/api/alerts', procedure: 'alerts.status', input: none, summary: 'Where alerts go and what is missing (never the key)' },
   { method: 'POST', path: '/api/alerts/test', procedure: 'alerts.test', input: none, errors: [502], summary: 'Send a test email (one a minute)' },

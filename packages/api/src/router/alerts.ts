@@ -1,6 +1,6 @@
 import { alertInputSchema, alertResultSchema, emailDeliveriesSchema, emailStatusSchema } from '@dash/contracts';
 import { z } from 'zod';
-import { customEmail, EmailRefusedError, healthEmail, type Email } from '../alerts/index.ts';
+import { customEmail, EmailRefusedError, healthEmail, type Email, type EmailCaller } from '../alerts/index.ts';
 import type { Context } from '../context.ts';
 import { fail } from '../errors.ts';
 import { publicProcedure, router } from '../trpc.ts';
@@ -15,12 +15,27 @@ async function sent(ctx: Context, email: Email) {
   }
 }
 
+/** Who sends a custom email through the API, for its footer: a token by its name (as Settings lists it), else the owner. */
+async function callerOf(ctx: Context): Promise<EmailCaller> {
+  const identity = ctx.request?.identity;
+  if (identity?.via === 'token') return { via: 'token', name: (await ctx.store.auth.tokens.get(identity.tokenId))?.name ?? identity.tokenId };
+  return identity?.via === 'open' ? { via: 'open' } : { via: 'session' };
+}
+
 export const alertsRouter = router({
-  /** POST /api/alerts/send: a health alert written by the dashboard, or a custom email as given. */
+  /**
+   * POST /api/alerts/send: a health alert written by the dashboard, or a custom email (its HTML sanitized, its footer
+   * naming the caller). `{ configured: false }` spends nothing; otherwise a turn of the caller's and the installation's
+   * hourly limit (ApiSends), or a 429 with Retry-After.
+   */
   send: publicProcedure
     .input(alertInputSchema)
     .output(alertResultSchema)
-    .mutation(({ ctx, input }) => sent(ctx, input.type === 'health' ? healthEmail(input.monitors) : customEmail(input.subject, input.html))),
+    .mutation(async ({ ctx, input }) => {
+      if (!(await ctx.alerts.config())) return { configured: false as const };
+      await ctx.apiSends.take(ctx.request?.identity);
+      return sent(ctx, input.type === 'health' ? healthEmail(input.monitors) : customEmail(input.subject, input.html, await callerOf(ctx)));
+    }),
 
   /** Where alerts go and what is missing; never the key. */
   status: publicProcedure
