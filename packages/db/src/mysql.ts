@@ -216,6 +216,7 @@ export function mysqlStore(db: Db): Store {
       .onDuplicateKeyUpdate({ set: { value: sql`values(${userSettings.value})`, updatedAt: sql`values(${userSettings.updatedAt})` } });
   };
   const projectRow = async (slug: string, q: Pick<Db, 'select'> = db) => (await q.select().from(projects).where(eq(projects.slug, slug)))[0];
+  const metaValue = async (name: string) => (await db.select().from(userSettings).where(eq(userSettings.key, metaKey(name))))[0]?.value;
 
   return {
     dialect: 'mysql',
@@ -575,11 +576,13 @@ export function mysqlStore(db: Db): Store {
     }),
 
     meta: {
-      async get(name) {
-        return (await db.select().from(userSettings).where(eq(userSettings.key, metaKey(name))))[0]?.value;
-      },
+      get: metaValue,
       async put(name, value) {
         await upsertSettings([{ key: metaKey(name), value }]);
+      },
+      async claim(name, value) {
+        await db.insert(userSettings).ignore().values({ key: metaKey(name), value, updatedAt: now() });
+        return metaValue(name);
       },
     },
 

@@ -182,6 +182,7 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
       });
   };
   const projectRow = async (slug: string) => (await db.select().from(projects).where(eq(projects.slug, slug)))[0];
+  const metaValue = async (name: string) => (await db.select().from(userSettings).where(eq(userSettings.key, metaKey(name))))[0]?.value;
 
   return {
     dialect: 'postgres',
@@ -526,11 +527,13 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
     }),
 
     meta: {
-      async get(name) {
-        return (await db.select().from(userSettings).where(eq(userSettings.key, metaKey(name))))[0]?.value;
-      },
+      get: metaValue,
       async put(name, value) {
         await upsertSettings([{ key: metaKey(name), value }]);
+      },
+      async claim(name, value) {
+        await db.insert(userSettings).values({ key: metaKey(name), value, updatedAt: now() }).onConflictDoNothing({ target: userSettings.key });
+        return metaValue(name);
       },
     },
 

@@ -257,6 +257,7 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
       });
   };
   const projectRow = async (slug: string) => (await db.select().from(projects).where(eq(projects.slug, slug)))[0];
+  const metaValue = async (name: string) => (await db.select().from(userSettings).where(eq(userSettings.key, metaKey(name))))[0]?.value;
 
   return {
     dialect: 'sqlite',
@@ -553,11 +554,13 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
     },
 
     meta: {
-      async get(name) {
-        return (await db.select().from(userSettings).where(eq(userSettings.key, metaKey(name))))[0]?.value;
-      },
+      get: metaValue,
       async put(name, value) {
         await upsertSettings([{ key: metaKey(name), value }]);
+      },
+      async claim(name, value) {
+        await db.insert(userSettings).values({ key: metaKey(name), value, updatedAt: now() }).onConflictDoNothing({ target: userSettings.key });
+        return metaValue(name);
       },
     },
 

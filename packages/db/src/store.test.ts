@@ -447,6 +447,15 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
     expect(await store.settings.get()).toEqual(defaultSettings);
   });
 
+  it('claims a meta value once among 20 concurrent claims from two processes: every claim answers the first', async () => {
+    const [first, second] = [await open(), await open()];
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? first : second).meta.claim('installation', `id-${i}`)));
+    expect(answers[0]).toMatch(/^id-\d+$/);
+    expect(new Set(answers)).toEqual(new Set([answers[0]]));
+    expect(await first.meta.claim('installation', 'late')).toBe(answers[0]);
+    expect(await second.meta.get('installation')).toBe(answers[0]);
+  });
+
   it('creates the owner exactly once among 20 concurrent first-run setups from two processes', async () => {
     const [first, second] = [await open(), await open()];
     expect(await first.auth.owner()).toBeUndefined();

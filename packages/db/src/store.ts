@@ -739,6 +739,11 @@ export interface Store {
   meta: {
     get(key: string): Promise<unknown>;
     put(key: string, value: unknown): Promise<void>;
+    /**
+     * Stores `value` only when `key` has none, in one atomic statement, and answers the value `key` then holds: of
+     * processes claiming one key at once, every one gets the first claim's value (the installation id).
+     */
+    claim(key: string, value: unknown): Promise<unknown>;
   };
 
   /**
