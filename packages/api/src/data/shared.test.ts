@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { createClient } from 'redis';
 import { LimiterBusyError, sharedWindowLimiter, systemClock, type SharedWindow } from '@dash/connectors';
@@ -9,7 +9,7 @@ import { openStore, type Store } from '@dash/db';
 import { mysqlProblem, postgresProblem, scratchMysql, scratchPostgres } from '@dash/db/testing';
 import { migrationsDir } from '../testing.ts';
 import { DataCache } from './cache.ts';
-import { coordinationFor, installationOf, redisCoordination, type Coordination } from './shared.ts';
+import { coordinationFor, INSTALLATION_META, installationOf, redisCoordination, type Coordination } from './shared.ts';
 
 // Two dashboard processes on one database, each with its own store connection, cache and limiters, share one upstream
 // call per cache miss (the other answers HIT with the same value) and one rate window per account, through Postgres,
@@ -211,7 +211,76 @@ describe('two dashboards on one Redis, each on a database of its own (a staging 
   });
 });
 
+/** A database of its own in a directory of its own, as scratchPostgres makes one on the server. */
+function scratchSqlite() {
+  const dir = mkdtempSync(join(tmpdir(), 'dash-shared-'));
+  return Promise.resolve({ url: `file:${join(dir, 'dashboard.db')}`, drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) });
+}
+
+/**
+ * `start` in two processes at once, paced at their store's meta calls: both read before either writes, then the first
+ * runs to its end before the second goes on (the order in which each process writing its own value split them).
+ */
+async function atOnce<T>(stores: [Store, Store], start: (store: Store) => Promise<T>): Promise<[T, T]> {
+  let reads = 0;
+  let bothRead!: () => void;
+  const read = new Promise<void>((resolve) => (bothRead = resolve));
+  const paced = (store: Store, after?: Promise<unknown>): Store => {
+    let calls = 0;
+    const methods = Object.entries(store.meta as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>);
+    const meta = Object.fromEntries(
+      methods.map(([name, method]) => [
+        name,
+        async (...args: unknown[]) => {
+          calls += 1;
+          if (calls > 1) {
+            await after?.catch(() => undefined);
+            return method.apply(store.meta, args);
+          }
+          const answer = await method.apply(store.meta, args);
+          reads += 1;
+          if (reads === 2) bothRead();
+          await read;
+          return answer;
+        },
+      ]),
+    );
+    return { ...store, meta } as Store;
+  };
+  const first = start(paced(stores[0]));
+  const second = start(paced(stores[1], first));
+  return [await first, await second];
+}
+
+describe.for([
+  { name: 'Postgres', problem: pgProblem, scratch: scratchPostgres },
+  { name: 'MySQL', problem: myProblem, scratch: scratchMysql },
+  { name: 'a SQLite file', problem: undefined, scratch: scratchSqlite },
+])('two processes starting at once on a new $name database', ({ problem, scratch }) => {
+  it.skipIf(problem !== undefined && !inCI)('keep one installation id, the one the database stored first', async () => {
+    const database = await scratch();
+    onTestFinished(() => database.drop());
+    const stores: [Store, Store] = [await openStore({ url: database.url, migrationsDir }), await openStore({ url: database.url, migrationsDir })];
+    for (const store of stores) onTestFinished(() => store.close());
+    const [first, second] = await atOnce(stores, installationOf);
+    expect(first).toMatch(/^[0-9a-f]{16}$/);
+    expect(second).toBe(first);
+    expect(await installationOf(stores[1])).toBe(first);
+  });
+});
+
 describe('one process on SQLite', () => {
+  it('replaces a stored installation id that is no id (edited by hand) with one', async () => {
+    const database = await scratchSqlite();
+    onTestFinished(() => database.drop());
+    const store = await openStore({ url: database.url, migrationsDir });
+    onTestFinished(() => store.close());
+    await store.meta.put(INSTALLATION_META, 'edited');
+    const id = await installationOf(store);
+    expect(id).toMatch(/^[0-9a-f]{16}$/);
+    expect(await store.meta.get(INSTALLATION_META)).toBe(id);
+  });
+
   it('keeps its windows and fetches in memory', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dash-shared-'));
     const store = await openStore({ url: `file:${join(dir, 'dashboard.db')}`, migrationsDir });

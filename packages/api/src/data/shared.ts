@@ -35,14 +35,17 @@ export const INSTALLATION_META = 'installation';
 /**
  * This installation's id (made on first use): what keeps two dashboards on one Redis apart, a staging and a
  * production one say. Every process of one database reads the same; a database of its own (another installation,
- * or a copy made by an import, which keeps its own id) gets another. Two processes starting at once on a new
- * database may each write one; the read after the write settles on the last.
+ * or a copy made by an import, which keeps its own id) gets another. Of processes starting at once on a new
+ * database, the store keeps the first id written and every process answers that one (`meta.claim`).
  */
 export async function installationOf(store: Store): Promise<string> {
   const stored = await store.meta.get(INSTALLATION_META);
   if (typeof stored === 'string' && /^[0-9a-f]{16}$/.test(stored)) return stored;
-  await store.meta.put(INSTALLATION_META, randomBytes(8).toString('hex'));
-  return String(await store.meta.get(INSTALLATION_META));
+  const id = randomBytes(8).toString('hex');
+  if (stored === undefined) return String(await store.meta.claim(INSTALLATION_META, id));
+  // Something that is no id (edited by hand): replaced.
+  await store.meta.put(INSTALLATION_META, id);
+  return id;
 }
 
 export const memoryCoordination: Coordination = { where: 'memory', window: () => undefined, flights: undefined, close: () => Promise.resolve() };
