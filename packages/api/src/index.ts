@@ -138,6 +138,11 @@ export async function createContext(options: {
   const pushes = new PushSender({ store, devices: push, clock, log });
   const channels = new ChannelConnections({ store, vault, fetch: options.fetch ?? defaultGuardedFetch, clock, log, env: options.chat ?? {}, origin: access.options.origin });
   const chats = new ChatSender({ store, connections: channels, clock, log });
+  // What rows saved before kept in clear (a push endpoint, an ntfy topic, a webhook's URL) is sealed before anything reads them.
+  if (credentialsKeyMatches) {
+    await push.sealEndpoints();
+    await channels.sealDestinations();
+  }
   const inbox = new Inbox(store, cache, log, {
     now: () => clock.now(),
     emailReady: () => alerts.ready(),

@@ -122,8 +122,9 @@ export function channelConnections(run: RunStatement, dialect: SqlDialect): Stor
       }
       return existed;
     },
-    async rebind(id, from, to) {
-      await exec('update channel_connections set sealed_secret = ? where id = ? and sealed_secret = ?', [to, id, from]);
+    async rebind(id, from, to, settings) {
+      if (settings === undefined) await exec('update channel_connections set sealed_secret = ? where id = ? and sealed_secret = ?', [to, id, from]);
+      else await exec('update channel_connections set sealed_secret = ?, settings = ? where id = ? and sealed_secret = ?', [to, settings, id, from]);
     },
     async succeeded(id, at) {
       await exec('update channel_connections set last_success_at = ?, attention_at = null, attention = null where id = ?', [at, id]);

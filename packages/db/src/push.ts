@@ -95,8 +95,8 @@ export function pushSubscriptions(run: RunStatement, dialect: SqlDialect): Store
       return row ? rawSubscription(row) : undefined;
     },
     async add(row) {
-      // The same browser subscribing again has the same endpoint: its old row goes (an endpoint is too long for a
-      // portable unique index on MySQL).
+      // The same browser subscribing again has the same endpoint, so the same reference: its old row goes (a reference
+      // is too long for a portable unique index on MySQL).
       await exec('delete from push_subscriptions where endpoint = ?', [row.endpoint]);
       await exec(`insert into push_subscriptions (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')})`, [
         row.id,
@@ -121,6 +121,9 @@ export function pushSubscriptions(run: RunStatement, dialect: SqlDialect): Store
       const [found] = (await exec('select name from push_subscriptions where endpoint = ?', [endpoint])) as { name: string }[];
       if (found) await exec('delete from push_subscriptions where endpoint = ?', [endpoint]);
       return found?.name;
+    },
+    async reseal(id, from, endpoint, sealedKeys) {
+      await exec('update push_subscriptions set endpoint = ?, sealed_keys = ? where id = ? and endpoint = ?', [endpoint, sealedKeys, id, from]);
     },
     async succeeded(id, at) {
       await exec('update push_subscriptions set last_success_at = ? where id = ?', [at, id]);

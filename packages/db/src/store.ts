@@ -432,8 +432,13 @@ export interface PushSubscriptionRow {
   name: string;
   /** The browser, as its user agent names it; null when unknown. */
   browser: string | null;
+  /**
+   * The endpoint's reference: its push service's origin and a digest of it (`https://fcm.googleapis.com/#<digest>`,
+   * the API's `endpointRef`), never the endpoint itself, which is sealed with the keys. A row saved before endpoints
+   * were sealed holds the endpoint until the dashboard's next start seals it (`reseal`).
+   */
   endpoint: string;
-  /** The sealed `{ p256dh, auth }`; '' once the push service said the subscription is gone. */
+  /** The sealed `{ endpoint, p256dh, auth }`; '' once the push service said the subscription is gone. */
   sealedKeys: string;
   /** The browser's `expirationTime`, when it gave one. */
   expirationTime: number | null;
@@ -636,12 +641,14 @@ export interface Store {
     /** Oldest first. */
     list(): Promise<PushSubscriptionRow[]>;
     get(id: string): Promise<PushSubscriptionRow | undefined>;
-    /** Adds a device; one with the same endpoint (the same browser subscribing again) is replaced. */
+    /** Adds a device; one with the same endpoint reference (the same browser subscribing again) is replaced. */
     add(row: PushSubscriptionRow): Promise<void>;
     /** False when there was none. */
     remove(id: string): Promise<boolean>;
-    /** Removes the device of `endpoint` (a browser signing out); answers its name, or undefined when there was none. */
+    /** Removes the device of an endpoint reference (a browser signing out); answers its name, or undefined when there was none. */
     removeEndpoint(endpoint: string): Promise<string | undefined>;
+    /** A device's `endpoint` and `sealedKeys` replaced, only while its endpoint is still `from`; nothing else changes. */
+    reseal(id: string, from: string, endpoint: string, sealedKeys: string): Promise<void>;
     /** A push the service accepted. */
     succeeded(id: string, at: number): Promise<void>;
     /** A push the service refused or could not take; `reason` is its words. */
@@ -683,8 +690,11 @@ export interface Store {
     update(row: Pick<ChannelConnectionRow, 'id' | 'name' | 'minSeverity' | 'settings' | 'sealedSecret'>): Promise<void>;
     /** False when there was none; what still waited for it never goes. */
     remove(id: string): Promise<boolean>;
-    /** Its secret sealed again (`to`) for what it was sealed for under another name, only while it is still `from`; nothing else changes. */
-    rebind(id: string, from: string, to: string): Promise<void>;
+    /**
+     * Its secret sealed again (`to`) for what it was sealed for under another name, or with what its settings kept in
+     * clear (then `settings` is what stays in clear), only while it is still `from`; nothing else changes.
+     */
+    rebind(id: string, from: string, to: string, settings?: string): Promise<void>;
     /** A message the service accepted: clears "needs attention". */
     succeeded(id: string, at: number): Promise<void>;
     /** A message the service refused or could not take; `reason` is its words. */

@@ -5,6 +5,7 @@ import { hash } from '@node-rs/argon2';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCaller } from '../root.ts';
 import { createTestApi } from '../testing.ts';
+import { endpointRef } from '../push/adapter.ts';
 import type { AccessOptions, Identity } from './access.ts';
 import { ThrottledError } from './throttle.ts';
 
@@ -162,7 +163,9 @@ describe('signing in', () => {
 });
 
 describe('push devices and signing out (issue 49)', () => {
-  const device = (id: string) => pushDeviceRow(id);
+  // Stored as the dashboard stores a device: by its endpoint's reference (the endpoint itself sealed with its keys).
+  const endpointOf = (id: string) => `https://updates.push.services.mozilla.com/wpush/v2/${id}`;
+  const device = (id: string) => pushDeviceRow(id, { endpoint: endpointRef(endpointOf(id)) });
 
   it("a sign-out naming this browser's push endpoint removes that device only; without one, none", async () => {
     const api = await open();
@@ -172,7 +175,7 @@ describe('push devices and signing out (issue 49)', () => {
     await api.ctx.store.push.add(device('b'));
     expect(await api.as(await signIn()).auth.logout()).toEqual({ ok: true, deviceRemoved: false });
     expect(await api.as(await signIn()).auth.logout({ endpoint: 'https://fcm.googleapis.com/fcm/send/unknown' })).toEqual({ ok: true, deviceRemoved: false });
-    expect(await api.as(await signIn()).auth.logout({ endpoint: device('a').endpoint })).toEqual({ ok: true, deviceRemoved: true });
+    expect(await api.as(await signIn()).auth.logout({ endpoint: endpointOf('a') })).toEqual({ ok: true, deviceRemoved: true });
     expect((await api.ctx.store.push.list()).map((row) => row.id)).toEqual(['b']);
   });
 

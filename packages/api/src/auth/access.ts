@@ -4,6 +4,7 @@ import { isLoopbackHost, type AccessMode, type AuthStatus, type SessionInfo, typ
 import type { ApiTokenRow, SessionRow, Store } from '@dash/db';
 import type { Logger } from '../logger.ts';
 import { fail } from '../errors.ts';
+import { endpointRef } from '../push/adapter.ts';
 import { PasswordHasher } from './passwords.ts';
 import { newApiToken, newSessionToken, newSetupToken, parseApiToken, parseSessionToken, sameSecret, sha256, tokenHint } from './secrets.ts';
 import { FailureThrottle } from './throttle.ts';
@@ -395,7 +396,7 @@ export class Access {
    */
   async logout(identity: UserIdentity, endpoint?: string): Promise<boolean> {
     if (identity.via !== 'session') return false;
-    const removed = endpoint ? await this.store.push.removeEndpoint(endpoint) : undefined;
+    const removed = endpoint ? await this.store.push.removeEndpoint(endpointRef(endpoint)) : undefined;
     if (removed !== undefined) this.log.info(`push device "${removed}" removed: its browser signed out`);
     if (await this.store.auth.sessions.remove(identity.sessionId)) this.signInsEnded();
     return removed !== undefined;

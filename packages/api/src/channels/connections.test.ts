@@ -95,7 +95,7 @@ describe('/api/channels', () => {
     }
     // Stored sealed: no secret in clear in the database either.
     const stored = JSON.stringify(await api.store.channels.list());
-    for (const value of [slack.secret, bot.token, secret.slice(6)]) expect(stored).not.toContain(value);
+    for (const value of [slack.secret, bot.token, secret.slice(6), 'alerts-7f3k', '/catch/123/abc']) expect(stored).not.toContain(value);
   });
 
   it("keeps a destination's status as its last failure, never its answer, and a known service's own error code or description", async () => {
@@ -338,6 +338,68 @@ describe('/api/channels', () => {
     const bound = ((await api.store.channels.get(connection.id)) as ChannelConnectionRow).sealedSecret;
     expect(vault.open(`channel:${row.id}:${origin}`, bound)).toEqual(secret);
     expect(() => vault.open(`channel:${row.id}:${host}`, bound)).toThrow();
+  });
+
+  it("seals an ntfy topic and a webhook's URL (not in the store, nor a read token's export); ones saved in clear before are sealed at the next start and still send", async () => {
+    const { call, as, api } = await dashboard();
+    const received: string[] = [];
+    const receiver = createServer((req, res) => {
+      received.push(req.url ?? '');
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/catch/8841/k9Zq?key=hook-key-55`;
+      const added = [
+        await call('POST', '/api/channels', { name: 'Phone', destination: { kind: 'ntfy', server: sandbox.services.ntfy.url, topic: 'founder-alerts-q7x2' } }),
+        await call('POST', '/api/channels', { name: 'Hook', destination: { kind: 'webhook', url: hookUrl } }),
+      ];
+      expect(added.map((res) => res.status)).toEqual([201, 201]);
+      // Saved before destinations were sealed: the topic and the URL in clear settings, the rest sealed for their origin.
+      const vault = new CredentialVault(api.credentialsKey);
+      const ntfyOrigin = new URL(sandbox.services.ntfy.url).origin;
+      const legacy = (id: string, kind: ChannelConnectionRow['kind'], settings: object, origin: string, secret: object): ChannelConnectionRow => ({
+        id,
+        kind,
+        name: id,
+        minSeverity: 'warning',
+        settings: JSON.stringify(settings),
+        sealedSecret: vault.seal(`channel:${id}:${origin}`, secret),
+        createdAt: Date.now(),
+        lastSuccessAt: null,
+        lastFailureAt: null,
+        lastFailure: null,
+        attentionAt: null,
+        attention: null,
+      });
+      await api.store.channels.add(legacy('old-phone', 'ntfy', { server: sandbox.services.ntfy.url, topic: 'old-topic-m3v8', auth: 'none' }, ntfyOrigin, {}));
+      await api.store.channels.add(legacy('old-hook', 'webhook', { url: `${hookUrl}&old=1` }, new URL(hookUrl).origin, { secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` }));
+      const secrets = ['founder-alerts-q7x2', 'old-topic-m3v8', '/catch/8841', 'hook-key-55'];
+      // A token reading the export before the restart: the rows saved in clear leave it with only what the list shows.
+      const early = await as(readToken)('GET', '/api/database/export');
+      expect(early.status).toBe(200);
+      for (const value of secrets) expect(early.text).not.toContain(value);
+
+      await api.ctx.database?.reload();
+      const stored = JSON.stringify(await api.store.channels.list());
+      for (const value of secrets) expect(stored).not.toContain(value);
+      const exported = await as(readToken)('GET', '/api/database/export');
+      for (const value of secrets) expect(exported.text).not.toContain(value);
+      // The list shows what it showed, and every connection still sends where it was saved for.
+      const connections = ((await call('GET', '/api/channels')).json as { connections: ChannelConnection[] }).connections;
+      const hookHost = `127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+      expect(connections.map((c) => `${c.name}: ${c.target}`).sort()).toEqual([
+        `Hook: ${hookHost}`,
+        `Phone: ${new URL(sandbox.services.ntfy.url).host} · topic fou…`,
+        `old-hook: ${hookHost}`,
+        `old-phone: ${new URL(sandbox.services.ntfy.url).host} · topic old…`,
+      ]);
+      for (const connection of connections) expect({ name: connection.name, ...((await call('POST', `/api/channels/${connection.id}/test`)).json as object) }).toMatchObject({ name: connection.name, outcome: 'sent' });
+      expect([sandbox.ntfyMessages('founder-alerts-q7x2').length, sandbox.ntfyMessages('old-topic-m3v8').length]).toEqual([1, 1]);
+      expect(received.sort()).toEqual(['/catch/8841/k9Zq?key=hook-key-55', '/catch/8841/k9Zq?key=hook-key-55&old=1']);
+    } finally {
+      receiver.close();
+    }
   });
 
   it('goes along with an export sealed, comes back with an import under the same credentials key, and is skipped (named) under another', async () => {

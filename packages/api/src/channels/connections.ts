@@ -36,15 +36,24 @@ interface Destinations {
   webhook: SignedWebhookDestination;
 }
 
-/** What is not secret, stored in clear (`settings`), by kind. */
+/**
+ * What is not secret, stored in clear (`settings`), by kind. What lets someone read or post to a destination is
+ * sealed instead: an ntfy topic (on ntfy.sh whoever knows it reads and posts), a webhook's URL (its path and query
+ * may be its key), besides the tokens, logins and pasted webhook URLs.
+ */
 const settingsSchema = z.object({
   chatId: z.string().optional(),
   server: z.string().optional(),
-  topic: z.string().optional(),
+  /** An ntfy topic's first three characters (and `…` when there are more): what the list shows of it. */
+  topicStart: z.string().optional(),
   auth: z.enum(['none', 'token', 'login']).optional(),
-  url: z.string().optional(),
+  /** A signed webhook's origin (scheme, host and port): where its secret may go. */
+  origin: z.string().optional(),
   /** Slack's team and webhook ids, Discord's webhook id: not secret, they name the destination in the list. */
   label: z.string().optional(),
+  /** Kept in clear before they were sealed (`ChannelConnections.sealDestinations` moves them): an ntfy topic, a webhook's URL. */
+  topic: z.string().optional(),
+  url: z.string().optional(),
 });
 type Settings = z.infer<typeof settingsSchema>;
 
@@ -64,7 +73,7 @@ function boundTo(kind: ChannelKind, settings: Settings): string {
     case 'ntfy':
       return originOf(settings.server || NTFY_SH);
     case 'webhook':
-      return originOf(settings.url ?? '');
+      return originOf(settings.origin ?? settings.url ?? '');
   }
 }
 
@@ -97,6 +106,26 @@ const hostSealName = (id: string, kind: ChannelKind, settings: Settings) =>
 
 const parseSettings = (text: string): Settings => settingsSchema.parse(JSON.parse(text));
 
+const topicStartOf = (topic: string) => `${topic.slice(0, 3)}${topic.length > 3 ? '…' : ''}`;
+
+/** Settings without what connections saved before kept in clear: an ntfy topic's start and a webhook's origin instead. */
+function shownSettings({ topic, url, ...kept }: Settings): Settings {
+  return { ...kept, ...(topic !== undefined ? { topicStart: topicStartOf(topic) } : {}), ...(url !== undefined ? { origin: originOf(url) } : {}) };
+}
+
+/**
+ * A stored connection's `settings` as an export carries them: nothing that lets someone read or post to the
+ * destination. The same as stored once the start has sealed them (`sealDestinations`); not yet when this dashboard's
+ * key does not open the secrets, and then what was in clear stays out.
+ */
+export function exportedSettings(text: string): string {
+  try {
+    return JSON.stringify(shownSettings(parseSettings(text)));
+  } catch {
+    return '{}';
+  }
+}
+
 /** Whether a stored connection's secret opens with this dashboard's key (an import skips those that do not). */
 export function opensChannelSecret(row: Pick<ChannelConnectionRow, 'id' | 'kind' | 'settings' | 'sealedSecret'>, opens: (name: string, sealed: string) => boolean): boolean {
   try {
@@ -128,12 +157,12 @@ function split(destination: ChannelDestination): { settings: Settings; secret: R
       const auth = destination.token !== undefined ? 'token' : destination.username !== undefined ? 'login' : 'none';
       const secret: Record<string, string> =
         destination.token !== undefined ? { token: destination.token } : destination.username !== undefined ? { username: destination.username, password: destination.password ?? '' } : {};
-      return { settings: { server: checked.url.href.replace(/\/+$/, ''), topic: destination.topic, auth }, secret };
+      return { settings: { server: checked.url.href.replace(/\/+$/, ''), topicStart: topicStartOf(destination.topic), auth }, secret: { ...secret, topic: destination.topic } };
     }
     case 'webhook': {
       const checked = destinationUrl(destination.url, 'The webhook URL', 'loopback');
       if ('refused' in checked) throw fieldFail(['destination', 'url'], checked.refused);
-      return { settings: { url: checked.url.href }, secret: {} };
+      return { settings: { origin: checked.url.origin }, secret: { url: checked.url.href } };
     }
   }
 }
@@ -149,11 +178,11 @@ function targetOf(row: ChannelConnectionRow): string {
       return `Telegram chat ${settings.chatId ?? ''}`;
     case 'ntfy': {
       // On a public server the topic is what lets anyone read it: only its start is shown.
-      const topic = settings.topic ?? '';
-      return `${hostOf(settings.server || NTFY_SH)} · topic ${topic.slice(0, 3)}${topic.length > 3 ? '…' : ''}${settings.auth === 'none' ? '' : ' (protected)'}`;
+      const start = settings.topicStart ?? topicStartOf(settings.topic ?? '');
+      return `${hostOf(settings.server || NTFY_SH)} · topic ${start}${settings.auth === 'none' ? '' : ' (protected)'}`;
     }
     case 'webhook':
-      return hostOf(settings.url ?? '');
+      return hostOf(settings.origin ?? settings.url ?? '');
   }
 }
 
@@ -214,6 +243,34 @@ export class ChannelConnections {
     return (await this.options.store.channels.list()).map(connectionOf);
   }
 
+  /**
+   * Seals what connections saved before kept in clear (an ntfy topic, a webhook's URL) with their secret, leaving in
+   * their settings only what the list shows: run at each start, so neither the store nor an export holds it. A
+   * connection whose secret does not open keeps only what the list shows: it cannot send anyway.
+   */
+  async sealDestinations(): Promise<number> {
+    const { store, vault, log } = this.options;
+    let sealed = 0;
+    for (const row of await store.channels.list()) {
+      const settings = parseSettings(row.settings);
+      const { topic, url } = settings;
+      if (topic === undefined && url === undefined) continue;
+      const kept = shownSettings(settings);
+      let sealedSecret = row.sealedSecret;
+      try {
+        const { secret } = this.openEither(row, settings);
+        // Bound to the origin it has been sent to (kept in the settings), as every secret is now.
+        sealedSecret = vault.seal(sealName(row.id, row.kind, kept), { ...secret, ...(topic !== undefined ? { topic } : {}), ...(url !== undefined ? { url } : {}) });
+      } catch {
+        // A secret this key cannot open stays as it is, and what was in clear goes.
+      }
+      await store.channels.rebind(row.id, row.sealedSecret, sealedSecret, JSON.stringify(kept));
+      sealed += 1;
+    }
+    if (sealed > 0) log.info(`chat: what ${sealed} connection${sealed === 1 ? '' : 's'} kept in clear sealed with ${sealed === 1 ? 'its' : 'their'} secret`);
+    return sealed;
+  }
+
   async add(input: ChannelAdd): Promise<{ connection: ChannelConnection; secret?: string }> {
     const { store, vault, clock, log } = this.options;
     const { settings, secret } = split(input.destination);
@@ -260,8 +317,9 @@ export class ChannelConnections {
       const goesTo = boundTo(row.kind, settings);
       if (row.kind === 'ntfy' && settings.auth === 'none' && before.auth !== 'none') {
         if (savedFor !== goesTo) throw fieldFail(['destination', 'token'], `the ntfy login saved goes only to ${savedFor}: give its access token (or user and password) again for ${goesTo}`);
-        // The same server (scheme, host and port): the login saved with it stays.
-        Object.assign(secret, await this.openSecret(row));
+        // The same server (scheme, host and port): the login saved with it stays (the topic is the one given now).
+        const { token, username, password } = await this.openSecret(row);
+        Object.assign(secret, token !== undefined ? { token } : {}, username !== undefined ? { username, password: password ?? '' } : {});
         settings.auth = before.auth;
       }
       if (row.kind === 'webhook') {
@@ -347,20 +405,24 @@ export class ChannelConnections {
   private async openSecret(row: ChannelConnectionRow): Promise<Record<string, string>> {
     const { vault, store } = this.options;
     const settings = parseSettings(row.settings);
-    const name = sealName(row.id, row.kind, settings);
+    const { secret, rebound } = this.openEither(row, settings);
+    if (rebound) await store.channels.rebind(row.id, row.sealedSecret, vault.seal(sealName(row.id, row.kind, settings), secret));
+    return secret;
+  }
+
+  /** A connection's secret, sealed for its origin or (`rebound` true) for its host alone; throws when neither opens. */
+  private openEither(row: ChannelConnectionRow, settings: Settings): { secret: Record<string, string>; rebound: boolean } {
+    const { vault } = this.options;
     try {
-      return vault.open(name, row.sealedSecret);
+      return { secret: vault.open(sealName(row.id, row.kind, settings), row.sealedSecret), rebound: false };
     } catch (error) {
       const before = hostSealName(row.id, row.kind, settings);
       if (before === undefined) throw error;
-      let secret: Record<string, string>;
       try {
-        secret = vault.open(before, row.sealedSecret);
+        return { secret: vault.open(before, row.sealedSecret), rebound: true };
       } catch {
         throw error;
       }
-      await store.channels.rebind(row.id, row.sealedSecret, vault.seal(name, secret));
-      return secret;
     }
   }
 
@@ -375,10 +437,10 @@ export class ChannelConnections {
         return this.adapters.telegram.send({ botToken: secret.botToken ?? '', chatId: settings.chatId ?? '' }, message);
       case 'ntfy': {
         const auth = settings.auth === 'token' ? { token: secret.token ?? '' } : settings.auth === 'login' ? { username: secret.username ?? '', password: secret.password ?? '' } : undefined;
-        return this.adapters.ntfy.send({ server: settings.server ?? NTFY_SH, topic: settings.topic ?? '', auth }, message);
+        return this.adapters.ntfy.send({ server: settings.server ?? NTFY_SH, topic: secret.topic ?? settings.topic ?? '', auth }, message);
       }
       case 'webhook':
-        return this.adapters.webhook.send({ url: settings.url ?? '', secret: secret.secret ?? '' }, message);
+        return this.adapters.webhook.send({ url: secret.url ?? settings.url ?? '', secret: secret.secret ?? '' }, message);
     }
   }
 

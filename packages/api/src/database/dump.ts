@@ -13,7 +13,8 @@ import {
 import type { Store } from '@dash/db';
 import { TRPCError } from '@trpc/server';
 import type { CredentialVault } from '../credentials/vault.ts';
-import { opensChannelSecret } from '../channels/connections.ts';
+import { exportedSettings, opensChannelSecret } from '../channels/connections.ts';
+import { endpointRef, isEndpointRef } from '../push/adapter.ts';
 import type { Logger } from '../logger.ts';
 import type { DatabaseHandle } from './runtime.ts';
 import { INSTALLATION_META } from '../data/shared.ts';
@@ -91,7 +92,20 @@ export async function exportDump(ctx: DumpSources): Promise<Dump> {
     provider: ctx.database?.manager.servingProvider ?? 'sqlite',
     exportedAt: new Date().toISOString(),
     settings,
-    tables: withoutAuth(tables),
+    tables: withoutAuth(withoutClearDestinations(tables)),
+  };
+}
+
+/**
+ * The tables with no destination in clear: what lets someone read or post to one (a push endpoint, an ntfy topic, a
+ * webhook's URL) is sealed at each start; a row this dashboard's key could not seal (the key does not match) leaves
+ * it out here, keeping the reference and what the list shows.
+ */
+function withoutClearDestinations(tables: Required<DumpTables>): Required<DumpTables> {
+  return {
+    ...tables,
+    push_subscriptions: tables.push_subscriptions.map((row) => (isEndpointRef(row.endpoint) ? row : { ...row, endpoint: endpointRef(row.endpoint) })),
+    channel_connections: tables.channel_connections.map((row) => ({ ...row, settings: exportedSettings(row.settings) })),
   };
 }
 

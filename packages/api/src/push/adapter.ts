@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { refusedBaseUrl, type AddressScope } from '@dash/connectors';
 import webpush from 'web-push';
 import { answerReason, knownError, refusalOutcome, sendRequest, type ChannelAdapterOptions, type ChannelOutcome } from '../channels/channel.ts';
@@ -34,6 +35,24 @@ export const pushServiceOf = (endpoint: string): string => {
     return 'an invalid endpoint';
   }
 };
+
+/**
+ * What the store keeps of a device's endpoint: its push service's origin and a SHA-256 of the whole endpoint
+ * (`https://fcm.googleapis.com/#<digest>`). The endpoint is a capability (whoever holds it and the keys pushes to the
+ * device), so it is sealed with the keys; this finds the device again (the same browser subscribing again, or signing
+ * out) and names its push service, and a digest cannot be turned back into the endpoint.
+ */
+export function endpointRef(endpoint: string): string {
+  const digest = createHash('sha256').update(endpoint).digest('base64url');
+  try {
+    return `${new URL(endpoint).origin}/#${digest}`;
+  } catch {
+    return `invalid:#${digest}`;
+  }
+}
+
+/** Whether a stored `endpoint` is a reference (`endpointRef`), not an endpoint kept in clear before they were sealed. */
+export const isEndpointRef = (stored: string): boolean => /^(?:https?:\/\/[^/]+\/|invalid:)#[\w-]{43}$/.test(stored);
 
 /**
  * A known push service's documented error in its answer, or undefined (the status alone is kept): Mozilla's autopush

@@ -6,12 +6,13 @@ import { z } from 'zod';
 import type { CredentialVault } from '../credentials/vault.ts';
 import { fail } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { pushServiceOf, type PushMessage, type PushOutcome, type WebPushAdapter } from './adapter.ts';
+import { endpointRef, isEndpointRef, pushServiceOf, type PushMessage, type PushOutcome, type WebPushAdapter } from './adapter.ts';
 import { pushAddressScope, vapidSubject, type PushEnvironment, type VapidKeys } from './vapid-keys.ts';
 
 /** The name a device's keys are sealed under (with its id: a sealed value cannot be moved to another row). */
 const sealName = (id: string) => `push:${id}`;
-const keysSchema = z.object({ p256dh: z.string(), auth: z.string() });
+/** What is sealed: the endpoint (a capability, see `endpointRef`) and the keys; a device saved before has no endpoint in it. */
+const sealedSchema = z.object({ endpoint: z.string().optional(), p256dh: z.string(), auth: z.string() });
 
 /** Whether `p256dh` is a point on P-256 (a 65-byte string of anything else would fail every push, silently). */
 export function isP256Point(p256dh: string): boolean {
@@ -120,8 +121,8 @@ export class PushDevices {
       id,
       name: input.name,
       browser: browserOf(userAgent)?.slice(0, 80) ?? null,
-      endpoint: input.endpoint,
-      sealedKeys: vault.seal(sealName(id), { p256dh: input.keys.p256dh, auth: input.keys.auth }),
+      endpoint: endpointRef(input.endpoint),
+      sealedKeys: vault.seal(sealName(id), { endpoint: input.endpoint, p256dh: input.keys.p256dh, auth: input.keys.auth }),
       expirationTime: input.expirationTime ?? null,
       createdAt: clock.now(),
       lastSuccessAt: null,
@@ -132,6 +133,31 @@ export class PushDevices {
     await store.push.add(row);
     log.info(`push: device "${row.name}" subscribed through ${pushServiceOf(row.endpoint)}`);
     return deviceOf(row);
+  }
+
+  /**
+   * Seals the endpoint of each device saved before endpoints were sealed (with its keys), keeping only its reference
+   * in clear: run at each start, so neither the store nor an export holds one. A device whose keys are gone (or do
+   * not open) keeps only the reference: it cannot be pushed to anyway.
+   */
+  async sealEndpoints(): Promise<number> {
+    const { store, vault, log } = this.options;
+    let sealed = 0;
+    for (const row of await store.push.list()) {
+      if (isEndpointRef(row.endpoint)) continue;
+      let keys: string = row.sealedKeys;
+      if (keys !== '') {
+        try {
+          keys = vault.seal(sealName(row.id), { ...sealedSchema.parse(vault.open(sealName(row.id), row.sealedKeys)), endpoint: row.endpoint });
+        } catch {
+          // Keys this key cannot open: they stay as they are, and the endpoint goes.
+        }
+      }
+      await store.push.reseal(row.id, row.endpoint, endpointRef(row.endpoint), keys);
+      sealed += 1;
+    }
+    if (sealed > 0) log.info(`push: the endpoints of ${sealed} device${sealed === 1 ? '' : 's'} sealed with their keys`);
+    return sealed;
   }
 
   async list(): Promise<PushDevice[]> {
@@ -227,8 +253,9 @@ export class PushDevices {
         reason: 'Push services need a contact: set VAPID_SUBJECT (mailto: or https:), an alert email address, or an https ORIGIN',
       };
     }
-    const deviceKeys = keysSchema.parse(vault.open(sealName(row.id), row.sealedKeys));
-    return adapter.send({ endpoint: row.endpoint, keys: deviceKeys }, message, { ...(await keys.get()), subject });
+    const { endpoint = isEndpointRef(row.endpoint) ? undefined : row.endpoint, p256dh, auth } = sealedSchema.parse(vault.open(sealName(row.id), row.sealedKeys));
+    if (endpoint === undefined) return { kind: 'refused', status: null, reason: 'The device’s endpoint was not kept: subscribe the device again' };
+    return adapter.send({ endpoint, keys: { p256dh, auth } }, message, { ...(await keys.get()), subject });
   }
 }
 

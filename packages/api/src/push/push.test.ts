@@ -117,16 +117,37 @@ describe('subscribing a device', () => {
       expect(text).not.toContain(subscription.keys.auth);
       expect(text).not.toContain(subscription.id);
     }
-    // The export carries the device (a database switch or a restore keeps it) with its keys sealed.
-    const exported = await call('GET', '/api/database/export');
-    expect(exported.text).not.toContain(subscription.keys.p256dh);
-    expect(exported.text).not.toContain(subscription.keys.auth);
-    const dumped = (exported.json as { tables: { push_subscriptions: { name: string; sealedKeys: string }[] } }).tables.push_subscriptions;
-    expect(dumped).toMatchObject([{ name: 'Phone', sealedKeys: expect.stringMatching(/^v1\./) }]);
-    // Stored sealed.
+    // The export carries the device (a database switch or a restore keeps it) with its keys and endpoint sealed, as a
+    // read token downloads it too.
+    for (const exported of [await call('GET', '/api/database/export'), await as(readToken)('GET', '/api/database/export')]) {
+      expect(exported.status).toBe(200);
+      for (const secret of [subscription.keys.p256dh, subscription.keys.auth, subscription.id]) expect(exported.text).not.toContain(secret);
+      const dumped = (exported.json as { tables: { push_subscriptions: { name: string; sealedKeys: string }[] } }).tables.push_subscriptions;
+      expect(dumped).toMatchObject([{ name: 'Phone', sealedKeys: expect.stringMatching(/^v1\./) }]);
+    }
+    // Stored sealed: the endpoint as its push service's origin and a digest.
     const [row] = await api.store.push.list();
     expect(row?.sealedKeys).toMatch(/^v1\./);
-    expect(row?.sealedKeys).not.toContain(subscription.keys.auth);
+    expect(JSON.stringify(row)).not.toContain(subscription.keys.auth);
+    expect(row?.endpoint).toMatch(new RegExp(`^${new URL(subscription.endpoint).origin}/#[\\w-]{43}$`));
+  });
+
+  it('seals the endpoint of a device saved in clear before, at the next start, and it still gets its pushes', async () => {
+    const { call, api } = await dashboard();
+    const subscription = await browserSubscription(call);
+    const device = (await call('POST', '/api/push/subscriptions', deviceBody(subscription))).json as { id: string };
+    // As a device was stored before endpoints were sealed: the endpoint in clear, only the keys sealed.
+    const [row] = await api.store.push.list();
+    await api.store.push.reseal(device.id, row?.endpoint ?? '', subscription.endpoint, api.ctx.vault.seal(`push:${device.id}`, subscription.keys));
+    expect((await call('GET', '/api/database/export')).text).not.toContain(subscription.id);
+    await api.ctx.database?.reload();
+    const [sealed] = await api.store.push.list();
+    expect(JSON.stringify(sealed)).not.toContain(subscription.id);
+    expect((await call('POST', '/api/push/test', {})).json).toMatchObject({ results: [{ id: device.id, outcome: 'sent' }] });
+    expect(sandbox.pushes().map((push) => push.subscriptionId)).toEqual([subscription.id]);
+    // Found again by its endpoint: the same browser subscribing again replaces it.
+    await call('POST', '/api/push/subscriptions', deviceBody(subscription, 'Phone again'));
+    expect((await api.store.push.list()).map((device) => device.name)).toEqual(['Phone again']);
   });
 
   it('comes back with an import under the same credentials key, and is skipped (named) under another', async () => {
