@@ -358,7 +358,7 @@ describe('/api/channels', () => {
       // Saved before destinations were sealed: the topic and the URL in clear settings, the rest sealed for their origin.
       const vault = new CredentialVault(api.credentialsKey);
       const ntfyOrigin = new URL(sandbox.services.ntfy.url).origin;
-      const legacy = (id: string, kind: ChannelConnectionRow['kind'], settings: object, origin: string, secret: object): ChannelConnectionRow => ({
+      const legacy = (id: string, kind: ChannelConnectionRow['kind'], settings: object, origin: string, secret: Record<string, string>): ChannelConnectionRow => ({
         id,
         kind,
         name: id,
