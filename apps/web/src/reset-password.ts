@@ -36,4 +36,7 @@ const after =
   env.mode === 'local'
     ? 'The dashboard is open on this machine again until you set a new password in Settings → Security.'
     : 'Reload the dashboard: the server then prints a new one-time setup link in its log.';
-exit(`${hadOne ? 'Password removed and every session signed out.' : 'No password was set; every session is signed out.'} ${after} API tokens still work; revoke them in Settings → Security if needed.`, 0);
+exit(
+  `${hadOne ? 'Password removed, every session signed out and every push device removed (add them again).' : 'No password was set; every session is signed out and every push device removed.'} ${after} API tokens still work; revoke them in Settings → Security if needed.`,
+  0,
+);

@@ -365,6 +365,7 @@ export function mysqlStore(db: Db): Store {
         await db.transaction(async (tx) => {
           await tx.delete(authOwner);
           await tx.delete(authSession);
+          await tx.delete(mysqlSchema.pushSubscriptions);
         });
       },
 

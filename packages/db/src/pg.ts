@@ -329,6 +329,7 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
         await db.transaction(async (tx) => {
           await tx.delete(authOwner);
           await tx.delete(authSession);
+          await tx.delete(pgSchema.pushSubscriptions);
         });
       },
 

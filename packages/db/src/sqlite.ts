@@ -406,7 +406,7 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
         return updated.length > 0;
       },
       async removeOwner() {
-        await db.batch([db.delete(authOwner), db.delete(authSession)]);
+        await db.batch([db.delete(authOwner), db.delete(authSession), db.delete(sqliteSchema.pushSubscriptions)]);
       },
 
       sessions: {

@@ -526,14 +526,16 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
     expect((await store.auth.sessions.list()).map((s) => s.id).sort()).toEqual(['a', 'b']);
   });
 
-  it('removes the owner with every session, after which a first-run setup succeeds again', async () => {
+  it('removes the owner with every session and push device, after which a first-run setup succeeds again', async () => {
     const store = await open();
     await store.auth.createOwner('old-hash');
     await store.auth.sessions.create(session('a', '2026-11-23T10:00:00.000Z'));
     await store.auth.sessions.create(session('b', '2026-11-23T11:00:00.000Z'));
+    await store.push.add(pushDeviceRow('phone'));
     await store.auth.removeOwner();
     expect(await store.auth.owner()).toBeUndefined();
     expect(await store.auth.sessions.list()).toEqual([]);
+    expect(await store.push.list()).toEqual([]);
     expect(await store.auth.sessions.get('a')).toBeUndefined();
     expect(await store.auth.createOwner('fresh-hash')).toBe(true);
     expect((await store.auth.owner())?.passwordHash).toBe('fresh-hash');

@@ -513,7 +513,10 @@ export interface Store {
      * a browser signed out keeps no push subscription, and the owner adds their devices again.
      */
     changePassword(passwordHash: string, keepSessionId?: string, removeDevices?: boolean): Promise<boolean>;
-    /** Removes the owner and every session in one transaction (the shell's password reset). */
+    /**
+     * Removes the owner, every session and every Web Push device in one transaction (the shell's password reset): as
+     * after a password change, no browser keeps getting alerts, and the owner adds their devices again.
+     */
     removeOwner(): Promise<void>;
 
     sessions: {
