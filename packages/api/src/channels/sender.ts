@@ -1,16 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '@dash/connectors';
 import type { ChannelSendOutcome, ChannelSendRow, DeliveryRow, Store } from '@dash/db';
 import type { Logger } from '../logger.ts';
-import { DrainLoop, sendWhileHeld } from '../notifications/drain-loop.ts';
 import { deliveryKind } from '../notifications/delivery-kind.ts';
+import { OutboxSender, type OwnFields, type SendResult } from '../notifications/outbox-sender.ts';
 import type { ChannelMessage, ChannelOutcome } from './channel.ts';
 import type { ChannelConnections } from './connections.ts';
 
 const MINUTE = 60_000;
-/** A claim lasts this long: a process that dies mid-send leaves the message to another after it. */
-const LEASE_MS = 2 * MINUTE;
-const BATCH = 20;
 /** After a 429, a 5xx or an unreachable service: tried again after at least 30 s, 2, 10 and 30 minutes (or the service's own hint), then failed. */
 export const CHAT_RETRY_MS: readonly number[] = [30_000, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE];
 
@@ -38,32 +34,32 @@ export interface ChatSenderOptions {
   retryMs?: readonly number[];
 }
 
+/** A claim's threads and projects, read once: a delivery goes to each connection. */
+type Threads = Map<string, Promise<Pick<ChannelMessage, 'thread' | 'project'>>>;
+
 /**
  * Sends the chat interruptions the policy released (the store queued one per connection in the ingest's or tick's
- * transaction): claims due ones with a lease (one process sends each), sends each once and settles it: delivered
- * (with the service's message id, which the thread's recovery edits or replies to); queued again after a 429, 5xx or
- * unreachable service, not before the service's own hint; on a refusal for good the connection needs attention and
- * what waited for it goes nowhere. A recovery goes only where its outage went.
+ * transaction): claims due ones with a lease, 20 at a time for two minutes (one process sends each: `OutboxSender`),
+ * sends each once and settles it: delivered (with the service's message id, which the thread's recovery edits or
+ * replies to); queued again after a 429, 5xx or unreachable service, not before the service's own hint; on a refusal
+ * for good the connection needs attention and what waited for it goes nowhere. A recovery goes only where its outage
+ * went.
  */
-export class ChatSender extends DrainLoop {
+export class ChatSender extends OutboxSender<ChannelSendRow, ChannelSendOutcome, Threads> {
   constructor(private readonly options: ChatSenderOptions) {
-    super({ clock: options.clock, log: options.log, name: 'chat notifications' });
+    super({
+      clock: options.clock,
+      log: options.log,
+      name: 'chat notifications',
+      queue: options.store.channels.sends,
+      leaseMs: 2 * MINUTE,
+      batch: 20,
+      retryMs: options.retryMs ?? CHAT_RETRY_MS,
+    });
   }
 
-  protected async nextAt(): Promise<number | undefined> {
-    return (await this.options.store.channels.sends.nextDue()) ?? undefined;
-  }
-
-  protected async drainAll(): Promise<void> {
-    const { store, clock } = this.options;
-    for (;;) {
-      const holder = randomUUID();
-      const claimed = await store.channels.sends.claim(holder, clock.now(), LEASE_MS, BATCH);
-      // A delivery goes to each connection: its thread and project are read once per claim, not once per send.
-      const threads = new Map<string, Promise<Pick<ChannelMessage, 'thread' | 'project'>>>();
-      await sendWhileHeld(store.channels.sends, claimed, { holder, clock, leaseMs: LEASE_MS }, (send) => this.sendOne(send, holder, threads));
-      if (claimed.length < BATCH) return;
-    }
+  protected override claimContext(): Promise<Threads> {
+    return Promise.resolve<Threads>(new Map());
   }
 
   /** The thread as it stands now, and its project's name (the message's Project field). */
@@ -82,19 +78,13 @@ export class ChatSender extends DrainLoop {
     return delivery.notificationId === null ? undefined : sends.outage(connectionId, delivery.notificationId);
   }
 
-  private async sendOne(send: ChannelSendRow, holder: string, threads: Map<string, Promise<Pick<ChannelMessage, 'thread' | 'project'>>>): Promise<void> {
-    const { store, connections, clock, log } = this.options;
-    const attempts = send.attempts + 1;
-    const settle = (outcome: Partial<ChannelSendOutcome> & Pick<ChannelSendOutcome, 'state' | 'status' | 'error'>) =>
-      store.channels.sends.settle(send.id, holder, { attempts, dueAt: send.dueAt, providerId: null, sentAt: null, ...outcome });
+  protected async send(send: ChannelSendRow, threads: Threads): Promise<SendResult<OwnFields<ChannelSendOutcome>>> {
+    const { store, connections, log } = this.options;
+    const none = { status: null, providerId: null };
     const connection = await store.channels.get(send.connectionId);
-    if (!connection) {
-      await settle({ state: 'gone', status: null, error: 'The connection was removed before it was sent' });
-      return;
-    }
+    if (!connection) return { kind: 'gone', reason: 'The connection was removed before it was sent', fields: none };
     if (connection.attentionAt !== null) {
-      await settle({ state: 'failed', status: send.status, error: `Not sent: the connection needs attention (${connection.attention ?? 'refused'})` });
-      return;
+      return { kind: 'refused', reason: `Not sent: the connection needs attention (${connection.attention ?? 'refused'})`, fields: { status: send.status, providerId: null } };
     }
     const { delivery } = send;
     const message = channelMessageOf(delivery, connections.origin);
@@ -102,10 +92,7 @@ export class ChatSender extends DrainLoop {
     const { floors } = delivery.message;
     if (delivery.purpose === 'digest' && floors !== undefined) {
       const words = floors[connection.minSeverity];
-      if (!words) {
-        await settle({ state: 'skipped', status: null, error: 'Nothing in the digest reaches this connection’s floor' });
-        return;
-      }
+      if (!words) return { kind: 'skipped', reason: 'Nothing in the digest reaches this connection’s floor', fields: none };
       Object.assign(message, words);
     }
     const { notificationId } = delivery;
@@ -118,8 +105,7 @@ export class ChatSender extends DrainLoop {
     if (message.kind === 'resolve' || delivery.purpose === 'flap_end') {
       const outage = await this.answered(connection.id, delivery);
       if (!outage) {
-        await settle({ state: 'skipped', status: null, error: `Its ${delivery.purpose === 'flap_end' ? '"flapping" notice' : 'outage'} was not sent to this connection` });
-        return;
+        return { kind: 'skipped', reason: `Its ${delivery.purpose === 'flap_end' ? '"flapping" notice' : 'outage'} was not sent to this connection`, fields: none };
       }
       // A recovery names (or edits, or replies to) the outage's message there.
       if (message.kind === 'resolve') {
@@ -132,26 +118,21 @@ export class ChatSender extends DrainLoop {
       }
     }
     const outcome: ChannelOutcome = await connections.send(connection, message);
-    const now = clock.now();
     switch (outcome.kind) {
       case 'sent':
-        await settle({ state: 'delivered', status: outcome.status, error: null, providerId: outcome.providerId, sentAt: now });
-        return;
-      case 'retry': {
-        const later = (this.options.retryMs ?? CHAT_RETRY_MS)[attempts - 1];
-        if (later === undefined) {
-          await settle({ state: 'failed', status: outcome.status, error: outcome.reason });
-          log.warn(`chat: to "${connection.name}" (${connection.kind}) failed after ${attempts} tries: ${outcome.reason}`);
-          return;
-        }
-        await settle({ state: 'queued', dueAt: now + Math.max(later, outcome.afterMs), status: outcome.status, error: outcome.reason });
-        return;
-      }
+        return { kind: 'sent', fields: { status: outcome.status, providerId: outcome.providerId } };
+      case 'retry':
+        return {
+          kind: 'retry',
+          afterMs: outcome.afterMs,
+          reason: outcome.reason,
+          fields: { status: outcome.status, providerId: null },
+          gaveUp: (attempts) => log.warn(`chat: to "${connection.name}" (${connection.kind}) failed after ${attempts} tries: ${outcome.reason}`),
+        };
       case 'gone':
       case 'refused':
         // The connection is marked (connections.send did); this one, and what else waited, go nowhere.
-        await settle({ state: outcome.kind === 'gone' ? 'gone' : 'failed', status: outcome.status, error: outcome.reason });
-        return;
+        return { kind: outcome.kind, reason: outcome.reason, fields: { status: outcome.status, providerId: null } };
     }
   }
 }

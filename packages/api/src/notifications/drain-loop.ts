@@ -2,7 +2,7 @@ import type { Clock } from '@dash/connectors';
 import type { Logger } from '../logger.ts';
 
 /**
- * The loop an outgoing channel's sender runs (email, push, chat; each extends it with its `drainAll` and `nextAt`): drain what is due, then sleep until the next is due (at
+ * The loop an outgoing channel's sender runs (`OutboxSender`, which email, push and chat extend, gives its `drainAll` and `nextAt`): drain what is due, then sleep until the next is due (at
  * least a second, at most a minute: another process may have queued something). One drain at a time; a kick during
  * one runs another after it, so nothing queued meanwhile waits for the next look.
  */
@@ -72,26 +72,3 @@ export abstract class DrainLoop {
     this.timer.unref();
   }
 }
-
-/** A send table's claim operations, as each outbox's store has them (emails, push sends, chat sends). */
-export interface ClaimQueue<R extends { id: string }> {
-  claim(holder: string, now: number, leaseMs: number, limit: number): Promise<R[]>;
-  hold(id: string, holder: string, now: number, leaseMs: number): Promise<boolean>;
-}
-
-/**
- * How every outbox's sender goes through what it claimed: each send in turn, and only while this holder's claim on it
- * still holds, renewed for a whole lease just before the send (so the send, at most its request's 15 s and the pace
- * kept per destination, ends well inside it). A batch that outlived its first lease (20 sends to a receiver answering
- * in 8 s) may have been claimed in part by another process meanwhile: what this one no longer holds, it leaves to that
- * one, never sending it too. (A recovery behind its outage is never claimed before it: `leaseDue` in @dash/db.)
- */
-export async function sendWhileHeld<R extends { id: string }>(
-  queue: ClaimQueue<R>,
-  claimed: readonly R[],
-  lease: { holder: string; clock: Clock; leaseMs: number },
-  send: (row: R) => Promise<void>,
-): Promise<void> {
-  for (const row of claimed) if (await queue.hold(row.id, lease.holder, lease.clock.now(), lease.leaseMs)) await send(row);
-}
-

@@ -1,17 +1,14 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { threadPath, type PushPayload, type PushPointer } from '@dash/contracts';
 import type { Clock } from '@dash/connectors';
 import type { DeliveryRow, PushSendOutcome, PushSendRow, Store } from '@dash/db';
 import type { Logger } from '../logger.ts';
-import { DrainLoop, sendWhileHeld } from '../notifications/drain-loop.ts';
 import { deliveryKind } from '../notifications/delivery-kind.ts';
+import { OutboxSender, type OwnFields, type SendResult } from '../notifications/outbox-sender.ts';
 import { pushServiceOf, type PushMessage, type PushOutcome } from './adapter.ts';
 import type { PushDevices } from './devices.ts';
 
 const MINUTE = 60_000;
-/** A claim lasts this long: a process that dies mid-send leaves the push to another after it. */
-const LEASE_MS = MINUTE;
-const BATCH = 20;
 /** After a 429, a 5xx or an unreachable push service: tried again after at least 30 s, 2, 10 and 30 minutes (or its Retry-After), then failed. */
 export const PUSH_RETRY_MS: readonly number[] = [30_000, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE];
 /**
@@ -75,59 +72,41 @@ export interface PushSenderOptions {
 
 /**
  * Sends the push interruptions the policy released (the store queued one per device in the ingest's or tick's
- * transaction): claims due ones with a lease (one process sends each), sends each once, and settles it: delivered;
- * queued again after a 429, 5xx or unreachable push service (not before its Retry-After, and no other push goes to
- * that service meanwhile); `gone` on 404 or 410, which removes the device (Settings says so); failed on any other
- * refusal, or once it would arrive later than its TTL. A push too large for the service (413) goes again as a pointer
- * the service worker fetches. What each device last answered is written on it.
+ * transaction): claims due ones with a lease, 20 at a time for a minute (one process sends each: `OutboxSender`), sends
+ * each once, and settles it: delivered; queued again after a 429, 5xx or unreachable push service (not before its
+ * Retry-After, and no other push goes to that service meanwhile); `gone` on 404 or 410, which removes the device
+ * (Settings says so); failed on any other refusal, or once it would arrive later than its TTL. A push too large for the
+ * service (413) goes again as a pointer the service worker fetches. What each device last answered is written on it.
  */
-export class PushSender extends DrainLoop {
+export class PushSender extends OutboxSender<PushSendRow, PushSendOutcome> {
   constructor(private readonly options: PushSenderOptions) {
-    super({ clock: options.clock, log: options.log, name: 'push notifications' });
+    super({
+      clock: options.clock,
+      log: options.log,
+      name: 'push notifications',
+      queue: options.store.push.sends,
+      leaseMs: MINUTE,
+      batch: 20,
+      retryMs: options.retryMs ?? PUSH_RETRY_MS,
+    });
   }
 
-  protected async nextAt(): Promise<number | undefined> {
-    return (await this.options.store.push.sends.nextDue()) ?? undefined;
-  }
-
-  protected async drainAll(): Promise<void> {
-    const { store, clock } = this.options;
-    for (;;) {
-      // Each claim has its own holder: two drains (two processes, or two at once in one) never share a row.
-      const holder = randomUUID();
-      const claimed = await store.push.sends.claim(holder, clock.now(), LEASE_MS, BATCH);
-      await sendWhileHeld(store.push.sends, claimed, { holder, clock, leaseMs: LEASE_MS }, (send) => this.sendOne(send, holder));
-      if (claimed.length < BATCH) return;
-    }
-  }
-
-  private async sendOne(send: PushSendRow, holder: string): Promise<void> {
+  protected async send(send: PushSendRow): Promise<SendResult<OwnFields<PushSendOutcome>>> {
     const { store, devices, clock, log } = this.options;
-    const attempts = send.attempts + 1;
-    const settle = (outcome: Omit<PushSendOutcome, 'attempts' | 'dueAt' | 'sentAt'> & { dueAt?: number; attempts?: number }) =>
-      store.push.sends.settle(send.id, holder, {
-        attempts,
-        dueAt: send.dueAt,
-        sentAt: outcome.state === 'delivered' ? clock.now() : null,
-        ...outcome,
-      });
     const device = await store.push.get(send.subscriptionId);
-    if (!device || device.removedAt !== null) {
-      await settle({ state: 'gone', status: null, error: 'The device was removed before it was sent' });
-      return;
-    }
+    if (!device || device.removedAt !== null) return { kind: 'gone', reason: 'The device was removed before it was sent', fields: { status: null } };
     const { delivery } = send;
     const expiresAt = (delivery.sentAt ?? send.createdAt) + pushTtl(delivery.purpose) * 1000;
     if (clock.now() >= expiresAt) {
-      await settle({ state: 'failed', status: send.status, error: `Not sent: it would arrive after its ${pushTtl(delivery.purpose) / 60} minutes${send.error ? ` (last try: ${send.error})` : ''}` });
-      return;
+      return {
+        kind: 'refused',
+        reason: `Not sent: it would arrive after its ${pushTtl(delivery.purpose) / 60} minutes${send.error ? ` (last try: ${send.error})` : ''}`,
+        fields: { status: send.status },
+      };
     }
     const waiting = await devices.waitingFor(device.endpoint);
-    if (waiting !== undefined) {
-      // The push service asked for a pause: this one waits for it without using up a try.
-      await settle({ state: 'queued', attempts: send.attempts, dueAt: waiting, status: send.status, error: send.error });
-      return;
-    }
+    // The push service asked for a pause: this one waits for it without using up a try.
+    if (waiting !== undefined) return { kind: 'wait', until: waiting, fields: { status: send.status } };
     let outcome: PushOutcome;
     try {
       outcome = await devices.deliver(device, pushMessageOf(delivery, false));
@@ -139,35 +118,40 @@ export class PushSender extends DrainLoop {
     }
     const now = clock.now();
     const service = pushServiceOf(device.endpoint);
+    const fields = { status: outcome.status };
     switch (outcome.kind) {
       case 'sent':
         await store.push.succeeded(device.id, now);
-        await settle({ state: 'delivered', status: outcome.status, error: null });
-        return;
+        return { kind: 'sent', fields };
       case 'gone':
         // The device's row says so in Settings; what else waited for it goes nowhere.
-        await settle({ state: 'gone', status: outcome.status, error: outcome.reason });
-        await store.push.gone(device.id, now, outcome.reason);
-        log.info(`push: "${device.name}" (${service}) is gone: ${outcome.reason}`);
-        return;
+        return {
+          kind: 'gone',
+          reason: outcome.reason,
+          fields,
+          settled: async () => {
+            await store.push.gone(device.id, now, outcome.reason);
+            log.info(`push: "${device.name}" (${service}) is gone: ${outcome.reason}`);
+          },
+        };
       case 'retry': {
         await store.push.failed(device.id, now, outcome.reason);
-        const later = (this.options.retryMs ?? PUSH_RETRY_MS)[attempts - 1];
-        if (later === undefined) {
-          await settle({ state: 'failed', status: outcome.status, error: outcome.reason });
-          log.warn(`push to "${device.name}" (${service}) failed after ${attempts} tries: ${outcome.reason}`);
-          return;
-        }
-        const dueAt = now + Math.max(later, outcome.afterMs);
-        if (outcome.status === 429 || (outcome.status !== null && outcome.status >= 500)) await devices.holdBack(device.endpoint, now + outcome.afterMs);
-        await settle({ state: 'queued', dueAt, status: outcome.status, error: outcome.reason });
-        return;
+        const { status, afterMs } = outcome;
+        return {
+          kind: 'retry',
+          afterMs,
+          reason: outcome.reason,
+          fields,
+          // The service's own pause holds for every push to it, from every process.
+          retrying: async () => {
+            if (status === 429 || (status !== null && status >= 500)) await devices.holdBack(device.endpoint, now + afterMs);
+          },
+          gaveUp: (attempts) => log.warn(`push to "${device.name}" (${service}) failed after ${attempts} tries: ${outcome.reason}`),
+        };
       }
       case 'refused':
         await store.push.failed(device.id, now, outcome.reason);
-        await settle({ state: 'failed', status: outcome.status, error: outcome.reason });
-        log.warn(`push to "${device.name}" (${service}) refused: ${outcome.reason}`);
-        return;
+        return { kind: 'refused', reason: outcome.reason, fields, settled: () => log.warn(`push to "${device.name}" (${service}) refused: ${outcome.reason}`) };
     }
   }
 }
