@@ -1,7 +1,7 @@
 import { severityRank } from '@dash/contracts';
 import { bind, DELIVERY_PREFIXED, joinedDelivery, numOrNull, outageQueuedFor, sendQueue, type RunStatement } from './sql-rows.ts';
 import type { SqlDialect } from './shared.ts';
-import type { ChannelConnectionRow, ChannelSendRow, DeliveryRow, Store } from './store.ts';
+import type { ChannelConnectionRow, ChannelSendOutcome, ChannelSendRow, DeliveryRow, Store } from './store.ts';
 
 const COLUMNS = ['id', 'kind', 'name', 'min_severity', 'settings', 'sealed_secret', 'created_at', 'last_success_at', 'last_failure_at', 'last_failure', 'attention_at', 'attention'];
 
@@ -137,22 +137,9 @@ export function channelConnections(run: RunStatement, dialect: SqlDialect): Stor
       await dropQueued(id, 'failed');
     },
     sends: {
-      ...sendQueue(exec, 'channel_sends', SEND, rawSend),
+      ...sendQueue<ChannelSendRow, ChannelSendOutcome>(exec, 'channel_sends', SEND, rawSend, { status: 'status', provider_id: 'providerId' }),
       outageQueued(connectionId, notificationId) {
         return outageQueuedFor(exec, connectionId, notificationId);
-      },
-      async settle(id, holder, outcome) {
-        await exec('update channel_sends set state = ?, attempts = ?, due_at = ?, status = ?, error = ?, provider_id = ?, sent_at = ?, lease_until = null, lease_holder = null where id = ? and lease_holder = ?', [
-          outcome.state,
-          outcome.attempts,
-          outcome.dueAt,
-          outcome.status,
-          outcome.error,
-          outcome.providerId,
-          outcome.sentAt,
-          id,
-          holder,
-        ]);
       },
       async flapStart(connectionId, subjectKey) {
         const [row] = await exec(

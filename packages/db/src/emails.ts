@@ -1,6 +1,6 @@
 import { bind, DELIVERY_PREFIXED, joinedDelivery, numOrNull, sendQueue, type RunStatement } from './sql-rows.ts';
 import type { SqlDialect } from './shared.ts';
-import type { DeliveryRow, EmailSendRow, Store } from './store.ts';
+import type { DeliveryRow, EmailOutcome, EmailSendRow, Store } from './store.ts';
 
 /** A send joined with the outbox row it sends (`d_*` columns are the delivery's). */
 function rawSend(r: Record<string, unknown>): EmailSendRow {
@@ -35,19 +35,7 @@ export async function enqueueEmails(run: RunStatement, dialect: SqlDialect, rows
 export function emailSends(run: RunStatement, dialect: SqlDialect): Store['emails'] {
   const exec = (text: string, params: unknown[] = []) => run(bind(dialect, text, params));
   return {
-    ...sendQueue(exec, 'email_sends', SELECT, rawSend),
-    async settle(id, holder, outcome) {
-      await exec('update email_sends set state = ?, attempts = ?, due_at = ?, provider_id = ?, error = ?, sent_at = ?, lease_until = null, lease_holder = null where id = ? and lease_holder = ?', [
-        outcome.state,
-        outcome.attempts,
-        outcome.dueAt,
-        outcome.providerId,
-        outcome.error,
-        outcome.sentAt,
-        id,
-        holder,
-      ]);
-    },
+    ...sendQueue<EmailSendRow, EmailOutcome>(exec, 'email_sends', SELECT, rawSend, { provider_id: 'providerId' }),
     async deliveredSince(since) {
       const [row] = await exec("select count(*) as n from email_sends where state = 'delivered' and sent_at > ?", [since]);
       return Number(row?.n ?? 0);

@@ -1,6 +1,6 @@
 import { bind, DELIVERY_COLUMNS, DELIVERY_PREFIXED, joinedDelivery, numOrNull, rawDelivery, sendQueue, type RunStatement } from './sql-rows.ts';
 import type { SqlDialect } from './shared.ts';
-import type { DeliveryRow, PushSendRow, PushSubscriptionRow, Store } from './store.ts';
+import type { DeliveryRow, PushSendOutcome, PushSendRow, PushSubscriptionRow, Store } from './store.ts';
 
 const COLUMNS = ['id', 'name', 'browser', 'endpoint', 'sealed_keys', 'expiration_time', 'created_at', 'last_success_at', 'last_failure_at', 'last_failure', 'removed_at'];
 
@@ -137,22 +137,10 @@ export function pushSubscriptions(run: RunStatement, dialect: SqlDialect): Store
       await exec("update push_sends set state = 'gone', lease_until = null, lease_holder = null where subscription_id = ? and state = 'queued'", [id]);
     },
     sends: {
-      ...sendQueue(exec, 'push_sends', SEND, rawSend),
+      ...sendQueue<PushSendRow, PushSendOutcome>(exec, 'push_sends', SEND, rawSend, { status: 'status' }),
       async toldOf(notificationId) {
         const told = await toldOfOutage(run, dialect, [{ purpose: 'resolve', notificationId }]);
         return [...told].map((key) => key.slice(key.indexOf('\0') + 1));
-      },
-      async settle(id, holder, outcome) {
-        await exec('update push_sends set state = ?, attempts = ?, due_at = ?, status = ?, error = ?, sent_at = ?, lease_until = null, lease_holder = null where id = ? and lease_holder = ?', [
-          outcome.state,
-          outcome.attempts,
-          outcome.dueAt,
-          outcome.status,
-          outcome.error,
-          outcome.sentAt,
-          id,
-          holder,
-        ]);
       },
       async delivery(id) {
         const [row] = await exec(`select ${DELIVERY_COLUMNS.join(', ')} from notification_deliveries where id = ? and channel = 'push' and status = 'sent'`, [id]);

@@ -57,6 +57,15 @@ const SEND_TABLES: Record<SendTable, { delivery: string; destination: string | n
   channel_sends: { delivery: 'delivery_id', destination: 'connection_id' },
 };
 
+/** How a claimed send ended, as every send table has it (a table adds its own fields: a status, the provider's id). */
+interface SettledSend {
+  state: string;
+  attempts: number;
+  dueAt: number;
+  error: string | null;
+  sentAt: number | null;
+}
+
 /**
  * The condition on a send `s` of `table` that its thread's outage notice (first, reminder, flapping) to the same
  * destination is still queued (due, or to be tried again after a 429 or a 5xx), binding the thread's notification id
@@ -113,20 +122,24 @@ export async function outageQueuedFor(
 
 /**
  * What every send table's sender does the same way: claim what is due under a lease (`leaseDue`, then what this holder
- * won), list the newest, and say when the next queued one is due. `select` selects a send (`s`) joined with its
- * outbox row (`d`); `read` turns one of its rows into the table's row type.
+ * won), renew the claim on one before sending it, settle it, list the newest, and say when the next queued one is due.
+ * `select` selects a send (`s`) joined with its outbox row (`d`); `read` turns one of its rows into the table's row
+ * type; `O` is how the table's sends end, and `own` names the column of each of its fields not every table has.
  */
-export function sendQueue<T>(
+export function sendQueue<T, O extends SettledSend>(
   exec: (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>,
   table: SendTable,
   select: string,
   read: (r: Record<string, unknown>) => T,
+  own: Record<string, Exclude<keyof O, keyof SettledSend>>,
 ): {
   claim(holder: string, now: number, leaseMs: number, limit: number): Promise<T[]>;
   hold(id: string, holder: string, now: number, leaseMs: number): Promise<boolean>;
+  settle(id: string, holder: string, outcome: O): Promise<void>;
   recent(limit: number): Promise<T[]>;
   nextDue(): Promise<number | null>;
 } {
+  const columns = Object.entries(own);
   return {
     async claim(holder, now, leaseMs, limit) {
       const until = await leaseDue(exec, table, holder, now, leaseMs, limit);
@@ -142,6 +155,13 @@ export function sendQueue<T>(
       await exec(`update ${table} set lease_until = ? where id = ? and lease_holder = ? and state = 'queued'`, [until, id, holder]);
       const [row] = await exec(`select lease_until from ${table} where id = ? and lease_holder = ? and state = 'queued'`, [id, holder]);
       return row !== undefined && Number(row.lease_until) === until;
+    },
+    async settle(id, holder, outcome) {
+      // Only the holder's claim settles it (and gives its lease up): one that lost it writes nothing.
+      await exec(
+        `update ${table} set state = ?, attempts = ?, due_at = ?, ${columns.map(([column]) => `${column} = ?, `).join('')}error = ?, sent_at = ?, lease_until = null, lease_holder = null where id = ? and lease_holder = ?`,
+        [outcome.state, outcome.attempts, outcome.dueAt, ...columns.map(([, field]) => outcome[field]), outcome.error, outcome.sentAt, id, holder],
+      );
     },
     async recent(limit) {
       return (await exec(`${select} order by s.created_at desc, s.id desc limit ?`, [limit])).map(read);
