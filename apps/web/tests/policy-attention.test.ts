@@ -11,6 +11,18 @@ import { takeDownAfterEach, until } from './waiting.ts';
 
 const cleanup = takeDownAfterEach();
 
+/**
+ * The dashboard's SQLite file, opened as another process opens it (an edit by hand, `npm run reset-password`): with the
+ * store's own wait for a lock (`PRAGMA busy_timeout`), so a write that meets the dashboard's own is queued, not
+ * refused with SQLITE_BUSY (as it once was on a loaded machine).
+ */
+async function storeFile(target: RunningDashboard) {
+  const db = createClient({ url: `file:${join(target.dataDir, 'dashboard.db')}` });
+  cleanup.push(() => db.close());
+  await db.execute('PRAGMA busy_timeout = 5000');
+  return db;
+}
+
 async function policy(target: RunningDashboard): Promise<NotificationPolicyView> {
   const response = await fetch(`${target.url}/api/notifications/policy`);
   expect(response.status).toBe(200);
@@ -49,8 +61,7 @@ describe('a saved rule set that no longer fits', () => {
 
     // Edited by hand in the store: a type glob this version refuses.
     const broken = [{ ...quietDeploys, match: { type: 'deploy.**' } }];
-    const db = createClient({ url: `file:${join(target.dataDir, 'dashboard.db')}` });
-    cleanup.push(() => db.close());
+    const db = await storeFile(target);
     const stored = async () => {
       const value = (await db.execute({ sql: 'select value from user_settings where key = ?', args: ['meta:notifications.rules'] })).rows[0]?.value;
       return typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
@@ -112,8 +123,7 @@ describe('a saved flap hold or pause that no longer fits', () => {
     expect(saved.status).toBe(200);
 
     // Edited by hand in the store: two hours, more than the hour this version allows.
-    const db = createClient({ url: `file:${join(target.dataDir, 'dashboard.db')}` });
-    cleanup.push(() => db.close());
+    const db = await storeFile(target);
     const stored = async () => {
       const value = (await db.execute({ sql: 'select value from user_settings where key = ?', args: ['meta:notifications.flapHoldSeconds'] })).rows[0]?.value;
       return typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
