@@ -82,7 +82,10 @@ describe('the bell’s panel in Chromium', () => {
   it('says so when its module cannot be fetched, and loads it on the next opening once it can', async () => {
     const module = await panelModule();
     browser ??= await launchChromium();
-    const page = await browser.newPage();
+    // A first visit, with no service worker: once the dashboard's worker is active (it claims the page as soon as it
+    // has precached the build), it answers the module from its cache, which `page.route` never sees; on a loaded
+    // machine it was active before the bell was opened, and the refusal never came.
+    const page = await browser.newPage({ serviceWorkers: 'block' });
     let refuse = true;
     await page.route(module, (route) => (refuse ? route.abort('connectionreset') : route.continue()));
     await gotoHydrated(page, dashboard.url);
