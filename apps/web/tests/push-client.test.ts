@@ -354,15 +354,23 @@ describe('Settings → Notifications → Devices', () => {
     expect((await (await target.fetch('/api/push/subscriptions')).json()) as unknown).toEqual({ devices: [] });
   });
 
-  it('subscribes this device with the password, marks it, sends it a test that arrives as a notification, and removes it', async () => {
+  /**
+   * A password dashboard signed in in Chromium, on Settings → Notifications, whose browser subscribes (when asked) at
+   * the fake push service with the dashboard's key: the Devices section and what the tests check against.
+   */
+  async function atDevices() {
     const { target, ctx, page, signIn } = await passwordDashboard();
     const signedIn = await signIn();
-
     const { publicKey } = (await (await target.fetch('/api/push/key', { headers: signedIn })).json()) as { publicKey: string };
     const subscription = sandbox.subscribePush({ applicationServerKey: publicKey });
     await ctx.addInitScript(stubSubscribe, { endpoint: subscription.endpoint, expirationTime: null, keys: subscription.keys });
     await gotoHydrated(page, `${target.url}/settings#notifications`);
     const section = devicesSection(page);
+    return { target, ctx, page, signIn, signedIn, publicKey, subscription, section };
+  }
+
+  it('subscribes this device with the password, marks it, sends it a test that arrives as a notification, and removes it', async () => {
+    const { target, ctx, page, signedIn, publicKey, subscription, section } = await atDevices();
     await expect.poll(() => section.getByText('No device gets push notifications yet.').count(), WHILE).toBe(1);
 
     await section.getByLabel("This device's name").fill('Work laptop');
@@ -425,13 +433,7 @@ describe('Settings → Notifications → Devices', () => {
 
   /** A password dashboard, signed in in Chromium, this browser subscribed at the fake push service as "Shared computer". */
   async function subscribedAndSignedIn() {
-    const { target, ctx, page, signIn } = await passwordDashboard();
-    const signedIn = await signIn();
-    const { publicKey } = (await (await target.fetch('/api/push/key', { headers: signedIn })).json()) as { publicKey: string };
-    const subscription = sandbox.subscribePush({ applicationServerKey: publicKey });
-    await ctx.addInitScript(stubSubscribe, { endpoint: subscription.endpoint, expirationTime: null, keys: subscription.keys });
-    await gotoHydrated(page, `${target.url}/settings#notifications`);
-    const section = devicesSection(page);
+    const { target, page, signIn, subscription, section } = await atDevices();
     await section.getByLabel("This device's name").fill('Shared computer');
     await section.getByLabel('Your dashboard password').fill(PASSWORD);
     await section.getByRole('button', { name: 'Notify this device' }).click();
