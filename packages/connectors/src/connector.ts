@@ -6,6 +6,7 @@ import type {
   Currency,
   Idea,
   Integrations,
+  MetricKey,
   Monitor,
   Incident,
   Range,
@@ -16,6 +17,36 @@ import type {
 } from '@dash/contracts';
 import type { ConnectorContext } from './context.ts';
 import type { RateLimit } from './limiter.ts';
+
+/**
+ * One day's value of a metric as a provider's daily series gives it: what the metric history's backfill reads once
+ * and the daily snapshot reads for the last few days (a provider's latest days are still settling). `date` is the
+ * provider's own day (UTC, or Pacific for Search Console); a day the provider has no row for is left out (a gap, not a
+ * zero) unless the provider says it was zero.
+ */
+export interface DailyValue {
+  metric: MetricKey;
+  date: string;
+  value: number;
+  /** With a money metric: the currency of `value`. */
+  currency?: string;
+}
+
+/** The days a series read covers, `from` and `to` inclusive (YYYY-MM-DD), and now (ms). */
+export interface SeriesWindow {
+  from: string;
+  to: string;
+  now: number;
+}
+
+/**
+ * A connector that can read a metric's days back: `seriesDays` is how far back a backfill asks (what the provider
+ * keeps, or what is worth its rate limit), `series` the read itself.
+ */
+export interface SeriesReader<P> {
+  seriesDays: number;
+  series(ctx: ConnectorContext, params: P & SeriesWindow): Promise<DailyValue[]>;
+}
 
 /** What every service's folder exports: who it is, where it lives, and its lightest call. */
 export interface ServiceConnector {
@@ -41,6 +72,8 @@ export interface RevenueConnector extends ServiceConnector {
    */
   wholeHistory?: boolean;
   revenue(ctx: ConnectorContext, params: { config: Integrations['revenue']; range: Range; currency: Currency; now: number }): Promise<RevenueReport>;
+  /** `revenue.gross` and `revenue.net` per day, in `currency` where the source can (else its own, named on each value). */
+  history?: SeriesReader<{ config: Integrations['revenue']; currency: Currency }>;
 }
 
 export interface IdeasConnector extends ServiceConnector {
@@ -65,10 +98,14 @@ export interface ErrorTrackerConnector extends ServiceConnector {
     ctx: ConnectorContext,
     params: { config: Integrations['error_tracker']; projectId?: string },
   ): Promise<{ issues: TrackedIssue[]; errorCount: number }>;
+  /** `errors.events` per day (the events the tracker accepted). */
+  history?: SeriesReader<{ config: Integrations['error_tracker']; projectId: string }>;
 }
 
 export interface HealthConnector extends ServiceConnector {
   health(ctx: ConnectorContext, params: { config: Integrations['uptime_monitor'] }): Promise<{ monitors: Monitor[]; incidents: Incident[] }>;
+  /** `uptime.up_ratio` (the monitors' average availability, 0-1) and `uptime.incidents` per day. */
+  history?: SeriesReader<{ config: Integrations['uptime_monitor'] }>;
 }
 
 export interface StorefrontConnector extends ServiceConnector {
@@ -81,14 +118,20 @@ export interface AnalyticsConnector extends ServiceConnector {
   analytics(ctx: ConnectorContext, params: { siteId: string; range: Range; now: number }): Promise<Analytics>;
   /** Visitors right now, alone: it has a shorter time to live (15 s) than the rest (60 s). */
   live?(ctx: ConnectorContext, params: { siteId: string }): Promise<number>;
+  /** `analytics.visitors` and `analytics.pageviews` per day. */
+  history?: SeriesReader<{ siteId: string }>;
 }
 
 export interface SeoConnector extends ServiceConnector {
   /** Top queries and totals over the last 28 days; totals' position averaged by impressions. */
   seo(ctx: ConnectorContext, params: { siteUrl: string; now: number }): Promise<Seo>;
+  /** `search.clicks`, `search.impressions`, `search.ctr` and `search.position` per day. */
+  history?: SeriesReader<{ siteUrl: string }>;
 }
 
 export interface FundingConnector extends ServiceConnector {
   /** A collective's stats, latest transactions and members, amounts in major units. */
   funding(ctx: ConnectorContext, params: { slug: string }): Promise<Funding>;
+  /** `funding.balance` at the end of each day, in the collective's currency. */
+  history?: SeriesReader<{ slug: string }>;
 }

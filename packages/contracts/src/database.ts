@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ownerPasswordSchema } from './auth.ts';
 import { credentialKeySchema } from './credentials.ts';
 import { notificationSeverities } from './notifications.ts';
+import { historyDateSchema, metricKeySchema, pointSources } from './history.ts';
 import { integrationsSchema, slugSchema } from './projects.ts';
 import { settingsSchema } from './settings.ts';
 
@@ -383,6 +384,19 @@ export const dumpTablesSchema = z.strictObject({
       lastFailure: text(4096).nullable(),
       attentionAt: ms.nullable(),
       attention: text(4096).nullable(),
+    }),
+  ).optional(),
+  /** The metric history: one value per project, metric and day (see history.ts). */
+  metric_points: rows(
+    z.strictObject({
+      project: slugSchema,
+      metric: metricKeySchema,
+      date: historyDateSchema,
+      value: z.number().finite(),
+      currency: text(3).nullable(),
+      late: z.boolean(),
+      source: z.enum(pointSources),
+      takenAt: ms,
     }),
   ).optional(),
 });

@@ -15,3 +15,4 @@ export * from './channels.ts';
 export * from './briefing.ts';
 export * from './links.ts';
 export * from './names.ts';
+export * from './history.ts';

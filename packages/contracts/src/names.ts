@@ -4,6 +4,7 @@ import type { IntegrationName } from './projects.ts';
 import type { WebhookIntegration } from './notifications.ts';
 
 export { httpUrl } from './links.ts';
+export * from './metrics.ts';
 
 export const ranges = ['7d', '15d', '30d', '3m', '1y', 'all'] as const;
 
