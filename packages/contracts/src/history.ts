@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { metricKeys, metricUnits } from './metrics.ts';
+import { isMetricKey, metricKeys, metricUnits, type MetricKey } from './metrics.ts';
 import { slugSchema } from './projects.ts';
 import { isTimeZone } from './quiet-hours.ts';
 
@@ -48,12 +48,42 @@ export const historySchema = z.object({
 });
 export type History = z.infer<typeof historySchema>;
 
+/**
+ * `GET /api/history/series`: several metrics at once, for the widgets' trends and the history view: one project's (or,
+ * without `project`, every project's), the metrics named (`metrics=revenue.mrr,analytics.visitors`) or all of them.
+ */
+export const historySeriesQuerySchema = z
+  .object({
+    project: z.union([slugSchema, z.literal('')]).optional().transform((value) => value || undefined),
+    metrics: z
+      .union([z.array(metricKeySchema), z.string().transform((value, ctx) => commaList(value, ctx))])
+      .optional()
+      .transform((value) => (value && value.length > 0 ? [...new Set(value)] : undefined)),
+    ...rangeShape,
+  })
+  .refine(ordered, orderedMessage);
+export type HistorySeriesQuery = z.input<typeof historySeriesQuerySchema>;
+
+function commaList(value: string, ctx: z.RefinementCtx): MetricKey[] {
+  const keys = value.split(',').map((key) => key.trim()).filter(Boolean);
+  const unknown = keys.find((key) => !isMetricKey(key));
+  if (unknown !== undefined) ctx.addIssue({ code: 'custom', message: `"${unknown}" is not a metric: metrics are ${metricKeys.join(', ')}` });
+  return keys.filter(isMetricKey);
+}
+
+export const historySeriesSchema = z.object({ series: z.array(historySchema) });
+export type HistorySeries = z.infer<typeof historySeriesSchema>;
+
 /** `GET /api/history.csv`: one metric, or (no `metric`) every metric of the project. */
 export const historyCsvQuerySchema = z.object({ project: slugSchema, metric: metricKeySchema.optional(), ...rangeShape }).refine(ordered, orderedMessage);
 export type HistoryCsvQuery = z.infer<typeof historyCsvQuerySchema>;
 
 /** The CSV's header, in its order: the export writes it, an import needs these columns (in any order). */
 export const historyCsvColumns = ['date', 'project', 'metric', 'value', 'unit'] as const;
+
+/** The CSV as a download: its text and the file name it is offered under. */
+export const historyCsvSchema = z.object({ csv: z.string(), filename: z.string() });
+export type HistoryCsv = z.infer<typeof historyCsvSchema>;
 
 /** `GET /api/history/metrics[?project=]`: per project, every metric of the catalogue and whether it is kept. */
 export const historyMetricsQuerySchema = z.object({ project: z.union([slugSchema, z.literal('')]).optional().transform((value) => value || undefined) });
