@@ -53,5 +53,22 @@ describe.skipIf(!descriptionOf('stripe'))('Stripe connector against answers made
       );
       expect(upstream.requests.every((r) => r.status === 200)).toBe(true);
     });
+
+    it('answers the daily series of the generated ledger: every day of the window, 0 for the adjustment, in its currency', async () => {
+      const series = await stripe.history?.series(contextFor(upstream), { config: { provider: 'stripe' }, currency: 'USD', from: '2026-01-09', to: '2026-01-15', now: NOW });
+      expect(insaneValues(series)).toEqual([]);
+      expect(series?.map((v) => `${v.metric} ${v.date} ${v.value} ${v.currency ?? ''}`).slice(0, 4)).toEqual([
+        'revenue.gross 2026-01-09 0 STRING',
+        'revenue.net 2026-01-09 0 STRING',
+        'revenue.gross 2026-01-10 0 STRING',
+        'revenue.net 2026-01-10 0 STRING',
+      ]);
+      expect(series).toHaveLength(14);
+      const ledger = `GET /v1/balance_transactions?created%5Bgte%5D=${FROM}&created%5Blt%5D=${TO}&limit=100`;
+      expect(upstream.requests).toEqual([
+        { request: ledger, status: 200 },
+        { request: `${ledger}&starting_after=${GENERATED_TEXT}`, status: 200 },
+      ]);
+    });
   });
 });

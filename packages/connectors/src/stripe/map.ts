@@ -81,6 +81,26 @@ export function currencyOf(transactions: StripeBalanceTransaction[], subscriptio
   return (transactions[0]?.currency ?? subscriptions[0]?.currency ?? charges[0]?.currency ?? 'usd').toUpperCase();
 }
 
+/**
+ * Gross and net per UTC day (`YYYY-MM-DD`) of the ledger's transactions in `currency`, in major units, unrounded: gross
+ * is what customers paid (charges, payments), net what stayed after Stripe's fees and the refunds given back. The
+ * revenue route's totals and chart and the daily series are both these sums, so they agree.
+ */
+export function ledgerByDay(transactions: readonly StripeBalanceTransaction[], currency: string): Map<string, { gross: number; net: number }> {
+  const days = new Map<string, { gross: number; net: number }>();
+  for (const txn of transactions) {
+    if (txn.currency.toUpperCase() !== currency) continue;
+    const gross = grossTypes.has(txn.type);
+    if (!gross && !netTypes.has(txn.type)) continue;
+    const day = isoDay(txn.created * 1000);
+    const sums = days.get(day) ?? { gross: 0, net: 0 };
+    if (gross) sums.gross += toMajor(txn.amount, txn.currency);
+    if (netTypes.has(txn.type)) sums.net += toMajor(txn.net, txn.currency);
+    days.set(day, sums);
+  }
+  return days;
+}
+
 export function toRevenue(params: {
   range: Range;
   now: number;
@@ -92,15 +112,10 @@ export function toRevenue(params: {
   let gross = 0;
   let net = 0;
   const perDay = new Map<string, number>();
-  for (const txn of params.transactions) {
-    if (txn.currency.toUpperCase() !== currency) continue;
-    if (grossTypes.has(txn.type)) {
-      const amount = toMajor(txn.amount, txn.currency);
-      gross += amount;
-      const day = isoDay(txn.created * 1000);
-      perDay.set(day, (perDay.get(day) ?? 0) + amount);
-    }
-    if (netTypes.has(txn.type)) net += toMajor(txn.net, txn.currency);
+  for (const [day, sums] of ledgerByDay(params.transactions, currency)) {
+    gross += sums.gross;
+    net += sums.net;
+    perDay.set(day, sums.gross);
   }
   return {
     currency,

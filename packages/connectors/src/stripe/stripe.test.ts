@@ -1,7 +1,7 @@
 import { revenueSchema } from '@dash/contracts';
 import { sandboxTokens, startSandbox, type Sandbox } from '@dash/sandbox';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { daysOf } from '../dates.ts';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { daysOf, isoDay } from '../dates.ts';
 import { ConnectorError } from '../errors.ts';
 import { sandboxContext, testClock } from '../testing.ts';
 import { stripe } from './index.ts';
@@ -29,7 +29,7 @@ const rateLimited = {
 
 /** The range's ledger read straight from the fake, page by page, to check the connector's sums against. */
 async function ledger(from: number, to: number) {
-  const all: { amount: number; net: number; type: string }[] = [];
+  const all: { amount: number; net: number; type: string; created: number }[] = [];
   let after: string | undefined;
   for (;;) {
     const url = new URL(`${sandbox.services.stripe.baseUrl}/balance_transactions`);
@@ -38,7 +38,7 @@ async function ledger(from: number, to: number) {
     url.searchParams.set('limit', '100');
     if (after) url.searchParams.set('starting_after', after);
     const page = (await (await fetch(url, { headers: { authorization: `Bearer ${sandboxTokens.stripe}` } })).json()) as {
-      data: { id: string; amount: number; net: number; type: string }[];
+      data: { id: string; amount: number; net: number; type: string; created: number }[];
       has_more: boolean;
     };
     all.push(...page.data);
@@ -186,5 +186,117 @@ describe('Stripe connector', () => {
     const error = await stripe.revenue(sandboxContext(sandbox, 'stripe'), { config: formfox, range: '7d', currency: 'USD', now: Date.now() }).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'bad_response' });
     expect((error as Error).message).toContain('data.0.amount');
+  });
+});
+
+describe('Stripe daily series', () => {
+  const DAY_MS = 86_400_000;
+  const day = (now: number, daysAgo: number) => isoDay(now - daysAgo * DAY_MS);
+  const history = stripe.history;
+  if (!history) throw new Error('Stripe reads a daily series');
+  // Reads of a year page through the fake's ledger faster than Stripe's 25 a second.
+  afterEach(() => sandbox.limit('stripe', { limit: 25, windowMs: 1_000 }));
+
+  it('answers gross and net per UTC day in the account’s currency, the days of the revenue route’s chart with its values', async () => {
+    const now = Date.now();
+    const ctx = sandboxContext(sandbox, 'stripe');
+    const series = await history.series(ctx, { config: formfox, currency: 'CAD', from: day(now, 29), to: day(now, 0), now });
+    const gross = series.filter((v) => v.metric === 'revenue.gross');
+    const net = series.filter((v) => v.metric === 'revenue.net');
+    expect(gross.map((v) => v.date)).toEqual(daysOf('30d', now));
+    expect(net.map((v) => v.date)).toEqual(daysOf('30d', now));
+    expect(series.every((v) => v.currency === 'USD')).toBe(true);
+    const out = await stripe.revenue(ctx, { config: formfox, range: '30d', currency: 'USD', now });
+    expect(gross.map((v) => ({ date: v.date, revenue: v.value }))).toEqual(out.chart);
+    expect(net.reduce((sum, v) => sum + v.value, 0)).toBeCloseTo(out.netRevenue, 1);
+    // A day's net is its charges after fees, less the refunds given back that day.
+    for (const [i, v] of net.entries()) expect(v.value).toBeLessThan((gross[i]?.value ?? 0) + 0.01);
+  });
+
+  it('sums each day’s ledger as the fake holds it: charges for gross, charges and refunds after fees for net', async () => {
+    const now = Date.now();
+    const from = Date.parse(`${day(now, 60)}T00:00:00Z`) / 1000;
+    const to = Date.parse(`${day(now, 50)}T00:00:00Z`) / 1000;
+    const expected = new Map<string, { gross: number; net: number }>();
+    for (const t of await ledger(from, to)) {
+      const sums = expected.get(isoDay(t.created * 1000)) ?? { gross: 0, net: 0 };
+      if (t.type === 'charge') sums.gross += t.amount / 100;
+      if (t.type === 'charge' || t.type === 'refund') sums.net += t.net / 100;
+      expected.set(isoDay(t.created * 1000), sums);
+    }
+    sandbox.reset();
+    const series = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'USD', from: day(now, 60), to: day(now, 51), now });
+    expect(series).toHaveLength(20);
+    for (const v of series) {
+      const sums = expected.get(v.date);
+      expect(v.value).toBeCloseTo(v.metric === 'revenue.gross' ? (sums?.gross ?? 0) : (sums?.net ?? 0), 2);
+    }
+    // The window's ledger alone, asked by its first second and the first second after it.
+    const asked = sandbox.requestsTo('stripe', '/v1/balance_transactions?').map((r) => new URL(r.path, 'http://x').searchParams);
+    expect(asked.every((q) => q.get('created[gte]') === String(from) && q.get('created[lt]') === String(to))).toBe(true);
+  });
+
+  it('keeps to the window: nothing before `from`, nothing after today however far `to` reaches', async () => {
+    const now = Date.now();
+    const series = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'USD', from: day(now, 2), to: day(now, -5), now });
+    expect([...new Set(series.map((v) => v.date))]).toEqual([day(now, 2), day(now, 1), day(now, 0)]);
+    sandbox.reset();
+    const future = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'USD', from: day(now, -3), to: day(now, -1), now });
+    expect(future).toEqual([]);
+    expect(sandbox.requestsTo('stripe')).toEqual([]);
+  });
+
+  it('reads a whole year (seriesDays) page by page, 100 at a time after the last id, and the demo has payments on every day of it', async () => {
+    sandbox.limit('stripe', { limit: 1_000, windowMs: 1_000 });
+    const now = Date.now();
+    expect(history.seriesDays).toBe(365);
+    const series = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'USD', from: day(now, 399), to: day(now, 0), now });
+    const gross = series.filter((v) => v.metric === 'revenue.gross');
+    expect(gross).toHaveLength(400);
+    expect(gross.every((v) => v.value > 0)).toBe(true);
+    // Some 300 subscriptions renewing over a month: hundreds of dollars a day, not thousands.
+    const perDay = gross.reduce((sum, v) => sum + v.value, 0) / gross.length;
+    expect(perDay).toBeGreaterThan(100);
+    expect(perDay).toBeLessThan(1_000);
+    const pages = sandbox.requestsTo('stripe', '/v1/balance_transactions?').map((r) => new URL(r.path, 'http://x').searchParams);
+    expect(pages.length).toBeGreaterThan(20);
+    expect(pages[0]?.has('starting_after')).toBe(false);
+    expect(pages.slice(1).every((q) => q.get('limit') === '100' && q.get('starting_after')?.startsWith('txn_'))).toBe(true);
+  });
+
+  it('answers only the days after the oldest transaction read when paging stops while Stripe still has more', async () => {
+    const now = Date.now();
+    const txn = (id: string, daysAgo: number, amount: number) => ({ id, object: 'balance_transaction', amount, fee: 30, net: amount - 30, currency: 'usd', created: Math.floor((now - daysAgo * DAY_MS) / 1000), type: 'charge' });
+    // Every page the same, and each says there is more: paging stops at the repeat, with days 5 and 6 ago read in part.
+    sandbox.inject('stripe', { status: 200, body: { object: 'list', url: '/v1/balance_transactions', has_more: true, data: [txn('txn_b', 2, 1900), txn('txn_a', 5, 1900)] }, times: 2 });
+    const series = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'USD', from: day(now, 9), to: day(now, 0), now });
+    expect([...new Set(series.map((v) => v.date))]).toEqual([day(now, 4), day(now, 3), day(now, 2), day(now, 1), day(now, 0)]);
+    expect(series.find((v) => v.metric === 'revenue.gross' && v.date === day(now, 2))).toEqual({ metric: 'revenue.gross', date: day(now, 2), value: 19, currency: 'USD' });
+    expect(series.find((v) => v.metric === 'revenue.net' && v.date === day(now, 3))).toEqual({ metric: 'revenue.net', date: day(now, 3), value: 0, currency: 'USD' });
+  });
+
+  it('names the balance’s currency on a window without a single transaction', async () => {
+    const now = Date.now();
+    sandbox.inject('stripe', { status: 200, body: { object: 'list', url: '/v1/balance_transactions', has_more: false, data: [] }, times: 1 });
+    const series = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'CAD', from: day(now, 1), to: day(now, 0), now });
+    expect(series).toEqual([
+      { metric: 'revenue.gross', date: day(now, 1), value: 0, currency: 'USD' },
+      { metric: 'revenue.net', date: day(now, 1), value: 0, currency: 'USD' },
+      { metric: 'revenue.gross', date: day(now, 0), value: 0, currency: 'USD' },
+      { metric: 'revenue.net', date: day(now, 0), value: 0, currency: 'USD' },
+    ]);
+    expect(sandbox.requestsTo('stripe').map((r) => r.path.split('?')[0])).toEqual(['/v1/balance_transactions', '/v1/balance']);
+  });
+
+  it('says the key was rejected (401) and that Stripe is rate limiting (429), as the other reads do', async () => {
+    const now = Date.now();
+    const window = { config: formfox, currency: 'USD' as const, from: day(now, 6), to: day(now, 0), now };
+    const rejected = await history.series(sandboxContext(sandbox, 'stripe', { credentials: { secretKey: 'sk_test_51WrongKey0000' } }), window).catch((e: unknown) => e);
+    expect(rejected).toMatchObject({ kind: 'auth', retryable: false, message: expect.stringMatching(/^Stripe rejected the credentials \(401\)/) as string });
+    sandbox.inject('stripe', { status: 429, body: rateLimited });
+    const limited = await history.series(sandboxContext(sandbox, 'stripe'), window).catch((e: unknown) => e);
+    expect(limited).toBeInstanceOf(ConnectorError);
+    expect(limited).toMatchObject({ kind: 'rate_limited' });
+    expect(sandbox.requestsTo('stripe').filter((r) => r.status === 429)).toHaveLength(3);
   });
 });

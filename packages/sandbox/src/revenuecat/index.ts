@@ -89,8 +89,11 @@ interface Project {
 // Sunday first, like Date#getUTCDay: consumer apps sell most at the weekend.
 const weekday = [1.18, 0.92, 0.9, 0.93, 0.97, 1.03, 1.12];
 
+/** How far back the projects' days go: more than a year, so a year's daily history is whole on the demo's first day. */
+const HISTORY_DAYS = 450;
+
 /**
- * A year of daily revenue for one app: subscribers grow by ~40% over the year, monthly plans renew
+ * 450 days of daily revenue for one app: subscribers grow by ~40% over the last year, monthly plans renew
  * about a thirtieth a day, yearly plans arrive as a trickle, a little over 1% of payments are refunded.
  * Today is the part of the day that has passed (RevenueCat marks it incomplete).
  */
@@ -100,23 +103,28 @@ function buildProject(
   now: number,
   yearlyShare: number,
 ): Project {
-  const random = seededRandom(`revenuecat:${projectId}`);
   const today = Math.floor(now / DAY_MS) * DAY_MS;
   const days: Day[] = [];
-  for (let i = 365; i >= 0; i--) {
+  // The days before the last year come from a stream of their own, so the last year stays as it always was.
+  const before = seededRandom(`revenuecat:${projectId}:before`);
+  for (let i = HISTORY_DAYS; i > 365; i--) days.push(dayOf(i, before));
+  const random = seededRandom(`revenuecat:${projectId}`);
+  for (let i = 365; i >= 0; i--) days.push(dayOf(i, random));
+
+  function dayOf(i: number, draw: () => number): Day {
     const start = today - i * DAY_MS;
     const t = (365 - i) / 365;
-    const actives = Math.round(subscribers * (0.7 + 0.3 * t) - 6 * random());
+    const actives = Math.round(subscribers * (0.7 + 0.3 * t) - 6 * draw());
     const yearlyActives = Math.round(actives * yearlyShare);
     const monthlyActives = actives - yearlyActives;
     const season = weekday[new Date(start).getUTCDay()] ?? 1;
-    const monthly = Math.round((monthlyActives / 30.4) * season * (0.85 + 0.3 * random()));
-    const yearly = Math.round((yearlyActives / 365) * season * (0.4 + 1.2 * random()));
-    const refundedMonthly = random() < monthly * 0.01 ? 1 + Math.floor(random() * 2) : 0;
-    const refundedYearly = random() < 0.06 ? 1 : 0;
+    const monthly = Math.round((monthlyActives / 30.4) * season * (0.85 + 0.3 * draw()));
+    const yearly = Math.round((yearlyActives / 365) * season * (0.4 + 1.2 * draw()));
+    const refundedMonthly = draw() < monthly * 0.01 ? 1 + Math.floor(draw() * 2) : 0;
+    const refundedYearly = draw() < 0.06 ? 1 : 0;
     const refunds = refundedMonthly * monthlyPrice + refundedYearly * yearlyPrice;
     const share = i === 0 ? (now - today) / DAY_MS : 1;
-    days.push({
+    return {
       start,
       revenue: (monthly * monthlyPrice + yearly * yearlyPrice - refunds) * share,
       refunds: refunds * share,
@@ -124,7 +132,7 @@ function buildProject(
       actives: i === 0 ? subscribers : actives,
       monthlyActives: i === 0 ? subscribers - Math.round(subscribers * yearlyShare) : monthlyActives,
       yearlyActives: i === 0 ? Math.round(subscribers * yearlyShare) : yearlyActives,
-    });
+    };
   }
   return {
     id: projectId,
@@ -355,7 +363,7 @@ function chart(project: Project, name: string, request: SandboxRequest): Sandbox
 
 /**
  * RevenueCat API v2 (`/v2/projects`, `/v2/projects/{id}/metrics/overview`, `/v2/projects/{id}/charts/{name}`)
- * for the demo's App Store apps: Pocket Ledger and Tideline, a year of daily revenue each.
+ * for the demo's App Store apps: Pocket Ledger and Tideline, 450 days of daily revenue each.
  */
 export function revenuecatService(now: number): SandboxService {
   // Pocket Ledger sells more monthly plans; Tideline's anglers buy a year at a time.

@@ -4,6 +4,8 @@ import type { SandboxReply, SandboxRequest, SandboxService } from '../service.ts
 const HOUR = 3_600_000;
 const API_VERSION = '2025-03-31.basil';
 const seconds = (ms: number) => Math.floor(ms / 1000);
+/** How far back the ledger goes: more than a year, so a year's daily history is whole on the demo's first day. */
+const HISTORY_DAYS = 430;
 
 /** Stripe's list envelope, and its ids: a prefix and 24 characters of base62. */
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -103,7 +105,7 @@ const brands = ['visa', 'visa', 'visa', 'mastercard', 'mastercard', 'amex'] as c
 
 /**
  * Formfox's Stripe account: 312 active subscriptions (monthly at $19, yearly at $190, a few teams with
- * three seats), a few past due and trialing, churned ones, and a year of what they paid: charges with
+ * three seats), a few past due and trialing, churned ones, and 430 days of what they paid: charges with
  * card and billing countries, the balance transactions behind them (fees, a few refunds, weekly
  * payouts, Billing's monthly fee), all in integer cents, newest first.
  */
@@ -111,7 +113,7 @@ function buildAccount(now: number) {
   const formfox = demoProducts.find((p) => p.slug === 'formfox');
   if (formfox?.revenue.provider !== 'stripe') throw new Error('Formfox bills with Stripe in the demo');
   const { monthlyPrice, yearlyPrice, subscribers } = formfox.revenue;
-  const random = seededRandom('stripe:formfox');
+  let random = seededRandom('stripe:formfox');
   const id = (prefix: string, length = 24) => {
     let out = prefix;
     for (let i = 0; i < length; i++) out += alphabet[Math.floor(random() * alphabet.length)];
@@ -119,6 +121,9 @@ function buildAccount(now: number) {
   };
   const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)] as T;
   const yearAgo = now - 365 * DAY_MS;
+  const historyFrom = now - HISTORY_DAYS * DAY_MS;
+  /** The payments of the months before the last year, made once the year is done (see below). */
+  const older: { at: number; customer: string; amount: number; label: string }[] = [];
   const account = `acct_1${hexId('stripe:formfox:account', 15)}`;
 
   const product = { monthly: 'prod_FormfoxPro01', yearly: 'prod_FormfoxPro01' };
@@ -279,9 +284,12 @@ function buildAccount(now: number) {
       if (at > now - HOUR || (plan.endedAt !== null && at > plan.endedAt)) break;
       periodStart = at;
       if (plan.status === 'trialing') continue;
-      if (at < yearAgo) continue;
-      const failed = plan.status === 'past_due' && addMonths(at, step) > now;
       const label = n === 0 ? 'Subscription creation' : 'Subscription update';
+      if (at < yearAgo) {
+        if (at >= historyFrom) older.push({ at, customer, amount, label });
+        continue;
+      }
+      const failed = plan.status === 'past_due' && addMonths(at, step) > now;
       charge(at + Math.floor(random() * 40) * 60_000, customer, amount, label, { failed });
     }
     const periodEnd = trialEnd ?? addMonths(periodStart, step);
@@ -338,91 +346,113 @@ function buildAccount(now: number) {
   charge(now - 40 * 60_000, id('cus_', 14), 1999, 'Extra responses pack (1,000)', { billingCountry: null, cardCountry: 'DE' });
   charge(now - 12 * 60_000, id('cus_', 14), 1900, 'Subscription update', { failed: true });
 
-  // A few refunds, each a few days after the charge it gives back.
-  const refundable = charges.filter((c) => c.status === 'succeeded' && c.created < seconds(now - 5 * DAY_MS));
-  for (let i = 0; i < 9; i++) {
-    const refunded = refundable[Math.floor(random() * refundable.length)];
-    if (!refunded || refunded.refunded) continue;
-    const at = refunded.created * 1000 + (1 + random() * 4) * DAY_MS;
-    const amount = refunded.amount as number;
-    const refundId = id('re_3');
-    refunded.refunded = true;
-    refunded.amount_refunded = amount;
-    refunded.refunds = {
-      object: 'list',
-      data: [{ id: refundId, object: 'refund', amount, charge: refunded.id, created: seconds(at), currency: 'usd', reason: 'requested_by_customer', status: 'succeeded' }],
-      has_more: false,
-      total_count: 1,
-      url: `/v1/charges/${refunded.id}/refunds`,
-    };
-    transactions.push({
-      id: id('txn_3'),
-      object: 'balance_transaction',
-      amount: -amount,
-      available_on: seconds(at),
-      created: seconds(at),
-      currency: 'usd',
-      description: 'REFUND FOR CHARGE (Subscription update)',
-      exchange_rate: null,
-      fee: 0,
-      fee_details: [],
-      net: -amount,
-      reporting_category: 'refund',
-      source: refundId,
-      status: 'available',
-      type: 'refund',
-    });
+  /** A few refunds of the charges made from `from` to `to` (ms), each a few days after the charge it gives back. */
+  function refunds(count: number, from: number, to: number) {
+    const refundable = charges.filter((c) => c.status === 'succeeded' && c.created >= seconds(from) && c.created < seconds(to));
+    for (let i = 0; i < count; i++) {
+      const refunded = refundable[Math.floor(random() * refundable.length)];
+      if (!refunded || refunded.refunded) continue;
+      const at = refunded.created * 1000 + (1 + random() * 4) * DAY_MS;
+      const amount = refunded.amount as number;
+      const refundId = id('re_3');
+      refunded.refunded = true;
+      refunded.amount_refunded = amount;
+      refunded.refunds = {
+        object: 'list',
+        data: [{ id: refundId, object: 'refund', amount, charge: refunded.id, created: seconds(at), currency: 'usd', reason: 'requested_by_customer', status: 'succeeded' }],
+        has_more: false,
+        total_count: 1,
+        url: `/v1/charges/${refunded.id}/refunds`,
+      };
+      transactions.push({
+        id: id('txn_3'),
+        object: 'balance_transaction',
+        amount: -amount,
+        available_on: seconds(at),
+        created: seconds(at),
+        currency: 'usd',
+        description: 'REFUND FOR CHARGE (Subscription update)',
+        exchange_rate: null,
+        fee: 0,
+        fee_details: [],
+        net: -amount,
+        reporting_category: 'refund',
+        source: refundId,
+        status: 'available',
+        type: 'refund',
+      });
+    }
   }
 
+  /** Billing's own fee on the first of each month from `from` up to `to` (ms). */
+  function billingFees(from: number, to: number) {
+    for (let month = Math.ceil(HISTORY_DAYS / 28); month >= 0; month--) {
+      const first = addMonths(Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1), -month);
+      if (first < from || first >= to) continue;
+      const volume = transactions.filter((t) => t.type === 'charge' && t.created >= seconds(addMonths(first, -1)) && t.created < seconds(first)).reduce((s, t) => s + t.amount, 0);
+      const amount = -Math.round(volume * 0.007);
+      transactions.push({
+        id: id('txn_1'),
+        object: 'balance_transaction',
+        amount,
+        available_on: seconds(first + 6 * HOUR),
+        created: seconds(first + 6 * HOUR),
+        currency: 'usd',
+        description: 'Billing - Usage Fee',
+        exchange_rate: null,
+        fee: 0,
+        fee_details: [],
+        net: amount,
+        reporting_category: 'fee',
+        source: null,
+        status: 'available',
+        type: 'stripe_fee',
+      });
+    }
+  }
+
+  /** The Monday after `ms` (ms), or the one after that when `ms` is a Monday. */
+  const mondayAfter = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS + (((8 - new Date(ms).getUTCDay()) % 7) + 7) * DAY_MS;
+  /** A payout every Monday from `fromMonday` until `until` (ms) of what became available in the week before it. */
+  function payouts(fromMonday: number, until: number) {
+    for (let monday = fromMonday; monday < until; monday += 7 * DAY_MS) {
+      const from = seconds(monday - 7 * DAY_MS);
+      const to = seconds(monday);
+      const amount = -transactions.filter((t) => t.type !== 'payout' && t.available_on > from && t.available_on <= to).reduce((s, t) => s + t.net, 0);
+      if (amount >= 0) continue;
+      const at = monday + 3 * HOUR;
+      transactions.push({
+        id: id('txn_1'),
+        object: 'balance_transaction',
+        amount,
+        available_on: seconds(at),
+        created: seconds(at),
+        currency: 'usd',
+        description: 'STRIPE PAYOUT',
+        exchange_rate: null,
+        fee: 0,
+        fee_details: [],
+        net: amount,
+        reporting_category: 'payout',
+        source: id('po_1'),
+        status: 'available',
+        type: 'payout',
+      });
+    }
+  }
+
+  refunds(9, yearAgo, now - 5 * DAY_MS);
   // Billing's own fee on the first of each month, and a payout every Monday of what became available.
-  for (let month = 11; month >= 0; month--) {
-    const first = addMonths(Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1), -month);
-    if (first < yearAgo || first > now) continue;
-    const volume = transactions.filter((t) => t.type === 'charge' && t.created >= seconds(addMonths(first, -1)) && t.created < seconds(first)).reduce((s, t) => s + t.amount, 0);
-    const amount = -Math.round(volume * 0.007);
-    transactions.push({
-      id: id('txn_1'),
-      object: 'balance_transaction',
-      amount,
-      available_on: seconds(first + 6 * HOUR),
-      created: seconds(first + 6 * HOUR),
-      currency: 'usd',
-      description: 'Billing - Usage Fee',
-      exchange_rate: null,
-      fee: 0,
-      fee_details: [],
-      net: amount,
-      reporting_category: 'fee',
-      source: null,
-      status: 'available',
-      type: 'stripe_fee',
-    });
-  }
-  const firstMonday = Math.floor(yearAgo / DAY_MS) * DAY_MS + (((8 - new Date(yearAgo).getUTCDay()) % 7) + 7) * DAY_MS;
-  for (let monday = firstMonday; monday <= now; monday += 7 * DAY_MS) {
-    const from = seconds(monday - 7 * DAY_MS);
-    const to = seconds(monday);
-    const amount = -transactions.filter((t) => t.type !== 'payout' && t.available_on > from && t.available_on <= to).reduce((s, t) => s + t.net, 0);
-    if (amount >= 0) continue;
-    const at = monday + 3 * HOUR;
-    transactions.push({
-      id: id('txn_1'),
-      object: 'balance_transaction',
-      amount,
-      available_on: seconds(at),
-      created: seconds(at),
-      currency: 'usd',
-      description: 'STRIPE PAYOUT',
-      exchange_rate: null,
-      fee: 0,
-      fee_details: [],
-      net: amount,
-      reporting_category: 'payout',
-      source: id('po_1'),
-      status: 'available',
-      type: 'payout',
-    });
-  }
+  billingFees(yearAgo, now + 1);
+  const firstMonday = mondayAfter(yearAgo);
+  payouts(firstMonday, now + 1);
+
+  // The months before the last year come from a stream of their own, so the last year stays as it always was.
+  random = seededRandom('stripe:formfox:before');
+  for (const payment of older) charge(payment.at + Math.floor(random() * 40) * 60_000, payment.customer, payment.amount, payment.label);
+  refunds(3, historyFrom, yearAgo);
+  billingFees(historyFrom, yearAgo);
+  payouts(mondayAfter(historyFrom), firstMonday);
   for (const t of transactions) if (t.available_on > seconds(now)) t.status = 'pending';
 
   const newestFirst = (a: Listed, b: Listed) => b.created - a.created || (a.id < b.id ? 1 : -1);
