@@ -40,6 +40,15 @@ describe.skipIf(!descriptionOf('google'))('Search Console connector against answ
       }
     });
 
+    it('reads the daily series as Google gives it, no day from a generated key that is not one of the window', async () => {
+      const now = Date.now();
+      const values = await google.history?.series(contextFor(upstream), { siteUrl, from: '2026-01-09', to: '2026-01-15', now });
+      expect(insaneValues(values)).toEqual([]);
+      // The generated row's key is no date of the window: nothing is made of it.
+      expect(values).toEqual([]);
+      expect(upstream.requests).toEqual([{ request: `POST ${queryPath}`, status: 200 }]);
+    });
+
     it('checks the account with one call to the site list', async () => {
       await google.test(contextFor(upstream));
       expect(upstream.requests).toEqual([{ request: 'GET /webmasters/v3/sites', status: 200 }]);

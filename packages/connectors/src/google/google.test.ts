@@ -2,11 +2,12 @@ import { sandboxGoogle, startSandbox, type Sandbox } from '@dash/sandbox';
 import { holdToDescriptions } from '@dash/sandbox/contract';
 import { seoSchema } from '@dash/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DailyValue } from '../connector.ts';
 import type { ConnectorContext } from '../context.ts';
 import { ConnectorError } from '../errors.ts';
 import { sandboxContext, testClock } from '../testing.ts';
 import { google } from './index.ts';
-import { searchWindow, totalsOf } from './map.ts';
+import { pacificDay, searchWindow, totalsOf } from './map.ts';
 import { forgetAccessTokens, tokenUrlOf } from '../oauth.ts';
 
 
@@ -39,6 +40,13 @@ const contextFor = (options: Options & { credentials?: Record<string, string> } 
 async function warm(ctx: ConnectorContext) {
   await google.test(ctx);
   sandbox.reset();
+}
+
+/** Google refuses the cached token (401), hands out a new one on the refresh, and refuses that too. */
+function refuseTokenTwice() {
+  sandbox.inject('google', { status: 401, body: google401, times: 1 });
+  sandbox.inject('google', { status: 200, body: { access_token: 'ya29.fresh-but-refused', expires_in: 3599, token_type: 'Bearer' }, times: 1 });
+  sandbox.inject('google', { status: 401, body: google401, times: 1 });
 }
 
 /** A fetch that records the JSON bodies the connector sends. */
@@ -204,9 +212,7 @@ describe('Google Search Console connector: OAuth access tokens', () => {
   it('gives up after one refresh when the API rejects the new token too, with Google’s reason', async () => {
     const ctx = contextFor();
     await warm(ctx);
-    sandbox.inject('google', { status: 401, body: google401, times: 1 });
-    sandbox.inject('google', { status: 200, body: { access_token: 'ya29.fresh-but-refused', expires_in: 3599, token_type: 'Bearer' }, times: 1 });
-    sandbox.inject('google', { status: 401, body: google401, times: 1 });
+    refuseTokenTwice();
     const error = await google.test(ctx).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectorError);
     expect(error).toMatchObject({ kind: 'auth', retryable: false, message: expect.stringMatching(/^Google Search Console rejected the credentials \(401\): Request had invalid authentication credentials/) });
@@ -317,5 +323,81 @@ describe('Google Search Console connector: failures and test()', () => {
     await warm(ctx);
     sandbox.inject('google', { status: 200, body: { rows: [{ keys: ['x'], clicks: 5, impressions: 10, ctr: 50, position: 3 }] }, times: 2 });
     await expect(google.seo(ctx, { siteUrl: pocketLedger, now: Date.now() })).rejects.toMatchObject({ kind: 'bad_response', message: expect.stringContaining('rows.0.ctr') });
+  });
+});
+
+describe('Search Console daily series', () => {
+  const DAY = 86_400_000;
+  // The sandbox runs on the real clock here: days count back from today in Pacific time, as Google's do.
+  const now = Date.now();
+  const day = (ago: number) => new Date(Date.parse(`${pacificDay(now)}T00:00:00Z`) - ago * DAY).toISOString().slice(0, 10);
+  const formfox = 'sc-domain:formfox.io';
+  const history = google.history!;
+  const read = (siteUrl: string, from: string, to: string, ctx = contextFor()) => history.series(ctx, { siteUrl, from, to, now });
+  const of = (values: DailyValue[], metric: DailyValue['metric']) => values.filter((v) => v.metric === metric);
+
+  it('backfills 16 months in one `date` query with fresh data: every day Google has, as Google gives it', async () => {
+    expect(history.seriesDays).toBe(480);
+    const { ctx, bodies } = recording(contextFor());
+    const values = await read(pocketLedger, day(479), day(0), ctx);
+    expect(bodies.map((b) => b.body)).toEqual([{ startDate: day(479), endDate: day(0), dimensions: ['date'], type: 'web', dataState: 'all', rowLimit: 5000, startRow: 0 }]);
+    const clicks = of(values, 'search.clicks');
+    // The property was added 420 days ago; one day since has no data at all.
+    expect(clicks[0]?.date).toBe(day(420));
+    expect(clicks.at(-1)?.date).toBe(day(0));
+    expect(clicks).toHaveLength(420);
+    for (const metric of ['search.impressions', 'search.ctr', 'search.position'] as const) expect(of(values, metric).map((v) => v.date)).toEqual(clicks.map((v) => v.date));
+    const impressions = new Map(of(values, 'search.impressions').map((v) => [v.date, v.value]));
+    const clicksOn = new Map(clicks.map((v) => [v.date, v.value]));
+    for (const { date, value } of of(values, 'search.ctr')) {
+      expect(value).toBeGreaterThan(0);
+      expect(value).toBeLessThan(1);
+      expect(value).toBeCloseTo((clicksOn.get(date) ?? NaN) / (impressions.get(date) ?? NaN), 10);
+    }
+    for (const { value } of of(values, 'search.position')) expect(value).toBeGreaterThanOrEqual(1);
+    for (const { value } of [...clicks, ...of(values, 'search.impressions')]) expect(Number.isInteger(value)).toBe(true);
+  });
+
+  it('leaves a day Google has no row for out of every metric, rather than reading it as 0', async () => {
+    const values = await read(pocketLedger, day(47), day(43));
+    for (const metric of ['search.clicks', 'search.impressions', 'search.ctr', 'search.position'] as const) {
+      expect(of(values, metric).map((v) => v.date)).toEqual([day(47), day(46), day(44), day(43)]);
+    }
+  });
+
+  it('keeps to the window, and its days add up to about the widget’s 28-day totals', async () => {
+    const { startDate, endDate } = searchWindow(now);
+    const [values, seo] = await Promise.all([read(formfox, startDate, endDate), google.seo(contextFor(), { siteUrl: formfox, now })]);
+    const clicks = of(values, 'search.clicks');
+    expect(clicks).toHaveLength(28);
+    expect([clicks[0]?.date, clicks.at(-1)?.date]).toEqual([startDate, endDate]);
+    const sum = (metric: DailyValue['metric']) => of(values, metric).reduce((total, v) => total + v.value, 0);
+    for (const [metric, total] of [['search.clicks', seo.totals.clicks], ['search.impressions', seo.totals.impressions]] as const) {
+      expect(Math.abs(sum(metric) / (total ?? NaN) - 1)).toBeLessThan(0.15);
+    }
+  });
+
+  it('includes the fresh days the final data leaves out, today still filling in', async () => {
+    const clicks = of(await read(formfox, day(7), day(0)), 'search.clicks');
+    expect(clicks.map((v) => v.date)).toEqual(Array.from({ length: 8 }, (_, i) => day(7 - i)));
+    // Today's numbers so far, against the same weekday a week ago.
+    expect(clicks.at(-1)?.value).toBeLessThan((clicks[0]?.value ?? 0) * 0.6);
+  });
+
+  it('refreshes once on a 401 and retries, then fails as auth; a quota answer is rate limited, as the other calls are', async () => {
+    const ctx = contextFor();
+    await warm(ctx);
+    refuseTokenTwice();
+    await expect(read(pocketLedger, day(9), day(3), ctx)).rejects.toMatchObject({ kind: 'auth', retryable: false });
+    const quota = { error: { code: 429, message: "Quota exceeded for quota metric 'Queries'", status: 'RESOURCE_EXHAUSTED' } };
+    const fresh = contextFor();
+    await warm(fresh);
+    sandbox.inject('google', { status: 429, headers: { 'retry-after': '120' }, body: quota, times: 1 });
+    await expect(read(pocketLedger, day(9), day(3), fresh)).rejects.toMatchObject({ kind: 'rate_limited', retryAfterMs: 120_000 });
+  });
+
+  it('asks nothing for an empty window', async () => {
+    expect(await read(pocketLedger, day(1), day(3))).toEqual([]);
+    expect(sandbox.requestsTo('google')).toHaveLength(0);
   });
 });

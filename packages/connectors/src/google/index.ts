@@ -1,8 +1,8 @@
 import type { SeoConnector } from '../connector.ts';
 import type { ConnectorContext } from '../context.ts';
 import { ConnectorError } from '../errors.ts';
-import { defineClient, parseRetryAfter, type HttpRequest } from '../http.ts';
-import { searchWindow, toSeo } from './map.ts';
+import { collectPages, defineClient, parseRetryAfter, type HttpRequest } from '../http.ts';
+import { dailyValues, searchWindow, toSeo } from './map.ts';
 import { RejectedTokenError, withAccessToken } from '../oauth.ts';
 import { apiError, searchAnalytics, siteList, type SearchAnalyticsQuery, type SearchRow } from './schemas.ts';
 
@@ -10,6 +10,8 @@ const SERVICE = 'Google Search Console';
 const MINUTE_MS = 60_000;
 /** The widget lists this many top queries. */
 const TOP_QUERIES = 25;
+/** Rows per page of the daily series: the most the description allows (a row is a day, so one page is 13 years). */
+const DAY_ROWS = 5000;
 /** Over-quota answers Google sends as 403 (research §7) rather than 429. */
 const QUOTA_REASONS = new Set(['quotaExceeded', 'rateLimitExceeded', 'userRateLimitExceeded']);
 
@@ -69,5 +71,27 @@ export const google: SeoConnector = {
       query(ctx, siteUrl, { ...base, dimensions: [] }),
     ]);
     return toSeo(queryRows, totalRows);
+  },
+
+  history: {
+    // Search Console keeps 16 months; older days are gone unless stored.
+    seriesDays: 480,
+    /**
+     * Clicks, impressions, ctr and position per day from one `date` query: `from` and `to` are Pacific days, as
+     * Google counts them, and `dataState: 'all'` brings the fresh days the widget's final data leaves out (the
+     * daily snapshot re-reads them as they settle). Google leaves a day without data out: that day is a gap.
+     */
+    async series(ctx, { siteUrl, from, to }) {
+      if (from > to) return [];
+      const rows = await collectPages<SearchRow, number>(
+        0,
+        async (startRow = 0) => {
+          const page = await query(ctx, siteUrl, { startDate: from, endDate: to, dimensions: ['date'], type: 'web', dataState: 'all', rowLimit: DAY_ROWS, startRow });
+          return { items: page, next: page.length === DAY_ROWS ? startRow + DAY_ROWS : undefined };
+        },
+        { maxPages: 3 },
+      );
+      return dailyValues(rows, from, to);
+    },
   },
 };

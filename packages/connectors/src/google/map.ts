@@ -1,4 +1,5 @@
 import type { Seo } from '@dash/contracts';
+import type { DailyValue } from '../connector.ts';
 import { isoDay } from '../dates.ts';
 import { sumKnown } from '../figures.ts';
 import type { SearchRow } from './schemas.ts';
@@ -68,4 +69,20 @@ export function toSeo(queryRows: readonly SearchRow[], totalRows: readonly Searc
   const queries = queryRows.flatMap((row) => (row.keys?.[0] === undefined ? [] : [{ query: row.keys[0], ...numbersOf(row) }]));
   const total = totalRows.find((row) => !row.keys || row.keys.length === 0);
   return { queries, totals: total ? numbersOf(total) : queryRows.length > 0 ? totalsOf(queryRows) : noData };
+}
+
+/**
+ * `date` rows as the four search metrics' daily values, as Google gives them (clicks and impressions whole, ctr
+ * 0-1, position 1 = top), within `from`..`to`. A figure a row leaves out is left out, not 0; so is a day without a row.
+ */
+export function dailyValues(rows: readonly SearchRow[], from: string, to: string): DailyValue[] {
+  const values: DailyValue[] = [];
+  for (const row of rows) {
+    const date = row.keys?.[0];
+    if (date === undefined || date < from || date > to) continue;
+    const { clicks, impressions, ctr, position } = numbersOf(row);
+    const figures = [['search.clicks', clicks], ['search.impressions', impressions], ['search.ctr', ctr], ['search.position', position]] as const;
+    for (const [metric, value] of figures) if (value !== null) values.push({ metric, date, value });
+  }
+  return values.sort((a, b) => a.metric.localeCompare(b.metric) || a.date.localeCompare(b.date));
 }

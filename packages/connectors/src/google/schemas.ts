@@ -49,6 +49,8 @@ export interface SearchAnalyticsQuery {
   endDate: string;
   dimensions: string[];
   type: 'web';
-  dataState: 'final';
+  /** `final` (the default) or `all`, which adds the fresh days Google is still filling in. */
+  dataState: 'final' | 'all';
   rowLimit?: number;
+  startRow?: number;
 }

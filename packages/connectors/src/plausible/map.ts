@@ -1,5 +1,7 @@
 import type { Analytics, Range } from '@dash/contracts';
+import type { DailyValue } from '../connector.ts';
 import { dailySeries } from '../dates.ts';
+import { countedFromFirst, daysBetween } from '../series.ts';
 import type { PlausibleRow } from './schemas.ts';
 
 /** The aggregate query's metrics, in this order: the response's `metrics` array follows it. */
@@ -40,4 +42,22 @@ export function visitorChart(range: Range, now: number, perDay: ReadonlyMap<stri
 /** `time:day` rows asked for with metrics [visitors], as a day-to-visitors map. */
 export function visitorsPerDay(rows: readonly PlausibleRow[]): Map<string, number> {
   return new Map(rows.map((row) => [(row.dimensions[0] ?? '').slice(0, 10), count(row.metrics[0])]));
+}
+
+/**
+ * `time:day` rows asked for with metrics [visitors, pageviews], as both metrics' daily values within `from`..`to`.
+ * `labels` (the answer's `meta.time_labels`) are the days Plausible counted; without them only the rows' days are
+ * known. A day's visitors are that day's uniques, never to be summed into a period's.
+ */
+export function dailyValues(rows: readonly PlausibleRow[], labels: readonly string[], { from, to }: { from: string; to: string }): DailyValue[] {
+  const visitors = new Map<string, number | null>();
+  const pageviews = new Map<string, number | null>();
+  for (const row of rows) {
+    const date = (row.dimensions[0] ?? '').slice(0, 10);
+    visitors.set(date, row.metrics[0] ?? null);
+    pageviews.set(date, row.metrics[1] ?? null);
+  }
+  const counted = new Set(labels.map((label) => label.slice(0, 10)));
+  const days = daysBetween(from, to).filter((day) => counted.has(day) || visitors.has(day));
+  return [...countedFromFirst('analytics.visitors', days, visitors), ...countedFromFirst('analytics.pageviews', days, pageviews)];
 }

@@ -2,6 +2,7 @@ import { analyticsSchema } from '@dash/contracts';
 import { startSandbox, type Sandbox } from '@dash/sandbox';
 import { holdToDescriptions } from '@dash/sandbox/contract';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DailyValue } from '../connector.ts';
 import type { ConnectorContext } from '../context.ts';
 import { ConnectorError } from '../errors.ts';
 import { sandboxContext, testClock } from '../testing.ts';
@@ -186,5 +187,88 @@ describe('Plausible live visitors', () => {
     } finally {
       await own.close();
     }
+  });
+});
+
+const history = plausible.history!;
+const read = (siteId: string, from: string, to: string, ctx: ConnectorContext = sandboxContext(sandbox, 'plausible')) =>
+  history.series(ctx, { siteId, from, to, now: NOW });
+const of = (values: DailyValue[], metric: DailyValue['metric']) => values.filter((v) => v.metric === metric);
+const byDate = (values: DailyValue[]) => new Map(values.map((v) => [v.date, v.value]));
+
+describe('Plausible daily series', () => {
+  it('backfills two years of visitors and page views in one paged time:day query, from the site’s first day', async () => {
+    expect(history.seriesDays).toBe(730);
+    const { ctx, sent } = recording(sandboxContext(sandbox, 'plausible'));
+    const values = await read('formfox.io', day(729), day(0), ctx);
+    expect(sent).toEqual([0, 500].map((offset) => ({
+      site_id: 'formfox.io',
+      metrics: ['visitors', 'pageviews'],
+      date_range: [day(729), day(0)],
+      dimensions: ['time:day'],
+      order_by: [['time:day', 'asc']],
+      include: { time_labels: true },
+      pagination: { limit: 500, offset },
+    })));
+    const visitors = of(values, 'analytics.visitors');
+    const pageviews = of(values, 'analytics.pageviews');
+    // Formfox's site launched 600 days ago: Plausible labels the 129 days before too, but they are not zeros.
+    expect(visitors).toHaveLength(601);
+    expect(visitors[0]?.date).toBe(day(600));
+    expect(visitors.at(-1)?.date).toBe(day(0));
+    expect(pageviews.map((v) => v.date)).toEqual(visitors.map((v) => v.date));
+    for (const value of values) expect(Number.isInteger(value.value) && value.value > 0).toBe(true);
+    // The Hacker News launch day is the peak; a day's page views outnumber its visitors.
+    expect(visitors.reduce((a, b) => (b.value > a.value ? b : a)).date).toBe(day(9));
+    const views = byDate(pageviews);
+    for (const v of visitors) expect(views.get(v.date)).toBeGreaterThan(v.value);
+  });
+
+  it('gives the same visitors per day as the widget’s chart', async () => {
+    const chart = (await plausible.analytics(sandboxContext(sandbox, 'plausible'), { siteId: 'formfox.io', range: '30d', now: NOW })).chart ?? [];
+    const visitors = of(await read('formfox.io', day(29), day(0)), 'analytics.visitors');
+    expect(visitors.map((v) => ({ date: v.date, visitors: v.value }))).toEqual(chart);
+  });
+
+  it('reads a day Plausible counted but has no row for as 0, and keeps to the window', async () => {
+    // Pocket Ledger's script was missing 12 days ago: no bucket, but the day is in Plausible's time labels.
+    const values = await read('pocketledger.app', day(20), day(5));
+    for (const metric of ['analytics.visitors', 'analytics.pageviews'] as const) {
+      const series = of(values, metric);
+      expect(series.map((v) => v.date)).toEqual(Array.from({ length: 16 }, (_, i) => day(20 - i)));
+      expect(series.filter((v) => v.value === 0)).toEqual([{ metric, date: day(12), value: 0 }]);
+    }
+  });
+
+  it('leaves a day without a row out when the answer has no time labels (a server that ignores `include`)', async () => {
+    sandbox.inject('plausible', {
+      status: 200,
+      body: { results: [{ metrics: [40, 90], dimensions: [day(3)] }, { metrics: [35, 70], dimensions: [day(1)] }], meta: {} },
+      times: 1,
+    });
+    expect(await read('pocketledger.app', day(3), day(1))).toEqual([
+      { metric: 'analytics.visitors', date: day(3), value: 40 },
+      { metric: 'analytics.visitors', date: day(1), value: 35 },
+      { metric: 'analytics.pageviews', date: day(3), value: 90 },
+      { metric: 'analytics.pageviews', date: day(1), value: 70 },
+    ]);
+  });
+
+  it('asks nothing after today and nothing at all for a window in the future', async () => {
+    const values = await read('tideline.app', day(2), day(-5));
+    expect(of(values, 'analytics.visitors').map((v) => v.date)).toEqual([day(2), day(1), day(0)]);
+    expect(await read('tideline.app', day(-1), day(-3))).toEqual([]);
+    expect(sandbox.requestsTo('plausible')).toHaveLength(1);
+  });
+
+  it('classifies a rejected key as auth and the hourly limit as rate limited, as the other calls do', async () => {
+    const rejected = sandboxContext(sandbox, 'plausible', { credentials: { apiKey: 'wrong-key-8842' } });
+    await expect(read('formfox.io', day(6), day(0), rejected)).rejects.toMatchObject({ kind: 'auth', retryable: false });
+    sandbox.limit('plausible', { limit: 0, windowMs: HOUR });
+    const clock = testClock(Date.UTC(2026, 4, 14, 15, 20));
+    await expect(read('formfox.io', day(6), day(0), sandboxContext(sandbox, 'plausible', { clock }))).rejects.toMatchObject({
+      kind: 'rate_limited',
+      retryAfterMs: 40 * 60_000,
+    });
   });
 });

@@ -14,7 +14,11 @@ export const queryRow = z
   .loose();
 export type PlausibleRow = z.infer<typeof queryRow>;
 
-export const queryResult = z.object({ results: z.array(queryRow), meta: z.object({}).loose().optional() }).loose();
+/** `meta.time_labels` (with `include.time_labels` and a time dimension): every bucket of the asked range, `YYYY-MM-DD` for `time:day`. */
+export const queryResult = z
+  .object({ results: z.array(queryRow), meta: z.object({ time_labels: z.array(z.string()).optional() }).loose().optional() })
+  .loose();
+export type PlausibleResult = z.infer<typeof queryResult>;
 
 /** `GET /api/v1/stats/realtime/visitors`: a bare integer, visitors in the last 5 minutes. */
 export const realtimeVisitors = z.number().int().nonnegative();
@@ -30,4 +34,5 @@ export interface PlausibleQuery {
   dimensions?: string[];
   order_by?: [string, 'asc' | 'desc'][];
   pagination?: { limit: number; offset: number };
+  include?: { time_labels?: boolean };
 }

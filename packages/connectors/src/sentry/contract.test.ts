@@ -27,6 +27,18 @@ describe.skipIf(!descriptionOf('sentry'))('Sentry connector against answers made
       ]);
     });
 
+    it('reads the usage stats without inventing a day: generated intervals are no days of the window', async () => {
+      const values = await sentry.history?.series(contextFor(upstream), { config, projectId: '4507284109876543', from: '2026-01-09', to: '2026-01-15', now: Date.UTC(2026, 0, 15) });
+      expect(values).toEqual([]);
+      expect(upstream.requests).toEqual([
+        {
+          request:
+            'GET /api/0/organizations/acme/stats_v2/?field=sum%28quantity%29&groupBy=outcome&category=error&interval=1d&project=4507284109876543&start=2026-01-09T00%3A00%3A00Z&end=2026-01-15T23%3A59%3A59Z',
+          status: 200,
+        },
+      ]);
+    });
+
     it('finds the project’s numeric id from its details', async () => {
       await expect(sentry.projectId(contextFor(upstream), { config })).resolves.toBe(GENERATED_TEXT);
       expect(upstream.requests).toEqual([{ request: 'GET /api/0/projects/acme/web/', status: 200 }]);

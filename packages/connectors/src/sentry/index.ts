@@ -3,14 +3,18 @@ import type { ConnectorContext } from '../context.ts';
 import type { ErrorTrackerConnector } from '../connector.ts';
 import { ConnectorError } from '../errors.ts';
 import { collectPages, defineClient, nextLink, type Client } from '../http.ts';
-import { hitsOf, toTrackedIssue } from './map.ts';
-import { errorBody, issueList, organizationList, project, projectList, type SentryIssue } from './schemas.ts';
+import { acceptedPerDay, hitsOf, toTrackedIssue } from './map.ts';
+import { errorBody, issueList, organizationList, outcomeStats, project, projectList, type SentryIssue } from './schemas.ts';
+import { isoDay } from '../dates.ts';
+import { readableWindow } from '../series.ts';
 
 const DEFAULT_BASE_URL = 'https://sentry.io/api/0';
 /** The issue stream's page, as Sentry's own UI asks for it. */
 const PAGE_SIZE = 25;
 /** Counting by pages (no X-Hits) stops here: 1,000 issues. */
 const MAX_COUNT_PAGES = 40;
+/** How long Sentry keeps a project's event counts (its outcomes): 90 days, the usage stats' longest range. */
+const STATS_DAYS = 90;
 
 /**
  * Sentry's client for one call. Its 429 carries no Retry-After; `X-Sentry-Rate-Limit-Reset` (epoch
@@ -111,5 +115,27 @@ export const sentry: ErrorTrackerConnector = {
       { maxPages: MAX_COUNT_PAGES },
     );
     return { issues, errorCount: first.data.length + rest.length };
+  },
+
+  history: {
+    seriesDays: STATS_DAYS,
+    /**
+     * The error events Sentry accepted per UTC day (not those it filtered, rate limited or dropped), from the
+     * organization's usage stats: one `interval=1d` series grouped by outcome over the window, no further back than
+     * Sentry keeps. `end` is inclusive, so the last day ends a second before midnight.
+     */
+    async series(baseCtx, { config, projectId, ...window }) {
+      const ctx = onHost(baseCtx, config.host);
+      const oldest = isoDay(window.now - (STATS_DAYS - 1) * 86_400_000);
+      const span = readableWindow({ ...window, from: window.from > oldest ? window.from : oldest });
+      if (!span) return [];
+      const stats = await clientFor(ctx).get(
+        ctx,
+        `/organizations/${slug(config.org)}/stats_v2/`,
+        { field: 'sum(quantity)', groupBy: 'outcome', category: 'error', interval: '1d', project: projectId, start: `${span.from}T00:00:00Z`, end: `${span.to}T23:59:59Z` },
+        outcomeStats,
+      );
+      return acceptedPerDay(stats, span);
+    },
   },
 };

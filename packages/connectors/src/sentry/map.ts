@@ -1,5 +1,6 @@
 import type { TrackedIssue } from '@dash/contracts';
-import type { SentryIssue } from './schemas.ts';
+import type { DailyValue } from '../connector.ts';
+import type { OutcomeStats, SentryIssue } from './schemas.ts';
 
 /** Sentry's `count` is a string of digits; the dashboard counts in integers, and a count it cannot read is unknown. */
 export function countOf(count: string | number): number | null {
@@ -35,4 +36,19 @@ export function hitsOf(headers: Headers): number | undefined {
   const value = headers.get('x-hits');
   if (value === null || !/^\d+$/.test(value.trim())) return undefined;
   return Number.parseInt(value, 10);
+}
+
+/**
+ * The accepted errors per day of a `groupBy=outcome`, `interval=1d` answer, within `from`..`to`. Sentry fills every
+ * interval of the range, zeros included, and lists a group for each outcome that had any events: without an
+ * `accepted` group, every day had none (0). A count its series leaves out is left out.
+ */
+export function acceptedPerDay(stats: OutcomeStats, { from, to }: { from: string; to: string }): DailyValue[] {
+  const accepted = stats.groups.find((group) => group.by.outcome === 'accepted');
+  const counts = accepted ? (accepted.series['sum(quantity)'] ?? []) : stats.intervals.map(() => 0);
+  return stats.intervals.flatMap((interval, i) => {
+    const date = interval.slice(0, 10);
+    const value = counts[i];
+    return value === undefined || date < from || date > to ? [] : [{ metric: 'errors.events' as const, date, value }];
+  });
 }

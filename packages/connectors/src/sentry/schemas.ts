@@ -33,3 +33,26 @@ export const organizationList = z.array(z.object({ id: z.string(), slug: z.strin
 
 /** `{"detail":"Invalid token"}`; a few validation errors come as `{"detail": {"message": "..."}}`. */
 export const errorBody = z.object({ detail: z.union([z.string(), z.object({ message: z.string() }).loose()]) });
+
+/**
+ * `GET /organizations/{org}/stats_v2/`: `intervals` are the buckets' starts (`2022-02-28T00:00:00Z`), and each group
+ * (one per value of the `groupBy` columns that had any events in the range) has a series per field, one count per
+ * interval, Sentry's zeros included.
+ */
+export const outcomeStats = z
+  .object({
+    start: z.string(),
+    end: z.string(),
+    intervals: z.array(z.string()),
+    groups: z.array(
+      z
+        .object({
+          by: z.record(z.string(), z.unknown()),
+          totals: z.record(z.string(), z.unknown()),
+          series: z.object({ 'sum(quantity)': z.array(z.number().nonnegative()).optional() }).loose(),
+        })
+        .loose(),
+    ),
+  })
+  .loose();
+export type OutcomeStats = z.infer<typeof outcomeStats>;

@@ -25,15 +25,21 @@ interface RawIssue {
   status: string;
 }
 
+/** What the fake itself answers at one of the organization's paths, read without the connector (the log emptied after). */
+async function fakeAnswer(path: string, params: Record<string, string>): Promise<{ headers: Headers; body: unknown }> {
+  const url = new URL(`${sandbox.services.sentry.baseUrl}/organizations/${demoOrg.sentryOrg}${path}`);
+  url.search = new URLSearchParams(params).toString();
+  const response = await fetch(url, { headers: { authorization: `Bearer ${sandboxTokens.sentry}` } });
+  const body: unknown = await response.json();
+  sandbox.reset();
+  return { headers: response.headers, body };
+}
+
 /** The fake's issues of a project for a query, read in one page of 100 without the connector. */
 async function rawIssues(query: string): Promise<RawIssue[]> {
-  const url = new URL(`${sandbox.services.sentry.baseUrl}/organizations/${demoOrg.sentryOrg}/issues/`);
-  url.search = new URLSearchParams({ project: formfoxId, query, limit: '100' }).toString();
-  const response = await fetch(url, { headers: { authorization: `Bearer ${sandboxTokens.sentry}` } });
-  expect(response.headers.get('link')).toContain('rel="next"; results="false"');
-  const issues = (await response.json()) as RawIssue[];
-  sandbox.reset();
-  return issues;
+  const { headers, body } = await fakeAnswer('/issues/', { project: formfoxId, query, limit: '100' });
+  expect(headers.get('link')).toContain('rel="next"; results="false"');
+  return body as RawIssue[];
 }
 
 /** The same context, talking to a Sentry that does not send X-Hits (older self-hosted). */
@@ -163,5 +169,84 @@ describe('Sentry connector', () => {
       kind: 'bad_response',
       message: expect.stringContaining('Sentry sent a response we do not understand (0.count'),
     });
+  });
+});
+
+describe('Sentry daily series', () => {
+  const DAY = 86_400_000;
+  // The sandbox runs on the real clock here: the story's days count back from today.
+  const now = Date.now();
+  const day = (ago: number) => new Date(now - ago * DAY).toISOString().slice(0, 10);
+  const history = sentry.history!;
+  const read = (from: string, to: string, ctx: ConnectorContext = sandboxContext(sandbox, 'sentry'), config: typeof formfox & { host?: string } = formfox) =>
+    history.series(ctx, { config, projectId: formfoxId, from, to, now });
+  /** The fake's own usage stats for Formfox by outcome. */
+  const rawStats = async (from: string, to: string) =>
+    (await fakeAnswer('/stats_v2/', { field: 'sum(quantity)', groupBy: 'outcome', category: 'error', interval: '1d', project: formfoxId, start: `${from}T00:00:00Z`, end: `${to}T23:59:59Z` }))
+      .body as { groups: { by: { outcome: string }; series: { 'sum(quantity)': number[] } }[] };
+
+  it('backfills the 90 days Sentry keeps of the events it accepted, from the usage stats by outcome', async () => {
+    expect(history.seriesDays).toBe(90);
+    const raw = await rawStats(day(89), day(0));
+    const values = await read(day(89), day(0));
+    expect(sandbox.requestsTo('sentry').map((r) => r.path)).toEqual([
+      `/api/0/organizations/${demoOrg.sentryOrg}/stats_v2/?field=sum%28quantity%29&groupBy=outcome&category=error&interval=1d&project=${formfoxId}&start=${day(89)}T00%3A00%3A00Z&end=${day(0)}T23%3A59%3A59Z`,
+    ]);
+    expect(values.map((v) => v.date)).toEqual(Array.from({ length: 90 }, (_, i) => day(89 - i)));
+    expect(values.every((v) => v.metric === 'errors.events' && Number.isInteger(v.value))).toBe(true);
+    // Accepted only: Sentry also filtered some and, on the launch day, rate limited some.
+    const accepted = raw.groups.find((g) => g.by.outcome === 'accepted')?.series['sum(quantity)'];
+    expect(values.map((v) => v.value)).toEqual(accepted);
+    expect(raw.groups.map((g) => g.by.outcome).sort()).toEqual(['accepted', 'filtered', 'rate_limited']);
+    // The Hacker News launch 9 days ago brought the most errors.
+    expect(values.reduce((a, b) => (b.value > a.value ? b : a)).date).toBe(day(9));
+  });
+
+  it('asks no further back than Sentry keeps, and keeps to the window', async () => {
+    const clamped = await read(day(200), day(0));
+    expect(clamped[0]?.date).toBe(day(89));
+    expect(clamped).toHaveLength(90);
+    const week = await read(day(20), day(14));
+    expect(week.map((v) => v.date)).toEqual(Array.from({ length: 7 }, (_, i) => day(20 - i)));
+    expect(await read(day(300), day(100))).toEqual([]);
+    expect(sandbox.requestsTo('sentry')).toHaveLength(2);
+  });
+
+  it('reads Sentry’s zero-filled days as 0, and every day as 0 when no event was accepted at all', async () => {
+    const intervals = [day(2), day(1), day(0)].map((d) => `${d}T00:00:00Z`);
+    const answer = (groups: unknown[]) => ({ start: intervals[0], end: `${day(-1)}T00:00:00Z`, intervals, groups });
+    sandbox.inject('sentry', {
+      status: 200,
+      body: answer([{ by: { outcome: 'accepted' }, totals: { 'sum(quantity)': 7 }, series: { 'sum(quantity)': [0, 7, 0] } }]),
+      times: 1,
+    });
+    expect((await read(day(2), day(0))).map((v) => v.value)).toEqual([0, 7, 0]);
+    sandbox.inject('sentry', { status: 200, body: answer([{ by: { outcome: 'filtered' }, totals: { 'sum(quantity)': 4 }, series: { 'sum(quantity)': [1, 3, 0] } }]), times: 1 });
+    expect(await read(day(2), day(0))).toEqual([day(2), day(1), day(0)].map((date) => ({ metric: 'errors.events', date, value: 0 })));
+  });
+
+  it('refuses a self-hosted host the token was not saved for, before calling it, as the other calls do', async () => {
+    await expect(read(day(6), day(0), sandboxContext(sandbox, 'sentry'), { ...formfox, host: 'https://sentry.acme.example' })).rejects.toMatchObject({
+      kind: 'auth',
+      message: expect.stringContaining('Enter the Sentry token again for the new host https://sentry.acme.example') as string,
+    });
+    expect(sandbox.requestsTo('sentry')).toHaveLength(0);
+    // The host the token was saved with (the credential's base URL) is fine.
+    const values = await read(day(6), day(0), sandboxContext(sandbox, 'sentry'), { ...formfox, host: new URL(sandbox.services.sentry.baseUrl).origin });
+    expect(values).toHaveLength(7);
+  });
+
+  it('classifies a rejected token as auth and backs off on 429 until the reset, as the other calls do', async () => {
+    const rejected = sandboxContext(sandbox, 'sentry', { credentials: { authToken: 'sntrys_wrongToken123' } });
+    await expect(read(day(6), day(0), rejected)).rejects.toMatchObject({ kind: 'auth', retryable: false, message: 'Sentry rejected the credentials (401): Invalid token' });
+    const clock = testClock(1_800_000_000_000);
+    sandbox.inject('sentry', {
+      status: 429,
+      headers: { 'x-sentry-rate-limit-reset': '1800000002' },
+      body: { detail: 'You are attempting to use this endpoint too frequently. Limit is 40 requests in 1 seconds' },
+      times: 1,
+    });
+    expect(await read(day(6), day(0), sandboxContext(sandbox, 'sentry', { clock }))).toHaveLength(7);
+    expect(clock.slept).toEqual([2000]);
   });
 });

@@ -85,6 +85,21 @@ describe('Umami connector, on the examples of Umami’s documentation', () => {
     expect(server.paths).toEqual(['/v1/websites']);
   });
 
+  it('reads the documented page views series into visitors (its sessions) and page views per day', async () => {
+    const { ctx, server } = await documentedUmami(currentServer);
+    const values = await umami.history?.series(ctx, { siteId: SITE, from: '2025-10-19', to: '2025-10-21', now: Date.UTC(2025, 9, 21, 12) });
+    const day = (metric: 'analytics.visitors' | 'analytics.pageviews', date: string, value: number) => ({ metric, date, value });
+    expect(values).toEqual([
+      day('analytics.visitors', '2025-10-19', 1397),
+      day('analytics.visitors', '2025-10-20', 1880),
+      day('analytics.visitors', '2025-10-21', 1469),
+      day('analytics.pageviews', '2025-10-19', 4129),
+      day('analytics.pageviews', '2025-10-20', 6105),
+      day('analytics.pageviews', '2025-10-21', 4936),
+    ]);
+    expect(server.paths).toEqual([`/v1${site}/pageviews`]);
+  });
+
   it('reads the live count from both documented shapes of `active`', async () => {
     for (const active of [documented.active, documented.v2Active]) {
       const { ctx } = await documentedUmami({ [`${site}/active`]: active });

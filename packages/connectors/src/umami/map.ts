@@ -1,6 +1,8 @@
 import type { Analytics, Range } from '@dash/contracts';
+import type { DailyValue } from '../connector.ts';
 import { dailySeries } from '../dates.ts';
-import type { UmamiActive, UmamiExpandedRow, UmamiMetricRow, UmamiStats } from './schemas.ts';
+import { countedFromFirst, daysBetween } from '../series.ts';
+import type { UmamiActive, UmamiExpandedRow, UmamiMetricRow, UmamiPageviewSeries, UmamiStats } from './schemas.ts';
 
 const whole = (value: number | undefined): number => Math.max(0, Math.round(value ?? 0));
 
@@ -53,10 +55,26 @@ export function toReferrers(rows: readonly UmamiMetricRow[]): Analytics['referre
  * bucket; for `all`, from the first day with visitors.
  */
 export function visitorChart(range: Range, now: number, sessions: readonly { x: string; y: number }[]): NonNullable<Analytics['chart']> {
-  const perDay = new Map<string, number>();
-  for (const point of sessions) {
+  return dailySeries(range, now, perDay(sessions), whole).map(({ date, value }) => ({ date, visitors: value }));
+}
+
+/** A series' buckets by their day (`x` is the bucket's start; a day's buckets add up). */
+function perDay(points: readonly { x: string; y: number }[], into = new Map<string, number>()): Map<string, number> {
+  for (const point of points) {
     const day = point.x.slice(0, 10);
-    perDay.set(day, (perDay.get(day) ?? 0) + point.y);
+    into.set(day, (into.get(day) ?? 0) + point.y);
   }
-  return dailySeries(range, now, perDay, whole).map(({ date, value }) => ({ date, visitors: value }));
+  return into;
+}
+
+/** The page views series' parts (asked `unit=day`) as visitors (its `sessions`) and page views per day within the span. */
+export function dailyValues(parts: readonly UmamiPageviewSeries[], { from, to }: { from: string; to: string }): DailyValue[] {
+  const visitors = new Map<string, number>();
+  const pageviews = new Map<string, number>();
+  for (const part of parts) {
+    perDay(part.sessions, visitors);
+    perDay(part.pageviews, pageviews);
+  }
+  const days = daysBetween(from, to);
+  return [...countedFromFirst('analytics.visitors', days, visitors), ...countedFromFirst('analytics.pageviews', days, pageviews)];
 }

@@ -40,6 +40,7 @@ export type UmamiExpandedRow = z.infer<typeof expandedRows>[number];
 /** `GET /websites/{id}/pageviews`: two series, `x` the bucket's start ("2026-05-01T00:00:00Z" or "2026-05-01 00:00:00"). */
 const series = z.array(z.object({ x: z.string(), y: count }).loose());
 export const pageviewSeries = z.object({ pageviews: series, sessions: series }).loose();
+export type UmamiPageviewSeries = z.infer<typeof pageviewSeries>;
 
 /** `GET /websites`: a page of the account's websites. */
 export const websiteList = z.object({ data: z.array(z.object({ id: z.string() }).loose()) }).loose();

@@ -1,6 +1,7 @@
 import { analyticsSchema } from '@dash/contracts';
 import { sandboxTokens, startSandbox, type Sandbox } from '@dash/sandbox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DailyValue } from '../connector.ts';
 import type { ConnectorContext } from '../context.ts';
 import { ConnectorError } from '../errors.ts';
 import { sandboxContext, testClock } from '../testing.ts';
@@ -27,12 +28,15 @@ function oldServer(ctx: ConnectorContext): ConnectorContext {
   return { ...ctx, fetch };
 }
 
-/** What the fake itself answers for the stats, to check the arithmetic against. */
-async function rawStats(startAt: number): Promise<{ visits: number; bounces: number; totaltime: number }> {
-  const url = `${sandbox.services.umami.baseUrl}/websites/${POCKET_LEDGER_IOS}/stats?startAt=${startAt}&endAt=${NOW}`;
-  const response = await fetch(url, { headers: { 'x-umami-api-key': sandboxTokens.umami } });
-  return (await response.json()) as { visits: number; bounces: number; totaltime: number };
+/** What the fake itself answers at a path (and query), read without the connector. */
+async function fakeAnswer<T>(path: string): Promise<T> {
+  const response = await fetch(`${sandbox.services.umami.baseUrl}${path}`, { headers: { 'x-umami-api-key': sandboxTokens.umami } });
+  return (await response.json()) as T;
 }
+
+/** What the fake itself answers for the stats, to check the arithmetic against. */
+const rawStats = (startAt: number) =>
+  fakeAnswer<{ visits: number; bounces: number; totaltime: number }>(`/websites/${POCKET_LEDGER_IOS}/stats?startAt=${startAt}&endAt=${NOW}`);
 
 describe('Umami connector', () => {
   it('maps the current (flat) stats shape: bounce rate and average visit from counts, pages with their visitors', async () => {
@@ -175,5 +179,70 @@ describe('Umami connector', () => {
     await expect(umami.analytics(sandboxContext(sandbox, 'umami'), { siteId: POCKET_LEDGER_IOS, range: '7d', now: NOW })).rejects.toMatchObject({
       kind: 'bad_response',
     });
+  });
+});
+
+const history = umami.history!;
+const read = (siteId: string, from: string, to: string, ctx: ConnectorContext = sandboxContext(sandbox, 'umami')) => history.series(ctx, { siteId, from, to, now: NOW });
+const of = (values: DailyValue[], metric: DailyValue['metric']) => values.filter((v) => v.metric === metric);
+
+/** The fake's own page views series for a window. */
+const rawSeries = (siteId: string, startAt: number, endAt: number) =>
+  fakeAnswer<{ pageviews: { x: string; y: number }[]; sessions: { x: string; y: number }[] }>(`/websites/${siteId}/pageviews?unit=day&timezone=UTC&startAt=${startAt}&endAt=${endAt}`);
+
+describe('Umami daily series', () => {
+  it('backfills a year of visitors (sessions) and page views, asked by day in parts Umami answers by day', async () => {
+    expect(history.seriesDays).toBe(365);
+    const values = await read(POCKET_LEDGER_IOS, day(364), day(0));
+    const asked = sandbox.requestsTo('umami').map((r) => new URL(r.path, 'http://umami').searchParams);
+    expect(asked).toHaveLength(5);
+    for (const query of asked) {
+      expect([query.get('unit'), query.get('timezone')]).toEqual(['day', 'UTC']);
+      // Umami answers by day only up to 90 days (six calendar months on current servers).
+      expect(Number(query.get('endAt')) - Number(query.get('startAt'))).toBeLessThan(90 * DAY);
+    }
+    expect(Number(asked[0]?.get('startAt'))).toBe(Date.parse(`${day(364)}T00:00:00Z`));
+    expect(Number(asked.at(-1)?.get('endAt'))).toBe(NOW);
+    // Consecutive parts, none overlapping: each day is read once.
+    for (let i = 1; i < asked.length; i++) expect(Number(asked[i]?.get('startAt'))).toBe(Number(asked[i - 1]?.get('endAt')) + 1);
+
+    const raw = await rawSeries(POCKET_LEDGER_IOS, Date.parse(`${day(364)}T00:00:00Z`), NOW);
+    const expected = (points: { x: string; y: number }[]) => points.map((p) => ({ date: p.x.slice(0, 10), value: p.y }));
+    expect(of(values, 'analytics.visitors').map(({ date, value }) => ({ date, value }))).toEqual(expected(raw.sessions));
+    expect(of(values, 'analytics.pageviews').map(({ date, value }) => ({ date, value }))).toEqual(expected(raw.pageviews));
+    expect(of(values, 'analytics.visitors')).toHaveLength(365);
+    // The App Store feature 20 days ago is the year's busiest day.
+    expect(of(values, 'analytics.visitors').reduce((a, b) => (b.value > a.value ? b : a)).date).toBe(day(20));
+  });
+
+  it('reads a day without a bucket as 0 once the app has data, and leaves the days before its first out', async () => {
+    // Tideline Android sent nothing 33 days ago (a release without the SDK); its first day was 800 days ago.
+    const recent = await read(TIDELINE_ANDROID, day(35), day(31));
+    for (const metric of ['analytics.visitors', 'analytics.pageviews'] as const) {
+      expect(of(recent, metric).map((v) => [v.date, v.value === 0])).toEqual([
+        [day(35), false],
+        [day(34), false],
+        [day(33), true],
+        [day(32), false],
+        [day(31), false],
+      ]);
+    }
+    const launch = of(await read(TIDELINE_ANDROID, day(810), day(795)), 'analytics.visitors');
+    expect(launch.map((v) => v.date)).toEqual(Array.from({ length: 6 }, (_, i) => day(800 - i)));
+  });
+
+  it('keeps to the window and asks nothing after today', async () => {
+    const values = await read(POCKET_LEDGER_IOS, day(3), day(-4));
+    expect(of(values, 'analytics.pageviews').map((v) => v.date)).toEqual([day(3), day(2), day(1), day(0)]);
+    expect(await read(POCKET_LEDGER_IOS, day(-1), day(-2))).toEqual([]);
+    expect(sandbox.requestsTo('umami')).toHaveLength(1);
+  });
+
+  it('classifies a rejected key as auth and Umami Cloud’s limit as rate limited, as the other calls do', async () => {
+    const rejected = sandboxContext(sandbox, 'umami', { credentials: { apiKey: 'not-a-key' } });
+    await expect(read(POCKET_LEDGER_IOS, day(6), day(0), rejected)).rejects.toMatchObject({ kind: 'auth', retryable: false });
+    sandbox.limit('umami', { limit: 0, windowMs: 15_000 });
+    const error = await read(POCKET_LEDGER_IOS, day(6), day(0), sandboxContext(sandbox, 'umami', { clock: testClock(NOW) })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'rate_limited' });
   });
 });

@@ -10,6 +10,10 @@ const TOKEN_LIFETIME_MS = 3_600_000;
 const HISTORY_DAYS = 420;
 /** Final data ends two days before today (Pacific), as the real API's default `dataState` does. */
 const LAG_DAYS = 2;
+/** Pocket Ledger's day without search data (Google omits the day from a `date` grouping). */
+const NO_DATA_DAYS_AGO = 45;
+/** Searches Sunday..Saturday: fewer at weekends. */
+const WEEKLY = [0.86, 1.04, 1.08, 1.07, 1.04, 0.99, 0.88] as const;
 
 /**
  * The revoke switch for tests: a refresh token starting with this (e.g. `1//revoked-demo`) is
@@ -160,6 +164,14 @@ export function googleService(now: number): SandboxService {
   const sites = new Map(demoProducts.map((product) => [product.seo.siteUrl as string, profilesOf(product.seo.siteUrl)]));
   // Queries Google keeps private (anonymised): in the property's totals, never in the per-query rows.
   const anonymised = new Map([...sites.keys()].map((site) => [site, seededRandom(`google:anon:${site}`)() * 0.1 + 0.12]));
+  /** A property's day at today's size: its queries' steady numbers and the anonymised ones, as the totals count them. */
+  const daily = new Map(
+    [...sites.entries()].map(([site, profiles]) => {
+      const named = total(profiles.map((p) => ({ clicks: p.daily * ctrAt(p.position, p.brand), impressions: p.daily, ctr: 0, position: p.position })));
+      const share = anonymised.get(site) ?? 0.15;
+      return [site, total([named, { clicks: named.clicks * share, impressions: named.impressions * share * 2, ctr: 0, position: 34.2 }])];
+    }),
+  );
 
   /** The per-query rows for a date range: each query's daily numbers times the days that have final data. */
   function queryRows(siteUrl: string, startDate: string, endDate: string, at: number): Row[] {
@@ -176,6 +188,32 @@ export function googleService(now: number): SandboxService {
       })
       .filter((row) => row.impressions > 0)
       .sort((a, b) => b.clicks - a.clicks || b.impressions - a.impressions);
+  }
+
+  /**
+   * The property's rows by date, oldest first, as Google sorts a `date` grouping: each day its own clicks,
+   * impressions, ctr and position, from the day the property was added. The property has grown into today's size
+   * (the per-query rows' steady numbers), with a weekly rhythm; one day of Pocket Ledger's has no data at all,
+   * and Google leaves it out. Final data ends two days back; `all` adds the fresh days, today's still filling in.
+   */
+  function dateRows(siteUrl: string, startDate: string, endDate: string, at: number, fresh: boolean): Row[] {
+    const today = pacificDayMs(at);
+    const last = fresh ? today : today - LAG_DAYS * DAY_MS;
+    const size = daily.get(siteUrl);
+    if (!size) return [];
+    const rows: Row[] = [];
+    for (let day = Math.max(Date.parse(startDate), dataSince); day <= Math.min(Date.parse(endDate), last); day += DAY_MS) {
+      const date = new Date(day).toISOString().slice(0, 10);
+      if (siteUrl === 'https://pocketledger.app/' && day === today - NO_DATA_DAYS_AGO * DAY_MS) continue;
+      const random = seededRandom(`google:${siteUrl}:${date}`);
+      const grown = 0.55 + 0.45 * ((day - dataSince) / (HISTORY_DAYS * DAY_MS));
+      const filling = day === today ? 0.3 : 1;
+      const factor = grown * (WEEKLY[new Date(day).getUTCDay()] ?? 1) * (0.88 + random() * 0.24) * filling;
+      const impressions = Math.max(1, Math.round(size.impressions * factor));
+      const clicks = Math.min(impressions, Math.round(size.clicks * factor * (0.85 + random() * 0.3)));
+      rows.push({ keys: [date], clicks, impressions, ctr: clicks / impressions, position: size.position * (0.96 + random() * 0.08) + (1 - grown) * 4 });
+    }
+    return rows;
   }
 
   // The web-server flow (consent page at /o/oauth2/v2/auth, codes at /token) for the demo client.
@@ -236,11 +274,13 @@ export function googleService(now: number): SandboxService {
       const hidden = { clicks: Math.round(named.clicks * share), impressions: Math.round(named.impressions * share * 2), ctr: 0, position: 34.2 };
       return { body: { rows: [total([...rows, hidden])], responseAggregationType: 'byProperty' } };
     }
-    // The widget asks by query only; the sandbox does not model page, country, device or date rows.
-    if (dimensions.length !== 1 || dimensions[0] !== 'query') {
-      return apiError(400, 'INVALID_ARGUMENT', 'The sandbox answers searchAnalytics.query by query or without dimensions only.', 'badRequest');
+    // The widget asks by query, the history by date; the sandbox does not model page, country or device rows.
+    if (dimensions.length !== 1 || (dimensions[0] !== 'query' && dimensions[0] !== 'date')) {
+      return apiError(400, 'INVALID_ARGUMENT', 'The sandbox answers searchAnalytics.query by query, by date or without dimensions only.', 'badRequest');
     }
-    const page = rows.slice(startRow, startRow + rowLimit);
+    const dataState = typeof body.dataState === 'string' ? body.dataState.toLowerCase() : 'final';
+    if (dataState !== 'final' && dataState !== 'all') return apiError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', 'badRequest');
+    const page = (dimensions[0] === 'date' ? dateRows(siteUrl, startDate, endDate, request.now, dataState === 'all') : rows).slice(startRow, startRow + rowLimit);
     return { body: page.length > 0 ? { rows: page, responseAggregationType: 'byProperty' } : { responseAggregationType: 'byProperty' } };
   }
 

@@ -122,6 +122,8 @@ const SESSION_METRICS: readonly Metric[] = ['bounce_rate', 'visit_duration', 'vi
 const DIMENSIONS = ['event:page', 'visit:source', 'time:day'] as const;
 type Dimension = (typeof DIMENSIONS)[number];
 const PRESETS: Record<string, number> = { day: 1, '7d': 7, '28d': 28, '30d': 30, '91d': 91 };
+/** The `include` options the public API takes (the schema's others are internal). */
+const INCLUDES = ['time_labels', 'imports', 'total_rows'];
 
 const bad = (error: string): SandboxReply => ({ status: 400, body: { error } });
 
@@ -141,9 +143,19 @@ interface Query {
   order: [string, 'asc' | 'desc'] | undefined;
   limit: number;
   offset: number;
+  /** `include.time_labels`: every bucket of the range under `meta.time_labels`. */
+  timeLabels: boolean;
+  totalRows: boolean;
 }
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** Every day from one date to another, both included. */
+function daysFrom(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let at = Date.parse(`${from}T00:00:00Z`); at <= Date.parse(`${to}T00:00:00Z`); at += 86_400_000) days.push(isoDay(at));
+  return days;
+}
 
 /** The v2 query body checked as Plausible's schema does; a reply when it is not a query Plausible runs. */
 function parseQuery(body: unknown, now: number, firstDay: string): Query | SandboxReply {
@@ -182,7 +194,15 @@ function parseQuery(body: unknown, now: number, firstDay: string): Query | Sandb
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) return bad('#/pagination/limit: Expected an integer between 1 and 10000');
   if (!Number.isInteger(offset) || offset < 0) return bad('#/pagination/offset: Expected a non-negative integer');
   const order = Array.isArray(q.order_by) ? (q.order_by[0] as [string, 'asc' | 'desc'] | undefined) : undefined;
-  return { siteId: String(q.site_id), metrics: metrics as Metric[], from, to, dateRange: range, dimension, order, limit, offset };
+  const include = (q.include ?? {}) as Record<string, unknown>;
+  if (typeof include !== 'object' || Array.isArray(include)) return bad('#/include: Type mismatch. Expected Object but got Array.');
+  for (const [key, value] of Object.entries(include)) {
+    if (!INCLUDES.includes(key)) return bad(`#/include: Schema does not allow additional properties. (${key})`);
+    if (typeof value !== 'boolean') return bad(`#/include/${key}: Type mismatch. Expected Boolean but got ${typeof value}.`);
+  }
+  const timeLabels = include.time_labels === true;
+  if (timeLabels && dimension !== 'time:day') return bad('Invalid include.time_labels: requires a time dimension.');
+  return { siteId: String(q.site_id), metrics: metrics as Metric[], from, to, dateRange: range, dimension, order, limit, offset, timeLabels, totalRows: include.total_rows === true };
 }
 
 function metricValues(metrics: readonly Metric[], t: { visitors: number; visits: number; pageviews: number; bounces: number; totalDuration: number }): number[] {
@@ -205,10 +225,10 @@ function metricValues(metrics: readonly Metric[], t: { visitors: number; visits:
   });
 }
 
-function runQuery(site: Site, query: Query): { metrics: number[]; dimensions: string[] }[] {
+function runQuery(site: Site, query: Query): { rows: { metrics: number[]; dimensions: string[] }[]; total: number } {
   const totals = totalsBetween(site.days, query.from, query.to);
   const wobble = (seed: string) => (i: number) => 0.88 + seededRandom(`${seed}:${query.from}:${query.to}:${i}`)() * 0.24;
-  if (query.dimension === undefined) return [{ metrics: metricValues(query.metrics, totals), dimensions: [] }];
+  if (query.dimension === undefined) return { rows: [{ metrics: metricValues(query.metrics, totals), dimensions: [] }], total: 1 };
   let rows: { metrics: number[]; dimensions: string[]; sortBy: Record<string, number | string> }[];
   if (query.dimension === 'time:day') {
     rows = site.days
@@ -237,7 +257,7 @@ function runQuery(site: Site, query: Query): { metrics: number[]; dimensions: st
     const cmp = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
     return direction === 'desc' ? -cmp : cmp;
   });
-  return rows.slice(query.offset, query.offset + query.limit).map(({ metrics, dimensions }) => ({ metrics, dimensions }));
+  return { rows: rows.slice(query.offset, query.offset + query.limit).map(({ metrics, dimensions }) => ({ metrics, dimensions })), total: rows.length };
 }
 
 /**
@@ -284,10 +304,13 @@ export function plausibleService(now: number): SandboxService {
           if (!('days' in site)) return site;
           const query = parseQuery(request.body, request.now, site.days[0]?.date ?? isoDay(request.now));
           if (!('siteId' in query)) return query;
+          const { rows, total } = runQuery(site, query);
+          // Plausible lists every day of the range here, the days it has no row for (no visitors) too.
+          const meta = { ...(query.timeLabels ? { time_labels: daysFrom(query.from, query.to) } : {}), ...(query.totalRows ? { total_rows: total } : {}) };
           return {
             body: {
-              results: runQuery(site, query),
-              meta: {},
+              results: rows,
+              meta,
               query: {
                 site_id: query.siteId,
                 metrics: query.metrics,
@@ -295,7 +318,8 @@ export function plausibleService(now: number): SandboxService {
                 filters: [],
                 dimensions: query.dimension ? [query.dimension] : [],
                 order_by: query.order ? [query.order] : [],
-                include: {},
+                // Plausible echoes the include options that are on.
+                include: { ...(query.timeLabels ? { time_labels: true } : {}), ...(query.totalRows ? { total_rows: true } : {}) },
                 pagination: { limit: query.limit, offset: query.offset },
               },
             },

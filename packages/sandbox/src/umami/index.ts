@@ -59,7 +59,8 @@ const stories: Record<string, AppStory> = {
   '8a0e4c71-2f9d-4b3a-8e6c-5d1f7a2b9c03': {
     name: 'Tideline Android',
     domain: 'android.tideline.app',
-    profile: { base: 540, launchedDaysAgo: 800, weekly: weekendHeavy, pagesPerVisit: 3.1, bounceRate: 0.3, avgDuration: 97 },
+    // Release 2.13.1 shipped without the analytics SDK 33 days ago and 2.13.2 put it back the next day: no events that day.
+    profile: { base: 540, launchedDaysAgo: 800, weekly: weekendHeavy, pagesPerVisit: 3.1, bounceRate: 0.3, avgDuration: 97, gaps: [33] },
     screens: [
       { path: '/today', weight: 33 },
       { path: '/tides', weight: 19 },
