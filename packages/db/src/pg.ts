@@ -51,6 +51,7 @@ import {
 import { emailSends } from './emails.ts';
 import { channelConnections } from './channels.ts';
 import { pushSubscriptions } from './push.ts';
+import { metricHistory } from './history.ts';
 import { rateWindows } from './rates.ts';
 import { notificationReads, outboxOps } from './outbox.ts';
 import { ProjectExistsError, UnknownProjectsError, type OutboxOps, type Store } from './store.ts';
@@ -83,6 +84,9 @@ const nextSeq = sql`nextval('notification_seq')`;
  */
 /** The channel a commit to the notifications is announced on (`Store.notifications.changes`). */
 const CHANGES_CHANNEL = 'dash_notifications';
+
+/** The metric history's advisory lock key (arbitrary, and not the notifications'). */
+const HISTORY_LOCK = sql.raw('7305046152410968394');
 
 const lockNotifications = (tx: Tx) => tx.execute(sql`select pg_advisory_xact_lock(7305046152410968393)`);
 const notificationTx = { isolationLevel: 'read committed' } as const;
@@ -468,6 +472,19 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
     emails: emailSends((statement) => run<Record<string, unknown>>(db, statement), pgDialect),
     push: pushSubscriptions((statement) => run<Record<string, unknown>>(db, statement), pgDialect),
     channels: channelConnections((statement) => run<Record<string, unknown>>(db, statement), pgDialect),
+    history: metricHistory(
+      {
+        run: (statement) => run<Record<string, unknown>>(db, statement),
+        // The history's own advisory lock: puts of several processes one after the other, each reading what the
+        // previous committed (READ COMMITTED), so that each counts what it created, replaced and left exactly.
+        transaction: (work) =>
+          db.transaction(async (tx) => {
+            await tx.execute(sql`select pg_advisory_xact_lock(${HISTORY_LOCK})`);
+            return work((statement) => run<Record<string, unknown>>(tx, statement));
+          }, notificationTx),
+      },
+      pgDialect,
+    ),
 
     leases: {
       async acquire(name, holder, ttlMs, at) {

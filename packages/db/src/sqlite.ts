@@ -51,6 +51,7 @@ import {
 import { emailSends } from './emails.ts';
 import { channelConnections } from './channels.ts';
 import { pushSubscriptions } from './push.ts';
+import { metricHistory } from './history.ts';
 import { notificationReads, outboxOps, type RunStatement } from './outbox.ts';
 import { ProjectExistsError, UnknownProjectsError, type NotificationRow, type OutboxOps, type Store } from './store.ts';
 
@@ -529,6 +530,15 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
     emails: emailSends(clientRun(db.$client), sqliteDialect),
     push: pushSubscriptions(clientRun(db.$client), sqliteDialect),
     channels: channelConnections(clientRun(db.$client), sqliteDialect),
+    // Puts in the write transaction (BEGIN IMMEDIATE: one writer at a time, across processes too); reads as any statement.
+    history: metricHistory(
+      {
+        run: clientRun(db.$client),
+        transaction: (work) => transact((tx) => work(transactionRun(tx, tx === writer ? writer.$client : undefined))),
+        packedReads: true,
+      },
+      sqliteDialect,
+    ),
 
     leases: {
       acquire(name, holder, ttlMs, at) {

@@ -43,8 +43,10 @@ async function sqliteFingerprint(url: string): Promise<Fingerprint> {
       return rows.map((row) => Object.fromEntries(columns.map((column, i) => [column, row[i]])));
     };
     const schema = await rows(`select type, name, tbl_name, sql from sqlite_master where name not like 'sqlite_%' order by type, name`);
-    const tables = schema.flatMap((entry) => (entry['type'] === 'table' && typeof entry['name'] === 'string' ? [entry['name']] : []));
-    const data = Object.fromEntries(await Promise.all(tables.map(async (table) => [table, await rows(`select * from "${table}" order by rowid`)] as const)));
+    const tables = schema.flatMap(({ type, name, sql }) => (type === 'table' && typeof name === 'string' ? [{ name, sql: typeof sql === 'string' ? sql : '' }] : []));
+    // A WITHOUT ROWID table (metric_points) has no rowid to order by: it answers in its key's order.
+    const order = (sql: string) => (/without rowid\s*$/i.test(sql) ? '' : ' order by rowid');
+    const data = Object.fromEntries(await Promise.all(tables.map(async ({ name, sql }) => [name, await rows(`select * from "${name}"${order(sql)}`)] as const)));
     return { schema, data, journalMode: await rows('pragma journal_mode'), userVersion: await rows('pragma user_version') };
   } finally {
     client.close();

@@ -79,6 +79,12 @@ async function populate(store: Store) {
     ],
     { now: NOW, dedupWindowMs: 86_400_000, cursor: { relayUrl: 'https://relay.example/api', since: 1234 } },
   );
+  // The metric history: a double that is not exact in binary, a late backfilled day, a currency and none.
+  await store.history.put([
+    { project: 'formfox', metric: 'revenue.mrr', date: '2026-11-23', value: 1234.56, currency: 'USD', late: false, source: 'snapshot', takenAt: Date.parse(NOW) },
+    { project: 'formfox', metric: 'search.ctr', date: '2026-11-22', value: 0.1 + 0.2, currency: null, late: true, source: 'backfill', takenAt: Date.parse(NOW) },
+    { project: 'orbit', metric: 'analytics.visitors', date: '2026-11-23', value: 42, currency: null, late: false, source: 'import', takenAt: Date.parse(NOW) - 1 },
+  ]);
   await store.notifications.outbox(async (ops) => {
     await ops.putMute({ subjectKey: 'uptime:api', until: Date.parse(NOW) + 3_600_000, createdAt: Date.parse(NOW) });
     // An outage's interruption held by the flap hold: an import must keep why it waits and whose it is.
@@ -118,6 +124,7 @@ async function seen(store: Store) {
     cursor: await store.notifications.cursor('https://relay.example/api'),
     mutes: await store.notifications.mutes(),
     preferences: await store.meta.get('notifications.preferences'),
+    history: await store.history.read(undefined, undefined, '2026-01-01', '2026-12-31'),
   };
 }
 
@@ -128,6 +135,11 @@ describe.each(engines)('a dump from $name', (source) => {
     const dump = await from.transfer.dump();
     expect(dump.projects).toHaveLength(3);
     expect(dump.notifications).toHaveLength(2);
+    expect(dump.metric_points.map((row) => [row.project, row.metric, row.late])).toEqual([
+      ['formfox', 'revenue.mrr', false],
+      ['formfox', 'search.ctr', true],
+      ['orbit', 'analytics.visitors', false],
+    ]);
     // What the import route accepts: every column an export carries.
     expect(dumpTablesSchema.safeParse(dump).error).toBeUndefined();
     expect(dump.notification_deliveries[0]).toMatchObject({ eventId: 'e1', heldFor: 'flap_hold' });

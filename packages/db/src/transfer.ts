@@ -68,10 +68,18 @@ export async function dumpRows(tables: Record<DumpTableName, Table>, ops: Transf
   for (const name of dumpTableNames) {
     const table = tables[name];
     const columns = getTableColumns(table) as Record<string, Column>;
-    // In primary-key order, the same on every engine (each would otherwise answer in its own storage order).
-    const key = Object.entries(columns).find(([, column]) => column.primary)?.[0];
+    // In primary-key order, the same on every engine (each would otherwise answer in its own storage order). A table
+    // whose key spans columns (metric_points: project, metric, date) declares them first: its rows go in column order.
+    const primary = Object.entries(columns).find(([, column]) => column.primary)?.[0];
+    const keys = primary === undefined ? stored(columns).map(([key]) => key) : [primary];
     const rows = (await ops.select(table)).map((row) => neutral(columns, row));
-    if (key) rows.sort((a, b) => compareKeys(a[key], b[key]));
+    rows.sort((a, b) => {
+      for (const key of keys) {
+        const order = compareKeys(a[key], b[key]);
+        if (order !== 0) return order;
+      }
+      return 0;
+    });
     dump[name] = rows;
   }
   return dump as Required<DumpTables>;

@@ -1,6 +1,6 @@
 import { sql, type Column } from 'drizzle-orm';
-import { bigint, check, index, int, json, mysqlTable, text, uniqueIndex, varchar } from 'drizzle-orm/mysql-core';
-import { notificationSeverities, type Integrations } from '@dash/contracts';
+import { bigint, boolean, check, double, index, int, json, mysqlTable, primaryKey, text, uniqueIndex, varchar } from 'drizzle-orm/mysql-core';
+import { notificationSeverities, pointSources, type Integrations } from '@dash/contracts';
 
 /**
  * The MySQL (PlanetScale) schema: the same tables, property names and column names as the SQLite and Postgres ones.
@@ -381,4 +381,20 @@ export const channelSends = mysqlTable(
     sentAt: bigint('sent_at', { mode: 'number' }),
   },
   (t) => [index('channel_sends_state_idx').on(t.state, t.dueAt), index('channel_sends_connection_idx').on(t.connectionId)],
+);
+
+/** The metric history; see the SQLite schema. `late` is MySQL's boolean, a tinyint(1). */
+export const metricPoints = mysqlTable(
+  'metric_points',
+  {
+    project: varchar('project', { length: ID }).notNull(),
+    metric: varchar('metric', { length: 64 }).notNull(),
+    date: varchar('date', { length: 10 }).notNull(),
+    value: double('value').notNull(),
+    currency: varchar('currency', { length: 3 }),
+    late: boolean('late').notNull(),
+    source: varchar('source', { length: 16, enum: pointSources }).notNull(),
+    takenAt: bigint('taken_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.project, t.metric, t.date] }), check('metric_points_source', sql`${t.source} in (${sql.raw(pointSources.map((source) => `'${source}'`).join(', '))})`)],
 );

@@ -1,6 +1,6 @@
 import { sql, type Column } from 'drizzle-orm';
-import { bigint, check, index, integer, jsonb, pgSequence, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { notificationSeverities, type Integrations } from '@dash/contracts';
+import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgSequence, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { notificationSeverities, pointSources, type Integrations } from '@dash/contracts';
 
 const instant = (name: string) => timestamp(name, { withTimezone: true, mode: 'string' });
 
@@ -374,4 +374,20 @@ export const channelSends = pgTable(
     sentAt: bigint('sent_at', { mode: 'number' }),
   },
   (t) => [index('channel_sends_state_idx').on(t.state, t.dueAt), index('channel_sends_connection_idx').on(t.connectionId)],
+);
+
+/** The metric history; see the SQLite schema. */
+export const metricPoints = pgTable(
+  'metric_points',
+  {
+    project: text('project').notNull(),
+    metric: text('metric').notNull(),
+    date: text('date').notNull(),
+    value: doublePrecision('value').notNull(),
+    currency: text('currency'),
+    late: boolean('late').notNull(),
+    source: text('source', { enum: pointSources }).notNull(),
+    takenAt: bigint('taken_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.project, t.metric, t.date] }), check('metric_points_source', sql`${t.source} in (${sql.raw(pointSources.map((source) => `'${source}'`).join(', '))})`)],
 );

@@ -1,6 +1,6 @@
 import { sql, type Column } from 'drizzle-orm';
-import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { notificationSeverities, type Integrations } from '@dash/contracts';
+import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { notificationSeverities, pointSources, type Integrations } from '@dash/contracts';
 
 /** One row per setting leaf (`projectOrder` lives in `projects.position`), so writes to different leaves never collide. */
 export const userSettings = sqliteTable('user_settings', {
@@ -384,4 +384,26 @@ export const channelSends = sqliteTable(
     sentAt: integer('sent_at'),
   },
   (t) => [index('channel_sends_state_idx').on(t.state, t.dueAt), index('channel_sends_connection_idx').on(t.connectionId)],
+);
+
+/**
+ * The metric history: one value per project (its slug), metric (a key of contracts' metric catalogue) and day
+ * (`YYYY-MM-DD`, the owner's calendar), from the daily snapshot, a provider's series read back, or a CSV import.
+ * `currency` is the value's, for money (null otherwise); `late` marks a snapshot taken after its day's time had
+ * passed. The primary key serves every read: one project's metric (or every metric) over a range of days. ms UTC.
+ * Its migration makes it WITHOUT ROWID (by hand: drizzle-kit cannot say so), the rows kept in the key's b-tree.
+ */
+export const metricPoints = sqliteTable(
+  'metric_points',
+  {
+    project: text('project').notNull(),
+    metric: text('metric').notNull(),
+    date: text('date').notNull(),
+    value: real('value').notNull(),
+    currency: text('currency'),
+    late: integer('late', { mode: 'boolean' }).notNull(),
+    source: text('source', { enum: pointSources }).notNull(),
+    takenAt: integer('taken_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.project, t.metric, t.date] }), check('metric_points_source', sql`${t.source} in (${sql.raw(pointSources.map((source) => `'${source}'`).join(', '))})`)],
 );
