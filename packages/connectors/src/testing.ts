@@ -49,3 +49,6 @@ export function describedContext(upstream: { baseUrl: string }, credentials: Rec
   const clock = testClock(now);
   return { credentials, baseUrl: upstream.baseUrl, fetch: globalThis.fetch, clock, limiter: unlimited(clock) };
 }
+
+/** The UTC day (`YYYY-MM-DD`) `daysAgo` days before `now`; a negative count is a day ahead. */
+export const dayBefore = (now: number, daysAgo: number): string => new Date(now - daysAgo * 86_400_000).toISOString().slice(0, 10);

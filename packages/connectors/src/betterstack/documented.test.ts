@@ -69,4 +69,28 @@ describe('Better Stack connector, on the examples of Better Stack’s documentat
     expect(health).toEqual({ monitors: [], incidents: [] });
     expect(server.paths).toEqual(['/api/v2/monitors']);
   });
+
+  it('reads the documented availability summary as a fraction and its incidents, and asks nothing for days before the monitor was created', async () => {
+    const { ctx, server } = await documentedBetterStack({ '/api/v2/monitors/2/sla': documented.monitorSla });
+    // The documented monitor was created on 18 February 2020; the server answers every day with the documented summary.
+    const now = Date.parse('2020-09-08T13:10:20Z');
+    const series = await betterstack.history?.series(ctx, { config: { monitorIds: ['2'] }, from: '2020-02-16', to: '2020-02-19', now });
+    expect(series).toEqual([
+      { metric: 'uptime.up_ratio', date: '2020-02-18', value: 0.9998 },
+      { metric: 'uptime.incidents', date: '2020-02-18', value: 3 },
+      { metric: 'uptime.up_ratio', date: '2020-02-19', value: 0.9998 },
+      { metric: 'uptime.incidents', date: '2020-02-19', value: 3 },
+    ]);
+    expect(server.paths).toEqual(['/api/v2/monitors', '/api/v2/monitors/2/sla', '/api/v2/monitors/2/sla']);
+  });
+
+  it('says what Better Stack’s documented 400 says when it cannot read the range', async () => {
+    const { ctx } = await documentedBetterStack({ '/api/v2/monitors/2/sla': documented.slaInvalidRange });
+    const now = Date.parse('2020-09-08T13:10:20Z');
+    await expect(betterstack.history?.series(ctx, { config: { monitorIds: ['2'] }, from: '2020-09-01', to: '2020-09-01', now })).rejects.toMatchObject({
+      kind: 'upstream',
+      retryable: false,
+      message: expect.stringContaining('The data range is invalid') as string,
+    });
+  });
 });

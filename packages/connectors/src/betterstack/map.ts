@@ -1,4 +1,5 @@
 import type { Incident, Monitor } from '@dash/contracts';
+import type { DailyValue } from '../connector.ts';
 import type { BetterStackIncident, BetterStackMonitor } from './schemas.ts';
 
 /**
@@ -39,4 +40,25 @@ export function toIncident(incident: BetterStackIncident): Incident {
     startedAt: new Date(attributes.started_at).toISOString(),
     ...(attributes.url ? { url: attributes.url } : {}),
   };
+}
+
+/**
+ * One day's availability summaries (a monitor each) as that day's `uptime.up_ratio`, the monitors' average availability
+ * as a fraction (Better Stack's is a percentage), and `uptime.incidents`, their incidents summed; days oldest first.
+ */
+export function dailyUptime(summaries: readonly { date: string; availability: number; number_of_incidents: number }[]): DailyValue[] {
+  const days = new Map<string, { availability: number; incidents: number; monitors: number }>();
+  for (const { date, availability, number_of_incidents } of summaries) {
+    const day = days.get(date) ?? { availability: 0, incidents: 0, monitors: 0 };
+    day.availability += availability;
+    day.incidents += number_of_incidents;
+    day.monitors += 1;
+    days.set(date, day);
+  }
+  return [...days.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .flatMap(([date, day]) => [
+      { metric: 'uptime.up_ratio' as const, date, value: Math.round((day.availability / day.monitors) * 10_000) / 1_000_000 },
+      { metric: 'uptime.incidents' as const, date, value: day.incidents },
+    ]);
 }

@@ -15,6 +15,7 @@ export const monitor = z.object({
       status: monitorStatus,
       last_checked_at: z.string().nullable(),
       paused_at: z.string().nullable().optional(),
+      created_at: z.string().nullable().optional(),
     })
     .loose(),
 });
@@ -52,6 +53,17 @@ export const incident = z.object({
 export type BetterStackIncident = z.infer<typeof incident>;
 
 export const incidentList = z.object({ data: z.array(incident), pagination });
+
+/**
+ * `GET /v2/monitors/{id}/sla`: the monitor's availability over the asked days (a percentage, 99.98), its downtime and
+ * its incidents' count and lengths (seconds).
+ */
+export const monitorSla = z.object({
+  data: z.object({
+    id: z.string(),
+    attributes: z.object({ availability: z.number().min(0).max(100), number_of_incidents: z.number().int().nonnegative() }).loose(),
+  }),
+});
 
 /** `{"errors": "..."}`: a string, sometimes a list. */
 export const errorBody = z.object({ errors: z.union([z.string(), z.array(z.string())]) });

@@ -3,7 +3,7 @@ import { sandboxTokens, startSandbox, type Sandbox } from '@dash/sandbox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { daysOf, isoDay } from '../dates.ts';
 import { ConnectorError } from '../errors.ts';
-import { sandboxContext, testClock } from '../testing.ts';
+import { dayBefore, sandboxContext, testClock } from '../testing.ts';
 import { stripe } from './index.ts';
 import { monthlyAmount, mrrOf, toMajor } from './map.ts';
 import type { StripeSubscriptionItem } from './schemas.ts';
@@ -191,7 +191,6 @@ describe('Stripe connector', () => {
 
 describe('Stripe daily series', () => {
   const DAY_MS = 86_400_000;
-  const day = (now: number, daysAgo: number) => isoDay(now - daysAgo * DAY_MS);
   const history = stripe.history;
   if (!history) throw new Error('Stripe reads a daily series');
   // Reads of a year page through the fake's ledger faster than Stripe's 25 a second.
@@ -200,7 +199,7 @@ describe('Stripe daily series', () => {
   it('answers gross and net per UTC day in the account’s currency, the days of the revenue route’s chart with its values', async () => {
     const now = Date.now();
     const ctx = sandboxContext(sandbox, 'stripe');
-    const series = await history.series(ctx, { config: formfox, currency: 'CAD', from: day(now, 29), to: day(now, 0), now });
+    const series = await history.series(ctx, { config: formfox, currency: 'CAD', from: dayBefore(now, 29), to: dayBefore(now, 0), now });
     const gross = series.filter((v) => v.metric === 'revenue.gross');
     const net = series.filter((v) => v.metric === 'revenue.net');
     expect(gross.map((v) => v.date)).toEqual(daysOf('30d', now));
@@ -215,8 +214,8 @@ describe('Stripe daily series', () => {
 
   it('sums each day’s ledger as the fake holds it: charges for gross, charges and refunds after fees for net', async () => {
     const now = Date.now();
-    const from = Date.parse(`${day(now, 60)}T00:00:00Z`) / 1000;
-    const to = Date.parse(`${day(now, 50)}T00:00:00Z`) / 1000;
+    const from = Date.parse(`${dayBefore(now, 60)}T00:00:00Z`) / 1000;
+    const to = Date.parse(`${dayBefore(now, 50)}T00:00:00Z`) / 1000;
     const expected = new Map<string, { gross: number; net: number }>();
     for (const t of await ledger(from, to)) {
       const sums = expected.get(isoDay(t.created * 1000)) ?? { gross: 0, net: 0 };
@@ -225,7 +224,7 @@ describe('Stripe daily series', () => {
       expected.set(isoDay(t.created * 1000), sums);
     }
     sandbox.reset();
-    const series = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'USD', from: day(now, 60), to: day(now, 51), now });
+    const series = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'USD', from: dayBefore(now, 60), to: dayBefore(now, 51), now });
     expect(series).toHaveLength(20);
     for (const v of series) {
       const sums = expected.get(v.date);
@@ -238,10 +237,10 @@ describe('Stripe daily series', () => {
 
   it('keeps to the window: nothing before `from`, nothing after today however far `to` reaches', async () => {
     const now = Date.now();
-    const series = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'USD', from: day(now, 2), to: day(now, -5), now });
-    expect([...new Set(series.map((v) => v.date))]).toEqual([day(now, 2), day(now, 1), day(now, 0)]);
+    const series = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'USD', from: dayBefore(now, 2), to: dayBefore(now, -5), now });
+    expect([...new Set(series.map((v) => v.date))]).toEqual([dayBefore(now, 2), dayBefore(now, 1), dayBefore(now, 0)]);
     sandbox.reset();
-    const future = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'USD', from: day(now, -3), to: day(now, -1), now });
+    const future = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'USD', from: dayBefore(now, -3), to: dayBefore(now, -1), now });
     expect(future).toEqual([]);
     expect(sandbox.requestsTo('stripe')).toEqual([]);
   });
@@ -250,7 +249,7 @@ describe('Stripe daily series', () => {
     sandbox.limit('stripe', { limit: 1_000, windowMs: 1_000 });
     const now = Date.now();
     expect(history.seriesDays).toBe(365);
-    const series = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'USD', from: day(now, 399), to: day(now, 0), now });
+    const series = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'USD', from: dayBefore(now, 399), to: dayBefore(now, 0), now });
     const gross = series.filter((v) => v.metric === 'revenue.gross');
     expect(gross).toHaveLength(400);
     expect(gross.every((v) => v.value > 0)).toBe(true);
@@ -269,28 +268,28 @@ describe('Stripe daily series', () => {
     const txn = (id: string, daysAgo: number, amount: number) => ({ id, object: 'balance_transaction', amount, fee: 30, net: amount - 30, currency: 'usd', created: Math.floor((now - daysAgo * DAY_MS) / 1000), type: 'charge' });
     // Every page the same, and each says there is more: paging stops at the repeat, with days 5 and 6 ago read in part.
     sandbox.inject('stripe', { status: 200, body: { object: 'list', url: '/v1/balance_transactions', has_more: true, data: [txn('txn_b', 2, 1900), txn('txn_a', 5, 1900)] }, times: 2 });
-    const series = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'USD', from: day(now, 9), to: day(now, 0), now });
-    expect([...new Set(series.map((v) => v.date))]).toEqual([day(now, 4), day(now, 3), day(now, 2), day(now, 1), day(now, 0)]);
-    expect(series.find((v) => v.metric === 'revenue.gross' && v.date === day(now, 2))).toEqual({ metric: 'revenue.gross', date: day(now, 2), value: 19, currency: 'USD' });
-    expect(series.find((v) => v.metric === 'revenue.net' && v.date === day(now, 3))).toEqual({ metric: 'revenue.net', date: day(now, 3), value: 0, currency: 'USD' });
+    const series = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'USD', from: dayBefore(now, 9), to: dayBefore(now, 0), now });
+    expect([...new Set(series.map((v) => v.date))]).toEqual([dayBefore(now, 4), dayBefore(now, 3), dayBefore(now, 2), dayBefore(now, 1), dayBefore(now, 0)]);
+    expect(series.find((v) => v.metric === 'revenue.gross' && v.date === dayBefore(now, 2))).toEqual({ metric: 'revenue.gross', date: dayBefore(now, 2), value: 19, currency: 'USD' });
+    expect(series.find((v) => v.metric === 'revenue.net' && v.date === dayBefore(now, 3))).toEqual({ metric: 'revenue.net', date: dayBefore(now, 3), value: 0, currency: 'USD' });
   });
 
   it('names the balance’s currency on a window without a single transaction', async () => {
     const now = Date.now();
     sandbox.inject('stripe', { status: 200, body: { object: 'list', url: '/v1/balance_transactions', has_more: false, data: [] }, times: 1 });
-    const series = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'CAD', from: day(now, 1), to: day(now, 0), now });
+    const series = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'CAD', from: dayBefore(now, 1), to: dayBefore(now, 0), now });
     expect(series).toEqual([
-      { metric: 'revenue.gross', date: day(now, 1), value: 0, currency: 'USD' },
-      { metric: 'revenue.net', date: day(now, 1), value: 0, currency: 'USD' },
-      { metric: 'revenue.gross', date: day(now, 0), value: 0, currency: 'USD' },
-      { metric: 'revenue.net', date: day(now, 0), value: 0, currency: 'USD' },
+      { metric: 'revenue.gross', date: dayBefore(now, 1), value: 0, currency: 'USD' },
+      { metric: 'revenue.net', date: dayBefore(now, 1), value: 0, currency: 'USD' },
+      { metric: 'revenue.gross', date: dayBefore(now, 0), value: 0, currency: 'USD' },
+      { metric: 'revenue.net', date: dayBefore(now, 0), value: 0, currency: 'USD' },
     ]);
     expect(sandbox.requestsTo('stripe').map((r) => r.path.split('?')[0])).toEqual(['/v1/balance_transactions', '/v1/balance']);
   });
 
   it('says the key was rejected (401) and that Stripe is rate limiting (429), as the other reads do', async () => {
     const now = Date.now();
-    const window = { config: formfox, currency: 'USD' as const, from: day(now, 6), to: day(now, 0), now };
+    const window = { config: formfox, currency: 'USD' as const, from: dayBefore(now, 6), to: dayBefore(now, 0), now };
     const rejected = await history.series(sandboxContext(sandbox, 'stripe', { credentials: { secretKey: 'sk_test_51WrongKey0000' } }), window).catch((e: unknown) => e);
     expect(rejected).toMatchObject({ kind: 'auth', retryable: false, message: expect.stringMatching(/^Stripe rejected the credentials \(401\)/) as string });
     sandbox.inject('stripe', { status: 429, body: rateLimited });

@@ -140,6 +140,36 @@ export const betterstackDocumented = {
     }`) as unknown,
   },
 
+  monitorSla: {
+    endpoint: 'GET /api/v2/monitors/{monitor_id}/sla',
+    url: `${docs}/get-a-monitors-availability-summary/`,
+    source: "the page's Markdown source (the docs serve each page as .md): the values of total_downtime, longest_incident and average_incident are in seconds",
+    status: 200,
+    body: JSON.parse(String.raw`{
+      "data": {
+        "id": "258338",
+        "type": "monitor_sla",
+        "attributes": {
+          "availability": 99.98,
+          "total_downtime": 600,
+          "number_of_incidents": 3,
+          "longest_incident": 300,
+          "average_incident": 200
+        }
+      }
+    }`) as unknown,
+  },
+
+  /** "When the optional from and to dates are invalid (e.g., the start date is in the future or the end date is before the start date)." */
+  slaInvalidRange: {
+    endpoint: 'GET /api/v2/monitors/{monitor_id}/sla',
+    url: `${docs}/get-a-monitors-availability-summary/`,
+    status: 400,
+    body: JSON.parse(String.raw`{
+      "errors": "The data range is invalid. The date format could not be parsed, the start time is in the future, or the end time is after the start time."
+    }`) as unknown,
+  },
+
   listIncidents: {
     endpoint: 'GET /api/v3/incidents',
     url: `${docs}/list-all-incidents/`,

@@ -1,7 +1,46 @@
-import { demoProducts, sandboxTokens, seededRandom } from '../demo.ts';
+import { DAY_MS, demoProducts, sandboxTokens, seededRandom } from '../demo.ts';
 import type { SandboxReply, SandboxRequest, SandboxService } from '../service.ts';
+import { betterstackDocumented } from './documented.ts';
 
 const MINUTE = 60_000;
+/** How old the monitors are, and so how far back their availability goes: more than a year. */
+const MONITOR_AGE_DAYS = 800;
+
+/** A time a monitor was down: from `start` to `end` (ms), or until now while it lasts. */
+interface Downtime {
+  start: number;
+  end: number | null;
+}
+
+/**
+ * Better Stack's availability summary of one monitor over `from` to `to` (ms, clipped to its life and to now): the
+ * share of the time it was up as a percentage, its downtime, and the incidents that started in it with their lengths,
+ * in seconds as the documentation prints them.
+ */
+function availabilityOver(downtimes: readonly Downtime[], from: number, to: number, now: number) {
+  const length = Math.max(0, to - from);
+  let down = 0;
+  const started: number[] = [];
+  for (const { start, end } of downtimes) {
+    const until = end ?? now;
+    down += Math.max(0, Math.min(until, to) - Math.max(start, from));
+    if (start >= from && start < to) started.push(Math.round((until - start) / 1000));
+  }
+  return {
+    availability: length === 0 ? 100 : Math.round((1 - down / length) * 100_000) / 1000,
+    total_downtime: Math.round(down / 1000),
+    number_of_incidents: started.length,
+    longest_incident: started.length === 0 ? 0 : Math.max(...started),
+    average_incident: started.length === 0 ? 0 : Math.round(started.reduce((sum, s) => sum + s, 0) / started.length),
+  };
+}
+
+/** `YYYY-MM-DD` as midnight UTC, or undefined when it is not such a day. */
+function parseDay(value: string): number | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
+  const ms = Date.parse(`${value}T00:00:00Z`);
+  return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value ? undefined : ms;
+}
 
 /** A page of a JSON:API list with Better Stack's absolute `pagination` links. */
 function page<T>(request: SandboxRequest, items: T[]): SandboxReply {
@@ -22,7 +61,10 @@ function page<T>(request: SandboxRequest, items: T[]): SandboxReply {
   };
 }
 
-/** Better Stack Uptime (`/api/v2/monitors`, `/api/v3/incidents`) over the demo products' monitors. */
+/**
+ * Better Stack Uptime (`/api/v2/monitors`, their response times and availability summaries, `/api/v3/incidents`) over
+ * the demo products' monitors.
+ */
 export function betterstackService(now: number): SandboxService {
   const random = seededRandom('betterstack');
   const demo = demoProducts.flatMap((product) => product.monitors.map((m) => ({ ...m, product: product.slug })));
@@ -58,7 +100,7 @@ export function betterstackService(now: number): SandboxService {
       request_headers: [],
       request_body: '',
       paused_at: m.status === 'paused' ? new Date(now - 40 * 24 * 60 * MINUTE).toISOString() : null,
-      created_at: new Date(now - 300 * 24 * 60 * MINUTE).toISOString(),
+      created_at: new Date(now - MONITOR_AGE_DAYS * DAY_MS).toISOString(),
       updated_at: new Date(now - 2 * 24 * 60 * MINUTE).toISOString(),
       ssl_expiration: 14,
       domain_expiration: null,
@@ -136,6 +178,39 @@ export function betterstackService(now: number): SandboxService {
     incident('789140', '2001', 'Status 502', '0.512904', 9 * 24 * 60 * MINUTE, 9 * 24 * 60 * MINUTE - 4 * MINUTE),
   ];
 
+  // What the availability summaries count: the listed incidents, and before them a short outage every few weeks per
+  // monitor (a stream of its own, so the rest of the data stays as it was), as far back as the monitors go.
+  const downtimes = new Map<string, Downtime[]>(
+    monitors.map((m) => {
+      const own = seededRandom(`betterstack:downtime:${m.id}`);
+      const list: Downtime[] = [];
+      for (let at = now - 12 * DAY_MS - own() * 20 * DAY_MS; at > now - MONITOR_AGE_DAYS * DAY_MS; at -= (8 + own() * 30) * DAY_MS) {
+        const minutes = own() < 0.1 ? 45 + own() * 90 : 2 + own() * 20;
+        list.push({ start: at, end: at + minutes * MINUTE });
+      }
+      return [m.id, list];
+    }),
+  );
+  for (const i of incidents) {
+    const { started_at, resolved_at } = i.attributes;
+    downtimes.get(i.monitorId)?.push({ start: Date.parse(started_at), end: resolved_at === null ? null : Date.parse(resolved_at) });
+  }
+
+  function sla(request: SandboxRequest): SandboxReply {
+    const m = monitors.find((candidate) => candidate.id === request.params.id);
+    if (!m) return { status: 404, body: betterstackDocumented.monitorNotFound.body };
+    const created = Date.parse(m.attributes.created_at);
+    const fromParam = request.query.get('from');
+    const toParam = request.query.get('to');
+    const from = fromParam === null ? created : parseDay(fromParam);
+    // `to` names the last day counted: its summary runs to that day's end.
+    const toDay = toParam === null ? undefined : parseDay(toParam);
+    const to = toParam === null ? now : toDay === undefined ? undefined : toDay + DAY_MS;
+    if (from === undefined || to === undefined || from > now || to <= from) return { status: 400, body: betterstackDocumented.slaInvalidRange.body };
+    const summary = availabilityOver(downtimes.get(m.id) ?? [], Math.max(from, created), Math.min(to, now), now);
+    return { body: { data: { id: m.id, type: 'monitor_sla', attributes: summary } } };
+  }
+
   return {
     name: 'betterstack',
     basePath: '/api',
@@ -157,6 +232,7 @@ export function betterstackService(now: number): SandboxService {
           return m ? { body: { data: m } } : { status: 404, body: { errors: 'Resource with provided ID was not found' } };
         },
       },
+      { method: 'GET', path: '/v2/monitors/:id/sla', handle: sla },
       {
         method: 'GET',
         path: '/v2/monitors/:id/response-times',
