@@ -13,6 +13,7 @@ import type { CliLocations } from './oauth/cli-import.ts';
 import type { Alerts } from './alerts/index.ts';
 import type { EmailSender } from './notifications/email-sender.ts';
 import type { BriefingMailer } from './briefing/mailer.ts';
+import type { HistoryKeeper } from './history/keeper.ts';
 import type { Logger } from './logger.ts';
 import type { TestSends } from './alerts/test-sends.ts';
 import type { ApiSends } from './alerts/api-sends.ts';
@@ -55,6 +56,8 @@ export interface Context {
   alerts: Alerts;
   /** The morning briefing's email: sends it at the scheduled local time, once a day across processes. */
   briefing: BriefingMailer;
+  /** The metric history: the daily snapshot, the providers' days read back, once across processes. */
+  history: HistoryKeeper;
   /** Web Push: the VAPID keys, the devices and their test push. */
   push: PushDevices;
   /** Chat and webhook connections (Slack, Discord, Telegram, ntfy, a signed webhook) and their test message. */

@@ -20,6 +20,7 @@ import { Backups, type BackupOptions } from './backup/runner.ts';
 import { Alerts, type EmailEnvironment } from './alerts/index.ts';
 import { EmailSender } from './notifications/email-sender.ts';
 import { BriefingMailer } from './briefing/mailer.ts';
+import { HistoryKeeper } from './history/keeper.ts';
 import { pushAddressScope, PushDevices, PushSender, VapidKeys, WebPushAdapter, type PushEnvironment } from './push/index.ts';
 import { ChannelConnections, type ChatEnvironment } from './channels/connections.ts';
 import { ChatSender } from './channels/sender.ts';
@@ -182,6 +183,7 @@ export async function createContext(options: {
     policy: inbox.policy,
     origin: access.options.origin,
   });
+  const history = new HistoryKeeper({ store, clock, log, data: { cache, connections }, reads: (signal) => dataReadsOf(context, signal) });
   const context: Context = {
     store,
     vault,
@@ -193,6 +195,7 @@ export async function createContext(options: {
     backup,
     alerts,
     briefing,
+    history,
     push,
     channels,
     testSends: new TestSends(store.leases, () => clock.now()),
@@ -203,7 +206,10 @@ export async function createContext(options: {
   };
   context.backup.schedule();
   // The briefing email's sender runs with the other schedulers (a test with a fake clock calls `briefing.tick()`).
-  if (options.scheduler !== false) context.briefing.start();
+  if (options.scheduler !== false) {
+    context.briefing.start();
+    context.history.start();
+  }
   return context;
 }
 

@@ -8,6 +8,7 @@ import { notificationsRouter, relayRouter, webhooksRouter } from './router/notif
 import { dataRouter } from './router/data.ts';
 import { databaseRouter } from './router/database.ts';
 import { demoRouter } from './router/demo.ts';
+import { historyRouter } from './router/history.ts';
 import { projectsRouter } from './router/projects.ts';
 import { pushRouter } from './router/push.ts';
 import { channelsRouter } from './router/channels.ts';
@@ -33,6 +34,7 @@ export const appRouter = router({
   push: pushRouter,
   channels: channelsRouter,
   briefing: briefingRouter,
+  history: historyRouter,
   oauth: oauthRouter,
 });
 

@@ -30,7 +30,7 @@ export { sumKnown } from './figures.ts';
 export { combineSearchFigures } from './google/map.ts';
 export type * from './connector.ts';
 export { analyticsConnectors, connectorFor, revenueConnectors, serviceConnectors } from './registry.ts';
-export { appstoreconnect } from './appstoreconnect/index.ts';
+export { appstoreconnect, REVIEWS as STORE_REVIEWS } from './appstoreconnect/index.ts';
 export { betterstack } from './betterstack/index.ts';
 export { google } from './google/index.ts';
 export { opencollective } from './opencollective/index.ts';

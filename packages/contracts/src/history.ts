@@ -12,7 +12,6 @@ export const metricKeySchema = z.enum(metricKeys, { error: `metric is one of ${m
 export const metricUnitSchema = z.enum(metricUnits);
 /** A calendar day, `YYYY-MM-DD`. */
 export const historyDateSchema = z.iso.date({ error: 'a date is written YYYY-MM-DD' });
-const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'a currency is three capital letters, e.g. USD');
 
 /** How a point came to be: the daily snapshot, a provider's daily series read back, or a CSV import. */
 export const pointSources = ['snapshot', 'backfill', 'import'] as const;

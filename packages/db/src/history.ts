@@ -112,8 +112,9 @@ export function metricHistory(engine: HistoryEngine, dialect: SqlDialect): Store
         for (const point of batch) {
           const before = stored.get(keyOf(point));
           if (before === undefined) created++;
-          else if (before.value === point.value && before.currency === (point.currency ?? null)) {
-            // The same reading: the row keeps when, how and whether late it was first taken.
+          else if (before.value === point.value && before.currency === (point.currency ?? null) && before.late === point.late) {
+            // The same reading: the row keeps when and how it was first taken. A snapshot on time after a late one
+            // the same day is not the same: the day is no longer late.
             unchanged++;
             continue;
           }

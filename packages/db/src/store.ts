@@ -751,7 +751,7 @@ export interface Store {
   history: {
     /**
      * Writes each point in one transaction; a stored point of the same (project, metric, date) is replaced (the later
-     * read wins), but one whose value and currency are the same is left as it is (its late flag, source and takenAt
+     * read wins), but one whose value, currency and late flag are the same is left as it is (its source and takenAt
      * too). Of points naming one day twice, the later is the one written (and counted once). Answers how many were
      * new, replaced and unchanged, exactly even while another process puts the same days. A value must be finite.
      */

@@ -17,6 +17,7 @@ import type { Logger } from '../logger.ts';
 import type { PolicySettings } from '../notifications/policy/settings.ts';
 import { briefingThresholds, composeBriefing, recordSnapshots, type BriefingSources } from './briefing.ts';
 import { briefingEmail } from './email.ts';
+import { Ticker } from '../ticker.ts';
 import { dueOccurrence, nextOccurrence, type Occurrence } from './schedule.ts';
 
 /**
@@ -136,10 +137,18 @@ export interface BriefingMailerOptions extends BriefingSources {
 export class BriefingMailer {
   private readonly holder = randomUUID();
   private readonly abort = new AbortController();
-  private ticking: Promise<TickOutcome> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private started = false;
-  private stopped = false;
+  private readonly ticker = new Ticker({
+    look: () => this.look(),
+    wait: async () => {
+      const { store, clock } = this.options;
+      const [{ schedule, savedAt }, state] = await Promise.all([briefingSchedule(store), mailerState(store)]);
+      const now = clock.now();
+      const next = nextSendAt(schedule, savedAt, state, now);
+      return next === null ? POLL_MS : Math.min(POLL_MS, Math.max(1_000, next - now));
+    },
+    fallbackMs: POLL_MS,
+    failed: (error) => this.options.log.warn(`briefing email: ${error.message}`),
+  });
 
   constructor(private readonly options: BriefingMailerOptions) {}
 
@@ -199,57 +208,31 @@ export class BriefingMailer {
 
   /** Looks at the schedule now and then whenever the next send is due (at least every minute). */
   start(): void {
-    if (this.started || this.stopped) return;
-    this.started = true;
-    this.arm(0);
+    this.ticker.start();
   }
 
   /** The schedule changed in this process: look again now. */
   kick(): void {
-    if (this.started && !this.stopped) this.arm(0);
+    this.ticker.kick();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
+    // Stopped first (a look under way sees it), then what it waits on is cut short.
+    const stopping = this.ticker.stop();
     this.abort.abort(new Error('The dashboard is stopping; the briefing email was not sent.'));
-    await this.ticking?.catch(() => undefined);
+    await stopping;
   }
 
   /** Sends today's briefing when it is due and nobody has (one look at a time in a process). */
   tick(): Promise<TickOutcome> {
-    this.ticking ??= this.tickNow().finally(() => (this.ticking = undefined));
-    return this.ticking;
-  }
-
-  private arm(delay: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.loop(), delay);
-    this.timer.unref();
-  }
-
-  private async loop(): Promise<void> {
-    this.timer = undefined;
-    if (this.stopped) return;
-    let wait = POLL_MS;
-    try {
-      await this.tick();
-      const { store } = this.options;
-      const [{ schedule, savedAt }, state] = await Promise.all([briefingSchedule(store), mailerState(store)]);
-      const now = this.options.clock.now();
-      const next = nextSendAt(schedule, savedAt, state, now);
-      if (next !== null) wait = Math.min(POLL_MS, Math.max(1_000, next - now));
-    } catch (error) {
-      if (!this.stopped) this.options.log.warn(`briefing email: ${(error as Error).message}`);
-    }
-    if (!this.stopped) this.arm(wait);
+    return this.ticker.tick();
   }
 
   private acquire(store: Store): Promise<boolean> {
     return store.leases.acquire(LEASE, this.holder, LEASE_MS, new Date(this.options.clock.now()).toISOString());
   }
 
-  private async tickNow(): Promise<TickOutcome> {
+  private async look(): Promise<TickOutcome> {
     const { store } = this.options;
     const { schedule, savedAt } = await briefingSchedule(store);
     const now = this.options.clock.now();
@@ -258,7 +241,7 @@ export class BriefingMailer {
     const record = (await mailerState(store)).days[due.date];
     // A day left `sending` is looked at under the lease: its sender holds it while alive, and if it is gone, says so.
     if (!pending(record, now) && record?.status !== 'sending') return { action: 'done', date: due.date };
-    if (this.stopped || !(await this.acquire(store))) return { action: 'busy', date: due.date };
+    if (this.ticker.isStopped || !(await this.acquire(store))) return { action: 'busy', date: due.date };
     // Renewed while it works (a refresh waits on RevenueCat's limiter for minutes); given up when done.
     const renew = setInterval(() => void this.acquire(store).catch(() => undefined), LEASE_MS / 3);
     renew.unref();
@@ -297,7 +280,7 @@ export class BriefingMailer {
 
     // Fresh numbers first, once a day: every cached answer asked again through the backup's lanes.
     if (attempts === 1) await this.refresh();
-    if (this.stopped) return { action: 'busy', date };
+    if (this.ticker.isStopped) return { action: 'busy', date };
     // A refresh can outlast the lease on a slow day; if another process took it over, the day is that process's.
     if (!(await this.acquire(store))) return { action: 'busy', date };
     state = await mailerState(store);
@@ -365,7 +348,7 @@ export class BriefingMailer {
           await this.acquire(store);
         }
       } catch (waiting) {
-        if (!this.stopped) log.warn(`briefing email: waiting for the backup of another process failed: ${(waiting as Error).message}`);
+        if (!this.ticker.isStopped) log.warn(`briefing email: waiting for the backup of another process failed: ${(waiting as Error).message}`);
       }
     }
   }

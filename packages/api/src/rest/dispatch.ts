@@ -44,7 +44,7 @@ function matchSegments(pattern: string[], actual: string[]): Record<string, stri
 }
 
 /** Reads the body while counting bytes, so neither a missing nor a lying Content-Length lets more through. */
-async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+async function readBody(request: Request, limit: number, mediaType: RestRoute['bodyMediaType']): Promise<unknown> {
   // `connection: close`: the unread rest of the body is dropped with the connection, never read.
   const size = limit >= 1024 * 1024 ? `${limit / 1024 / 1024} MB` : `${limit / 1024} KB`;
   const tooLarge = () => new RestError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${size}`, { connection: 'close' });
@@ -59,6 +59,13 @@ async function readJsonBody(request: Request, limit: number): Promise<unknown> {
   if (!body) throw tooLarge();
   if (body.byteLength === 0) return undefined;
 
+  if (mediaType !== undefined) {
+    const type = request.headers.get('content-type') ?? '';
+    if (!new RegExp(`^${mediaType.replace('/', '\\/')}\\s*(;|$)`, 'i').test(type)) {
+      throw new RestError(415, 'UNSUPPORTED_MEDIA_TYPE', `Send the request body as ${mediaType} with Content-Type: ${mediaType}`);
+    }
+    return new TextDecoder('utf-8', { fatal: false }).decode(body);
+  }
   if (!isJsonType(request.headers.get('content-type'))) {
     throw new RestError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request body as JSON with Content-Type: application/json');
   }
@@ -101,7 +108,7 @@ export function createRestHandler(routes: readonly RestRoute[]) {
         throw new RestError(405, 'METHOD_NOT_SUPPORTED', `${request.method} is not supported on ${url.pathname}; use ${allow}`, { allow });
       }
 
-      const body = METHODS_WITH_BODY.has(request.method) ? await readJsonBody(request, match.route.maxBodyBytes ?? MAX_BODY_BYTES) : undefined;
+      const body = METHODS_WITH_BODY.has(request.method) ? await readBody(request, match.route.maxBodyBytes ?? MAX_BODY_BYTES, match.route.bodyMediaType) : undefined;
       const input = match.route.input.build({ params: match.params, query: Object.fromEntries(url.searchParams), body });
       const output = await procedureAt(caller, match.route.procedure)(input);
       if (!match.route.answer) return json(match.route.status ?? 200, output);

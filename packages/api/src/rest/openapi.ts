@@ -193,6 +193,7 @@ function requestBody(route: RestRoute, input: Json | undefined, inputSchema: z.Z
   if (!route.input.body) return undefined;
   // The body may be left out when the procedure takes no input at all then (`POST /api/notifications/read`: all).
   const optional = route.input.body === 'input' && inputSchema !== undefined && inputSchema.safeParse(undefined).success;
+  if (route.bodyMediaType) return { required: true, content: { [route.bodyMediaType]: { schema: { type: 'string' } } } };
   return { required: !optional, content: { 'application/json': { schema: partSchema(route.input.body, input, writer) } } };
 }
 

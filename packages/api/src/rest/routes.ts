@@ -1,6 +1,6 @@
 import type { inferRouterInputs } from '@trpc/server';
 import { z } from 'zod';
-import { dumpSchema, MAX_DUMP_BYTES, ownerPasswordSchema, type DataResult } from '@dash/contracts';
+import { dumpSchema, MAX_DUMP_BYTES, MAX_IMPORT_BYTES, ownerPasswordSchema, type DataResult, type HistoryCsv } from '@dash/contracts';
 import type { AppRouter } from '../root.ts';
 
 type Inputs = inferRouterInputs<AppRouter>;
@@ -89,6 +89,11 @@ export interface RestRoute {
   answer?: Answer;
   /** The largest body the route reads; `MAX_BODY_BYTES` when absent. */
   maxBodyBytes?: number;
+  /**
+   * A body that is not JSON (a CSV import): the request must say this media type, and `input.build` gets the body as
+   * text. Never a form-like type (text/plain, form-encoded, multipart): those are what a cross-site form can send.
+   */
+  bodyMediaType?: 'text/csv';
 }
 
 const none: InputSource = { build: () => undefined };
@@ -134,6 +139,16 @@ const dataAnswer: Answer = {
     'x-upstream-failures': { description: 'Projects left out of an all-projects answer because their upstream failed and nothing was cached.', schema: text },
     'x-currency-conversion': { description: 'Set when amounts were converted with the exchange rates in settings: `USD->CAD at 1.38 (exchangeRates in settings)`.', schema: text },
   },
+};
+
+/** The history's CSV as a download, named for its project, metric and days. */
+const csvDownload: Answer = {
+  respond: (output) => {
+    const { csv, filename } = output as HistoryCsv;
+    return { body: csv, headers: { 'content-disposition': `attachment; filename="${filename}"` } };
+  },
+  mediaType: 'text/csv',
+  headers: { 'content-disposition': { description: 'attachment; filename="history-<project>[-<metric>]-<from>-to-<to>.csv"', schema: text, always: true } },
 };
 
 /** The export as a download, named for its day: `dashboard-export-2026-11-24.json`. */
@@ -434,6 +449,56 @@ export const restRoutes: readonly RestRoute[] = [
     summary: 'The briefing email’s HTML as a page, to open or frame',
   },
   { method: 'POST', path: '/api/briefing/test', procedure: 'briefing.sendTest', input: none, errors: [502], summary: 'Send a test briefing email now (one a minute)' },
+
+  {
+    method: 'GET',
+    path: '/api/history',
+    procedure: 'history.read',
+    input: query,
+    errors: [404],
+    summary: 'A metric’s daily history for a project: one value per day, oldest first; a day without one is absent',
+    description: '`from` and `to` (YYYY-MM-DD, inclusive) default to the year up to today. `late: true` marks a snapshot taken after its time (the dashboard was off then).',
+  },
+  {
+    method: 'GET',
+    path: '/api/history.csv',
+    procedure: 'history.csv',
+    input: query,
+    answer: csvDownload,
+    operationId: 'historyCsv',
+    errors: [404],
+    summary: 'A project’s history as CSV (`date,project,metric,value,unit`): one metric, or every one without `metric`',
+  },
+  {
+    method: 'GET',
+    path: '/api/history/series',
+    procedure: 'history.series',
+    input: query,
+    errors: [404],
+    summary: 'Several metrics’ history at once: one project’s or (no `project`) every project’s; `metrics` a comma-separated list, or all',
+  },
+  { method: 'GET', path: '/api/history/metrics', procedure: 'history.metrics', input: query, errors: [404], summary: 'Every metric per project: its unit, whether it is set up, whether its provider gives past days, and what is kept' },
+  { method: 'POST', path: '/api/history/snapshot', procedure: 'history.snapshot', input: none, errors: [409], summary: 'Take today’s snapshot now (a second the same day replaces the first’s values)' },
+  {
+    method: 'POST',
+    path: '/api/history/backfill',
+    procedure: 'history.backfill',
+    input: body,
+    errors: [404, 409],
+    summary: 'Read back the days each provider still keeps, for one project or all (done by itself when an integration is connected)',
+  },
+  {
+    method: 'POST',
+    path: '/api/history/import',
+    procedure: 'history.import',
+    input: { build: ({ body }) => ({ csv: typeof body === 'string' ? body : '' }), body: z.string().meta({ description: 'CSV: `date,project,metric,value,unit`' }) },
+    bodyMediaType: 'text/csv',
+    access: 'owner',
+    maxBodyBytes: MAX_IMPORT_BYTES,
+    summary: 'Import history from CSV (`date,project,metric,value,unit`); a bad row is a 400 naming its line and nothing is stored',
+  },
+  { method: 'GET', path: '/api/history/settings', procedure: 'history.settings', input: none, summary: 'When the daily snapshot is taken, the last one, the next, and how many rows are kept' },
+  { method: 'PUT', path: '/api/history/schedule', procedure: 'history.saveSchedule', input: body, summary: 'Set the daily snapshot’s local time and time zone' },
 
   { method: 'GET', path: '/api/revenue', procedure: 'data.revenue', input: query, answer: dataAnswer, errors: [404, 502], summary: 'Revenue: gross, MRR, net, subscribers and a daily chart' },
   { method: 'GET', path: '/api/ideas', procedure: 'data.ideas', input: query, answer: dataAnswer, errors: [404, 502], summary: 'Ideas and bugs from the issue tracker' },

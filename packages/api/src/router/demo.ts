@@ -54,6 +54,8 @@ export async function startDemo(ctx: Context): Promise<DemoRecord> {
   // A few hours of what the products' webhooks would have brought, so the bell is not empty.
   await ctx.notifications.inbox.ingest(z.array(relayEventSchema).parse(setup.events ?? []));
   ctx.log.info(`demo started: ${record.projects.join(', ')}`);
+  // The demo's months of history are read back from its fake providers at once.
+  ctx.history.kick();
   return record;
 }
 
@@ -80,6 +82,7 @@ export const demoRouter = router({
       for (const slug of record.projects) await ctx.store.projects.remove(slug);
       for (const key of record.credentials) await ctx.store.credentials.remove(key);
       await ctx.store.notifications.removeForProjects(record.projects);
+      await ctx.store.history.removeForProjects(record.projects);
       await ctx.store.meta.put(DEMO, null);
       await ctx.data.cache.clear();
       ctx.log.info('demo removed');

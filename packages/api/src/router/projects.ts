@@ -78,6 +78,8 @@ export const projectsRouter = router({
         throw error;
       }
       await assignEarlierNotifications(ctx);
+      // Its integrations' past days are read back now, not at the history keeper's next look.
+      ctx.history.kick();
       return project;
     }),
 
@@ -88,6 +90,7 @@ export const projectsRouter = router({
       await assertHostAllowed(ctx, input.patch.integrations);
       const project = found(input.slug, await ctx.store.projects.update(input.slug, input.patch));
       await assignEarlierNotifications(ctx);
+      ctx.history.kick();
       return project;
     }),
 
@@ -96,6 +99,8 @@ export const projectsRouter = router({
     .output(okSchema)
     .mutation(async ({ ctx, input }) => {
       if (!(await ctx.store.projects.remove(input.slug))) throw noSuchProject(input.slug);
+      // Its history goes with it (an export taken before keeps it).
+      await ctx.store.history.removeForProjects([input.slug]);
       return { ok: true as const };
     }),
 });

@@ -8,7 +8,8 @@ import { appDocument, appList, errorBody, reviewList, versionList, type AppStore
 import { appStoreToken } from './token.ts';
 
 const SERVICE = 'App Store Connect';
-const REVIEWS = 20;
+/** The newest written reviews the storefront lists. */
+export const REVIEWS = 20;
 const VERSIONS = 10;
 /** Apple gives no Retry-After; with the rolling hour spent, asking again within a minute is pointless. */
 const HOUR_SPENT_WAIT_MS = 60_000;
