@@ -127,8 +127,8 @@ describe('a request through a proxy', () => {
 });
 
 describe('body limits', () => {
-  it('keep sign-in and setup to a few KB, the import to a whole export, webhooks to the relay\'s, the rest to 1 MB', () => {
-    expect(BODY_LIMITS).toEqual({ signIn: 16 * 1024, webhook: RECEIVE_LIMITS.bodyBytes, import: MAX_DUMP_BYTES, other: 1024 * 1024 });
+  it('keep sign-in and setup to a few KB, the import to a whole export, a history CSV to 16 MB, webhooks to the relay\'s, the rest to 1 MB', () => {
+    expect(BODY_LIMITS).toEqual({ signIn: 16 * 1024, webhook: RECEIVE_LIMITS.bodyBytes, import: MAX_DUMP_BYTES, historyImport: 16 * 1024 * 1024, other: 1024 * 1024 });
     for (const url of ['/login', '/login?/default', '/setup?token=x', '/logout', '/api/tokens', '/api/tokens/abc', '/api/auth/cli-import']) {
       expect(bodyLimit('POST', url)).toBe(BODY_LIMITS.signIn);
     }
@@ -137,7 +137,8 @@ describe('body limits', () => {
     }
     expect(bodyLimit('POST', '/api/webhooks/code_host')).toBe(BODY_LIMITS.webhook);
     expect(bodyLimit('POST', '/api/database/import?dryRun=1')).toBe(BODY_LIMITS.import);
-    for (const [method, url] of [['POST', '/api/trpc/settings.update?batch=1'], ['POST', '/api/trpc/database.import'], ['POST', '/api/projects'], ['PUT', '/api/database/import'], ['POST', '/settings/security?/password'], ['GET', '/']]) {
+    expect(bodyLimit('POST', '/api/history/import')).toBe(BODY_LIMITS.historyImport);
+    for (const [method, url] of [['POST', '/api/trpc/settings.update?batch=1'], ['POST', '/api/trpc/database.import'], ['POST', '/api/projects'], ['PUT', '/api/database/import'], ['PUT', '/api/history/import'], ['POST', '/settings/security?/password'], ['GET', '/']]) {
       expect(bodyLimit(method as string, url as string)).toBe(BODY_LIMITS.other);
     }
   });

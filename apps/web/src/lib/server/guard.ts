@@ -1,4 +1,4 @@
-import { isLoopbackHost, MAX_DUMP_BYTES } from '@dash/contracts';
+import { isLoopbackHost, MAX_DUMP_BYTES, MAX_IMPORT_BYTES } from '@dash/contracts';
 import { isJsonType, RECEIVE_LIMITS } from '@dash/webhooks';
 
 /**
@@ -145,6 +145,8 @@ export const BODY_LIMITS = {
   webhook: RECEIVE_LIMITS.bodyBytes,
   /** POST /api/database/import: a whole export. */
   import: MAX_DUMP_BYTES,
+  /** POST /api/history/import: a CSV of history (a year of 20 metrics for 10 projects is some 3 MB). */
+  historyImport: MAX_IMPORT_BYTES,
   /** Everything else (JSON to /api and /api/trpc, form actions). */
   other: 1024 * 1024,
 } as const;
@@ -200,6 +202,7 @@ export function bodyLimit(method: string, url: string): number {
   }
   if (isSignedWebhook(method, path)) return BODY_LIMITS.webhook;
   if (method === 'POST' && path === '/api/database/import') return BODY_LIMITS.import;
+  if (method === 'POST' && path === '/api/history/import') return BODY_LIMITS.historyImport;
   return BODY_LIMITS.other;
 }
 
