@@ -43,6 +43,18 @@ describe.skipIf(!descriptionOf('opencollective'))('Open Collective connector aga
     });
   });
 
+  describe.each(['minimal', 'maximal', 'full'] as const satisfies readonly SampleMode[])('%s answers to the daily balance', (mode) => {
+    const upstream = useDescribedUpstream('opencollective', mode);
+
+    it('sends a query the schema accepts, and reads the generated answer: no collective (null), or a series by another unit than the day it asked', async () => {
+      const read = opencollective.history?.series(context(upstream.baseUrl), { slug: 'generated', from: '2026-01-01', to: '2026-01-07', now: Date.parse('2026-01-07T12:00:00Z') });
+      // The generated `timeUnit` is the enum's first value, SECOND: nodes by the second are no day's balance.
+      if (mode === 'minimal') await expect(read).rejects.toMatchObject({ kind: 'not_found', message: expect.stringContaining('"generated"') as string });
+      else await expect(read).rejects.toMatchObject({ kind: 'bad_response', message: 'Open Collective answered a daily balance by SECOND' });
+      expect(upstream.requests).toEqual([{ request: 'POST /graphql/v2', status: 200 }]);
+    });
+  });
+
   describe('a collective whose nullable figures are null', () => {
     const described = descriptionOf('opencollective')?.description;
     const schema = described instanceof GraphQLDescription ? described : undefined;

@@ -3,8 +3,10 @@ import type { FundingConnector } from '../connector.ts';
 import type { ConnectorContext } from '../context.ts';
 import { ConnectorError } from '../errors.ts';
 import { defineClient, parseWith, type ClientSpec } from '../http.ts';
-import { toFunding } from './map.ts';
-import { envelope, fundingData, graphqlErrorBody, meData, restErrorBody, type OcGraphQLError } from './schemas.ts';
+import { isoDay } from '../dates.ts';
+import { dayStart, nextDay, readableWindow } from '../series.ts';
+import { majorUnits, toFunding } from './map.ts';
+import { balanceHistoryData, envelope, fundingData, graphqlErrorBody, meData, restErrorBody, type OcGraphQLError } from './schemas.ts';
 
 const SERVICE = 'Open Collective';
 const PATH = '/graphql/v2';
@@ -106,6 +108,26 @@ const FUNDING_QUERY = `query Funding($slug: String!, $transactionsLimit: Int!, $
   }
 }`;
 
+/**
+ * The collective's balance per UTC day. `balanceTimeSeries` counts transactions created from `dateFrom` up to (not
+ * including) `dateTo`, bucketed by `timeUnit`; the schema's description says only "Balance time series", so what a
+ * node's amount is comes from Open Collective's resolver (opencollective-api `server/lib/budget.js`,
+ * `getBalanceTimeSeries`): the balance before `dateFrom`, plus each bucket's net transactions in turn, i.e. a running
+ * balance at the END of the node's day, not that day's change. Every day from `dateFrom` to `dateTo` (or now) gets a
+ * node, but only when the range holds at least one transaction: a quiet range answers no nodes at all.
+ */
+const BALANCE_HISTORY_QUERY = `query BalanceHistory($slug: String!, $dateFrom: DateTime!, $dateTo: DateTime!) {
+  account(slug: $slug) {
+    __typename currency
+    stats {
+      balanceTimeSeries(dateFrom: $dateFrom, dateTo: $dateTo, timeUnit: DAY) {
+        timeUnit
+        nodes { date amount ${AMOUNT} }
+      }
+    }
+  }
+}`;
+
 /** Open Collective: a collective's balance, budget, latest transactions and backers. */
 export const opencollective: FundingConnector = {
   service: 'opencollective',
@@ -123,5 +145,30 @@ export const opencollective: FundingConnector = {
     const { account } = await graphql(ctx, FUNDING_QUERY, { slug, transactionsLimit: TRANSACTIONS_LIMIT, membersLimit: MEMBERS_LIMIT }, fundingData, slug);
     if (!account) throw new ConnectorError('not_found', `${SERVICE} has no collective with the slug "${slug}"`);
     return toFunding(account);
+  },
+
+  history: {
+    seriesDays: 365,
+    /**
+     * `funding.balance` at the end of each UTC day of the window, in the collective's currency (see
+     * BALANCE_HISTORY_QUERY for what a node holds). One request for the whole window; a node without cents is left
+     * out, and so is every day of a window in which the collective had no transaction (Open Collective answers none).
+     */
+    async series(ctx, { slug, ...window }) {
+      const span = readableWindow(window);
+      if (!span) return [];
+      const variables = { slug, dateFrom: new Date(dayStart(span.from)).toISOString(), dateTo: new Date(dayStart(nextDay(span.to))).toISOString() };
+      const { account } = await graphql(ctx, BALANCE_HISTORY_QUERY, variables, balanceHistoryData, slug);
+      if (!account) throw new ConnectorError('not_found', `${SERVICE} has no collective with the slug "${slug}"`);
+      const series = account.stats?.balanceTimeSeries;
+      if (series && series.timeUnit !== 'DAY') throw new ConnectorError('bad_response', `${SERVICE} answered a daily balance by ${series.timeUnit}`);
+      return (series?.nodes ?? []).flatMap(({ date, amount }) => {
+        const at = Date.parse(date);
+        const day = Number.isNaN(at) ? undefined : isoDay(at);
+        const value = majorUnits(amount);
+        if (value === null || day === undefined || day < span.from || day > span.to) return [];
+        return [{ metric: 'funding.balance' as const, date: day, value, currency: amount.currency ?? account.currency ?? 'USD' }];
+      });
+    },
   },
 };

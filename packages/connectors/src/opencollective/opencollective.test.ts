@@ -3,7 +3,7 @@ import { demoProducts, sandboxTokens, startSandbox, type Sandbox } from '@dash/s
 import { holdToDescriptions } from '@dash/sandbox/contract';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConnectorError } from '../errors.ts';
-import { sandboxContext, testClock } from '../testing.ts';
+import { dayBefore, sandboxContext, testClock } from '../testing.ts';
 import { opencollective, withoutToken } from './index.ts';
 
 let sandbox: Sandbox;
@@ -215,5 +215,89 @@ describe('Open Collective connector', () => {
       ['POST', '/graphql/v2', 401],
       ['POST', '/graphql/v2', 200],
     ]);
+  });
+});
+
+describe('Open Collective daily series', () => {
+  const history = opencollective.history;
+  if (!history) throw new Error('Open Collective reads a daily series');
+
+  /** The fake's transactions (net of the host's fee) of one day, from its own transactions list. */
+  async function ledgerOf(date: string): Promise<number> {
+    const response = await fetch(`${sandbox.services.opencollective.baseUrl}/graphql/v2`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'personal-token': sandboxTokens.opencollective },
+      body: JSON.stringify({ query: 'query($slug: String!) { account(slug: $slug) { __typename transactions(limit: 1000) { nodes { __typename createdAt amount { valueInCents } } } } }', variables: { slug } }),
+    });
+    const body = (await response.json()) as { data: { account: { transactions: { nodes: { createdAt: string; amount: { valueInCents: number } }[] } } } };
+    return body.data.account.transactions.nodes.filter((t) => t.createdAt.startsWith(date)).reduce((sum, t) => sum + t.amount.valueInCents, 0) / 100;
+  }
+
+  it('answers the balance at the end of each day in the collective’s currency, ending on the balance the funding widget shows', async () => {
+    const now = Date.now();
+    const sent: unknown[] = [];
+    const ctx = { ...sandboxContext(sandbox, 'opencollective'), fetch: ((input, init) => {
+      sent.push(JSON.parse(typeof init?.body === 'string' ? init.body : '{}'));
+      return fetch(input, init);
+    }) as typeof fetch };
+    const series = await history.series(ctx, { slug, from: dayBefore(now, 29), to: dayBefore(now, 0), now });
+    // One request for the window, midnight to midnight UTC: Open Collective counts up to `dateTo`, not including it.
+    expect(sent).toEqual([
+      expect.objectContaining({ variables: { slug, dateFrom: `${dayBefore(now, 29)}T00:00:00.000Z`, dateTo: `${dayBefore(now, -1)}T00:00:00.000Z` } }),
+    ]);
+    expect(series.map((v) => v.date)).toEqual(Array.from({ length: 30 }, (_, i) => dayBefore(now, 29 - i)));
+    expect(series.every((v) => v.metric === 'funding.balance' && v.currency === 'USD')).toBe(true);
+    const funding = await opencollective.funding(ctx, { slug });
+    expect(series.at(-1)?.value).toBe(funding.stats.balance);
+    // A running balance: each day's change is that day's transactions, as the collective's ledger lists them.
+    for (const i of [5, 12, 20, 29]) {
+      const change = (series[i]?.value ?? 0) - (series[i - 1]?.value ?? 0);
+      expect(change).toBeCloseTo(await ledgerOf(series[i]?.date ?? ''), 2);
+    }
+  });
+
+  it('reads a year and more in one request, of plausible balances', async () => {
+    const now = Date.now();
+    expect(history.seriesDays).toBe(365);
+    const series = await history.series(sandboxContext(sandbox, 'opencollective'), { slug, from: dayBefore(now, 399), to: dayBefore(now, -10), now });
+    expect(series).toHaveLength(400);
+    expect(series.every((v) => v.value >= 0)).toBe(true);
+    // Backers joined over two years: the balance grows, with expenses paid out of it on the way.
+    expect(series.at(-1)?.value).toBeGreaterThan(series[0]?.value ?? 0);
+    expect(series.some((v, i) => i > 0 && v.value < (series[i - 1]?.value ?? 0))).toBe(true);
+    expect(sandbox.requestsTo('opencollective')).toHaveLength(1);
+  });
+
+  it('answers no day at all for a window without a transaction, as Open Collective answers no node', async () => {
+    const now = Date.now();
+    // The collective's first backer joined at most 715 days ago: three years back it had nothing happen.
+    const series = await history.series(sandboxContext(sandbox, 'opencollective'), { slug, from: dayBefore(now, 1100), to: dayBefore(now, 1090), now });
+    expect(series).toEqual([]);
+    expect(await history.series(sandboxContext(sandbox, 'opencollective'), { slug, from: dayBefore(now, -3), to: dayBefore(now, -1), now })).toEqual([]);
+    expect(sandbox.requestsTo('opencollective')).toHaveLength(1);
+  });
+
+  it('leaves out a node without cents and nodes outside the window, reading each node’s date as its UTC day', async () => {
+    const node = (date: string, valueInCents: number | null) => ({ date: `${date}T00:00:00.000Z`, amount: { valueInCents, currency: 'EUR' } });
+    const nodes = [node('2026-02-28', 100), node('2026-03-01', 12_345), node('2026-03-02', null), node('2026-03-03', 12_000)];
+    sandbox.inject('opencollective', { status: 200, body: { data: { account: { __typename: 'Collective', currency: 'EUR', stats: { balanceTimeSeries: { timeUnit: 'DAY', nodes } } } } }, times: 1 });
+    const series = await history.series(sandboxContext(sandbox, 'opencollective'), { slug, from: '2026-03-01', to: '2026-03-03', now: Date.parse('2026-03-03T10:00:00Z') });
+    expect(series).toEqual([
+      { metric: 'funding.balance', date: '2026-03-01', value: 123.45, currency: 'EUR' },
+      { metric: 'funding.balance', date: '2026-03-03', value: 120, currency: 'EUR' },
+    ]);
+  });
+
+  it('says there is no such collective, that the token was rejected (401), and that Open Collective is rate limiting (429)', async () => {
+    const now = Date.now();
+    const window = { from: dayBefore(now, 2), to: dayBefore(now, 0), now };
+    await expect(history.series(sandboxContext(sandbox, 'opencollective'), { slug: 'no-such-collective', ...window })).rejects.toMatchObject({ kind: 'not_found' });
+    const wrong = 'oc_wrongPersonalToken_1234567890';
+    const rejected = await history.series(sandboxContext(sandbox, 'opencollective', { credentials: { personalToken: wrong } }), { slug, ...window }).catch((e: unknown) => e);
+    expect(rejected).toMatchObject({ kind: 'auth', retryable: false, message: 'Open Collective rejected the credentials (401): Invalid Personal Token (Api Key)' });
+    sandbox.limit('opencollective', { limit: 0, windowMs: 60_000 });
+    const limited = await history.series(sandboxContext(sandbox, 'opencollective'), { slug, ...window }).catch((e: unknown) => e);
+    expect(limited).toBeInstanceOf(ConnectorError);
+    expect(limited).toMatchObject({ kind: 'rate_limited', message: 'Open Collective is rate limiting us (429): Rate limit exceeded. Contact-us to get higher limits.' });
   });
 });

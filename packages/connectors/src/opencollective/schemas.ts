@@ -74,3 +74,17 @@ export type OcAccount = z.infer<typeof account>;
 export const fundingData = z.object({ account: account.nullable() });
 
 export const meData = z.object({ me: z.object({ id: z.string() }).loose().nullable() });
+
+/** `TimeSeriesAmountNode`: the bucket's start (`DateTime!`) and an `Amount!` whose cents may still be null. */
+export const timeSeriesNode = z.object({ date: z.string(), amount }).loose();
+
+/** `account.stats.balanceTimeSeries` (`TimeSeriesAmount!`; its `nodes` a non-null list of non-null nodes). */
+export const balanceHistoryData = z.object({
+  account: z
+    .object({
+      currency: z.string().nullable(),
+      stats: z.object({ balanceTimeSeries: z.object({ timeUnit: z.string(), nodes: z.array(timeSeriesNode) }).loose() }).loose().nullable(),
+    })
+    .loose()
+    .nullable(),
+});

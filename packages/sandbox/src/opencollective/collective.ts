@@ -52,11 +52,22 @@ export interface OcTransaction {
   toAccount: OcAccountRef;
 }
 
+/** A change of the balance (cents, signed) at a moment (ms). */
+export interface OcFlow {
+  at: number;
+  cents: number;
+}
+
 export interface OcCollective {
   account: OcAccountRef & { currency: string; description: string };
   stats: { balance: Amount; totalAmountReceived: Amount; yearlyBudget: Amount; contributorsCount: number };
   members: OcMember[];
   transactions: OcTransaction[];
+  /**
+   * Every change of the balance over the collective's life, oldest first, summing to today's balance: the ledger's
+   * transactions, and before the ledger the contributions, their host fees and the expenses paid from them.
+   */
+  flows: OcFlow[];
 }
 
 const CURRENCY = 'USD';
@@ -144,6 +155,9 @@ export function buildCollective(now: number): OcCollective {
   const backerCount = 60 + Math.floor(random() * 61);
   const members: OcMember[] = [];
   const transactions: OcTransaction[] = [];
+  const flows: OcFlow[] = [];
+  /** A contribution and the host's fee on it, as they move the balance. */
+  const contributed = (at: number, cents: number) => flows.push({ at, cents }, { at: at + 1000, cents: -Math.round(cents * HOST_FEE_RATE) });
   let transactionId = 9_481_000;
   const ledgerFrom = now - LEDGER_DAYS * DAY_MS;
   let totalReceived = 0;
@@ -179,6 +193,7 @@ export function buildCollective(now: number): OcCollective {
       yearlyBudget += cents * 12;
       for (let at = joined; at <= now; at += MONTH_MS) {
         donated += cents;
+        contributed(at, cents);
         if (at < ledgerFrom) continue;
         record(at, 'CREDIT', 'CONTRIBUTION', cents, `Monthly financial contribution to ${account.name} (${chosen.name})`, who);
         record(at + 1000, 'DEBIT', 'HOST_FEE', Math.round(cents * HOST_FEE_RATE), 'Host Fee', host);
@@ -186,6 +201,7 @@ export function buildCollective(now: number): OcCollective {
     } else {
       // A one-time contribution of a custom amount: a backer without a tier.
       donated = (10 + Math.floor(random() * 9) * 5) * 100;
+      contributed(joined, donated);
       if (joined >= ledgerFrom) {
         record(joined, 'CREDIT', 'CONTRIBUTION', donated, `Financial contribution to ${account.name}`, who);
         record(joined + 1000, 'DEBIT', 'HOST_FEE', Math.round(donated * HOST_FEE_RATE), 'Host Fee', host);
@@ -215,6 +231,7 @@ export function buildCollective(now: number): OcCollective {
   // An expense paid out about every two weeks.
   for (let at = ledgerFrom + 5 * DAY_MS, n = 0; at < now; at += Math.floor((10 + random() * 8) * DAY_MS), n++) {
     const cents = (20 + Math.floor(random() * 230)) * 100;
+    flows.push({ at, cents: -cents });
     record(at, 'DEBIT', 'EXPENSE', cents, EXPENSES[n % EXPENSES.length] ?? 'Expense', n % 3 === 2 ? person(`${FIRST[n % FIRST.length] ?? 'Ana'} ${LAST[n % LAST.length] ?? 'Berg'}`, 'INDIVIDUAL') : host);
   }
   transactions.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.legacyId - a.legacyId);
@@ -222,10 +239,37 @@ export function buildCollective(now: number): OcCollective {
   const net = Math.round(totalReceived * (1 - HOST_FEE_RATE));
   // What has been spent over the collective's life, so the balance is what is left of the rest.
   const spent = Math.round(net * 0.63);
+  const balance = net - spent;
+  flows.push(...expensesBefore(flows, ledgerFrom, flows.reduce((sum, flow) => sum + flow.cents, 0) - balance));
+  flows.sort((a, b) => a.at - b.at);
   return {
     account,
-    stats: { balance: amount(net - spent), totalAmountReceived: amount(totalReceived), yearlyBudget: amount(yearlyBudget), contributorsCount: backerCount },
+    stats: { balance: amount(balance), totalAmountReceived: amount(totalReceived), yearlyBudget: amount(yearlyBudget), contributorsCount: backerCount },
     members,
     transactions,
+    flows,
   };
+}
+
+/**
+ * The expenses paid before the ledger's first day, `total` cents in all: one at the end of each fortnight, in proportion
+ * to what came in during it, so the balance before the ledger never dips below what it started from.
+ */
+function expensesBefore(flows: readonly OcFlow[], ledgerFrom: number, total: number): OcFlow[] {
+  const before = flows.filter((flow) => flow.at < ledgerFrom && flow.cents > 0);
+  const income = before.reduce((sum, flow) => sum + flow.cents, 0);
+  const first = Math.min(...before.map((flow) => flow.at));
+  if (total <= 0 || income <= 0) return [];
+  const expenses: OcFlow[] = [];
+  const fortnight = 14 * DAY_MS;
+  let paid = 0;
+  for (let start = first; start < ledgerFrom; start += fortnight) {
+    const end = Math.min(start + fortnight, ledgerFrom);
+    const received = before.filter((flow) => flow.at >= start && flow.at < end).reduce((sum, flow) => sum + flow.cents, 0);
+    // The last fortnight takes what rounding left, so the expenses come to `total` exactly.
+    const cents = end === ledgerFrom ? total - paid : Math.round((total * received) / income);
+    paid += cents;
+    if (cents !== 0) expenses.push({ at: end - DAY_MS, cents: -cents });
+  }
+  return expenses;
 }

@@ -1,7 +1,7 @@
-import { sandboxTokens } from '../demo.ts';
+import { DAY_MS, sandboxTokens } from '../demo.ts';
 import { GraphQLFailure, parseOperation, type Field } from '../graphql.ts';
 import type { SandboxReply, SandboxRequest, SandboxService } from '../service.ts';
-import { buildCollective, type OcCollective, type OcMember, type OcTransaction } from './collective.ts';
+import { amount, buildCollective, type OcCollective, type OcMember, type OcTransaction } from './collective.ts';
 
 const MINUTE = 60_000;
 /** Open Collective's limit for a request made with a personal token: 100 a minute. */
@@ -43,6 +43,23 @@ const intArg = (args: Record<string, unknown>, name: string, fallback: number): 
 
 const listArg = (value: unknown): unknown[] | undefined => (value === undefined || value === null ? undefined : Array.isArray(value) ? value : [value]);
 
+/** Where Postgres' DATE_TRUNC starts a bucket of each time unit (UTC; weeks on Monday), and where the next one starts. */
+const timeUnits = {
+  DAY: { start: (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS, next: (ms: number) => ms + DAY_MS },
+  WEEK: {
+    start: (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS - ((new Date(ms).getUTCDay() + 6) % 7) * DAY_MS,
+    next: (ms: number) => ms + 7 * DAY_MS,
+  },
+  MONTH: {
+    start: (ms: number) => Date.UTC(new Date(ms).getUTCFullYear(), new Date(ms).getUTCMonth(), 1),
+    next: (ms: number) => Date.UTC(new Date(ms).getUTCFullYear(), new Date(ms).getUTCMonth() + 1, new Date(ms).getUTCDate()),
+  },
+  YEAR: {
+    start: (ms: number) => Date.UTC(new Date(ms).getUTCFullYear(), 0, 1),
+    next: (ms: number) => Date.UTC(new Date(ms).getUTCFullYear() + 1, new Date(ms).getUTCMonth(), new Date(ms).getUTCDate()),
+  },
+} as const;
+
 /** Open Collective's GraphQL API v2 (`POST /graphql/v2`) over Tideline's open-data collective. */
 export function opencollectiveService(now: number): SandboxService {
   const collective: OcCollective = buildCollective(now);
@@ -76,7 +93,46 @@ export function opencollectiveService(now: number): SandboxService {
     return { __typename: 'TransactionCollection', offset, limit, totalCount: matching.length, nodes: matching.slice(offset, offset + limit) };
   }
 
-  const account = { ...collective.account, stats: { __typename: 'AccountStats', id: collective.account.id, ...collective.stats }, members, transactions };
+  /**
+   * `stats.balanceTimeSeries` as Open Collective's resolver makes it (opencollective-api `getBalanceTimeSeries`): the
+   * balance before `dateFrom`, then a node per `timeUnit` bucket from `dateFrom` until `dateTo` (or now, whichever
+   * comes first) holding the running balance once that bucket's transactions are in; no nodes at all when no
+   * transaction falls from `dateFrom` to before `dateTo`. Buckets start where Postgres' DATE_TRUNC puts them; a
+   * `dateFrom` off such a start is refused as Open Collective's fill refuses it ("Time series data not aligned").
+   */
+  function balanceTimeSeries(args: Record<string, unknown>) {
+    const unit = typeof args.timeUnit === 'string' ? args.timeUnit : 'DAY';
+    const bucket = timeUnits[unit as keyof typeof timeUnits] as (typeof timeUnits)[keyof typeof timeUnits] | undefined;
+    if (!bucket) throw new ResolverError(`This sandbox draws balances by ${Object.keys(timeUnits).join(', ')}, not ${unit}`, 'INTERNAL_SERVER_ERROR');
+    const date = (name: 'dateFrom' | 'dateTo', fallback: number) => {
+      const value = args[name];
+      if (value === undefined || value === null) return fallback;
+      const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+      if (Number.isNaN(ms)) throw new GraphQLFailure(`DateTime cannot represent an invalid date-time-string ${JSON.stringify(value)}.`, 'BAD_USER_INPUT', 'graphql error');
+      return ms;
+    };
+    const from = date('dateFrom', collective.flows[0]?.at ?? now);
+    const to = date('dateTo', now);
+    const inRange = collective.flows.filter((flow) => flow.at >= from && flow.at < to);
+    let running = collective.flows.filter((flow) => flow.at < from).reduce((sum, flow) => sum + flow.cents, 0);
+    const nodes: { __typename: string; date: string; amount: ReturnType<typeof amount>; count: null; label: null }[] = [];
+    if (inRange.length > 0) {
+      const byBucket = new Map<number, number>();
+      for (const flow of inRange) byBucket.set(bucket.start(flow.at), (byBucket.get(bucket.start(flow.at)) ?? 0) + flow.cents);
+      const buckets: number[] = [];
+      for (let at = from; at < Math.min(to, now); at = bucket.next(at)) buckets.push(at);
+      if ([...byBucket.keys()].some((at) => !buckets.includes(at))) throw new ResolverError('Time series data not aligned', 'INTERNAL_SERVER_ERROR');
+      for (const at of buckets) {
+        running += byBucket.get(at) ?? 0;
+        nodes.push({ __typename: 'TimeSeriesAmountNode', date: new Date(at).toISOString(), amount: amount(running, collective.account.currency), count: null, label: null });
+      }
+    }
+    const iso = (value: unknown) => (typeof value === 'string' ? new Date(Date.parse(value)).toISOString() : null);
+    return { __typename: 'TimeSeriesAmount', dateFrom: iso(args.dateFrom), dateTo: iso(args.dateTo), timeUnit: unit, nodes };
+  }
+
+  const stats = { __typename: 'AccountStats', id: collective.account.id, ...collective.stats, balanceTimeSeries };
+  const account = { ...collective.account, stats, members, transactions };
 
   function findAccount(args: Record<string, unknown>, typeName: string) {
     const slug = typeof args.slug === 'string' ? args.slug.toLowerCase() : undefined;

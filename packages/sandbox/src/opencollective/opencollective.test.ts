@@ -57,4 +57,25 @@ describe('Open Collective fake', () => {
     expect(status).toBe(400);
     expect(body).toEqual({ errors: [{ message: 'Cannot query field "totalAmountSpentNope" on type "AccountStats".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
   });
+
+  it('draws the balance over time as Open Collective does: a running balance per bucket, none for a quiet range, a start off a bucket refused', async () => {
+    const query = 'query($from: DateTime, $to: DateTime, $unit: TimeUnit) { account(slug: "tideline-oss") { __typename stats { balance { valueInCents } balanceTimeSeries(dateFrom: $from, dateTo: $to, timeUnit: $unit) { timeUnit nodes { date amount { valueInCents currency } } } } } }';
+    type Answer = { data: { account: { stats: { balance: { valueInCents: number }; balanceTimeSeries: { timeUnit: string; nodes: { date: string; amount: { valueInCents: number } }[] } } } | null } };
+    const day = (daysAgo: number) => `${new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10)}T00:00:00.000Z`;
+    const daily = ((await post(query, { from: day(60), to: day(-1), unit: 'DAY' })).body as Answer).data.account?.stats;
+    expect(daily?.balanceTimeSeries.nodes.map((n) => n.date)).toEqual(Array.from({ length: 61 }, (_, i) => day(60 - i)));
+    // The last node is today's balance so far: the stats' balance.
+    expect(daily?.balanceTimeSeries.nodes.at(-1)?.amount.valueInCents).toBe(daily?.balance.valueInCents);
+    // Last month by the month: one node, the balance at the end of its last day.
+    const thisMonth = new Date(`${day(0).slice(0, 7)}-01T00:00:00.000Z`);
+    const lastMonth = new Date(Date.UTC(thisMonth.getUTCFullYear(), thisMonth.getUTCMonth() - 1, 1));
+    const months = ((await post(query, { from: lastMonth.toISOString(), to: thisMonth.toISOString(), unit: 'MONTH' })).body as Answer).data.account?.stats.balanceTimeSeries;
+    const lastDay = new Date(thisMonth.getTime() - 86_400_000).toISOString();
+    expect(months?.nodes.map((n) => n.date)).toEqual([lastMonth.toISOString()]);
+    expect(months?.nodes[0]?.amount.valueInCents).toBe(daily?.balanceTimeSeries.nodes.find((n) => n.date === lastDay)?.amount.valueInCents);
+    const quiet = ((await post(query, { from: day(1100), to: day(1090), unit: 'DAY' })).body as Answer).data.account?.stats.balanceTimeSeries;
+    expect(quiet?.nodes).toEqual([]);
+    const unaligned = await post(query, { from: new Date(Date.now() - 5 * 86_400_000).toISOString(), unit: 'DAY' });
+    expect(unaligned.body).toMatchObject({ errors: [{ message: 'Time series data not aligned', path: ['account'] }], data: { account: null } });
+  });
 });
