@@ -234,6 +234,15 @@ const benches: Bench[] = [
   { file: 'api.mjs', build: true, services: [], figures: [new RegExp(`^median ratio ${number} \\(target >= 0\\.5\\)`, 'm')] },
   { file: 'backup.mjs', build: true, services: [], figures: [new RegExp(`wall / slowest lane = ${number} `)] },
   {
+    file: 'history.mjs',
+    build: true,
+    services: [],
+    figures: [
+      new RegExp(`^median time ratio, a year of one metric / cached data route: ${number} \\(target <= 1\\.2\\)`, 'm'),
+      new RegExp(`^median time ratio, the revenue widget's four metrics / cached data route: ${number} \\(target <= 1\\.2\\)`, 'm'),
+    ],
+  },
+  {
     file: 'relay.mjs',
     build: false,
     services: ['redis-server'],

@@ -18,6 +18,7 @@ import { endpointRef, isEndpointRef } from '../push/adapter.ts';
 import type { Logger } from '../logger.ts';
 import type { DatabaseHandle } from './runtime.ts';
 import { INSTALLATION_META } from '../data/shared.ts';
+import { historyChanged } from '../history/memo.ts';
 
 /** What an export reads: the store's settings and tables, and which database serves them. */
 export interface DumpSources {
@@ -220,6 +221,8 @@ export async function importDump(ctx: RestoreTargets, dump: Dump, { dryRun }: { 
   // The rows of user_settings are replaced: the marker and the sign-in state go back in with them, as they were.
   if (tables.user_settings) tables.user_settings = [...tables.user_settings, ...own];
   await ctx.store.transfer.restore(tables);
+  // The history's answers kept in memory were of the rows replaced.
+  historyChanged(ctx.store);
   // What was fetched for the old projects is not theirs; every process-wide copy goes with the context.
   await ctx.store.cache.clear();
   await ctx.database?.reload();

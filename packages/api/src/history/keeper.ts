@@ -21,6 +21,7 @@ import { fail } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { localTime } from '../notifications/policy/quiet-hours.ts';
 import { Ticker } from '../ticker.ts';
+import { historyChanged } from './memo.ts';
 import { addDays, isoDate, readProject, seriesDaysOf, seriesIntegrations } from './sources.ts';
 
 /**
@@ -145,6 +146,7 @@ export class HistoryKeeper {
 
   async saveSchedule(schedule: HistorySchedule): Promise<HistorySettings> {
     await this.options.store.meta.put(SCHEDULE, schedule);
+    historyChanged(this.options.store);
     this.kick();
     return this.settings();
   }
@@ -193,6 +195,7 @@ export class HistoryKeeper {
     );
     const points = results.flatMap(({ project, values }) => pointsOf(project.slug, values, 'snapshot', now, late ? { date } : undefined));
     await store.history.put(points);
+    historyChanged(store);
     const failed = results.flatMap(({ project, failed }) => failed.map((failure) => ({ project: project.slug, ...failure })));
     await this.recordSnapshot(date, { at: now, late, points: points.length, failed });
     log.info(`history: snapshot of ${date}${late ? ' (late)' : ''}: ${points.length} values${failed.length ? `, ${failed.length} sources failed` : ''}`);
@@ -232,6 +235,7 @@ export class HistoryKeeper {
       });
       const points = pointsOf(project.slug, values, 'backfill', now);
       await store.history.put(points);
+      historyChanged(store);
       result.points += points.length;
       const byMetric = new Map<string, { points: number; first: string | null }>();
       for (const point of points) {

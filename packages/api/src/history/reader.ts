@@ -14,18 +14,19 @@ import {
 import type { MetricPointRow, Store } from '@dash/db';
 import { fail } from '../errors.ts';
 import { historyCsv, parseHistoryCsv } from './csv.ts';
+import { historyChanged, memoised } from './memo.ts';
 import { historySchedule } from './keeper.ts';
 import { addDays, seriesDaysOf } from './sources.ts';
 import { localTime } from '../notifications/policy/quiet-hours.ts';
 
-/** Reading the history: one metric, several, the catalogue per project, the CSV; and the CSV import. */
+/** Reading the history: one metric, several, the catalogue per project, the CSV (answers kept a minute: memo.ts); and the CSV import. */
 
 /** Metrics a backfill reads from lists as far as they go (deploys, new reviews) rather than from a daily series. */
 const listed = new Set<MetricKey>(['shipping.deploys', 'storefront.reviews']);
 
 /** The days asked for: `from`/`to` as given, else the year up to today (the owner's zone). */
 async function daysOf(store: Store, now: number, query: { from?: string | undefined; to?: string | undefined }): Promise<{ from: string; to: string }> {
-  const to = query.to ?? localTime(Math.floor(now), (await historySchedule(store)).timezone).date.toString();
+  const to = query.to ?? (await memoised(store, now, 'today', async () => localTime(Math.floor(now), (await historySchedule(store)).timezone).date.toString()));
   return { from: query.from ?? addDays(to, -364), to };
 }
 
@@ -50,16 +51,24 @@ function historyOf(project: string, metric: MetricKey, rows: readonly MetricPoin
 
 /** GET /api/history: a project's metric over the days asked. */
 export async function readHistory(store: Store, now: number, query: HistoryQuery): Promise<History> {
-  await projectOf(store, query.project);
   const { from, to } = await daysOf(store, now, query);
-  return historyOf(query.project, query.metric, await store.history.read(query.project, [query.metric], from, to));
+  return memoised(store, now, JSON.stringify(['read', query.project, query.metric, from, to]), async () => {
+    await projectOf(store, query.project);
+    return historyOf(query.project, query.metric, await store.history.read(query.project, [query.metric], from, to));
+  });
 }
 
 /** GET /api/history/series: the metrics asked (every one kept when none is named) of one project or every project. */
 export async function readSeries(store: Store, now: number, query: { project?: string | undefined; metrics?: MetricKey[] | undefined; from?: string | undefined; to?: string | undefined }): Promise<HistorySeries> {
-  if (query.project !== undefined) await projectOf(store, query.project);
   const { from, to } = await daysOf(store, now, query);
-  const rows = await store.history.read(query.project, query.metrics, from, to);
+  return memoised(store, now, JSON.stringify(['series', query.project ?? null, query.metrics ?? null, from, to]), async () => {
+    if (query.project !== undefined) await projectOf(store, query.project);
+    return seriesOf(await store.history.read(query.project, query.metrics, from, to));
+  });
+}
+
+/** Rows of several projects and metrics, each project's metric as one history. */
+function seriesOf(rows: readonly MetricPointRow[]): HistorySeries {
   const groups = new Map<string, MetricPointRow[]>();
   for (const row of rows) {
     const key = `${row.project}\0${row.metric}`;
@@ -75,7 +84,11 @@ export async function readSeries(store: Store, now: number, query: { project?: s
 }
 
 /** GET /api/history/metrics: per project (one, or every one), each metric of the catalogue and what is kept of it. */
-export async function listMetrics(store: Store, slug: string | undefined): Promise<HistoryMetrics> {
+export function listMetrics(store: Store, now: number, slug: string | undefined): Promise<HistoryMetrics> {
+  return memoised(store, now, JSON.stringify(['metrics', slug ?? null]), () => metricsOf(store, slug));
+}
+
+async function metricsOf(store: Store, slug: string | undefined): Promise<HistoryMetrics> {
   const projects = slug === undefined ? await store.projects.list() : [await projectOf(store, slug)];
   const summary = await store.history.summary(slug);
   const kept = new Map(summary.map((entry) => [`${entry.project}\0${entry.metric}`, entry]));
@@ -129,5 +142,6 @@ export async function importCsv(store: Store, now: number, csv: string): Promise
   const projects = new Set((await store.projects.list()).map((project) => project.slug));
   const points = parseHistoryCsv(csv, projects);
   const written = await store.history.put(points.map((point) => ({ ...point, late: false, source: 'import' as const, takenAt: now })));
+  historyChanged(store);
   return { rows: points.length, ...written };
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Context } from '../context.ts';
 import { fail } from '../errors.ts';
 import { publicProcedure, router } from '../trpc.ts';
+import { historyChanged } from '../history/memo.ts';
 
 const DEMO = 'demo';
 
@@ -55,6 +56,7 @@ export async function startDemo(ctx: Context): Promise<DemoRecord> {
   await ctx.notifications.inbox.ingest(z.array(relayEventSchema).parse(setup.events ?? []));
   ctx.log.info(`demo started: ${record.projects.join(', ')}`);
   // The demo's months of history are read back from its fake providers at once.
+  historyChanged(ctx.store);
   ctx.history.kick();
   return record;
 }
@@ -83,6 +85,7 @@ export const demoRouter = router({
       for (const key of record.credentials) await ctx.store.credentials.remove(key);
       await ctx.store.notifications.removeForProjects(record.projects);
       await ctx.store.history.removeForProjects(record.projects);
+      historyChanged(ctx.store);
       await ctx.store.meta.put(DEMO, null);
       await ctx.data.cache.clear();
       ctx.log.info('demo removed');

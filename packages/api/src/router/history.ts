@@ -39,7 +39,7 @@ export const historyRouter = router({
   metrics: publicProcedure
     .input(historyMetricsQuerySchema)
     .output(historyMetricsSchema)
-    .query(({ ctx, input }) => listMetrics(ctx.store, input.project)),
+    .query(({ ctx, input }) => listMetrics(ctx.store, ctx.data.connections.clock.now(), input.project)),
 
   csv: publicProcedure
     .input(historyCsvQuerySchema)

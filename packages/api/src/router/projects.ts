@@ -14,6 +14,7 @@ import type { Context } from '../context.ts';
 import { CredentialsKeyMismatchError } from '../credentials/vault.ts';
 import { fail } from '../errors.ts';
 import { publicProcedure, router } from '../trpc.ts';
+import { historyChanged } from '../history/memo.ts';
 
 const noSuchProject = (slug: string) => fail('NOT_FOUND', `No project with the slug "${slug}"`);
 
@@ -79,6 +80,7 @@ export const projectsRouter = router({
       }
       await assignEarlierNotifications(ctx);
       // Its integrations' past days are read back now, not at the history keeper's next look.
+      historyChanged(ctx.store);
       ctx.history.kick();
       return project;
     }),
@@ -90,6 +92,7 @@ export const projectsRouter = router({
       await assertHostAllowed(ctx, input.patch.integrations);
       const project = found(input.slug, await ctx.store.projects.update(input.slug, input.patch));
       await assignEarlierNotifications(ctx);
+      historyChanged(ctx.store);
       ctx.history.kick();
       return project;
     }),
@@ -101,6 +104,7 @@ export const projectsRouter = router({
       if (!(await ctx.store.projects.remove(input.slug))) throw noSuchProject(input.slug);
       // Its history goes with it (an export taken before keeps it).
       await ctx.store.history.removeForProjects([input.slug]);
+      historyChanged(ctx.store);
       return { ok: true as const };
     }),
 });
