@@ -35,7 +35,7 @@ const metric = <K extends string>(key: K, rest: Omit<MetricDefinition, 'key'>) =
 /** Every metric, in the order the history view lists them. */
 export const metricCatalogue = [
   metric('revenue.gross', { label: 'Gross revenue', unit: 'money', kind: 'flow', integration: 'revenue', widget: 'revenue', description: 'Revenue taken that day, before fees and refunds.' }),
-  metric('revenue.net', { label: 'Net revenue', unit: 'money', kind: 'flow', integration: 'revenue', widget: 'revenue', description: 'Revenue that day after fees and refunds (Stripe: its balance; RevenueCat: proceeds).' }),
+  metric('revenue.net', { label: 'Net revenue', unit: 'money', kind: 'flow', integration: 'revenue', widget: 'revenue', description: 'Revenue that day after fees and refunds (Stripe’s balance transactions; RevenueCat’s revenue chart gives gross only).' }),
   metric('revenue.mrr', { label: 'MRR', unit: 'money', kind: 'stock', integration: 'revenue', widget: 'revenue', description: 'Monthly recurring revenue when the snapshot was taken.' }),
   metric('revenue.subscribers', { label: 'Active subscribers', unit: 'count', kind: 'stock', integration: 'revenue', widget: 'revenue', description: 'Active subscriptions when the snapshot was taken.' }),
   metric('analytics.visitors', { label: 'Visitors', unit: 'count', kind: 'flow', integration: 'analytics', widget: 'analytics', description: 'Unique visitors that day (a day’s uniques; days are never summed into a period’s).' }),

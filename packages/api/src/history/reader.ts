@@ -119,7 +119,12 @@ async function metricsOf(store: Store, slug: string | undefined): Promise<Histor
           integration: definition.integration,
           configured: project.integrations[definition.integration] !== undefined,
           // Flows (and a collective's balance) come back from a provider's daily series; deploys and reviews from lists.
-          backfill: listed.has(definition.key) || ((definition.kind === 'flow' || definition.key === 'funding.balance') && seriesDaysOf(project, definition.integration) > 0),
+          backfill:
+            listed.has(definition.key) ||
+            ((definition.kind === 'flow' || definition.key === 'funding.balance') &&
+              seriesDaysOf(project, definition.integration) > 0 &&
+              // RevenueCat's series is its revenue chart: gross only.
+              !(definition.key === 'revenue.net' && project.integrations.revenue?.provider === 'revenuecat')),
           points: stored?.points ?? 0,
           first: stored?.first ?? null,
           last: stored?.last ?? null,
