@@ -49,6 +49,15 @@ export async function gotoHydrated(page: Page, url: string): Promise<Response | 
   return response;
 }
 
+/** Starts the demo as a founder does, from the empty dashboard's button, and waits for its banner. */
+export async function startDemo(browser: Browser, url: string): Promise<void> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await gotoHydrated(page, url);
+  await page.getByRole('button', { name: 'Try it with demo data' }).click();
+  await page.getByRole('region', { name: 'Demo data' }).waitFor({ timeout: 20_000 });
+  await page.close();
+}
+
 /** Whether the page scrolls sideways: something wider than the screen that nothing scrolls on its own. */
 export const scrollsSideways = (page: Page): Promise<boolean> =>
   page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);

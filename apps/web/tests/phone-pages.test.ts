@@ -9,7 +9,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingsPath, settingsSections } from '../src/lib/settings-sections.ts';
-import { gotoHydrated, launchChromium, scrollsSideways } from './browser.ts';
+import { gotoHydrated, launchChromium, scrollsSideways, startDemo } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 
 let dashboard: RunningDashboard;
@@ -17,11 +17,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   [dashboard, browser] = await Promise.all([startDashboard(), launchChromium()]);
-  const setup = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await gotoHydrated(setup, dashboard.url);
-  await setup.getByRole('button', { name: 'Try it with demo data' }).click();
-  await setup.getByRole('region', { name: 'Demo data' }).waitFor({ timeout: 20_000 });
-  await setup.close();
+  await startDemo(browser, dashboard.url);
   // Settings → Notifications lists chat connections too (at this machine's closed port 9: nothing leaves it).
   for (const connection of [
     { name: 'Receiver with a rather long name for a phone', minSeverity: 'info', destination: { kind: 'webhook', url: 'http://127.0.0.1:9/hooks/dashboard' } },
@@ -83,7 +79,7 @@ function smallTargets(page: Page): Promise<string[]> {
   });
 }
 
-const pages = ['/', '/?project=formfox', '/?project=pocket-ledger', '/?project=tideline', '/briefing', ...settingsSections.map(({ id }) => settingsPath(id))];
+const pages = ['/', '/?project=formfox', '/?project=pocket-ledger', '/?project=tideline', '/briefing', '/history?project=tideline', ...settingsSections.map(({ id }) => settingsPath(id))];
 
 describe('every page on a phone', () => {
   for (const path of pages) {
@@ -92,7 +88,7 @@ describe('every page on a phone', () => {
       await gotoHydrated(page, dashboard.url + path);
       // The widgets' data in (each says when it was updated), and every card of Settings open.
       if (path.startsWith('/?')) await page.getByText(/Updated /).first().waitFor({ timeout: 20_000 });
-      if (path === '/briefing') await page.getByRole('heading', { level: 1 }).first().waitFor();
+      if (path === '/briefing' || path.startsWith('/history')) await page.getByRole('heading', { level: 1 }).first().waitFor();
       if (path.startsWith('/settings')) await page.evaluate(() => document.querySelectorAll('details').forEach((details) => (details.open = true)));
       const found: Record<string, string[]> = {};
       /** The page's background in each scheme: the dark passes look at the dark page, not the light one again. */

@@ -6,6 +6,7 @@ export const settingsSections = [
   { id: 'relay', title: 'Relay' },
   { id: 'notifications', title: 'Notifications' },
   { id: 'briefing', title: 'Briefing' },
+  { id: 'history', title: 'History' },
   { id: 'backups', title: 'Refresh & alerts' },
   { id: 'security', title: 'Security' },
   { id: 'database', title: 'Database' },

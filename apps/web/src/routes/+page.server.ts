@@ -1,7 +1,10 @@
 import type { PageServerLoad } from './$types';
 import { callerFor } from '$lib/server/app';
 import { firstData } from '$lib/server/first-render';
+import { readPageHistory } from '$lib/server/history';
 import type { FirstData } from '$lib/first-render';
+import type { PageHistory } from '$lib/history';
+import { metricsOfWidgets } from '$lib/trend';
 
 export const load: PageServerLoad = async ({ url, locals }) => {
   const api = await callerFor(locals.request);
@@ -13,14 +16,18 @@ export const load: PageServerLoad = async ({ url, locals }) => {
   // The widgets' first data comes with the page; `?render=client` leaves it to the browser, as before (bench/first-visit.mjs's baseline).
   const onScreen = [...Object.values(view.slots).filter((widget) => widget !== undefined), ...view.more];
   const activeProject = projects.find((p) => p.slug === active);
-  const first: FirstData =
+  // The trends' year of history for every widget on screen (All projects: the metrics that add up), read from the local
+  // store in one call beside the first data: each chart slices it by range in the browser and asks nothing more.
+  const [first, history]: [FirstData, PageHistory] = await Promise.all([
     onScreen.length > 0 && url.searchParams.get('render') !== 'client'
-      ? await firstData(locals.request, {
+      ? firstData(locals.request, {
           widgets: onScreen,
           project: active,
           fundingSlug: activeProject ? (activeProject.integrations.funding?.slug ?? null) : undefined,
           showOC: settings.widgetLayout.configs.revenue?.showOC ?? false,
         })
-      : {};
-  return { settings, projects, active, view, first, briefingUnread: briefing.unread };
+      : {},
+    readPageHistory(api, active, metricsOfWidgets(onScreen, { allProjects: active === undefined })),
+  ]);
+  return { settings, projects, active, view, first, briefingUnread: briefing.unread, history };
 };

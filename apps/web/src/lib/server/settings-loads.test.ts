@@ -12,9 +12,10 @@ const allowed: Record<SettingsSectionId, string[]> = {
   relay: ['relay.status', 'settings.get'],
   notifications: ['auth.status', 'notifications.policy', 'projects.list'],
   briefing: ['briefing.settings'],
+  history: ['history.settings'],
   backups: ['alerts.deliveries', 'alerts.status', 'backup.status'],
   security: ['auth.status', 'sessions.list', 'tokens.list'],
-  database: ['auth.status', 'database.config'],
+  database: ['auth.status', 'database.config', 'history.settings'],
 };
 
 /** `caller`, noting the path of every procedure called through it (`projects.list`). */

@@ -30,6 +30,8 @@ export const settingsLoads = {
 
   briefing: async (api: Caller) => ({ briefing: await api.briefing.settings() }),
 
+  history: async (api: Caller) => ({ history: await api.history.settings() }),
+
   backups: async (api: Caller) => {
     const [backup, email, { deliveries }] = await Promise.all([api.backup.status(), api.alerts.status(), api.alerts.deliveries()]);
     return { backup, email, emails: deliveries };
@@ -44,7 +46,8 @@ export const settingsLoads = {
   },
 
   database: async (api: Caller) => {
-    const [database, password] = await Promise.all([api.database.config(), passwordSet(api)]);
-    return { database, passwordSet: password };
+    // The history's size is shown here too: it is most of what the store holds.
+    const [database, password, { rows }] = await Promise.all([api.database.config(), passwordSet(api), api.history.settings()]);
+    return { database, passwordSet: password, historyRows: rows };
   },
 } satisfies Record<SettingsSectionId, (api: Caller) => Promise<object>>;
