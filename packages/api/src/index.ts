@@ -69,6 +69,11 @@ export async function createContext(options: {
   clock?: Clock;
   /** False: the notification scheduler does not run on its own (a test with a fake clock calls `inbox.tick()`). */
   scheduler?: boolean;
+  /**
+   * False: the metric history's keeper does not look on its own (a test calls `history.tick()`); the unit tests' default,
+   * so that a test counting upstream calls counts its own.
+   */
+  historyKeeper?: boolean;
   demo?: DemoProvider;
   /** Access control; a local dashboard with no password from the environment when absent. */
   access?: AccessOptions;
@@ -206,10 +211,8 @@ export async function createContext(options: {
   };
   context.backup.schedule();
   // The briefing email's sender runs with the other schedulers (a test with a fake clock calls `briefing.tick()`).
-  if (options.scheduler !== false) {
-    context.briefing.start();
-    context.history.start();
-  }
+  if (options.scheduler !== false) context.briefing.start();
+  if (options.scheduler !== false && options.historyKeeper !== false) context.history.start();
   return context;
 }
 

@@ -74,6 +74,8 @@ export async function createTestApi(
     clock?: Clock;
     /** False: no scheduler of its own; the test calls `ctx.notifications.inbox.tick()`. */
     scheduler?: boolean;
+    /** True: the metric history's keeper looks on its own (by default the test calls `ctx.history.tick()`). */
+    historyKeeper?: boolean;
     demo?: DemoProvider;
     access?: AccessOptions;
     relay?: RelayEnvironment;
@@ -110,6 +112,7 @@ export async function createTestApi(
         database,
         ...(options.clock ? { clock: options.clock } : {}),
         ...(options.scheduler === undefined ? {} : { scheduler: options.scheduler }),
+        historyKeeper: options.historyKeeper ?? false,
         ...(options.demo ? { demo: options.demo } : {}),
         ...(options.access ? { access: options.access } : {}),
         ...(options.relay ? { relay: options.relay } : {}),

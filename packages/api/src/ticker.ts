@@ -25,10 +25,11 @@ export class Ticker<T> {
     return this.stopped;
   }
 
-  start(): void {
+  /** The first look comes after `delayMs` (at once by default). */
+  start(delayMs = 0): void {
     if (this.started || this.stopped) return;
     this.started = true;
-    this.arm(0);
+    this.arm(delayMs);
   }
 
   kick(): void {

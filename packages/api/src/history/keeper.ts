@@ -48,6 +48,8 @@ const CATCH_UP_DAYS = 90;
 const BACKFILL_RETRY_MS = 6 * 3_600_000;
 /** Days of snapshot records kept. */
 const KEEP_DAYS = 14;
+/** The keeper's first look after the dashboard starts. */
+const START_DELAY_MS = 30_000;
 /** The keeper looks at the schedule and the projects at least this often. */
 const POLL_MS = 60_000;
 
@@ -270,9 +272,12 @@ export class HistoryKeeper {
     });
   }
 
-  /** Looks now and then at least every minute. */
+  /**
+   * Looks half a minute after the start, then at least every minute. The first page loads have the upstreams first: a
+   * missed snapshot or a backfill would otherwise spend RevenueCat's five calls a minute before the revenue widget could.
+   */
   start(): void {
-    this.ticker.start();
+    this.ticker.start(START_DELAY_MS);
   }
 
   /** A project or the schedule changed in this process: look again now. */
