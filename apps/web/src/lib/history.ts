@@ -1,14 +1,14 @@
 import { getContext, setContext } from 'svelte';
 import type { History, HistoryMetric, Integrations } from '@dash/contracts';
-import { dateLabel, type TrendData } from './trend.ts';
+import { dateLabel, type PackedTrend } from './trend.ts';
 
 /**
  * A page's loaded history: a year of each metric it charts (one project's, or all projects' summed on the server, so
- * the page carries one series per metric whatever the number of projects), read once by its server load with one
+ * the page carries one series per metric whatever the number of projects; packed, `PackedDays`), read once by its server load with one
  * `history.series` call; every chart on the page slices it by range. Or the reason it could not be read. `to` is the
  * last day of every range: today, or a later day a point has (a snapshot in a time zone ahead of the server's).
  */
-export type PageHistory = { trends: Record<string, TrendData>; to: string } | { error: string; to: string };
+export type PageHistory = { trends: Record<string, PackedTrend>; to: string } | { error: string; to: string };
 
 /** The last day of the ranges: the server's today, or a later day a point already has. */
 export const lastDayOf = (series: readonly History[], today: string): string =>

@@ -10,12 +10,16 @@ import {
   linePath,
   metricsOfWidgets,
   nearestPoint,
+  packDays,
+  packTrend,
   pointsIn,
   rangeOf,
   readout,
   runsOf,
   scalesOf,
   trendsOf,
+  unpackDays,
+  unpackTrend,
   valueDomain,
   widgetMetrics,
 } from './trend.ts';
@@ -152,6 +156,16 @@ describe('the All-projects sum', () => {
 
   it('does not add a share, a ranking or stars', () => {
     for (const unit of ['fraction', 'position', 'stars'] as const) expect(combineProjects([series('a', [['2026-12-01', 1]])], unit)).toEqual({ reason: 'not summable' });
+  });
+
+  it('packs a trend’s days for the page and unpacks the same days, gaps and late ones', () => {
+    const points = [{ date: '2026-12-01', value: 1.5 }, { date: '2026-12-02', value: 0 }, { date: '2026-12-05', value: 7, late: true as const }];
+    expect(packDays(points)).toEqual({ first: '2026-12-01', values: [1.5, 0, null, null, 7], late: [4] });
+    expect(unpackDays(packDays(points))).toEqual(points);
+    expect(packDays([])).toBeNull();
+    expect(unpackTrend(packTrend({ points, currency: 'EUR' }))).toEqual({ points, currency: 'EUR' });
+    expect(unpackTrend(undefined)).toEqual({ points: [] });
+    expect(packTrend({ unavailable: 'why' })).toEqual({ unavailable: 'why' });
   });
 
   it('gives each widget its metrics, headline first, and a sentence where the sum is not shown', () => {

@@ -255,3 +255,42 @@ export function trendsOf(series: readonly History[], metrics: readonly MetricDef
   });
   return Object.fromEntries(entries);
 }
+
+/**
+ * A trend's days as a page's data carries them: the first day, then every day's value in order (null for a gap), and
+ * which were taken late. A year of `{ date, value }` objects is some 12 KB a metric in the HTML; this is about 2.
+ */
+export interface PackedDays {
+  first: string;
+  values: (number | null)[];
+  late?: number[];
+}
+export type PackedTrend = { days: PackedDays | null; currency?: string } | { unavailable: string };
+
+/** Days (oldest first) packed for the page; null for none. */
+export function packDays(points: readonly HistoryPoint[]): PackedDays | null {
+  const first = points[0];
+  if (!first) return null;
+  const start = dayNumber(first.date);
+  const values: (number | null)[] = new Array<number | null>(dayNumber(points.at(-1)?.date ?? first.date) - start + 1).fill(null);
+  const late: number[] = [];
+  for (const point of points) {
+    const at = dayNumber(point.date) - start;
+    values[at] = point.value;
+    if (point.late) late.push(at);
+  }
+  return { first: first.date, values, ...(late.length > 0 ? { late } : {}) };
+}
+
+/** The days a page's data carries, back as points (a null is a gap: no point). */
+export function unpackDays(packed: PackedDays | null): HistoryPoint[] {
+  if (!packed) return [];
+  const start = dayNumber(packed.first);
+  const late = new Set(packed.late);
+  return packed.values.flatMap((value, at) => (value === null ? [] : [{ date: dateOfDay(start + at), value, ...(late.has(at) ? { late: true as const } : {}) }]));
+}
+
+export const packTrend = (trend: TrendData): PackedTrend =>
+  'unavailable' in trend ? trend : { days: packDays(trend.points), ...(trend.currency ? { currency: trend.currency } : {}) };
+export const unpackTrend = (trend: PackedTrend | undefined): TrendData =>
+  trend === undefined ? { points: [] } : 'unavailable' in trend ? trend : { points: unpackDays(trend.days), ...(trend.currency ? { currency: trend.currency } : {}) };
