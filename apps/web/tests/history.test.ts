@@ -1,14 +1,14 @@
 // The history as a founder sees it, in Chromium at 320 px against the built dashboard with the demo: a widget's trend
 // (its range switch slices what the page loaded, asking the server nothing; a tap and the arrow keys read a day), the
 // history view of a project (every kept metric with its chart and where it comes from, the CSV download), and Settings
-// → History. Once the demo's own history is in (its snapshot and what its fake providers keep, read back), a year of
+// → History. Once the demo's own history of Formfox is in (its snapshot and what its fake providers keep), a year of
 // Formfox's visitors is imported over it, and its open bugs with a three-day gap, so what the charts say is known.
 import { text } from 'node:stream/consumers';
 import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gotoHydrated, launchChromium, screenshotDir, startDemo } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
-import { clearOfMidnight } from './waiting.ts';
+import { clearOfMidnight, until } from './waiting.ts';
 
 let dashboard: RunningDashboard;
 let browser: Browser;
@@ -19,22 +19,23 @@ let today: string;
 const dateAgo = (days: number) => new Date(Date.parse(`${today}T00:00:00Z`) - days * DAY).toISOString().slice(0, 10);
 const year = Array.from({ length: 365 }, (_, ago) => ago);
 
-/** Waits until the history keeper is done with the demo (its late snapshot, then the read back): the rows kept stop changing. */
-async function historySettled(): Promise<void> {
-  let last = -1;
-  let same = 0;
-  for (const deadline = Date.now() + 45_000; Date.now() < deadline && same < 3; ) {
-    const { rows } = (await (await dashboard.fetch('/api/history/settings')).json()) as { rows: number };
-    same = rows === last ? same + 1 : 0;
-    last = rows;
-    await new Promise((resolve) => setTimeout(resolve, 700));
-  }
+/**
+ * Waits until the history keeper is done with Formfox (the demo's start has it take the day's snapshot, when its time
+ * has passed, then read back what each new integration's provider keeps): Plausible's visitors are in. Nothing touches
+ * Formfox's history after that but this file's own snapshot, last.
+ */
+async function formfoxReadBack(): Promise<void> {
+  const visitorsKept = async () => {
+    const { projects } = (await (await dashboard.fetch('/api/history/metrics?project=formfox')).json()) as { projects: { metrics: { key: string; points: number }[] }[] };
+    return projects[0]?.metrics.find((metric) => metric.key === 'analytics.visitors')?.points ?? 0;
+  };
+  await until(visitorsKept, (points) => points > 0, 45_000, 'Formfox’s visitors read back from Plausible', 500);
 }
 
 beforeAll(async () => {
   [dashboard, browser] = await Promise.all([startDashboard(), launchChromium()]);
   await startDemo(browser, dashboard.url);
-  await historySettled();
+  await formfoxReadBack();
   // "Today" must not change between the import and the charts.
   await clearOfMidnight(60_000);
   today = new Date().toISOString().slice(0, 10);
