@@ -94,6 +94,12 @@ async function seriesOf(ctx: SourcesContext, project: Project, integration: (typ
       const config = integrations.revenue;
       const reader = config && revenueConnectors[config.provider].history;
       if (!config || !reader) return [];
+      if (revenueConnectors[config.provider].wholeHistory) {
+        // RevenueCat: the revenue widget's own answer is its whole daily chart, cached. Reading it spends none of
+        // RevenueCat's five calls a minute that the widgets need (its series would be one more call of its own).
+        const revenue = answered(await ctx.reads.revenue({ project: project.slug, range: 'all', currency: HISTORY_CURRENCY }));
+        return (revenue?.chart ?? []).filter((day) => day.date >= from && day.date <= to).map((day) => ({ metric: 'revenue.gross', date: day.date, value: day.revenue, currency: HISTORY_CURRENCY }));
+      }
       const values = await through(config, async () => reader.series(await context(config.provider, config.credentialKey), { config, currency: HISTORY_CURRENCY, ...window }));
       return inCurrency(values, (await ctx.store.settings.get()).exchangeRates);
     }
