@@ -139,6 +139,7 @@ async function start(): Promise<Runtime<Context>> {
         access: { mode: env.mode, origin: env.publicOrigin, envPassword: envPassword(env), dataDir: env.DATA_DIR },
         relay: { url: env.WEBHOOK_RELAY_URL, secret: env.RELAY_POLL_SECRET, receive: env.receive },
         backup: { interval: env.BACKUP_INTERVAL, httpEnabled: env.BACKUP_SECRET.length > 0 },
+        historyKeeper: env.HISTORY_SNAPSHOTS,
         cliLocations: env.cli,
         // Keyed by this database's installation id: another dashboard on the same Redis keeps to its own keys.
         ...(coordination ? { coordination: (await coordination).scope(await installationOf(store)) } : {}),

@@ -25,6 +25,7 @@ describe("the dashboard's environment", () => {
     RELAY_POLL_SECRET: undefined,
     BACKUP_SECRET: [],
     BACKUP_INTERVAL: undefined,
+    HISTORY_SNAPSHOTS: true,
     SENDGRID_API_KEY: undefined,
     ALERT_EMAIL_FROM: undefined,
     ALERT_EMAIL_TO: undefined,
@@ -135,6 +136,9 @@ describe("the dashboard's environment", () => {
   it('reads the backup secret as a rotation list and the interval as a duration, refusing what it cannot read', () => {
     expect(readEnv({ BACKUP_SECRET: 'new, old' }, '/').BACKUP_SECRET).toEqual(['new', 'old']);
     expect(readEnv({ BACKUP_INTERVAL: '6h' }, '/').BACKUP_INTERVAL).toEqual({ text: '6h', ms: 6 * 3_600_000 });
+    expect(readEnv({ HISTORY_SNAPSHOTS: 'off' }, '/').HISTORY_SNAPSHOTS).toBe(false);
+    expect(readEnv({ HISTORY_SNAPSHOTS: ' On ' }, '/').HISTORY_SNAPSHOTS).toBe(true);
+    expect(() => readEnv({ HISTORY_SNAPSHOTS: 'no' }, '/')).toThrow(/HISTORY_SNAPSHOTS is on or off/);
     expect(readEnv({ BACKUP_INTERVAL: '1h30m' }, '/').BACKUP_INTERVAL?.ms).toBe(90 * 60_000);
     expect(() => readEnv({ BACKUP_INTERVAL: 'every 6 hours' }, '/')).toThrow(/BACKUP_INTERVAL: BACKUP_INTERVAL is a duration of at least a minute/);
     expect(() => readEnv({ BACKUP_INTERVAL: '30s' }, '/')).toThrow(/BACKUP_INTERVAL/);

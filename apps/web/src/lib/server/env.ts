@@ -74,6 +74,15 @@ const schema = z
         }
         return { text: value.trim(), ms };
       }),
+    /**
+     * `off`: the metric history takes no daily snapshot and reads no provider's past days on its own (history then comes
+     * from `POST /api/history/snapshot`, `/backfill` and imports); unset or `on`, it does.
+     */
+    HISTORY_SNAPSHOTS: z
+      .string()
+      .optional()
+      .refine((value) => value === undefined || /^(on|off)$/i.test(value.trim()), 'HISTORY_SNAPSHOTS is on or off')
+      .transform((value) => value?.trim().toLowerCase() !== 'off'),
     /** Email alerts through SendGrid: a key with Mail Send, a verified sender, and where alerts go (comma-separated). */
     SENDGRID_API_KEY: z.string().optional(),
     ALERT_EMAIL_FROM: z.email({ error: 'ALERT_EMAIL_FROM must be an email address (a verified sender in SendGrid)' }).optional(),
