@@ -113,7 +113,10 @@ export function createRestHandler(routes: readonly RestRoute[]) {
       const output = await procedureAt(caller, match.route.procedure)(input);
       if (!match.route.answer) return json(match.route.status ?? 200, output);
       const { body: answer, headers } = match.route.answer.respond(output);
-      const { mediaType } = match.route.answer;
+      const { mediaType, encoded } = match.route.answer;
+      if (encoded === true && typeof answer === 'string') {
+        return new Response(answer, { status: match.route.status ?? 200, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers } });
+      }
       if (mediaType !== undefined && typeof answer === 'string') {
         return new Response(answer, { status: match.route.status ?? 200, headers: { 'content-type': `${mediaType}; charset=utf-8`, 'cache-control': 'no-store', ...headers } });
       }

@@ -1,6 +1,6 @@
 import type { inferRouterInputs } from '@trpc/server';
 import { z } from 'zod';
-import { dumpSchema, MAX_DUMP_BYTES, MAX_IMPORT_BYTES, ownerPasswordSchema, type DataResult, type HistoryCsv } from '@dash/contracts';
+import { dumpSchema, historySchema, MAX_DUMP_BYTES, MAX_IMPORT_BYTES, ownerPasswordSchema, type DataResult, type HistoryCsv } from '@dash/contracts';
 import type { AppRouter } from '../root.ts';
 
 type Inputs = inferRouterInputs<AppRouter>;
@@ -51,6 +51,8 @@ export interface Answer {
   body?: (output: z.ZodType) => z.ZodType;
   /** A media type other than JSON (the briefing email's `text/html`): `respond`'s body is then a string sent as it is. */
   mediaType?: string;
+  /** `respond`'s body is JSON already encoded (and checked against `body`'s schema when it was): sent as it is. */
+  encoded?: boolean;
   headers: Record<string, HeaderDescription>;
   /** One more sentence for the success's description. */
   description?: string;
@@ -139,6 +141,14 @@ const dataAnswer: Answer = {
     'x-upstream-failures': { description: 'Projects left out of an all-projects answer because their upstream failed and nothing was cached.', schema: text },
     'x-currency-conversion': { description: 'Set when amounts were converted with the exchange rates in settings: `USD->CAD at 1.38 (exchangeRates in settings)`.', schema: text },
   },
+};
+
+/** GET /api/history's body: `history.readEncoded`'s JSON, encoded once per change of the history, not per request. */
+const encodedHistory: Answer = {
+  respond: (output) => ({ body: (output as { json: string }).json, headers: {} }),
+  body: () => historySchema,
+  encoded: true,
+  headers: {},
 };
 
 /** The history's CSV as a download, named for its project, metric and days. */
@@ -453,8 +463,10 @@ export const restRoutes: readonly RestRoute[] = [
   {
     method: 'GET',
     path: '/api/history',
-    procedure: 'history.read',
+    procedure: 'history.readEncoded',
     input: query,
+    answer: encodedHistory,
+    operationId: 'historyRead',
     errors: [404],
     summary: 'A metric’s daily history for a project: one value per day, oldest first; a day without one is absent',
     description: '`from` and `to` (YYYY-MM-DD, inclusive) default to the year up to today. `late: true` marks a snapshot taken after its time (the dashboard was off then).',

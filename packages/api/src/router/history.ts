@@ -16,7 +16,7 @@ import {
   snapshotResultSchema,
 } from '@dash/contracts';
 import { z } from 'zod';
-import { exportCsv, importCsv, listMetrics, readHistory, readSeries } from '../history/reader.ts';
+import { exportCsv, importCsv, listMetrics, readHistory, readHistoryEncoded, readSeries } from '../history/reader.ts';
 import { publicProcedure, router } from '../trpc.ts';
 import { assertOwnerBrowser } from './auth.ts';
 
@@ -30,6 +30,12 @@ export const historyRouter = router({
     .input(historyQuerySchema)
     .output(historySchema)
     .query(({ ctx, input }) => readHistory(ctx.store, ctx.data.connections.clock.now(), input)),
+
+  /** `read`'s answer as JSON text, for the REST route: encoded once per change, not per request (reader.ts). */
+  readEncoded: publicProcedure
+    .input(historyQuerySchema)
+    .output(z.object({ json: z.string() }))
+    .query(({ ctx, input }) => readHistoryEncoded(ctx.store, ctx.data.connections.clock.now(), input)),
 
   series: publicProcedure
     .input(historySeriesQuerySchema)
