@@ -26,6 +26,7 @@ export {
 } from './limiter.ts';
 export { collectPages, defineClient, nextLink, parseRetryAfter, type Client, type ClientSpec } from './http.ts';
 export { dailyChart, dailySeries, daysOf, isoDay, rangeDays, roundMoney } from './dates.ts';
+export { addDays } from './series.ts';
 export { sumKnown } from './figures.ts';
 export { combineSearchFigures } from './google/map.ts';
 export type * from './connector.ts';

@@ -7,8 +7,11 @@ const DAY_MS = 86_400_000;
 /** Midnight UTC of a `YYYY-MM-DD` day, in ms. */
 export const dayStart = (day: string): number => Date.parse(`${day}T00:00:00Z`);
 
+/** The day `days` after (or, negative, before) a `YYYY-MM-DD` day. */
+export const addDays = (day: string, days: number): string => isoDay(dayStart(day) + days * DAY_MS);
+
 /** The day after a `YYYY-MM-DD` day. */
-export const nextDay = (day: string): string => isoDay(dayStart(day) + DAY_MS);
+export const nextDay = (day: string): string => addDays(day, 1);
 
 /** Every day from `from` to `to`, both in, oldest first; none when `to` is before `from`. */
 export function daysBetween(from: string, to: string): string[] {

@@ -6,13 +6,12 @@ import {
   type BriefingSection,
   type BriefingThresholds,
   type DataResult,
-  type NotConfigured,
   type Project,
 } from '@dash/contracts';
 import type { Clock } from '@dash/connectors';
 import type { Store } from '@dash/db';
 import { TRPCError } from '@trpc/server';
-import type { DataReads } from '../data/reads.ts';
+import { dataOf, type DataReads } from '../data/reads.ts';
 import { describeError } from '../errors.ts';
 import { BRIEFING_REVENUE_RANGE, composeProject, dailyErrorAverage, daysOf, needsYou, snapshotOf, type ProjectAnswers, type ProjectSnapshot, type Window } from './compose.ts';
 
@@ -76,13 +75,14 @@ export function windowOf(now: number, since: number | undefined, read: number | 
 /** A section's answer, or why it could not be had. */
 type Answer<T> = { ok: T } | { failed: string } | undefined;
 
-async function answer<T>(read: () => Promise<DataResult<T>>): Promise<Answer<T>> {
+async function answer<T extends object>(read: () => Promise<DataResult<T>>): Promise<Answer<T>> {
   try {
-    const { data, meta } = await read();
-    if ('configured' in (data as object) && (data as NotConfigured).configured === false) return undefined;
-    const failure = meta?.failed?.[0];
+    const result = await read();
+    const data = dataOf(result);
+    if (data === undefined) return undefined;
+    const failure = result.meta?.failed?.[0];
     if (failure) return { failed: failure.error };
-    return { ok: data as T };
+    return { ok: data };
   } catch (error) {
     // Said as the widget's route would say it (an upstream's reason, never a secret); anything else stays in the log.
     return { failed: error instanceof TRPCError ? describeError(error).body.error.message : 'Internal error; the server log has the details' };

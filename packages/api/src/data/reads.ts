@@ -38,3 +38,10 @@ export interface DataReads {
   seo: Read<typeof seoQuerySchema, Seo>;
   funding: Read<typeof fundingQuerySchema, Funding>;
 }
+
+/** A data procedure's data, or undefined when it answered `{ configured: false }` (the integration is not set up). */
+export function dataOf<T extends object>(result: DataResult<T>): T | undefined {
+  const { data } = result;
+  if ('configured' in data && data.configured === false) return undefined;
+  return data as T;
+}

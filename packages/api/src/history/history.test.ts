@@ -107,6 +107,12 @@ describe.for(['SQLite', 'Postgres', 'MySQL'] as const)('on %s', (kind: DatabaseK
     // Without `from`, the year up to today.
     expect((await api.caller.history.read({ project: 'pocket-ledger', metric: 'analytics.visitors' })).points[0]?.date).toBe(new Date(Date.parse(`${date}T00:00:00Z`) - 364 * DAY).toISOString().slice(0, 10));
     expect(visitors.points.at(-1)?.date).toBe(yesterday(clock));
+    // RevenueCat's days are the revenue widget's own whole-history chart (no call of their own), up to yesterday.
+    const gross = await api.caller.history.read({ project: 'pocket-ledger', metric: 'revenue.gross', from: '2020-01-01' });
+    const all = await api.caller.data.revenue({ project: 'pocket-ledger', range: 'all', currency: 'USD' });
+    const chart = 'chart' in all.data ? all.data.chart.filter((day) => day.date <= yesterday(clock)) : [];
+    expect(gross.points.length).toBeGreaterThan(365);
+    expect(gross.points).toEqual(chart.map((day) => ({ date: day.date, value: day.revenue })));
     const metrics = await api.caller.history.metrics({ project: 'pocket-ledger' });
     const entry = (key: string) => metrics.projects[0]?.metrics.find((metric) => metric.key === key);
     expect(entry('analytics.visitors')).toMatchObject({ configured: true, backfill: true, points: visitors.points.length, first: visitors.points[0]?.date });

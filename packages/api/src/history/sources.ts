@@ -1,10 +1,13 @@
-import type { DataResult, IntegrationName, MetricKey, Project } from '@dash/contracts';
+import type { IntegrationName, MetricKey, Project } from '@dash/contracts';
 import {
+  addDays,
   analyticsConnectors,
   betterstack,
   ConnectorError,
   google,
+  isoDay,
   opencollective,
+  rangeDays,
   revenueConnectors,
   roundMoney,
   sentry,
@@ -12,12 +15,12 @@ import {
   type DailyValue,
 } from '@dash/connectors';
 import type { Store } from '@dash/db';
+import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import type { DataCache } from '../data/cache.ts';
 import { MissingCredentialsError, type Connections } from '../data/connections.ts';
-import type { DataReads } from '../data/reads.ts';
+import { dataOf, type DataReads } from '../data/reads.ts';
 import { ttl } from '../data/ttl.ts';
-import { TRPCError } from '@trpc/server';
 import type { Logger } from '../logger.ts';
 
 /**
@@ -26,7 +29,6 @@ import type { Logger } from '../logger.ts';
  * unresolved issues, the rating; and the flows a list gives: deploys and reviews per day).
  */
 
-const DAY = 86_400_000;
 /** Revenue history is kept in the dashboard's reporting currency, converted as the revenue widget converts. */
 export const HISTORY_CURRENCY = 'USD';
 /** A series read is cached this long: a backfill and a snapshot minutes apart ask the provider once. */
@@ -46,9 +48,6 @@ export interface ProjectValues {
   failed: { integration: IntegrationName; error: string }[];
 }
 
-/** `YYYY-MM-DD` of a ms instant (UTC), and a day's offset. */
-export const isoDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-export const addDays = (date: string, days: number) => isoDate(Date.parse(`${date}T00:00:00Z`) + days * DAY);
 
 const dailyValues = z.array(z.object({ metric: z.string(), date: z.string(), value: z.number(), currency: z.string().optional() })) as unknown as z.ZodType<DailyValue[]>;
 
@@ -56,8 +55,11 @@ const dailyValues = z.array(z.object({ metric: z.string(), date: z.string(), val
 export function seriesDaysOf(project: Project, integration: IntegrationName): number {
   const { integrations } = project;
   switch (integration) {
-    case 'revenue':
-      return integrations.revenue ? (revenueConnectors[integrations.revenue.provider].history?.seriesDays ?? 0) : 0;
+    case 'revenue': {
+      const connector = integrations.revenue && revenueConnectors[integrations.revenue.provider];
+      // A source whose one answer is its whole history (RevenueCat) gives every day its revenue route's `all` covers.
+      return connector?.wholeHistory ? rangeDays.all : (connector?.history?.seriesDays ?? 0);
+    }
     case 'analytics':
       return Math.max(0, ...(integrations.analytics?.platforms ?? []).map((p) => analyticsConnectors[p.provider].history?.seriesDays ?? 0));
     case 'seo':
@@ -92,14 +94,15 @@ async function seriesOf(ctx: SourcesContext, project: Project, integration: (typ
   switch (integration) {
     case 'revenue': {
       const config = integrations.revenue;
-      const reader = config && revenueConnectors[config.provider].history;
-      if (!config || !reader) return [];
+      if (!config) return [];
       if (revenueConnectors[config.provider].wholeHistory) {
-        // RevenueCat: the revenue widget's own answer is its whole daily chart, cached. Reading it spends none of
-        // RevenueCat's five calls a minute that the widgets need (its series would be one more call of its own).
-        const revenue = answered(await ctx.reads.revenue({ project: project.slug, range: 'all', currency: HISTORY_CURRENCY }));
+        // RevenueCat: the revenue widget's own answer is its whole daily chart, cached, in the asked currency. Reading
+        // it spends none of RevenueCat's five calls a minute that the widgets need: it is its daily series.
+        const revenue = dataOf(await ctx.reads.revenue({ project: project.slug, range: 'all', currency: HISTORY_CURRENCY }));
         return (revenue?.chart ?? []).filter((day) => day.date >= from && day.date <= to).map((day) => ({ metric: 'revenue.gross', date: day.date, value: day.revenue, currency: HISTORY_CURRENCY }));
       }
+      const reader = revenueConnectors[config.provider].history;
+      if (!reader) return [];
       const values = await through(config, async () => reader.series(await context(config.provider, config.credentialKey), { config, currency: HISTORY_CURRENCY, ...window }));
       return inCurrency(values, (await ctx.store.settings.get()).exchangeRates);
     }
@@ -178,23 +181,16 @@ function inCurrency(values: readonly DailyValue[], rates: Record<string, number>
   });
 }
 
-/** A data procedure's answer, or undefined for `{ configured: false }`. */
-function answered<T extends object>(result: DataResult<T>): T | undefined {
-  const { data } = result;
-  if ('configured' in data && data.configured === false) return undefined;
-  return data as T;
-}
-
 /**
  * Counts per UTC day of the instants a list gives (deploys, reviews), over the days of [from, to] the list covers: all of
  * them when the list is complete (shorter than its limit: a day without any is a true 0), else from the day after its
  * oldest entry (that day may have been cut short).
  */
 function perDay(metric: MetricKey, instants: readonly string[], oldestListed: string | undefined, full: boolean, from: string, to: string): DailyValue[] {
-  const start = full ? (oldestListed === undefined ? to : addDays(isoDate(Date.parse(oldestListed)), 1)) : from;
+  const start = full ? (oldestListed === undefined ? to : addDays(isoDay(Date.parse(oldestListed)), 1)) : from;
   const counts = new Map<string, number>();
   for (const at of instants) {
-    const day = isoDate(Date.parse(at));
+    const day = isoDay(Date.parse(at));
     counts.set(day, (counts.get(day) ?? 0) + 1);
   }
   const values: DailyValue[] = [];
@@ -248,13 +244,13 @@ export async function readProject(
       }),
     ),
     attempt('deploy_host', async () => {
-      const shipping = answered(await reads.shipping({ project: slug, limit: SHIPPING_LIMIT }));
+      const shipping = dataOf(await reads.shipping({ project: slug, limit: SHIPPING_LIMIT }));
       if (!shipping) return [];
       const deploys = shipping.items.filter((item) => item.source === 'deploy_host').map((item) => item.shippedAt);
       return perDay('shipping.deploys', deploys, oldest(shipping.items.map((item) => item.shippedAt)), shipping.items.length >= SHIPPING_LIMIT, from, to);
     }),
     attempt('storefront', async () => {
-      const storefront = answered(await reads.storefront({ project: slug }));
+      const storefront = dataOf(await reads.storefront({ project: slug }));
       if (!storefront) return [];
       const { reviews } = storefront;
       const written = reviews.map((review) => review.createdAt);
@@ -267,7 +263,7 @@ export async function readProject(
       ? []
       : [
           attempt('revenue', async () => {
-            const revenue = answered(await reads.revenue({ project: slug, range: '7d', currency: HISTORY_CURRENCY }));
+            const revenue = dataOf(await reads.revenue({ project: slug, range: '7d', currency: HISTORY_CURRENCY }));
             if (!revenue) return [];
             return [
               ...(revenue.mrr === null ? [] : [{ metric: 'revenue.mrr' as const, date: stocksOn, value: revenue.mrr, currency: HISTORY_CURRENCY }]),
@@ -275,7 +271,7 @@ export async function readProject(
             ];
           }),
           attempt('issue_tracker', async () => {
-            const ideas = answered(await reads.ideas({ project: slug, limit: IDEAS_LIMIT }));
+            const ideas = dataOf(await reads.ideas({ project: slug, limit: IDEAS_LIMIT }));
             if (!ideas) return [];
             const bugs = ideas.items.filter((item) => item.type === 'bug').length;
             return [
@@ -284,12 +280,12 @@ export async function readProject(
             ];
           }),
           attempt('error_tracker', async () => {
-            const errors = answered(await reads.errortracker({ project: slug }));
+            const errors = dataOf(await reads.errortracker({ project: slug }));
             return errors ? [{ metric: 'errors.unresolved', date: stocksOn, value: errors.errorCount }] : [];
           }),
           attempt('funding', async () => {
             const config = integrations.funding;
-            const funding = config && answered(await reads.funding({ slug: config.slug }));
+            const funding = config && dataOf(await reads.funding({ slug: config.slug }));
             const balance = funding?.stats.balance;
             return balance === null || balance === undefined ? [] : [{ metric: 'funding.balance', date: stocksOn, value: balance, ...(funding?.currency ? { currency: funding.currency } : {}) }];
           }),

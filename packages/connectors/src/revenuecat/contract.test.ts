@@ -25,16 +25,6 @@ describe.skipIf(!descriptionOf('revenuecat')).each(modes)('RevenueCat connector 
     expect(upstream.requests.map((r) => r.request.split('?')[0])).toEqual(['GET /v2/projects/proj1/metrics/overview', 'GET /v2/projects/proj1/charts/revenue']);
   });
 
-  it('answers the daily series from one generated chart: only days inside the window, nothing made up', async () => {
-    const now = Date.parse('2026-03-10T12:00:00Z');
-    const series = await revenuecat.history?.series(ctx(), { config: { provider: 'revenuecat', projectId: 'proj1' }, currency: 'CAD', from: '2026-03-04', to: '2026-03-10', now });
-    expect(insaneValues(series)).toEqual([]);
-    expect(series?.every((v) => v.metric === 'revenue.gross' && v.date >= '2026-03-04' && v.date <= '2026-03-10')).toBe(true);
-    expect(upstream.requests.map((r) => r.request)).toEqual([
-      `GET /v2/projects/proj1/charts/revenue?resolution=0&start_date=2026-03-04&end_date=2026-03-10&currency=CAD&selectors=${encodeURIComponent(JSON.stringify({ revenue_type: 'revenue' }))}`,
-    ]);
-  });
-
   it('passes the credential check on the generated project list', async () => {
     await expect(revenuecat.test(ctx())).resolves.toBeUndefined();
   });

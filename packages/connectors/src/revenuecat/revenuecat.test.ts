@@ -4,7 +4,7 @@ import { holdToDescriptions } from '@dash/sandbox/contract';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConnectorError } from '../errors.ts';
 import { slidingWindowLimiter } from '../limiter.ts';
-import { dayBefore, sandboxContext, testClock } from '../testing.ts';
+import { sandboxContext, testClock } from '../testing.ts';
 import { revenuecat } from './index.ts';
 
 let sandbox: Sandbox;
@@ -152,102 +152,5 @@ describe('RevenueCat connector', () => {
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'bad_response' });
     expect((error as Error).message).toMatch(/^RevenueCat sent a response we do not understand \((object|values\.0\.cohort)/);
-  });
-});
-
-describe('RevenueCat daily series', () => {
-  const history = revenuecat.history;
-  if (!history) throw new Error('RevenueCat reads a daily series');
-  const chartRequests = () => sandbox.requestsTo('revenuecat', '/v2/projects/').filter((r) => r.path.includes('/charts/revenue?'));
-
-  it('answers revenue.gross per day from one chart request, today (incomplete) included, the values of the revenue route’s chart', async () => {
-    const now = Date.now();
-    const ctx = sandboxContext(sandbox, 'revenuecat');
-    const series = await history.series(ctx, { config: pocketLedger, currency: 'USD', from: dayBefore(now, 29), to: dayBefore(now, 0), now });
-    expect(series.every((v) => v.metric === 'revenue.gross' && v.currency === 'USD')).toBe(true);
-    expect(series.map((v) => v.date)).toEqual(Array.from({ length: 30 }, (_, i) => dayBefore(now, 29 - i)));
-    expect(chartRequests()).toHaveLength(1);
-    expect(new URL(chartRequests()[0]?.path ?? '', 'http://x').searchParams.get('resolution')).toBe('0');
-    const out = await revenuecat.revenue(ctx, { config: pocketLedger, range: '30d', currency: 'USD', now });
-    expect(series.map((v) => ({ date: v.date, revenue: v.value }))).toEqual(out.chart);
-  });
-
-  it('answers in the currency it asked RevenueCat for', async () => {
-    const now = Date.now();
-    const window = { config: tideline, from: dayBefore(now, 9), to: dayBefore(now, 1), now };
-    const usd = await history.series(sandboxContext(sandbox, 'revenuecat'), { ...window, currency: 'USD' });
-    const cad = await history.series(sandboxContext(sandbox, 'revenuecat'), { ...window, currency: 'CAD' });
-    expect(cad.every((v) => v.currency === 'CAD')).toBe(true);
-    const total = (values: typeof usd) => values.reduce((sum, v) => sum + v.value, 0);
-    expect(total(cad) / total(usd)).toBeCloseTo(1.37, 2);
-    expect(chartRequests().map((r) => new URL(r.path, 'http://x').searchParams.get('currency'))).toEqual(['USD', 'CAD']);
-  });
-
-  it('asks for the window’s days alone, never past today, and asks nothing for a window wholly ahead', async () => {
-    const now = Date.now();
-    const past = await history.series(sandboxContext(sandbox, 'revenuecat'), { config: tideline, currency: 'USD', from: dayBefore(now, 400), to: dayBefore(now, 390), now });
-    expect(past.map((v) => v.date)).toEqual(Array.from({ length: 11 }, (_, i) => dayBefore(now, 400 - i)));
-    expect(past.every((v) => v.value > 0)).toBe(true);
-    const ahead = await history.series(sandboxContext(sandbox, 'revenuecat'), { config: tideline, currency: 'USD', from: dayBefore(now, 2), to: dayBefore(now, -30), now });
-    expect(ahead.map((v) => v.date)).toEqual([dayBefore(now, 2), dayBefore(now, 1), dayBefore(now, 0)]);
-    expect(await history.series(sandboxContext(sandbox, 'revenuecat'), { config: tideline, currency: 'USD', from: dayBefore(now, -2), to: dayBefore(now, -1), now })).toEqual([]);
-    const asked = chartRequests().map((r) => new URL(r.path, 'http://x').searchParams);
-    expect(asked.map((q) => [q.get('start_date'), q.get('end_date')])).toEqual([
-      [dayBefore(now, 400), dayBefore(now, 390)],
-      [dayBefore(now, 2), dayBefore(now, 0)],
-    ]);
-  });
-
-  it('reads a whole year (seriesDays) in one request, and the demo has revenue on the days of the last 400', async () => {
-    const now = Date.now();
-    expect(history.seriesDays).toBe(365);
-    const series = await history.series(sandboxContext(sandbox, 'revenuecat'), { config: tideline, currency: 'USD', from: dayBefore(now, 399), to: dayBefore(now, 1), now });
-    expect(series).toHaveLength(399);
-    // Revenue is net of the refunds processed that day: a day with a yearly plan given back can be below 0.
-    expect(series.filter((v) => v.value > 0).length).toBeGreaterThan(390);
-    const perDay = series.reduce((sum, v) => sum + v.value, 0) / series.length;
-    expect(perDay).toBeGreaterThan(40);
-    expect(perDay).toBeLessThan(120);
-    expect(chartRequests()).toHaveLength(1);
-  });
-
-  it('leaves out a day whose value is null and days outside the window, keeps the incomplete last day, and reads seconds as UTC days', async () => {
-    const cohort = (date: string) => Date.parse(`${date}T00:00:00Z`) / 1000;
-    const point = (date: string, value: number | null, incomplete = false) => [
-      { cohort: cohort(date), measure: 0, value, incomplete },
-      { cohort: cohort(date), measure: 1, value: 3, incomplete },
-    ];
-    const measures = [
-      { display_name: 'Revenue', unit: '$' },
-      { display_name: 'Transactions', unit: '#' },
-    ];
-    const values = [...point('2026-03-01', 5), ...point('2026-03-02', 12.5), ...point('2026-03-03', null), ...point('2026-03-04', 7.25, true)];
-    sandbox.inject('revenuecat', { status: 200, body: { object: 'chart_data', resolution: 'day', yaxis_currency: 'USD', measures, values }, times: 1 });
-    const now = Date.parse('2026-03-04T15:00:00Z');
-    const series = await history.series(sandboxContext(sandbox, 'revenuecat'), { config: tideline, currency: 'USD', from: '2026-03-02', to: '2026-03-04', now });
-    expect(series).toEqual([
-      { metric: 'revenue.gross', date: '2026-03-02', value: 12.5, currency: 'USD' },
-      { metric: 'revenue.gross', date: '2026-03-04', value: 7.25, currency: 'USD' },
-    ]);
-  });
-
-  it('refuses a chart by another resolution than the day it asked for', async () => {
-    sandbox.inject('revenuecat', { status: 200, body: { object: 'chart_data', resolution: 'week', values: [] }, times: 1 });
-    const now = Date.now();
-    await expect(history.series(sandboxContext(sandbox, 'revenuecat'), { config: tideline, currency: 'USD', from: dayBefore(now, 6), to: dayBefore(now, 0), now })).rejects.toMatchObject({
-      kind: 'bad_response',
-      message: 'RevenueCat answered a daily chart by week',
-    });
-  });
-
-  it('says the key was rejected (401) and that RevenueCat is rate limiting (429), as the other reads do', async () => {
-    const now = Date.now();
-    const window = { config: tideline, currency: 'USD' as const, from: dayBefore(now, 6), to: dayBefore(now, 0), now };
-    const rejected = await history.series(sandboxContext(sandbox, 'revenuecat', { credentials: { apiKey: 'sk_WrongKey000000' } }), window).catch((e: unknown) => e);
-    expect(rejected).toMatchObject({ kind: 'auth', retryable: false, message: 'RevenueCat rejected the credentials (401): Invalid API key.' });
-    sandbox.inject('revenuecat', { status: 429, headers: { 'retry-after': '1500' }, body: { ...rateLimited, backoff_ms: 1500 } });
-    const limited = await history.series(sandboxContext(sandbox, 'revenuecat'), window).catch((e: unknown) => e);
-    expect(limited).toBeInstanceOf(ConnectorError);
-    expect(limited).toMatchObject({ kind: 'rate_limited', retryAfterMs: 1500 });
   });
 });
