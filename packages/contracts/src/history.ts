@@ -164,6 +164,7 @@ export const defaultHistorySchedule: HistorySchedule = { time: '06:00', timezone
 /** `GET /api/history/settings`: the schedule, the last snapshot, the next, and how much is kept. */
 export const historySettingsSchema = z.object({
   schedule: historyScheduleSchema,
+  /** When the next snapshot is taken; null while there is no project to take. */
   nextAt: z.iso.datetime({ offset: true }).nullable(),
   last: z
     .object({ date: historyDateSchema, at: z.iso.datetime({ offset: true }), late: z.boolean(), points: z.number().int().nonnegative(), failed: z.array(historyFailureSchema) })

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   briefingScheduleSchema,
   briefingSettingsSchema,
@@ -17,6 +16,7 @@ import type { Logger } from '../logger.ts';
 import type { PolicySettings } from '../notifications/policy/settings.ts';
 import { briefingThresholds, composeBriefing, recordSnapshots, type BriefingSources } from './briefing.ts';
 import { briefingEmail } from './email.ts';
+import { HeldLease } from '../held-lease.ts';
 import { Ticker } from '../ticker.ts';
 import { dueOccurrence, nextOccurrence, type Occurrence } from './schedule.ts';
 
@@ -135,7 +135,7 @@ export interface BriefingMailerOptions extends BriefingSources {
 
 /** The scheduled sender of one dashboard process (see the module's comment). */
 export class BriefingMailer {
-  private readonly holder = randomUUID();
+  private readonly lease: HeldLease;
   private readonly abort = new AbortController();
   private readonly ticker = new Ticker({
     look: () => this.look(),
@@ -150,7 +150,9 @@ export class BriefingMailer {
     failed: (error) => this.options.log.warn(`briefing email: ${error.message}`),
   });
 
-  constructor(private readonly options: BriefingMailerOptions) {}
+  constructor(private readonly options: BriefingMailerOptions) {
+    this.lease = new HeldLease(options.store.leases, LEASE, LEASE_MS, () => options.clock.now());
+  }
 
   /** The briefing settings page's view: thresholds, the schedule, whether email can be offered, the next and last sends. */
   async settings(): Promise<BriefingSettings> {
@@ -228,10 +230,6 @@ export class BriefingMailer {
     return this.ticker.tick();
   }
 
-  private acquire(store: Store): Promise<boolean> {
-    return store.leases.acquire(LEASE, this.holder, LEASE_MS, new Date(this.options.clock.now()).toISOString());
-  }
-
   private async look(): Promise<TickOutcome> {
     const { store } = this.options;
     const { schedule, savedAt } = await briefingSchedule(store);
@@ -241,16 +239,9 @@ export class BriefingMailer {
     const record = (await mailerState(store)).days[due.date];
     // A day left `sending` is looked at under the lease: its sender holds it while alive, and if it is gone, says so.
     if (!pending(record, now) && record?.status !== 'sending') return { action: 'done', date: due.date };
-    if (this.ticker.isStopped || !(await this.acquire(store))) return { action: 'busy', date: due.date };
-    // Renewed while it works (a refresh waits on RevenueCat's limiter for minutes); given up when done.
-    const renew = setInterval(() => void this.acquire(store).catch(() => undefined), LEASE_MS / 3);
-    renew.unref();
-    try {
-      return await this.sendDue(schedule, due);
-    } finally {
-      clearInterval(renew);
-      await store.leases.release(LEASE, this.holder).catch(() => undefined);
-    }
+    // Held while it works (a refresh waits on RevenueCat's limiter for minutes); given up when done.
+    const sent = this.ticker.isStopped ? undefined : await this.lease.run(() => this.sendDue(schedule, due));
+    return sent?.value ?? { action: 'busy', date: due.date };
   }
 
   /** Under the lease: today's send, unless another process did it meanwhile, the pause is on, or email went away. */
@@ -282,7 +273,7 @@ export class BriefingMailer {
     if (attempts === 1) await this.refresh();
     if (this.ticker.isStopped) return { action: 'busy', date };
     // A refresh can outlast the lease on a slow day; if another process took it over, the day is that process's.
-    if (!(await this.acquire(store))) return { action: 'busy', date };
+    if (!(await this.lease.acquire())) return { action: 'busy', date };
     state = await mailerState(store);
     if (!pending(state.days[date], clock.now())) return { action: 'done', date };
 
@@ -332,7 +323,7 @@ export class BriefingMailer {
    * another process is running is waited for instead; a refresh that fails leaves the briefing to the cache as it is.
    */
   private async refresh(): Promise<void> {
-    const { clock, log, backup, store } = this.options;
+    const { clock, log, backup } = this.options;
     try {
       const result = await backup.run('briefing');
       if (result.failed > 0) log.info(`briefing email: ${result.failed} answers could not be refreshed; the briefing uses what is cached`);
@@ -345,7 +336,7 @@ export class BriefingMailer {
       try {
         while (clock.now() < until && (await backup.status()).running !== null) {
           await clock.sleep(BACKUP_POLL_MS, this.abort.signal);
-          await this.acquire(store);
+          await this.lease.acquire();
         }
       } catch (waiting) {
         if (!this.ticker.isStopped) log.warn(`briefing email: waiting for the backup of another process failed: ${(waiting as Error).message}`);

@@ -1,6 +1,6 @@
 import { weekdays, type BriefingSchedule } from '@dash/contracts';
 import type { Temporal } from '@js-temporal/polyfill';
-import { localTime } from '../notifications/policy/quiet-hours.ts';
+import { localTime, wallInstant } from '../notifications/policy/quiet-hours.ts';
 
 /**
  * When the briefing email goes out, pure: the schedule's wall time on its weekdays, read in its time zone with
@@ -18,10 +18,7 @@ export interface Occurrence {
 /** A late send (the dashboard was down at the time) still goes out up to this long after it; later, that day's is skipped. */
 export const LATE_LIMIT_MS = 6 * 3_600_000;
 
-function instantOn(schedule: BriefingSchedule, date: Temporal.PlainDate): number {
-  const [hour = 0, minute = 0] = schedule.time.split(':').map(Number);
-  return date.toPlainDateTime({ hour, minute }).toZonedDateTime(schedule.timezone, { disambiguation: 'compatible' }).epochMilliseconds;
-}
+const instantOn = (schedule: BriefingSchedule, date: Temporal.PlainDate): number => wallInstant(date, schedule.time, schedule.timezone);
 
 const chosen = (schedule: BriefingSchedule, date: Temporal.PlainDate) => {
   const weekday = weekdays[date.dayOfWeek - 1];

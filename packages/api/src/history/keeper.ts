@@ -10,7 +10,7 @@ import {
   type Project,
   type SnapshotResult,
 } from '@dash/contracts';
-import type { Clock, DailyValue } from '@dash/connectors';
+import { addDays, isoDay, type Clock, type DailyValue } from '@dash/connectors';
 import type { MetricPointRow, Store } from '@dash/db';
 import { Temporal } from '@js-temporal/polyfill';
 import { z } from 'zod';
@@ -19,10 +19,11 @@ import type { Connections } from '../data/connections.ts';
 import type { DataReads } from '../data/reads.ts';
 import { fail } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { localTime } from '../notifications/policy/quiet-hours.ts';
+import { localTime, wallInstant } from '../notifications/policy/quiet-hours.ts';
+import { HeldLease } from '../held-lease.ts';
 import { Ticker } from '../ticker.ts';
 import { historyChanged } from './memo.ts';
-import { addDays, isoDate, readProject, seriesDaysOf, seriesIntegrations } from './sources.ts';
+import { readProject, seriesDaysOf, seriesIntegrations } from './sources.ts';
 
 /**
  * The metric history's keeper: the daily snapshot at the owner's time (06:00 in their zone by default), a missed one
@@ -88,18 +89,14 @@ export async function historySchedule(store: Store): Promise<HistorySchedule> {
 export function snapshotDay(schedule: HistorySchedule, now: number): { date: string; at: number } {
   // A fake clock's sleeps (a limiter's back-off) may leave fractions of a millisecond; Temporal takes whole ones.
   const { date } = localTime(Math.floor(now), schedule.timezone);
-  const [hour = 0, minute = 0] = schedule.time.split(':').map(Number);
-  const at = date.toPlainDateTime({ hour, minute }).toZonedDateTime(schedule.timezone, { disambiguation: 'compatible' }).epochMilliseconds;
-  return { date: date.toString(), at };
+  return { date: date.toString(), at: wallInstant(date, schedule.time, schedule.timezone) };
 }
 
 /** The next snapshot's instant after `now` (today's when its time is still to come and it was not taken). */
 function nextSnapshotAt(schedule: HistorySchedule, now: number, taken: (date: string) => boolean): number {
   const today = snapshotDay(schedule, now);
   if (!taken(today.date)) return Math.max(now, today.at);
-  const tomorrow = Temporal.PlainDate.from(today.date).add({ days: 1 });
-  const [hour = 0, minute = 0] = schedule.time.split(':').map(Number);
-  return tomorrow.toPlainDateTime({ hour, minute }).toZonedDateTime(schedule.timezone, { disambiguation: 'compatible' }).epochMilliseconds;
+  return wallInstant(Temporal.PlainDate.from(today.date).add({ days: 1 }), schedule.time, schedule.timezone);
 }
 
 /** A day's values as stored points: stocks of the snapshot's day carry `late`. */
@@ -117,7 +114,8 @@ function pointsOf(project: string, values: readonly DailyValue[], source: Metric
 }
 
 export class HistoryKeeper {
-  private readonly holder = randomUUID();
+  private readonly snapshotLease: HeldLease;
+  private readonly backfillLease: HeldLease;
   private readonly abort = new AbortController();
   private readonly ticker = new Ticker({
     look: () => this.look(),
@@ -131,16 +129,22 @@ export class HistoryKeeper {
     failed: (error) => this.options.log.warn(`history: ${error.message}`),
   });
 
-  constructor(private readonly options: HistoryKeeperOptions) {}
+  constructor(private readonly options: HistoryKeeperOptions) {
+    const holder = randomUUID();
+    const now = () => options.clock.now();
+    this.snapshotLease = new HeldLease(options.store.leases, SNAPSHOT_LEASE, LEASE_MS, now, holder);
+    this.backfillLease = new HeldLease(options.store.leases, BACKFILL_LEASE, LEASE_MS, now, holder);
+  }
 
   async settings(): Promise<HistorySettings> {
     const { store, clock } = this.options;
-    const [schedule, snapshots, rows] = await Promise.all([historySchedule(store), this.snapshots(), store.history.count()]);
+    const [schedule, snapshots, rows, projects] = await Promise.all([historySchedule(store), this.snapshots(), store.history.count(), store.projects.list()]);
     const lastDate = Object.keys(snapshots).sort().at(-1);
     const last = lastDate === undefined ? undefined : snapshots[lastDate];
     return {
       schedule,
-      nextAt: new Date(nextSnapshotAt(schedule, clock.now(), (date) => snapshots[date] !== undefined)).toISOString(),
+      // With no project there is nothing to take (and the day is not recorded): no time to promise.
+      nextAt: projects.length === 0 ? null : new Date(nextSnapshotAt(schedule, clock.now(), (date) => snapshots[date] !== undefined)).toISOString(),
       last: lastDate && last ? { date: lastDate, at: new Date(last.at).toISOString(), late: last.late, points: last.points, failed: last.failed } : null,
       rows,
     };
@@ -159,22 +163,14 @@ export class HistoryKeeper {
    * Another process taking one now is a 409.
    */
   async snapshot(options: { late?: boolean } = {}): Promise<SnapshotResult> {
-    const taken = await this.underLease(SNAPSHOT_LEASE, () => this.takeSnapshot(options.late ?? false));
+    const taken = await this.underLease(this.snapshotLease, () => this.takeSnapshot(options.late ?? false));
     if (!taken) throw fail('CONFLICT', 'Another dashboard process is taking the snapshot now; try again in a minute');
     return taken.value;
   }
 
-  /** `work` while this process holds the lease `name` (renewed as it runs: a snapshot may wait minutes on a rate limit); undefined when another holds it. */
-  private async underLease<T>(name: string, work: () => Promise<T>): Promise<{ value: T } | undefined> {
-    if (this.ticker.isStopped || !(await this.acquire(name))) return undefined;
-    const renew = setInterval(() => void this.acquire(name).catch(() => undefined), LEASE_MS / 3);
-    renew.unref();
-    try {
-      return { value: await work() };
-    } finally {
-      clearInterval(renew);
-      await this.options.store.leases.release(name, this.holder).catch(() => undefined);
-    }
+  /** `work` under `lease`, unless this keeper is stopping or another process holds it (undefined then). */
+  private underLease<T>(lease: HeldLease, work: () => Promise<T>): Promise<{ value: T } | undefined> {
+    return this.ticker.isStopped ? Promise.resolve(undefined) : lease.run(work);
   }
 
   private async takeSnapshot(late: boolean): Promise<SnapshotResult> {
@@ -184,7 +180,7 @@ export class HistoryKeeper {
     const { date } = snapshotDay(schedule, now);
     const snapshots = await this.snapshots();
     // The providers' days are UTC (Search Console's Pacific): yesterday's is the last complete one.
-    const to = isoDate(now - DAY);
+    const to = isoDay(now - DAY);
     const lastDate = Object.keys(snapshots).filter((day) => day < date).sort().at(-1);
     const settling = addDays(to, -(SETTLING_DAYS - 1));
     const from = lastDate !== undefined && lastDate < settling ? [lastDate, addDays(to, -(CATCH_UP_DAYS - 1))].sort().at(-1) ?? settling : settling;
@@ -212,7 +208,7 @@ export class HistoryKeeper {
   async backfill(options: { project?: string | undefined; only?: (project: Project) => readonly IntegrationName[] } = {}): Promise<BackfillResult> {
     const { store } = this.options;
     if (options.project !== undefined && !(await store.projects.get(options.project))) throw fail('NOT_FOUND', `No project with the slug "${options.project}"`);
-    const read = await this.underLease(BACKFILL_LEASE, () => this.readBack(options));
+    const read = await this.underLease(this.backfillLease, () => this.readBack(options));
     if (!read) throw fail('CONFLICT', 'Another dashboard process is reading history back now; try again in a minute');
     return read.value;
   }
@@ -220,11 +216,10 @@ export class HistoryKeeper {
   private async readBack(options: { project?: string | undefined; only?: (project: Project) => readonly IntegrationName[] }): Promise<BackfillResult> {
     const { store, clock, log } = this.options;
     const now = clock.now();
-    const to = isoDate(now - DAY);
+    const to = isoDay(now - DAY);
     const projects = (await store.projects.list()).filter((project) => options.project === undefined || project.slug === options.project);
     const reads = this.options.reads(this.abort.signal);
     const result: BackfillResult = { points: 0, projects: [], failed: [] };
-    let records = await this.backfills();
     for (const project of projects) {
       const only = new Set(options.only?.(project) ?? backfilled.filter((integration) => project.integrations[integration]));
       if (only.size === 0) continue;
@@ -247,14 +242,13 @@ export class HistoryKeeper {
       result.projects.push({ project: project.slug, metrics: [...byMetric].map(([metric, seen]) => ({ metric: metric as BackfillResult['projects'][number]['metrics'][number]['metric'], ...seen })) });
       result.failed.push(...failed.map((failure) => ({ project: project.slug, ...failure })));
       // What was read is recorded per integration, so the keeper does not read it again until its config changes.
-      records = await this.backfills();
+      const records = await this.backfills();
       const mine = { ...records[project.slug] };
       for (const integration of only) {
         const failure = failed.find((entry) => entry.integration === integration);
         mine[integration] = { config: digest(project.integrations[integration]), at: now, error: failure?.error ?? null };
       }
-      records = { ...records, [project.slug]: mine };
-      await store.meta.put(BACKFILLS, records);
+      await store.meta.put(BACKFILLS, { ...records, [project.slug]: mine });
       log.info(`history: read back ${points.length} values for ${project.slug}${failed.length ? ` (${failed.map((f) => f.integration).join(', ')} failed)` : ''}`);
     }
     return result;
@@ -304,7 +298,7 @@ export class HistoryKeeper {
     const today = snapshotDay(schedule, now);
     if (now >= today.at && (await this.snapshots())[today.date] === undefined) {
       // Under the lease, looked at again: another process may have taken it between the look and the lease.
-      await this.underLease(SNAPSHOT_LEASE, async () => {
+      await this.underLease(this.snapshotLease, async () => {
         if ((await this.snapshots())[today.date] === undefined) await this.takeSnapshot(now - today.at > LATE_AFTER_MS);
       });
     }
@@ -323,10 +317,6 @@ export class HistoryKeeper {
       // Another process is reading back (409): its records will say so at the next look.
       if ((error as { code?: string }).code !== 'CONFLICT') throw error;
     }
-  }
-
-  private acquire(name: string): Promise<boolean> {
-    return this.options.store.leases.acquire(name, this.holder, LEASE_MS, new Date(this.options.clock.now()).toISOString());
   }
 
   private async snapshots(): Promise<Snapshots> {

@@ -17,7 +17,8 @@ import { fail } from '../errors.ts';
 import { historyCsv, parseHistoryCsv } from './csv.ts';
 import { historyChanged, memoised } from './memo.ts';
 import { historySchedule } from './keeper.ts';
-import { addDays, seriesDaysOf } from './sources.ts';
+import { seriesDaysOf } from './sources.ts';
+import { addDays } from '@dash/connectors';
 import { localTime } from '../notifications/policy/quiet-hours.ts';
 
 /** Reading the history: one metric, several, the catalogue per project, the CSV (answers kept a minute: memo.ts); and the CSV import. */
@@ -63,9 +64,11 @@ export async function readHistory(store: Store, now: number, query: HistoryQuery
  * GET /api/history's body: the answer checked against the contract and encoded once per change of the history (kept
  * with the other answers), so a widget's year of points costs a request no more than a cached data route's few.
  */
-export function readHistoryEncoded(store: Store, now: number, query: HistoryQuery): Promise<{ json: string }> {
-  return memoised(store, now, JSON.stringify(['encoded', query.project, query.metric, query.from ?? null, query.to ?? null]), async () => ({
-    json: JSON.stringify(historySchema.parse(await readHistory(store, now, query))),
+export async function readHistoryEncoded(store: Store, now: number, query: HistoryQuery): Promise<{ json: string }> {
+  // Keyed by the days it covers, resolved: a default `to` is today, which moves at midnight.
+  const days = await daysOf(store, now, query);
+  return memoised(store, now, JSON.stringify(['encoded', query.project, query.metric, days.from, days.to]), async () => ({
+    json: JSON.stringify(historySchema.parse(await readHistory(store, now, { ...query, ...days }))),
   }));
 }
 

@@ -47,7 +47,7 @@ export function localTime(instant: number, zone: string): { date: Temporal.Plain
 }
 
 /** The instant (ms UTC) a wall time `HH:MM` (or `24:00`, the next midnight) on a local date happens. */
-function wallInstant(date: Temporal.PlainDate, hhmm: string, zone: string): number {
+export function wallInstant(date: Temporal.PlainDate, hhmm: string, zone: string): number {
   if (hhmm === '24:00') return wallInstant(date.add({ days: 1 }), '00:00', zone);
   const [hour = 0, minute = 0] = hhmm.split(':').map(Number);
   return date.toPlainDateTime({ hour, minute }).toZonedDateTime(zone, { disambiguation: 'compatible' }).epochMilliseconds;
