@@ -3,6 +3,7 @@ import { ownerPasswordSchema } from './auth.ts';
 import { credentialKeySchema } from './credentials.ts';
 import { notificationSeverities } from './notifications.ts';
 import { historyDateSchema, metricKeySchema, pointSources } from './history.ts';
+import { metricAlertParamsSchema, metricAlertSeverities } from './metric-alerts.ts';
 import { integrationsSchema, slugSchema } from './projects.ts';
 import { settingsSchema } from './settings.ts';
 
@@ -216,6 +217,17 @@ function isJsonStrings(value: string): boolean {
   }
 }
 
+/** JSON text of a metric alert rule's params, as contracts' `MetricAlertParams` read them (the store refuses any other). */
+const alertParams = (max = 4096) => z.string().max(max).refine(isAlertParams, 'JSON text of a metric alert rule’s params');
+
+function isAlertParams(value: string): boolean {
+  try {
+    return metricAlertParamsSchema.safeParse(JSON.parse(value)).success;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * How deep a parsed JSON value nests, counted without recursion (a hostile dump may nest thousands deep); the count
  * stops just past `limit`.
@@ -397,6 +409,19 @@ export const dumpTablesSchema = z.strictObject({
       late: z.boolean(),
       source: z.enum(pointSources),
       takenAt: ms,
+    }),
+  ).optional(),
+  /** The metric alert rules: a project's metric held to its params (see metric-alerts.ts), ids a UUID or `default:<project>:<metric>`. */
+  metric_alert_rules: rows(
+    z.strictObject({
+      id: text(200),
+      projectSlug: slugSchema,
+      metric: metricKeySchema,
+      params: alertParams(),
+      severity: z.enum(metricAlertSeverities),
+      enabled: z.boolean(),
+      createdAt: ms,
+      updatedAt: ms,
     }),
   ).optional(),
 });

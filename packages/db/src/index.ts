@@ -162,5 +162,6 @@ export function redactDatabaseUrl(url: string): string {
 }
 export { reachesConnection } from './channels.ts';
 export { memoizeReads } from './memo.ts';
+export { MetricAlertRuleError } from './metric-alerts.ts';
 export { foldEvents } from './shared.ts';
 export { migrationsOf, migrationStatements, tablesState } from './migrations.ts';

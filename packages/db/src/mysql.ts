@@ -51,6 +51,7 @@ import { emailSends } from './emails.ts';
 import { channelConnections } from './channels.ts';
 import { pushSubscriptions } from './push.ts';
 import { metricHistory } from './history.ts';
+import { metricAlertRules } from './metric-alerts.ts';
 import { rateWindows } from './rates.ts';
 import { notificationReads, outboxOps, type RunStatement } from './outbox.ts';
 import { countRows, dumpRows, dumpTablesOf, restoreRows, type TransferOps } from './transfer.ts';
@@ -555,6 +556,14 @@ export function mysqlStore(db: Db): Store {
         transaction: (work) => retriedOnDeadlock(() => driverTransaction(db.$client, work)),
         lockingReads: true,
         valuesAsText: true,
+      },
+      mysqlDialect,
+    ),
+    metricAlerts: metricAlertRules(
+      {
+        run: driverRun(db.$client),
+        // One statement on its own; should two puts of one id meet in a deadlock, its victim runs again.
+        write: ({ sql: text, params }) => retriedOnDeadlock(async () => ((await db.$client.query(text, params)) as unknown as [ResultSetHeader])[0].affectedRows),
       },
       mysqlDialect,
     ),

@@ -52,6 +52,7 @@ import { emailSends } from './emails.ts';
 import { channelConnections } from './channels.ts';
 import { pushSubscriptions } from './push.ts';
 import { metricHistory } from './history.ts';
+import { metricAlertRules } from './metric-alerts.ts';
 import { rateWindows } from './rates.ts';
 import { notificationReads, outboxOps } from './outbox.ts';
 import { ProjectExistsError, UnknownProjectsError, type OutboxOps, type Store } from './store.ts';
@@ -482,6 +483,14 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
             await tx.execute(sql`select pg_advisory_xact_lock(${HISTORY_LOCK})`);
             return work((statement) => run<Record<string, unknown>>(tx, statement));
           }, notificationTx),
+      },
+      pgDialect,
+    ),
+    metricAlerts: metricAlertRules(
+      {
+        run: (statement) => run<Record<string, unknown>>(db, statement),
+        // postgres.js answers a statement's rows with how many it wrote beside them (`count`).
+        write: async (statement) => Number((await run<Record<string, unknown>>(db, statement) as unknown as { count: number }).count),
       },
       pgDialect,
     ),

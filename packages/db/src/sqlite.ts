@@ -52,6 +52,7 @@ import { emailSends } from './emails.ts';
 import { channelConnections } from './channels.ts';
 import { pushSubscriptions } from './push.ts';
 import { metricHistory } from './history.ts';
+import { metricAlertRules } from './metric-alerts.ts';
 import { notificationReads, outboxOps, type RunStatement } from './outbox.ts';
 import { ProjectExistsError, UnknownProjectsError, type NotificationRow, type OutboxOps, type Store } from './store.ts';
 
@@ -536,6 +537,14 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
         run: clientRun(db.$client),
         transaction: (work) => transact((tx) => work(transactionRun(tx, tx === writer ? writer.$client : undefined))),
         packedReads: true,
+      },
+      sqliteDialect,
+    ),
+    // Each write one statement on its own, as any statement (a local file's waits for the write lock).
+    metricAlerts: metricAlertRules(
+      {
+        run: clientRun(db.$client),
+        write: async ({ sql: text, params }) => (await db.$client.execute({ sql: text, args: params as InValue[] })).rowsAffected,
       },
       sqliteDialect,
     ),

@@ -64,7 +64,7 @@ export interface ApiTokenRow {
 }
 
 /** Severity of a notification, as the webhook parsers give it. */
-import type { ChannelFloor, DecisionTraceEntry, NotificationSeverity, StoredDecision } from '@dash/contracts';
+import type { ChannelFloor, DecisionTraceEntry, MetricAlertParams, MetricAlertSeverity, MetricKey, NotificationSeverity, StoredDecision } from '@dash/contracts';
 export type { NotificationSeverity, StoredDecision };
 
 /** One event to store in the inbox: a relay event (or one from the local webhook route) plus its project. */
@@ -452,10 +452,6 @@ export interface PushSubscriptionRow {
 }
 
 /**
- * Everything the dashboard stores, behind one interface with an implementation per dialect
- * (SQLite/libSQL, Postgres and MySQL). Each method is atomic on its own.
- */
-/**
  * One value of the metric history (`metric_points`): a project's metric on one day (`YYYY-MM-DD`), in `currency` for
  * money (null otherwise). `late`: taken after its day's time had passed; `source`: the daily snapshot, a provider's
  * series read back, or a CSV import; `takenAt`: when it was read, ms UTC.
@@ -471,6 +467,26 @@ export interface MetricPointRow {
   takenAt: number;
 }
 
+/**
+ * A change alert rule on the metric history (`metric_alert_rules`): a project's metric held to `params` (a threshold,
+ * a change against a comparison period, or its usual band), its alerts sent as `severity` while `enabled`. The id is a
+ * UUID, or `default:<project>:<metric>` for the owner's change to a built-in `unusual` rule. Instants are ms UTC.
+ */
+export interface MetricAlertRuleRow {
+  id: string;
+  projectSlug: string;
+  metric: MetricKey;
+  params: MetricAlertParams;
+  severity: MetricAlertSeverity;
+  enabled: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * Everything the dashboard stores, behind one interface with an implementation per dialect
+ * (SQLite/libSQL, Postgres and MySQL). Each method is atomic on its own.
+ */
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres' | 'mysql';
 
@@ -766,6 +782,26 @@ export interface Store {
     /** Rows stored in all. */
     count(): Promise<number>;
     /** Removes these projects' history (a project deleted, the demo removed); answers how many rows went. */
+    removeForProjects(slugs: readonly string[]): Promise<number>;
+  };
+
+  /**
+   * The change alert rules on the metric history (see MetricAlertRuleRow). A stored rule whose params do not parse as
+   * contracts' `MetricAlertParams` is an error naming the rule, never skipped (only the store writes them).
+   */
+  metricAlerts: {
+    /** One project's rules (undefined: every project's), ordered by project, metric, then createdAt (and id). */
+    list(projectSlug?: string): Promise<MetricAlertRuleRow[]>;
+    get(id: string): Promise<MetricAlertRuleRow | undefined>;
+    /**
+     * Writes the rule, or replaces the one of its id (its project, metric, params, severity, enabled and updatedAt;
+     * the first put's createdAt stays), in one statement: of processes putting one id at once, one row remains, the
+     * last put's. Params that do not parse as `MetricAlertParams` are refused before anything is written.
+     */
+    put(row: MetricAlertRuleRow): Promise<void>;
+    /** False when there was none. */
+    remove(id: string): Promise<boolean>;
+    /** Removes these projects' rules (a project deleted, the demo removed); answers how many went. */
     removeForProjects(slugs: readonly string[]): Promise<number>;
   };
 

@@ -85,6 +85,27 @@ async function populate(store: Store) {
     { project: 'formfox', metric: 'search.ctr', date: '2026-11-22', value: 0.1 + 0.2, currency: null, late: true, source: 'backfill', takenAt: Date.parse(NOW) },
     { project: 'orbit', metric: 'analytics.visitors', date: '2026-11-23', value: 42, currency: null, late: false, source: 'import', takenAt: Date.parse(NOW) - 1 },
   ]);
+  // The metric alert rules: a built-in one changed and switched off, an owner's with a double that is not exact in binary.
+  await store.metricAlerts.put({
+    id: 'default:formfox:analytics.visitors',
+    projectSlug: 'formfox',
+    metric: 'analytics.visitors',
+    params: { kind: 'unusual', direction: 'below', z: 3.5 },
+    severity: 'warning',
+    enabled: false,
+    createdAt: Date.parse(NOW),
+    updatedAt: Date.parse(NOW) + 1,
+  });
+  await store.metricAlerts.put({
+    id: '0b9d4c52-7a53-4d8e-9e5c-3f1a2b6c7d8e',
+    projectSlug: 'orbit',
+    metric: 'revenue.mrr',
+    params: { kind: 'threshold', direction: 'below', value: 0.1 + 0.2 },
+    severity: 'error',
+    enabled: true,
+    createdAt: Date.parse(NOW) - 1,
+    updatedAt: Date.parse(NOW) - 1,
+  });
   await store.notifications.outbox(async (ops) => {
     await ops.putMute({ subjectKey: 'uptime:api', until: Date.parse(NOW) + 3_600_000, createdAt: Date.parse(NOW) });
     // An outage's interruption held by the flap hold: an import must keep why it waits and whose it is.
@@ -125,6 +146,7 @@ async function seen(store: Store) {
     mutes: await store.notifications.mutes(),
     preferences: await store.meta.get('notifications.preferences'),
     history: await store.history.read(undefined, undefined, '2026-01-01', '2026-12-31'),
+    alertRules: await store.metricAlerts.list(),
   };
 }
 
@@ -139,6 +161,10 @@ describe.each(engines)('a dump from $name', (source) => {
       ['formfox', 'revenue.mrr', false],
       ['formfox', 'search.ctr', true],
       ['orbit', 'analytics.visitors', false],
+    ]);
+    expect(dump.metric_alert_rules.map((row) => [row.id, row.enabled, JSON.parse(row.params) as unknown])).toEqual([
+      ['0b9d4c52-7a53-4d8e-9e5c-3f1a2b6c7d8e', true, { kind: 'threshold', direction: 'below', value: 0.1 + 0.2 }],
+      ['default:formfox:analytics.visitors', false, { kind: 'unusual', direction: 'below', z: 3.5 }],
     ]);
     // What the import route accepts: every column an export carries.
     expect(dumpTablesSchema.safeParse(dump).error).toBeUndefined();
@@ -185,6 +211,7 @@ describe.each(engines)('restore on $name', (engine) => {
     expect(counts.projects).toBe(0);
     expect(counts.credentials).toBe(2);
     expect(counts.notifications).toBe(2);
+    expect(counts.metric_alert_rules).toBe(2);
   });
 
   it('restores an export made before notifications kept their refs, as rows without refs', async () => {

@@ -85,6 +85,7 @@ export const demoRouter = router({
       for (const key of record.credentials) await ctx.store.credentials.remove(key);
       await ctx.store.notifications.removeForProjects(record.projects);
       await ctx.store.history.removeForProjects(record.projects);
+      await ctx.store.metricAlerts.removeForProjects(record.projects);
       historyChanged(ctx.store);
       await ctx.store.meta.put(DEMO, null);
       await ctx.data.cache.clear();

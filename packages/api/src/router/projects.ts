@@ -104,6 +104,7 @@ export const projectsRouter = router({
       if (!(await ctx.store.projects.remove(input.slug))) throw noSuchProject(input.slug);
       // Its history goes with it (an export taken before keeps it).
       await ctx.store.history.removeForProjects([input.slug]);
+      await ctx.store.metricAlerts.removeForProjects([input.slug]);
       historyChanged(ctx.store);
       return { ok: true as const };
     }),

@@ -1,6 +1,6 @@
 import { sql, type Column } from 'drizzle-orm';
 import { bigint, boolean, check, double, index, int, json, mysqlTable, primaryKey, text, uniqueIndex, varchar } from 'drizzle-orm/mysql-core';
-import { notificationSeverities, pointSources, type Integrations } from '@dash/contracts';
+import { metricAlertSeverities, notificationSeverities, pointSources, type Integrations } from '@dash/contracts';
 
 /**
  * The MySQL (PlanetScale) schema: the same tables, property names and column names as the SQLite and Postgres ones.
@@ -397,4 +397,26 @@ export const metricPoints = mysqlTable(
     takenAt: bigint('taken_at', { mode: 'number' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.project, t.metric, t.date] }), check('metric_points_source', sql`${t.source} in (${sql.raw(pointSources.map((source) => `'${source}'`).join(', '))})`)],
+);
+
+/**
+ * The metric alert rules; see the SQLite schema. The id holds a UUID or `default:<project>:<metric>` (contracts'
+ * `metricAlertIdSchema`: at most 200 characters); `enabled` is MySQL's boolean, a tinyint(1).
+ */
+export const metricAlertRules = mysqlTable(
+  'metric_alert_rules',
+  {
+    id: varchar('id', { length: 200 }).primaryKey(),
+    projectSlug: varchar('project_slug', { length: ID }).notNull(),
+    metric: varchar('metric', { length: 64 }).notNull(),
+    params: text('params').notNull(),
+    severity: varchar('severity', { length: 8, enum: metricAlertSeverities }).notNull(),
+    enabled: boolean('enabled').notNull(),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    index('metric_alert_rules_project_idx').on(t.projectSlug),
+    check('metric_alert_rules_severity', sql`${t.severity} in (${sql.raw(metricAlertSeverities.map((severity) => `'${severity}'`).join(', '))})`),
+  ],
 );

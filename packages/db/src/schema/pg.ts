@@ -1,6 +1,6 @@
 import { sql, type Column } from 'drizzle-orm';
 import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgSequence, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { notificationSeverities, pointSources, type Integrations } from '@dash/contracts';
+import { metricAlertSeverities, notificationSeverities, pointSources, type Integrations } from '@dash/contracts';
 
 const instant = (name: string) => timestamp(name, { withTimezone: true, mode: 'string' });
 
@@ -390,4 +390,23 @@ export const metricPoints = pgTable(
     takenAt: bigint('taken_at', { mode: 'number' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.project, t.metric, t.date] }), check('metric_points_source', sql`${t.source} in (${sql.raw(pointSources.map((source) => `'${source}'`).join(', '))})`)],
+);
+
+/** The metric alert rules; see the SQLite schema. `params` is JSON text, as the store wrote it. */
+export const metricAlertRules = pgTable(
+  'metric_alert_rules',
+  {
+    id: text('id').primaryKey(),
+    projectSlug: text('project_slug').notNull(),
+    metric: text('metric').notNull(),
+    params: text('params').notNull(),
+    severity: text('severity', { enum: metricAlertSeverities }).notNull(),
+    enabled: boolean('enabled').notNull(),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    index('metric_alert_rules_project_idx').on(t.projectSlug),
+    check('metric_alert_rules_severity', sql`${t.severity} in (${sql.raw(metricAlertSeverities.map((severity) => `'${severity}'`).join(', '))})`),
+  ],
 );

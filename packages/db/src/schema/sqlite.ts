@@ -1,6 +1,6 @@
 import { sql, type Column } from 'drizzle-orm';
 import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { notificationSeverities, pointSources, type Integrations } from '@dash/contracts';
+import { metricAlertSeverities, notificationSeverities, pointSources, type Integrations } from '@dash/contracts';
 
 /** One row per setting leaf (`projectOrder` lives in `projects.position`), so writes to different leaves never collide. */
 export const userSettings = sqliteTable('user_settings', {
@@ -406,4 +406,28 @@ export const metricPoints = sqliteTable(
     takenAt: integer('taken_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.project, t.metric, t.date] }), check('metric_points_source', sql`${t.source} in (${sql.raw(pointSources.map((source) => `'${source}'`).join(', '))})`)],
+);
+
+/**
+ * The metric alert rules (change alerts on the metric history): one row per rule, of a project (its slug) and a metric
+ * (a key of contracts' metric catalogue). `params` is contracts' `MetricAlertParams` as JSON text (the kind and what it
+ * holds the metric to); `severity` is what its alerts are sent as. The id is a UUID, or `default:<project>:<metric>`
+ * for the owner's change to a built-in `unusual` rule (one row per built-in rule changed). ms UTC.
+ */
+export const metricAlertRules = sqliteTable(
+  'metric_alert_rules',
+  {
+    id: text('id').primaryKey(),
+    projectSlug: text('project_slug').notNull(),
+    metric: text('metric').notNull(),
+    params: text('params').notNull(),
+    severity: text('severity', { enum: metricAlertSeverities }).notNull(),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    index('metric_alert_rules_project_idx').on(t.projectSlug),
+    check('metric_alert_rules_severity', sql`${t.severity} in (${sql.raw(metricAlertSeverities.map((severity) => `'${severity}'`).join(', '))})`),
+  ],
 );
