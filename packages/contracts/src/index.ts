@@ -16,3 +16,4 @@ export * from './briefing.ts';
 export * from './links.ts';
 export * from './names.ts';
 export * from './history.ts';
+export * from './metric-alerts.ts';

@@ -1,7 +1,7 @@
 // The names and small helpers the browser's pages need at run time, without zod (`@dash/contracts/names`): importing the
 // index builds every schema, and would bring zod and all of them into the script a page waits for before it paints.
 import type { IntegrationName } from './projects.ts';
-import type { WebhookIntegration } from './notifications.ts';
+import type { NotificationSource, WebhookIntegration } from './notifications.ts';
 
 export { httpUrl } from './links.ts';
 export * from './metrics.ts';
@@ -35,6 +35,9 @@ export const webhookSourceNames: Record<WebhookIntegration, string> = {
   issue_tracker: 'Linear',
   uptime_monitor: 'Better Stack',
 };
+
+/** Where each notification comes from, as people name it: the webhook senders, and the dashboard's own change alerts. */
+export const notificationSourceNames: Record<NotificationSource, string> = { ...webhookSourceNames, metrics: 'Metric alerts' };
 
 /** `{ configured: false }` (data.ts's notConfiguredSchema): the integration is not set up for the asked project (or for any). */
 export const notConfigured = (integration: IntegrationName, message: string): { configured: false; integration: string; message: string } => ({

@@ -4,6 +4,13 @@ import { z } from 'zod';
 export const webhookIntegrationSchema = z.enum(['code_host', 'deploy_host', 'error_tracker', 'issue_tracker', 'uptime_monitor']);
 export type WebhookIntegration = z.infer<typeof webhookIntegrationSchema>;
 
+/**
+ * Where a notification comes from: the five webhook integrations, and `metrics`, the dashboard's own change alerts on
+ * the metric history (metric-alerts.ts). Preferences and rules match on these.
+ */
+export const notificationSourceSchema = z.enum([...webhookIntegrationSchema.options, 'metrics']);
+export type NotificationSource = z.infer<typeof notificationSourceSchema>;
+
 
 export const notificationSeverities = ['info', 'success', 'warning', 'error'] as const;
 export type NotificationSeverity = (typeof notificationSeverities)[number];
@@ -18,15 +25,16 @@ export type NotificationChannel = (typeof notificationChannels)[number];
  * pipeline added when it stored the event.
  */
 export const decisionTraceEntrySchema = z.object({
-  stage: z.enum(['preference', 'rule', 'thread', 'mute', 'flap', 'quiet_hours', 'pause', 'delivery']),
+  /** `context`: what else happened to the project around a metric alert (deploys, errors, outages…), one line each. */
+  stage: z.enum(['preference', 'rule', 'thread', 'mute', 'flap', 'quiet_hours', 'pause', 'delivery', 'context']),
   /** The rule's id, `integration/type` of a preference, `default` for the built-in preference, or the stage's own name. */
   id: z.string(),
   name: z.string(),
   /**
    * `applied`; a preference may be `disabled` or `below_min_severity`; the pipeline's stages say what
-   * became of the interruption: `sent`, `held`, `deferred`, `suppressed`, `cancelled`, `none`.
+   * became of the interruption: `sent`, `held`, `deferred`, `suppressed`, `cancelled`, `none`; a `context` line is `noted`.
    */
-  verdict: z.enum(['applied', 'disabled', 'below_min_severity', 'sent', 'held', 'deferred', 'suppressed', 'cancelled', 'none']),
+  verdict: z.enum(['applied', 'disabled', 'below_min_severity', 'sent', 'held', 'deferred', 'suppressed', 'cancelled', 'none', 'noted']),
   why: z.string(),
   /**
    * ISO 8601, on the lines added after the event was stored: when the scheduler (or a later event, such as the
@@ -53,7 +61,7 @@ export const notificationSchema = z.object({
   seq: z.number().int(),
   /** Its place in the list, newest first: the seq it was created with, which reading or folding never moves. */
   createdSeq: z.number().int(),
-  /** `code_host`, `deploy_host`, `error_tracker`, `issue_tracker` or `uptime_monitor`. */
+  /** `code_host`, `deploy_host`, `error_tracker`, `issue_tracker`, `uptime_monitor`, or `metrics` (a change alert). */
   integration: z.string(),
   /** The opening event's type: `pr.merged`, `deploy.error`, `monitor.down`, … */
   type: z.string(),

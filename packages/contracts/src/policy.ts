@@ -3,6 +3,7 @@ import {
   decisionTraceEntrySchema,
   notificationChannels,
   notificationSeverities,
+  notificationSourceSchema,
   webhookIntegrationSchema,
   type NotificationSeverity,
 } from './notifications.ts';
@@ -92,7 +93,7 @@ export type PayloadCondition = z.infer<typeof payloadConditionSchema>;
 
 /** What a rule applies to; every field given must hold (an empty match applies to everything). */
 export const ruleMatchSchema = z.strictObject({
-  integrations: z.array(webhookIntegrationSchema).min(1, 'integrations lists at least one').max(5).optional(),
+  integrations: z.array(notificationSourceSchema).min(1, 'integrations lists at least one').max(6).optional(),
   type: typeGlobSchema.optional(),
   /** Compared with the severity as earlier rules left it. */
   minSeverity: notificationSeveritySchema.optional(),
@@ -157,8 +158,8 @@ export const saveNotificationRulesSchema = z.strictObject({ rules: notificationR
  * in-app only. In-app has no switch: it is always on, so an `error` always shows in the app.
  */
 export const notificationPreferenceSchema = z.strictObject({
-  integration: z.union([webhookIntegrationSchema, z.literal('*')], {
-    error: 'integration is one of code_host, deploy_host, error_tracker, issue_tracker, uptime_monitor or *',
+  integration: z.union([notificationSourceSchema, z.literal('*')], {
+    error: 'integration is one of code_host, deploy_host, error_tracker, issue_tracker, uptime_monitor, metrics or *',
   }),
   type: typeGlobSchema,
   enabled: z.boolean(),

@@ -1,4 +1,4 @@
-import { MAX_MUTE_MS, type DeliveryOutcome, type DryRunEvent, type InterruptChannel, type NotificationMute, type NotificationPolicy, type PolicyDecision, type StoredDecision } from '@dash/contracts';
+import { MAX_MUTE_MS, type DeliveryOutcome, type NotificationSeverity, type NotificationSource, type DryRunEvent, type InterruptChannel, type NotificationMute, type NotificationPolicy, type PolicyDecision, type StoredDecision } from '@dash/contracts';
 import { foldEvents, reachesConnection, type ChannelConnectionRow, type DeliveryRow, type FoldedEvent, type IncomingEvent, type IngestResult, type NotificationRow, type OutboxOps, type Store, type SubjectState } from '@dash/db';
 import type { RelayEvent } from '@dash/webhooks';
 import type { Logger } from '../logger.ts';
@@ -6,6 +6,7 @@ import type { DataCache } from '../data/cache.ts';
 import { NotificationHub } from './hub.ts';
 import { defaultFlapSettings, deliverableChannels, Planner, type FlapSettings, type PlannedEvent, type TickSetting } from './policy/planner.ts';
 import { evaluate } from './policy/rules.ts';
+import { step } from './policy/planner/trace.ts';
 import { PolicySettings, type PolicyParts } from './policy/settings.ts';
 import { projectOf, projectRefs, staleRoutes, toIncoming } from './resolve.ts';
 
@@ -57,10 +58,39 @@ const storedOf = (decision: PolicyDecision): StoredDecision => ({
   trace: decision.trace,
 });
 
-const planned = ({ eventId, event, effect, row }: FoldedEvent, decision: PolicyDecision): PlannedEvent => ({
+/** An event on its way into the store: as stored, with what the policy's rules read and the pipeline's extras. */
+interface Arriving {
+  incoming: IncomingEvent;
+  payload?: Record<string, unknown> | undefined;
+  context?: readonly string[] | undefined;
+  reminder?: boolean | undefined;
+}
+
+/** One of the dashboard's own events: a metric alert's trigger, reminder or resolve (see `Inbox.ingestOwn`). */
+export interface OwnEvent {
+  sourceEventId: string;
+  integration: NotificationSource;
+  type: string;
+  subject: string;
+  transition: 'trigger' | 'resolve';
+  severity: NotificationSeverity;
+  title: string;
+  url: string | null;
+  projectSlug: string;
+  occurredAt: string;
+  /** What else happened to the project in the window, one plain-text line each. */
+  context?: readonly string[] | undefined;
+  /** Still out of range a week on: it interrupts again although its thread is open. */
+  reminder?: boolean | undefined;
+  payload?: Record<string, unknown> | undefined;
+}
+
+const planned = ({ eventId, event, effect, row }: FoldedEvent, { decision, item }: { decision: PolicyDecision; item: Arriving }): PlannedEvent => ({
   eventId,
   effect,
   decision,
+  context: item.context,
+  reminder: item.reminder,
   notificationId: row.id,
   row,
   subjectKey: event.transition === null ? null : event.subjectKey,
@@ -305,22 +335,64 @@ export class Inbox {
    * process run one after another, so the relay poller and the local route never race each other here.
    */
   ingest(events: readonly RelayEvent[], cursor?: { relayUrl: string; since: number }): Promise<IngestResult> {
-    const run = this.queue.then(() => this.ingestNow(events, cursor));
+    return this.enqueue(async () => {
+      const refs = projectRefs(await this.store.projects.list());
+      return this.ingestNow(
+        events.map((event) => ({ incoming: toIncoming(event, refs), payload: event.payload })),
+        cursor,
+      );
+    });
+  }
+
+  /**
+   * Stores the dashboard's own events (metric alerts): their project is known, and their lines of what else happened
+   * go into the "Why?" trace and under the message on every channel. One transaction, in this process's ingest order.
+   */
+  ingestOwn(events: readonly OwnEvent[]): Promise<IngestResult> {
+    const receivedAt = new Date(this.now()).toISOString();
+    return this.enqueue(() =>
+      this.ingestNow(
+        events.map((event) => ({
+          incoming: {
+            sourceEventId: event.sourceEventId,
+            integration: event.integration,
+            type: event.type,
+            subjectKey: event.subject,
+            transition: event.transition,
+            severity: event.severity,
+            title: event.title,
+            url: event.url,
+            projectSlug: event.projectSlug,
+            occurredAt: event.occurredAt,
+            receivedAt,
+            relayEventId: null,
+            refs: [],
+          },
+          payload: event.payload,
+          context: event.context,
+          reminder: event.reminder,
+        })),
+      ),
+    );
+  }
+
+  private enqueue(work: () => Promise<IngestResult>): Promise<IngestResult> {
+    const run = this.queue.then(work);
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async ingestNow(events: readonly RelayEvent[], cursor?: { relayUrl: string; since: number }): Promise<IngestResult> {
-    const [projects, policy, { available, devices, connections }] = await Promise.all([this.store.projects.list(), this.policy.get(), this.targets()]);
-    const refs = projectRefs(projects);
+  private async ingestNow(items: readonly Arriving[], cursor?: { relayUrl: string; since: number }): Promise<IngestResult> {
+    const [policy, { available, devices, connections }] = await Promise.all([this.policy.get(), this.targets()]);
     const now = this.now();
     // The pure policy first (preferences, rules): it may raise the severity the row is stored with.
-    const decided = new Map<string, PolicyDecision>();
-    const incoming = events.map((event) => {
-      const base = toIncoming(event, refs);
-      const decision = evaluate(base, { projectSlug: base.projectSlug, payload: event.payload }, { ...policy, available });
-      decided.set(base.sourceEventId, decision);
-      return { ...base, severity: decision.severity, decision: storedOf(decision) };
+    const decided = new Map<string, { decision: PolicyDecision; item: Arriving }>();
+    const incoming = items.map((item) => {
+      const base = item.incoming;
+      const decision = evaluate(base, { projectSlug: base.projectSlug, payload: item.payload }, { ...policy, available });
+      decided.set(base.sourceEventId, { decision, item });
+      const context = (item.context ?? []).map((line) => step('context', 'noted', line));
+      return { ...base, severity: decision.severity, decision: storedOf({ ...decision, trace: [...decision.trace, ...context] }) };
     });
     const result = await this.store.notifications.ingest(incoming, {
       now: new Date(now).toISOString(),
@@ -328,7 +400,7 @@ export class Inbox {
       cursor,
       plan: (folded, ops) =>
         this.planner.plan(
-          folded.map((item) => planned(item, decided.get(item.event.sourceEventId) as PolicyDecision)),
+          folded.map((item) => planned(item, decided.get(item.event.sourceEventId) as { decision: PolicyDecision; item: Arriving })),
           ops,
           now,
           policy,
@@ -413,7 +485,7 @@ export class Inbox {
         await this.ticksUntil(preview.ops, arrivesAt, { policy, available, recipients, pausedSince });
         preview.written.length = 0;
       }
-      const outcome = await this.planner.plan(folded ? [planned(folded, decision)] : [], preview.ops, arrivesAt, policy, recipients);
+      const outcome = await this.planner.plan(folded ? [planned(folded, { decision, item: { incoming: event } })] : [], preview.ops, arrivesAt, policy, recipients);
       return { stored: outcome.decisions[0] ?? storedOf(decision), written: preview.written };
     });
     const told = await this.toldOf(written, devices, connections);

@@ -1,4 +1,4 @@
-import { severityRank, webhookSourceNames, type NotificationSeverity } from '@dash/contracts';
+import { severityRank, notificationSourceNames, type NotificationSeverity } from '@dash/contracts';
 import { localTime } from './quiet-hours.ts';
 
 /**
@@ -90,7 +90,7 @@ const wordings: Record<string, Wording> = {
 function wordingOf(item: HeldItem): { key: string; wording: Wording } {
   const known = Object.hasOwn(wordings, item.type) ? wordings[item.type] : undefined;
   if (known) return { key: `${known.one}|${known.verb}`, wording: known };
-  const service = (webhookSourceNames as Record<string, string>)[item.integration] ?? item.integration;
+  const service = (notificationSourceNames as Record<string, string>)[item.integration] ?? item.integration;
   return { key: `other|${item.integration}`, wording: { one: `${service} event`, many: `${service} events`, verb: '' } };
 }
 

@@ -5,7 +5,7 @@ import {
   type NotificationPreference,
   type NotificationSeverity,
   severityRank,
-  webhookSourceNames,
+  notificationSourceNames,
 } from '@dash/contracts';
 
 /**
@@ -88,7 +88,7 @@ export function preferenceId(preference: NotificationPreference | null): string 
 
 function preferenceName(preference: NotificationPreference | null): string {
   if (!preference) return 'Built-in defaults';
-  const source = preference.integration === '*' ? 'All integrations' : webhookSourceNames[preference.integration];
+  const source = preference.integration === '*' ? 'All integrations' : notificationSourceNames[preference.integration];
   return `${source} · ${preference.type === '*' ? 'all events' : preference.type}`;
 }
 

@@ -16,6 +16,13 @@ export interface PlannedEvent {
   type: string;
   title: string;
   occurredAt: string;
+  /**
+   * What else happened around it, one line each (a metric alert's deploys, errors, outages…): under its message on
+   * every channel. Absent for webhook events.
+   */
+  context?: readonly string[] | undefined;
+  /** A reminder that its subject is still in trouble (a metric out of range a week on): a join that interrupts again. */
+  reminder?: boolean | undefined;
 }
 
 /**

@@ -18,6 +18,7 @@ export async function decide(batch: BatchPlan, event: PlannedEvent, state: Subje
     case 'resolved':
       return [await recover(batch, event, state)];
     case 'joined':
+      if (event.reminder) return [step('thread', 'applied', 'still out of range a week on: a reminder interrupts again'), interrupt(batch, event, state, flap, 'repeat')];
       return [step('thread', 'none', 'joined the open thread of its subject: already told')];
     case 'raised':
       return [step('thread', 'applied', 'the open thread became critical: it interrupts again'), interrupt(batch, event, state, flap)];
@@ -31,11 +32,12 @@ export async function decide(batch: BatchPlan, event: PlannedEvent, state: Subje
  * A new interruption (an outage, a failed deploy, a merged PR, a thread raised to critical): in the inbox only,
  * suppressed by a mute or a flap, a flap's start, held by the flap hold, or released (sent, or deferred to the digest).
  */
-function interrupt(batch: BatchPlan, event: PlannedEvent, state: SubjectState | undefined, flap: FlapSettings): DecisionTraceEntry {
+function interrupt(batch: BatchPlan, event: PlannedEvent, state: SubjectState | undefined, flap: FlapSettings, purpose: 'first' | 'repeat' = 'first'): DecisionTraceEntry {
   const { decision, row } = event;
   const { now, zone } = batch.moment;
   const channels = interruptingChannels(decision);
-  const add = (purpose: DeliveryRow['purpose'], fate: Fate, message = messageOf(row)) => batch.add(channels.map((channel) => delivery(event, channel, purpose, fate, message, now)));
+  const own = ownMessage(event);
+  const add = (purpose: DeliveryRow['purpose'], fate: Fate, message = own) => batch.add(channels.map((channel) => delivery(event, channel, purpose, fate, message, now)));
 
   if (channels.length === 0) {
     if (decision.discarded) return step('delivery', 'none', 'discarded: stored as done');
@@ -43,11 +45,11 @@ function interrupt(batch: BatchPlan, event: PlannedEvent, state: SubjectState | 
   }
   const mute = event.subjectKey ? batch.mutes.get(event.subjectKey) : undefined;
   if (mute) {
-    add('first', { status: 'suppressed', reason: 'muted' });
+    add(purpose, { status: 'suppressed', reason: 'muted' });
     return step('mute', 'suppressed', `its subject is muted until ${wall(mute.until, now, zone)}`);
   }
   if (state?.flappingSince != null) {
-    add('first', { status: 'suppressed', reason: 'flapping' });
+    add(purpose, { status: 'suppressed', reason: 'flapping' });
     return step('flap', 'suppressed', `flapping since ${wall(state.flappingSince, now, zone)}: one notice when it is stable again`);
   }
   if (state && state.outages.length >= flap.outages) {
@@ -64,11 +66,18 @@ function interrupt(batch: BatchPlan, event: PlannedEvent, state: SubjectState | 
     return step('flap', out.status === 'sent' ? 'sent' : 'deferred', `outage ${state.outages.length} within ${window}: one "flapping" notice instead of one per change`);
   }
   if (state && batch.holdMs > 0) {
-    add('first', { status: 'held', reason: 'flap hold', heldFor: 'flap_hold', dueAt: now + batch.holdMs });
+    add(purpose, { status: 'held', reason: 'flap hold', heldFor: 'flap_hold', dueAt: now + batch.holdMs });
     return step('flap', 'held', `held ${formatDuration(batch.holdMs)} in case it recovers at once; then it interrupts`);
   }
   const out = release(batch.moment, decision.bypassQuietHours);
-  batch.add(channels.map((channel) => delivery(event, channel, 'first', { ...out, reason: channel === 'browser' ? out.reason : channelWhy[channel](out.status) }, messageOf(row), now)));
+  batch.add(channels.map((channel) => delivery(event, channel, purpose, { ...out, reason: channel === 'browser' ? out.reason : channelWhy[channel](out.status) }, own, now)));
   if (out.status !== 'sent') return out.entry;
   return { ...out.entry, why: sentTo(out, channels, batch.recipients, row.severity) };
+}
+
+/** The thread's message, or this event's own words where it has them: a reminder's title, the lines of what else happened. */
+function ownMessage(event: PlannedEvent) {
+  const base = messageOf(event.row);
+  if (!event.reminder && !event.context?.length) return base;
+  return { ...base, title: event.reminder ? event.title : base.title, body: [base.body, ...(event.context ?? [])].join('\n') };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type InterruptChannel, type PolicyDecision, webhookSourceNames } from '@dash/contracts';
+import { type InterruptChannel, type PolicyDecision, notificationSourceNames } from '@dash/contracts';
 import type { DeliveryRow, InterruptMessage, NotificationRow } from '@dash/db';
 import type { Fate } from './release.ts';
 
@@ -16,7 +16,7 @@ export const deliverableChannels = (emailReady: boolean, pushReady = false, chat
   ...(chatReady ? (['chat'] as const) : []),
 ];
 
-const serviceOf = (integration: string) => (webhookSourceNames as Record<string, string>)[integration] ?? integration;
+const serviceOf = (integration: string) => (notificationSourceNames as Record<string, string>)[integration] ?? integration;
 
 export const messageOf = (row: NotificationRow, patch: Partial<InterruptMessage> = {}): InterruptMessage => ({
   title: row.title,

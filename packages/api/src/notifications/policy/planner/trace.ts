@@ -25,6 +25,7 @@ const stageNames: Record<DecisionTraceEntry['stage'], string> = {
   quiet_hours: 'Quiet hours',
   pause: 'Pause',
   delivery: 'Delivery',
+  context: 'What else happened',
 };
 
 /** The part of the policy's decision stored with the event, with its trace as the pipeline completed it. */
