@@ -262,6 +262,15 @@ const benches: Bench[] = [
     },
   },
   { file: 'test-suite.mjs', build: false, services: ['git'], figures: [new RegExp(`^fresh +baseline ${number} s .* current/baseline ${number} `, 'm'), new RegExp(`^second +baseline ${number} s .* current/baseline ${number} `, 'm')] },
+  {
+    file: 'anomaly.mjs',
+    build: false,
+    services: [],
+    figures: [
+      new RegExp(`^unusual: precision ${number}, recall ${number}, false opens per 30 days on clean twins ${number} \\(targets`, 'm'),
+      new RegExp(`^change > 20 % against the same weekday: precision ${number}, recall ${number}, false opens per 30 days on clean twins ${number} `, 'm'),
+    ],
+  },
 ];
 
 const command = (bench: Bench) => ['bench/' + bench.file, '--smoke', ...(bench.args ?? [])].join(' ');
