@@ -14,6 +14,7 @@ import type { Alerts } from './alerts/index.ts';
 import type { EmailSender } from './notifications/email-sender.ts';
 import type { BriefingMailer } from './briefing/mailer.ts';
 import type { HistoryKeeper } from './history/keeper.ts';
+import type { MetricAlerter } from './metric-alerts/alerter.ts';
 import type { Logger } from './logger.ts';
 import type { TestSends } from './alerts/test-sends.ts';
 import type { ApiSends } from './alerts/api-sends.ts';
@@ -58,6 +59,8 @@ export interface Context {
   briefing: BriefingMailer;
   /** The metric history: the daily snapshot, the providers' days read back, once across processes. */
   history: HistoryKeeper;
+  /** Change alerts on the history: after each snapshot and import, and hourly on today's visitors and error events. */
+  metricAlerts: MetricAlerter;
   /** Web Push: the VAPID keys, the devices and their test push. */
   push: PushDevices;
   /** Chat and webhook connections (Slack, Discord, Telegram, ntfy, a signed webhook) and their test message. */

@@ -27,6 +27,7 @@ import { ChatSender } from './channels/sender.ts';
 import type { CliLocations } from './oauth/cli-import.ts';
 import type { BackupReads } from './backup/plan.ts';
 import { loadShipped } from './data/shipping.ts';
+import { MetricAlerter } from './metric-alerts/alerter.ts';
 import { dataReadsOf } from './router/data.ts';
 
 export { appRouter, cachedCaller, createCaller, type AppRouter, type Caller } from './root.ts';
@@ -188,7 +189,23 @@ export async function createContext(options: {
     policy: inbox.policy,
     origin: access.options.origin,
   });
-  const history = new HistoryKeeper({ store, clock, log, data: { cache, connections }, reads: (signal) => dataReadsOf(context, signal) });
+  const metricAlerts = new MetricAlerter({
+    store,
+    clock,
+    log,
+    ingest: (events) => inbox.ingestOwn(events),
+    reads: () => dataReadsOf(context),
+    data: { cache, connections },
+    origin: access.options.origin,
+  });
+  const history = new HistoryKeeper({
+    store,
+    clock,
+    log,
+    data: { cache, connections },
+    reads: (signal) => dataReadsOf(context, signal),
+    afterSnapshot: (projects) => metricAlerts.evaluate({ projects }),
+  });
   const context: Context = {
     store,
     vault,
@@ -201,6 +218,7 @@ export async function createContext(options: {
     alerts,
     briefing,
     history,
+    metricAlerts,
     push,
     channels,
     testSends: new TestSends(store.leases, () => clock.now()),
@@ -212,7 +230,10 @@ export async function createContext(options: {
   context.backup.schedule();
   // The briefing email's sender runs with the other schedulers (a test with a fake clock calls `briefing.tick()`).
   if (options.scheduler !== false) context.briefing.start();
-  if (options.scheduler !== false && options.historyKeeper !== false) context.history.start();
+  if (options.scheduler !== false && options.historyKeeper !== false) {
+    context.history.start();
+    context.metricAlerts.start();
+  }
   return context;
 }
 

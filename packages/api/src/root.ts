@@ -9,6 +9,7 @@ import { dataRouter } from './router/data.ts';
 import { databaseRouter } from './router/database.ts';
 import { demoRouter } from './router/demo.ts';
 import { historyRouter } from './router/history.ts';
+import { metricAlertsRouter } from './router/metric-alerts.ts';
 import { projectsRouter } from './router/projects.ts';
 import { pushRouter } from './router/push.ts';
 import { channelsRouter } from './router/channels.ts';
@@ -35,6 +36,7 @@ export const appRouter = router({
   channels: channelsRouter,
   briefing: briefingRouter,
   history: historyRouter,
+  metricAlerts: metricAlertsRouter,
   oauth: oauthRouter,
 });
 

@@ -74,6 +74,8 @@ export interface HistoryKeeperOptions {
   data: { cache: Pick<DataCache, 'through'>; connections: Pick<Connections, 'context' | 'clock'> };
   /** The data procedures, ending with `signal` (a caller made in the composition). */
   reads: (signal?: AbortSignal) => DataReads;
+  /** Told after each snapshot with the projects it wrote (the metric alerts judge the new days); its failure is logged. */
+  afterSnapshot?: (projects: string[]) => Promise<unknown>;
 }
 
 /** The schedule as saved; the default (06:00 in the briefing's time zone, or UTC) when none is or it no longer fits. */
@@ -196,6 +198,7 @@ export class HistoryKeeper {
     historyChanged(store);
     const failed = results.flatMap(({ project, failed }) => failed.map((failure) => ({ project: project.slug, ...failure })));
     await this.recordSnapshot(date, { at: now, late, points: points.length, failed });
+    await this.options.afterSnapshot?.(projects.map((project) => project.slug)).catch((error: unknown) => log.warn(`history: the metric alerts after the snapshot: ${(error as Error).message}`));
     log.info(`history: snapshot of ${date}${late ? ' (late)' : ''}: ${points.length} values${failed.length ? `, ${failed.length} sources failed` : ''}`);
     return { date, points: points.length, late, failed };
   }

@@ -157,10 +157,17 @@ export async function exportCsv(store: Store, now: number, query: HistoryCsvQuer
 }
 
 /** POST /api/history/import: every row checked first (a bad one is a 400 naming its line, nothing stored), then all written. */
-export async function importCsv(store: Store, now: number, csv: string): Promise<HistoryImportResult> {
+export async function importCsv(
+  store: Store,
+  now: number,
+  csv: string,
+  /** Told what was written (the metric alerts judge its recent days); awaited, so the answer comes after. */
+  imported?: (written: { projects: string[]; dates: string[] }) => Promise<unknown>,
+): Promise<HistoryImportResult> {
   const projects = new Set((await store.projects.list()).map((project) => project.slug));
   const points = parseHistoryCsv(csv, projects);
   const written = await store.history.put(points.map((point) => ({ ...point, late: false, source: 'import' as const, takenAt: now })));
   historyChanged(store);
+  if (points.length > 0) await imported?.({ projects: [...new Set(points.map((point) => point.project))], dates: [...new Set(points.map((point) => point.date))] });
   return { rows: points.length, ...written };
 }

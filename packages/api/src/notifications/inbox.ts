@@ -389,10 +389,11 @@ export class Inbox {
     const decided = new Map<string, { decision: PolicyDecision; item: Arriving }>();
     const incoming = items.map((item) => {
       const base = item.incoming;
-      const decision = evaluate(base, { projectSlug: base.projectSlug, payload: item.payload }, { ...policy, available });
+      const policed = evaluate(base, { projectSlug: base.projectSlug, payload: item.payload }, { ...policy, available });
+      // What else happened comes first in its "Why?", before the policy's steps and the pipeline's.
+      const decision = { ...policed, trace: [...(item.context ?? []).map((line) => step('context', 'noted', line)), ...policed.trace] };
       decided.set(base.sourceEventId, { decision, item });
-      const context = (item.context ?? []).map((line) => step('context', 'noted', line));
-      return { ...base, severity: decision.severity, decision: storedOf({ ...decision, trace: [...decision.trace, ...context] }) };
+      return { ...base, severity: decision.severity, decision: storedOf(decision) };
     });
     const result = await this.store.notifications.ingest(incoming, {
       now: new Date(now).toISOString(),

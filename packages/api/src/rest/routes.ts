@@ -512,6 +512,43 @@ export const restRoutes: readonly RestRoute[] = [
   { method: 'GET', path: '/api/history/settings', procedure: 'history.settings', input: none, summary: 'When the daily snapshot is taken, the last one, the next, and how many rows are kept' },
   { method: 'PUT', path: '/api/history/schedule', procedure: 'history.saveSchedule', input: body, summary: 'Set the daily snapshot’s local time and time zone' },
 
+  {
+    method: 'GET',
+    path: '/api/metric-alerts',
+    procedure: 'metricAlerts.list',
+    input: query,
+    errors: [404],
+    summary: 'The change alert rules of every project (or one, `?project=`), the built-in unusual ones included',
+  },
+  {
+    method: 'POST',
+    path: '/api/metric-alerts',
+    procedure: 'metricAlerts.create',
+    input: body,
+    status: 201,
+    access: 'owner',
+    errors: [404],
+    summary: 'Add a rule: `{ project, metric, params: { kind: threshold | change | unusual, … }, severity?, enabled? }`',
+  },
+  {
+    method: 'PATCH',
+    path: '/api/metric-alerts/:id',
+    procedure: 'metricAlerts.update',
+    input: { build: (p) => ({ ...(p.body as object), id: p.params.id }), body: 'input' },
+    access: 'owner',
+    errors: [404],
+    summary: 'Change a rule’s params, severity or whether it is on (a built-in rule too)',
+  },
+  { method: 'DELETE', path: '/api/metric-alerts/:id', procedure: 'metricAlerts.remove', input: pathParams, access: 'owner', errors: [404], summary: 'Delete a rule (a built-in one is switched off instead)' },
+  {
+    method: 'POST',
+    path: '/api/metric-alerts/preview',
+    procedure: 'metricAlerts.preview',
+    input: body,
+    errors: [404],
+    summary: 'What a rule would have said over the last 90 days (or `days`) of the history: each alert, reminder and return to range',
+  },
+
   { method: 'GET', path: '/api/revenue', procedure: 'data.revenue', input: query, answer: dataAnswer, errors: [404, 502], summary: 'Revenue: gross, MRR, net, subscribers and a daily chart' },
   { method: 'GET', path: '/api/ideas', procedure: 'data.ideas', input: query, answer: dataAnswer, errors: [404, 502], summary: 'Ideas and bugs from the issue tracker' },
   {

@@ -67,7 +67,10 @@ export const historyRouter = router({
     .output(historyImportResultSchema)
     .mutation(async ({ ctx, input }) => {
       assertOwnerBrowser(ctx);
-      return importCsv(ctx.store, ctx.data.connections.clock.now(), input.csv);
+      // Only days of the last 48 hours alert: an import of old data never alerts about the past.
+      return importCsv(ctx.store, ctx.data.connections.clock.now(), input.csv, (written) =>
+        ctx.metricAlerts.evaluate(written).catch((error: unknown) => ctx.log.warn(`metric alerts after an import: ${(error as Error).message}`)),
+      );
     }),
 
   settings: publicProcedure

@@ -1,0 +1,189 @@
+import { addDays, type Clock } from '@dash/connectors';
+import { metricOf, type MetricAlertFiring, type MetricKey, type Project } from '@dash/contracts';
+import type { MetricAlertRuleRow, Store } from '@dash/db';
+import type { DataReads } from '../data/reads.ts';
+import { readProject, type SourcesContext } from '../history/sources.ts';
+import type { Logger } from '../logger.ts';
+import type { OwnEvent } from '../notifications/inbox.ts';
+import { Ticker } from '../ticker.ts';
+import { partialVerdict, walk } from './detect.ts';
+import { historyToday, LOOKBACK_DAYS, ruleRows, seriesOf } from './rules.ts';
+import { whyLines } from './why.ts';
+
+/**
+ * Turns the rules' verdicts on the history into notifications: after each snapshot and each import (days of the last
+ * 48 hours only: an import of old data never alerts about the past), and hourly on today's running visitors and error
+ * events. One thread per project and metric (subject `metric:<project>:<metric>`): a rule's incident opens it (or joins
+ * it, when another rule of the metric already did), a week on it reminds, and it resolves once no rule of the metric is
+ * out of range. Each event's id names its rule, the rule's version and its day, so evaluating again (another process,
+ * a second snapshot, an import of the same days) stores nothing twice.
+ */
+
+const HOUR = 3_600_000;
+/** Verdicts on days this recent are told; older ones were (or, for an import of old data, are never) told. */
+const RECENT_DAYS = 2;
+/** The flows whose running count today is looked at hourly. */
+const FAST_METRICS: readonly MetricKey[] = ['analytics.visitors', 'errors.events'];
+
+export interface MetricAlerterOptions {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  ingest: (events: readonly OwnEvent[]) => Promise<unknown>;
+  /** The data procedures (a caller made in the composition), for the why lines and today's running counts. */
+  reads: () => DataReads;
+  data: SourcesContext['data'];
+  /** Where the notification's link points: the project's history view. */
+  origin?: string | undefined;
+}
+
+export const subjectOf = (project: string, metric: string) => `metric:${project}:${metric}`;
+
+export class MetricAlerter {
+  private readonly intraday = new Ticker({
+    look: () => this.checkToday(),
+    wait: () => Promise.resolve(HOUR),
+    fallbackMs: HOUR,
+    failed: (error) => this.options.log.warn(`metric alerts: ${error.message}`),
+  });
+
+  constructor(private readonly options: MetricAlerterOptions) {}
+
+  /** Hourly looks at today's running counts; the first an hour after the start (the snapshot's look comes first). */
+  start(): void {
+    this.intraday.start(HOUR);
+  }
+
+  async stop(): Promise<void> {
+    await this.intraday.stop();
+  }
+
+  /**
+   * After points were written (a snapshot, an import): each enabled rule of these projects walks its metric's history,
+   * and what it says about the last two days is told. `dates`: the days written; none of the last two, nothing to say.
+   */
+  async evaluate(options: { projects?: readonly string[]; dates?: readonly string[] } = {}): Promise<number> {
+    const { store, clock } = this.options;
+    const now = clock.now();
+    const today = await historyToday(store, now);
+    const recent = addDays(today, -RECENT_DAYS);
+    if (options.dates && !options.dates.some((date) => date >= recent)) return 0;
+    const rows = (await ruleRows(store)).filter((row) => row.enabled && (!options.projects || options.projects.includes(row.projectSlug)));
+    const events: OwnEvent[] = [];
+    for (const [key, rules] of groupBy(rows, (row) => subjectOf(row.projectSlug, row.metric))) {
+      const { projectSlug: project, metric } = rules[0] as MetricAlertRuleRow;
+      events.push(...(await this.metricEvents(key, project, metric, rules, today, recent, now)));
+    }
+    if (events.length > 0) await this.options.ingest(events);
+    return events.length;
+  }
+
+  /** One metric's events: each rule's opens and reminders of the recent days, then a resolve when none is out now. */
+  private async metricEvents(subject: string, project: string, metric: MetricKey, rules: readonly MetricAlertRuleRow[], today: string, recent: string, now: number): Promise<OwnEvent[]> {
+    const definition = metricOf(metric);
+    if (!definition) return [];
+    const { series, currency } = await seriesOf(this.options.store, project, metric, addDays(today, -(LOOKBACK_DAYS + 60)), today);
+    const walks = rules.map((rule) => ({ rule, ...walk(series, rule.params, { metric: definition, ...(currency ? { currency } : {}), from: recent }) }));
+    const events: OwnEvent[] = [];
+    for (const { rule, firings } of walks) {
+      for (const firing of firings.filter((f) => f.verdict !== 'resolve')) {
+        events.push(await this.trigger(rule, subject, firing, now));
+      }
+    }
+    const stillOut = walks.some((w) => w.open !== null);
+    if (!stillOut && (await this.isOpen(subject))) {
+      const last = walks.flatMap((w) => w.firings).filter((f) => f.verdict === 'resolve').sort((a, b) => a.date.localeCompare(b.date)).at(-1);
+      events.push({
+        sourceEventId: `metric:${subject}:${last?.date ?? today}:resolved`,
+        integration: 'metrics',
+        type: 'metric.resolved',
+        subject,
+        transition: 'resolve',
+        severity: 'success',
+        title: last?.message ?? `${definition.label} back in range`,
+        url: this.link(project),
+        projectSlug: project,
+        occurredAt: new Date(now).toISOString(),
+      });
+    }
+    return events;
+  }
+
+  private async trigger(rule: MetricAlertRuleRow, subject: string, firing: MetricAlertFiring, now: number): Promise<OwnEvent> {
+    const version = rule.updatedAt.toString(36);
+    const context = await whyLines(this.options.reads(), { project: rule.projectSlug, metric: rule.metric, from: addDays(firing.date, -RECENT_DAYS), to: firing.date, now }, { store: this.options.store }).catch(
+      (error: unknown) => {
+        this.options.log.warn(`metric alerts: what else happened to ${rule.projectSlug}: ${(error as Error).message}`);
+        return [];
+      },
+    );
+    return {
+      sourceEventId: `metric:${rule.id}:${version}:${firing.date}:${firing.verdict}`,
+      integration: 'metrics',
+      type: `metric.${rule.params.kind}`,
+      subject,
+      transition: 'trigger',
+      severity: rule.severity,
+      title: firing.message,
+      url: this.link(rule.projectSlug),
+      projectSlug: rule.projectSlug,
+      occurredAt: new Date(now).toISOString(),
+      context,
+      reminder: firing.verdict === 'remind',
+      payload: { metric: rule.metric, rule: rule.id, kind: rule.params.kind, value: firing.value, date: firing.date },
+    };
+  }
+
+  private async isOpen(subject: string): Promise<boolean> {
+    const open = await this.options.store.notifications.read((ops) => ops.openRows([subject]));
+    return open.length > 0;
+  }
+
+  private link(project: string): string | null {
+    return this.options.origin ? `${this.options.origin}/history?project=${encodeURIComponent(project)}` : null;
+  }
+
+  /**
+   * Hourly: today's running visitors and error events, against the rules of those metrics. A running count only grows,
+   * so it can only prove "above" (a spike of errors by noon); a drop is told when the day is complete, at the snapshot.
+   */
+  async checkToday(): Promise<number> {
+    const { store, clock } = this.options;
+    const now = clock.now();
+    const rows = (await ruleRows(store)).filter((row) => row.enabled && FAST_METRICS.includes(row.metric));
+    if (rows.length === 0) return 0;
+    const today = await historyToday(store, now);
+    const projects = new Map((await store.projects.list()).map((project) => [project.slug, project]));
+    const events: OwnEvent[] = [];
+    for (const [slug, rules] of groupBy(rows, (row) => row.projectSlug)) {
+      const project = projects.get(slug);
+      if (project) events.push(...(await this.todayEvents(project, rules, today, now)));
+    }
+    if (events.length > 0) await this.options.ingest(events);
+    return events.length;
+  }
+
+  private async todayEvents(project: Project, rules: readonly MetricAlertRuleRow[], today: string, now: number): Promise<OwnEvent[]> {
+    const { values } = await readProject({ store: this.options.store, data: this.options.data, reads: this.options.reads() }, project, {
+      from: today,
+      to: today,
+      only: new Set(['analytics', 'error_tracker']),
+    });
+    const events: OwnEvent[] = [];
+    for (const rule of rules) {
+      const definition = metricOf(rule.metric);
+      const running = values.find((value) => value.metric === rule.metric && value.date === today);
+      if (!definition || !running) continue;
+      const { series } = await seriesOf(this.options.store, project.slug, rule.metric, addDays(today, -LOOKBACK_DAYS), addDays(today, -1));
+      const firing = partialVerdict(series, { date: today, value: running.value }, rule.params, { metric: definition });
+      if (firing) events.push(await this.trigger(rule, subjectOf(project.slug, rule.metric), firing, now));
+    }
+    return events;
+  }
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
+  return groups;
+}
