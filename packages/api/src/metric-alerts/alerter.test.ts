@@ -105,6 +105,12 @@ describe('metric alerts over imported history', () => {
       ['first', 'Open bugs above 20: 25'],
       ['repeat', expect.stringMatching(/^Still Open bugs above 20 after 7 days/)],
     ]);
+
+    // Its rule switched off: nothing watches the metric, and its thread does not stay open for ever.
+    const [rule] = (await api.caller.metricAlerts.list({ project: 'shop' })).rules;
+    await api.caller.metricAlerts.update({ id: rule?.id ?? '', enabled: false });
+    await api.ctx.metricAlerts.evaluate();
+    expect(await metricRows(api)).toEqual([expect.objectContaining({ resolved: true, eventCount: 3 })]);
   });
 
   it('change and unusual rules alert on their days, with the comparison or the expected range in the words', async () => {

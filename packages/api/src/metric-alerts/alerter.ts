@@ -1,5 +1,5 @@
 import { addDays, type Clock } from '@dash/connectors';
-import { metricOf, type MetricAlertFiring, type MetricKey, type Project } from '@dash/contracts';
+import { isMetricKey, metricOf, type MetricAlertFiring, type MetricKey, type Project } from '@dash/contracts';
 import type { MetricAlertRuleRow, Store } from '@dash/db';
 import type { DataReads } from '../data/reads.ts';
 import { readProject, type SourcesContext } from '../history/sources.ts';
@@ -68,11 +68,19 @@ export class MetricAlerter {
     const today = await historyToday(store, now);
     const recent = addDays(today, -RECENT_DAYS);
     if (options.dates && !options.dates.some((date) => date >= recent)) return 0;
-    const rows = (await ruleRows(store)).filter((row) => row.enabled && (!options.projects || options.projects.includes(row.projectSlug)));
+    const ours = (project: string) => !options.projects || options.projects.includes(project);
+    const rows = (await ruleRows(store)).filter((row) => row.enabled && ours(row.projectSlug));
+    const watched = groupBy(rows, (row) => subjectOf(row.projectSlug, row.metric));
+    // A metric whose thread is open but no rule watches any more (switched off, deleted): its thread resolves.
+    const open = (await store.notifications.list({ limit: 100, integration: 'metrics' })).filter((row) => row.status === 'open' && row.projectSlug && ours(row.projectSlug));
+    const subjects = new Map([...watched].map(([subject, rules]) => [subject, { project: (rules[0] as MetricAlertRuleRow).projectSlug, metric: (rules[0] as MetricAlertRuleRow).metric }]));
+    for (const row of open) {
+      const metric = row.subjectKey?.slice(`metric:${row.projectSlug}:`.length);
+      if (row.subjectKey && row.projectSlug && metric && isMetricKey(metric) && !subjects.has(row.subjectKey)) subjects.set(row.subjectKey, { project: row.projectSlug, metric });
+    }
     const events: OwnEvent[] = [];
-    for (const [key, rules] of groupBy(rows, (row) => subjectOf(row.projectSlug, row.metric))) {
-      const { projectSlug: project, metric } = rules[0] as MetricAlertRuleRow;
-      events.push(...(await this.metricEvents(key, project, metric, rules, today, recent, now)));
+    for (const [subject, { project, metric }] of subjects) {
+      events.push(...(await this.metricEvents(subject, project, metric, watched.get(subject) ?? [], today, recent, now)));
     }
     if (events.length > 0) await this.options.ingest(events);
     return events.length;
@@ -100,7 +108,7 @@ export class MetricAlerter {
         subject,
         transition: 'resolve',
         severity: 'success',
-        title: last?.message ?? `${definition.label} back in range`,
+        title: last?.message ?? (rules.length === 0 ? `${definition.label}: no rule watches it any more` : `${definition.label} back in range`),
         url: this.link(project),
         projectSlug: project,
         occurredAt: new Date(now).toISOString(),
