@@ -21,6 +21,7 @@ import { createTestApi, restClient } from '../testing.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
+const DAY_MS = 24 * HOUR;
 const iso = (ms: number) => new Date(ms).toISOString();
 const t0 = Date.parse('2026-11-25T10:00:00Z');
 
@@ -190,6 +191,58 @@ describe('chat and webhook connections as a channel of the policy', () => {
     expect(sends).toHaveLength(10);
     expect(sends.every((send) => send.state === 'delivered' && send.attempts === 1)).toBe(true);
     expect((await dash.connections()).every((connection) => connection.lastSuccessAt === iso(t0 + 20 * MINUTE))).toBe(true);
+  });
+
+  it('sends a metric alert to every connection with what else happened, strangers’ text inert in each medium, and its return to range after it (issue 51)', async () => {
+    const dash = await dashboard(t0);
+    const { secret } = await everyKind(dash);
+    await dash.caller.projects.create({ slug: 'shop', name: 'Shop' });
+    const hostile = 'Deploy "<@U024BE7LH> *fix* <https://evil.example|click> @everyone <b>x</b>" on Mon 23 Nov';
+    const alert = {
+      integration: 'metrics' as const,
+      subject: 'metric:shop:revenue.mrr',
+      url: null,
+      projectSlug: 'shop',
+    };
+    await dash.ctx.notifications.inbox.ingestOwn([
+      { ...alert, sourceEventId: 'metric:r1:0:2026-11-25:open', type: 'metric.threshold', transition: 'trigger', severity: 'error', title: 'MRR below $10,000: $9,420', occurredAt: iso(t0), context: [hostile] },
+    ]);
+    await dash.at(t0 + MINUTE);
+    const [row] = (await dash.caller.notifications.list({ integration: 'metrics' })).notifications;
+    expect(row?.decision?.trace[0]).toMatchObject({ stage: 'context', name: 'What else happened', why: hostile });
+
+    // Slack: plain text with its control characters escaped, so nothing formats, links or mentions.
+    const [slack] = sandbox.slackMessages();
+    expect(slack?.text).toBe('MRR below $10,000: $9,420');
+    const section = (slack?.body as { blocks: { type: string; text?: { type: string; text: string } }[] }).blocks.find((block) => block.type === 'section' && block.text);
+    expect(section?.text).toEqual({ type: 'plain_text', text: `shop · Metric alerts\n${hostile.replaceAll('<', '&lt;').replaceAll('>', '&gt;')}`, emoji: false });
+    // Discord: markdown escaped, and an embed never pings.
+    const embed = discord().messages[0]?.embeds[0];
+    expect(embed?.title).toBe('MRR below $10,000: $9,420');
+    expect(embed?.description).toContain('\\*fix\\*');
+    expect(embed?.description).not.toContain(' *fix* ');
+    // Telegram: HTML escaped, so the chat shows the tags as text (the fake parses the HTML as Telegram does).
+    const [telegram] = sandbox.telegramMessages();
+    expect(telegram?.text).toContain(hostile);
+    expect(telegram?.sentText).toContain('&lt;b&gt;x&lt;/b&gt;');
+    // ntfy: plain text with the line; the signed webhook: the line in the body's text, verified.
+    expect(sandbox.ntfyMessages('founder-alerts-x7')[0]?.message).toContain(hostile);
+    vi.useFakeTimers({ toFake: ['Date'], now: dash.clock.now() });
+    const verified = new Webhook(secret).verify(received[0]?.body ?? '', received[0]?.headers as Record<string, string>) as { type: string; data: { title: string; body: string } };
+    vi.useRealTimers();
+    expect(verified).toMatchObject({ type: 'notification.alert', data: { title: 'MRR below $10,000: $9,420', body: `shop · Metric alerts\n${hostile}` } });
+
+    // Back in range: each connection is told after the alert, Discord's message edited, Telegram answered.
+    dash.clock.advance(DAY_MS);
+    await dash.ctx.notifications.inbox.ingestOwn([
+      { ...alert, sourceEventId: 'metric:metric:shop:revenue.mrr:2026-11-26:resolved', type: 'metric.resolved', transition: 'resolve', severity: 'success', title: 'MRR back above $10,000: $10,250', occurredAt: iso(dash.clock.now()) },
+    ]);
+    await dash.at(dash.clock.now());
+    expect(sandbox.slackMessages().map((message) => message.text)).toEqual(['MRR below $10,000: $9,420', 'MRR back above $10,000: $10,250']);
+    expect(JSON.stringify(discord().messages[0]?.embeds)).toContain('MRR back above $10,000: $10,250');
+    expect(sandbox.telegramMessages()[1]).toMatchObject({ replyTo: telegram?.message_id });
+    expect(JSON.parse(received[1]?.body ?? '{}')).toMatchObject({ type: 'notification.resolve', data: { title: 'MRR back above $10,000: $10,250' } });
+    expect((await dash.sends()).every((send) => send.state === 'delivered')).toBe(true);
   });
 
   it('keeps each connection’s floor, names in the dry run the connections an event reaches, and says why when there are none', async () => {
