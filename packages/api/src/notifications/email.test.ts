@@ -91,6 +91,32 @@ describe('email notifications', () => {
     expect((await dash.caller.notifications.policy()).email).toEqual({ available: true, reason: null });
   });
 
+  it('emails a metric alert with what else happened as lines of its own, escaped, and its return to range as a reply (issue 51)', async () => {
+    const dash = await dashboard(t0);
+    await dash.caller.projects.create({ slug: 'shop', name: 'Shop' });
+    const alert = { integration: 'metrics' as const, subject: 'metric:shop:analytics.visitors', url: null, projectSlug: 'shop' };
+    const lines = ['2 production deploys on Tue 24 Nov (latest: "<img src=x onerror=alert(1)> checkout")', 'Referrer news.ycombinator.com: 31 % of visitors, up from 2 %'];
+    await dash.ctx.notifications.inbox.ingestOwn([
+      { ...alert, sourceEventId: 'metric:r1:0:2026-11-25:open', type: 'metric.unusual', transition: 'trigger', severity: 'error', title: 'Visitors unusually low: 610 on a Wednesday, expected 1,020–1,340', occurredAt: iso(t0), context: lines },
+    ]);
+    await dash.at(t0 + MINUTE);
+    const [mail] = sandbox.mails();
+    expect(mail?.subject).toBe('[ALERT] Visitors unusually low: 610 on a Wednesday, expected 1,020–1,340');
+    for (const line of lines) expect(mail?.text).toContain(line);
+    expect(mail?.html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(mail?.html).not.toContain('<img');
+
+    dash.clock.advance(HOUR);
+    await dash.ctx.notifications.inbox.ingestOwn([
+      { ...alert, sourceEventId: 'metric:x:2026-11-26:resolved', type: 'metric.resolved', transition: 'resolve', severity: 'success', title: 'Visitors back in range: 1,100 (expected 1,020–1,340)', occurredAt: iso(dash.clock.now()) },
+    ]);
+    await dash.at(dash.clock.now());
+    const [, back] = sandbox.mails();
+    expect(back?.subject).toBe('Re: [ALERT] Visitors unusually low: 610 on a Wednesday, expected 1,020–1,340');
+    expect(back?.text).toContain('Visitors back in range: 1,100 (expected 1,020–1,340)');
+    expect(back?.text).toContain('Out of range for 1 h');
+  });
+
   it('sends nothing for an outage that recovers within the hold', async () => {
     const dash = await dashboard(t0);
     await dash.ingest(events.down('web', 'inc2', t0));
