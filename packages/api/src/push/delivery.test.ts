@@ -129,6 +129,31 @@ describe('push notifications', () => {
     expect((await dash.sends()).every((send) => send.state === 'delivered' && send.attempts === 1)).toBe(true);
   });
 
+  it('pushes a metric alert with what else happened, a reminder a week on, and its return to range under the same tag (issue 51)', async () => {
+    const dash = await dashboard(t0);
+    const phone = await dash.subscribe('Phone');
+    await dash.caller.projects.create({ slug: 'shop', name: 'Shop' });
+    const alert = { integration: 'metrics' as const, subject: 'metric:shop:revenue.mrr', url: null, projectSlug: 'shop' };
+    const trigger = { ...alert, type: 'metric.threshold', transition: 'trigger' as const, severity: 'error' as const };
+    await dash.ctx.notifications.inbox.ingestOwn([{ ...trigger, sourceEventId: 'metric:r1:0:2026-11-25:open', title: 'MRR below $10,000: $9,420', occurredAt: iso(t0), context: ['Balance down $1,200'] }]);
+    await dash.at(t0 + MINUTE);
+    // The same day again (another evaluation): nothing more.
+    await dash.ctx.notifications.inbox.ingestOwn([{ ...trigger, sourceEventId: 'metric:r1:0:2026-11-25:open', title: 'MRR below $10,000: $9,420', occurredAt: iso(t0), context: ['Balance down $1,200'] }]);
+    const week = t0 + 7 * 24 * HOUR;
+    await dash.at(week);
+    await dash.ctx.notifications.inbox.ingestOwn([{ ...trigger, sourceEventId: 'metric:r1:0:2026-12-02:remind', title: 'Still MRR below $10,000 after 7 days: $9,300', occurredAt: iso(week), reminder: true }]);
+    await dash.at(week + MINUTE);
+    await dash.ctx.notifications.inbox.ingestOwn([
+      { ...alert, sourceEventId: 'metric:x:2026-12-03:resolved', type: 'metric.resolved', transition: 'resolve', severity: 'success', title: 'MRR back above $10,000: $10,250', occurredAt: iso(week + HOUR) },
+    ]);
+    await dash.at(week + HOUR);
+    expect(received().map((push) => [push.subscriptionId, push.payload.kind, push.payload.title, push.payload.body, push.payload.tag])).toEqual([
+      [phone.id, 'alert', 'MRR below $10,000: $9,420', 'shop · Metric alerts\nBalance down $1,200', 'metric:shop:revenue.mrr'],
+      [phone.id, 'alert', 'Still MRR below $10,000 after 7 days: $9,300', 'shop · Metric alerts', 'metric:shop:revenue.mrr'],
+      [phone.id, 'resolve', 'MRR back above $10,000: $10,250', 'Out of range for 7 d 1 h', 'metric:shop:revenue.mrr'],
+    ]);
+  });
+
   it('pushes a recovery only to the devices its outage went to, not to one subscribed since (issue 48)', async () => {
     const dash = await dashboard(t0);
     const phone = await dash.subscribe('Phone');
