@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { testClock } from '@dash/connectors/testing';
+import { demoSetup, startSandbox, type DemoUpstreams } from '@dash/sandbox';
+import { startDemo } from '../router/demo.ts';
 import { handleRest } from '../rest/index.ts';
 import type { Identity } from '../auth/access.ts';
 import { createCaller } from '../root.ts';
@@ -173,5 +175,30 @@ describe('metric alerts over imported history', () => {
       ['open', 'Visitors below 500: 50'],
       ['resolve', expect.stringMatching(/^Visitors back above 500: 1,00\d$/)],
     ]);
+  });
+});
+
+describe('metric alerts on today’s running counts', () => {
+  it('tells errors over a threshold within the day from the provider’s count so far, never a drop before the day is over', async () => {
+    const sandbox = await startSandbox();
+    cleanup.push(() => sandbox.close());
+    const upstreams = Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
+    const clock = testClock(Date.now());
+    const api = await createTestApi({ scheduler: false, clock, demo: { setup: () => Promise.resolve(demoSetup(upstreams)) }, rateLimits: { revenuecat: { limit: 1_000, windowMs: 60_000 } } });
+    cleanup.push(() => api.dispose());
+    await startDemo(api.ctx);
+    const today = isoDay(clock.now());
+    // Formfox's Sentry and Plausible count today so far: the errors are over 0 already; the visitors' "below" waits for the day's end.
+    await api.caller.metricAlerts.create({ project: 'formfox', metric: 'errors.events', params: { kind: 'threshold', direction: 'above', value: 0 }, severity: 'error', enabled: true });
+    await api.caller.metricAlerts.create({ project: 'formfox', metric: 'analytics.visitors', params: { kind: 'threshold', direction: 'below', value: 1_000_000_000 }, severity: 'warning', enabled: true });
+    expect(await api.ctx.metricAlerts.checkToday()).toBe(1);
+    const rows = (await api.caller.notifications.list({ integration: 'metrics' })).notifications;
+    expect(rows.map((row) => [row.project, row.subjectKey, row.title])).toEqual([['formfox', 'metric:formfox:errors.events', expect.stringMatching(/^Error events above 0: [\d,]+ so far$/)]]);
+    // An hour later the same day: nothing new (the day's alert is told once).
+    clock.advance(3_600_000);
+    if (isoDay(clock.now()) === today) {
+      await api.ctx.metricAlerts.checkToday();
+      expect((await api.caller.notifications.list({ integration: 'metrics' })).notifications.map((row) => row.eventCount)).toEqual([1]);
+    }
   });
 });
