@@ -1,10 +1,12 @@
 import {
   interruptChannels,
+  notificationSourceSchema,
   weekdays,
   webhookIntegrationSchema,
   type ChannelConnection,
   type DryRunResult,
   type InterruptChannel,
+  type NotificationSource,
   type NotificationPolicy,
   type NotificationPolicyView,
   type NotificationPreference,
@@ -31,9 +33,12 @@ import { browserTimeZone } from '$lib/utils/when';
  * under the unsaved drafts.
  */
 
+/** What preferences and rules match: the webhook integrations and the dashboard's own metric alerts (`metrics`). */
+export const sources = notificationSourceSchema.options;
+/** What the dry run's sample event may come from: a webhook integration only. */
 export const integrations = webhookIntegrationSchema.options;
 export type ChannelAction = 'keep' | 'add' | 'remove';
-export type PreferenceIntegration = WebhookIntegration | '*';
+export type PreferenceIntegration = NotificationSource | '*';
 
 export interface WindowDraft {
   key: string;
@@ -77,7 +82,7 @@ export interface RuleDraft {
   name: string;
   enabled: boolean;
   stop: boolean;
-  integrations: WebhookIntegration[];
+  integrations: NotificationSource[];
   type: string;
   minSeverity: NotificationSeverity | '';
   /** Comma-separated project slugs. */
@@ -122,7 +127,7 @@ function newRuleId(taken: readonly string[]): string {
 }
 
 const byWeekday = (days: readonly Weekday[]) => weekdays.filter((day) => days.includes(day));
-const byIntegration = (chosen: readonly WebhookIntegration[]) => integrations.filter((i) => chosen.includes(i));
+const byIntegration = (chosen: readonly NotificationSource[]) => sources.filter((source) => chosen.includes(source));
 
 // `<input type="time">` has no 24:00: an end of 00:00 is midnight, the end of the start day.
 const endForInput = (end: string) => (end === '24:00' ? '00:00' : end);
