@@ -29,6 +29,18 @@ function issuesOf(data: unknown): ErrorIssue[] {
   return data.issues.filter(isIssue);
 }
 
+/**
+ * The message of an answer in the REST shape (`{ error: { code, message } }`) rather than tRPC's: what the server's hooks
+ * answer before any procedure runs (a read-only API token's change is a 403, too many attempts a 429). The tRPC client
+ * cannot read it as a result ("Unable to transform response from server") but keeps it in its meta.
+ */
+function restMessage(meta: unknown): string | undefined {
+  const json = meta && typeof meta === 'object' && 'responseJSON' in meta ? meta.responseJSON : undefined;
+  if (!json || typeof json !== 'object' || Array.isArray(json) || !('error' in json)) return undefined;
+  const { error } = json;
+  return error && typeof error === 'object' && 'message' in error && typeof error.message === 'string' ? error.message : undefined;
+}
+
 /** The one way the UI turns a failed call into words: the server's message and its per-field issues. */
 export function describeError(error: unknown): DescribedError {
   if (error instanceof TRPCClientError) {
@@ -36,7 +48,7 @@ export function describeError(error: unknown): DescribedError {
     if (error.cause instanceof TypeError && error.data === undefined) return { message: unreachable, fields: {} };
     const fields: Record<string, string> = {};
     for (const issue of issuesOf(error.data)) fields[issue.path.join('.')] ??= issue.message;
-    return { message: error.message, fields };
+    return { message: (error.data === undefined ? restMessage(error.meta) : undefined) ?? error.message, fields };
   }
   if (error instanceof TypeError) return { message: unreachable, fields: {} };
   return { message: error instanceof Error ? error.message : String(error), fields: {} };
