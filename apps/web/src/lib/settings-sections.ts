@@ -7,6 +7,7 @@ export const settingsSections = [
   { id: 'notifications', title: 'Notifications' },
   { id: 'briefing', title: 'Briefing' },
   { id: 'history', title: 'History' },
+  { id: 'metric-alerts', title: 'Change alerts' },
   { id: 'backups', title: 'Refresh & alerts' },
   { id: 'security', title: 'Security' },
   { id: 'database', title: 'Database' },

@@ -13,6 +13,7 @@ const allowed: Record<SettingsSectionId, string[]> = {
   notifications: ['auth.status', 'notifications.policy', 'projects.list'],
   briefing: ['briefing.settings'],
   history: ['history.settings'],
+  'metric-alerts': ['metricAlerts.list', 'projects.list'],
   backups: ['alerts.deliveries', 'alerts.status', 'backup.status'],
   security: ['auth.status', 'sessions.list', 'tokens.list'],
   database: ['auth.status', 'database.config', 'history.settings'],

@@ -1,4 +1,5 @@
 import type { Caller } from '@dash/api';
+import type { IntegrationName } from '@dash/contracts';
 import type { SettingsSectionId } from '../settings-sections.ts';
 
 /** Whether the owner has set a password: the forms that move data elsewhere ask for it again. */
@@ -31,6 +32,12 @@ export const settingsLoads = {
   briefing: async (api: Caller) => ({ briefing: await api.briefing.settings() }),
 
   history: async (api: Caller) => ({ history: await api.history.settings() }),
+
+  'metric-alerts': async (api: Caller) => {
+    const [{ rules }, { projects }] = await Promise.all([api.metricAlerts.list({}), api.projects.list()]);
+    // Which integrations each project has: the metrics they give are offered first.
+    return { rules, projects: projects.map(({ slug, name, integrations }) => ({ slug, name, integrations: Object.keys(integrations) as IntegrationName[] })) };
+  },
 
   backups: async (api: Caller) => {
     const [backup, email, { deliveries }] = await Promise.all([api.backup.status(), api.alerts.status(), api.alerts.deliveries()]);
