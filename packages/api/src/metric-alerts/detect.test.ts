@@ -138,8 +138,8 @@ describe('change', () => {
 });
 
 describe('unusual', () => {
-  // Eight Mondays before day 56: 1100, 1150, 1200, 1180, 1220, 1160, 1240, 1190. Median 1185, MAD 30, so the scale is
-  // 5 % of the median (59.25) and the band 1185 ± 4 × 59.25 = 948-1,422.
+  // Eight Mondays before day 56: 1100, 1150, 1200, 1180, 1220, 1160, 1240, 1190. Median 1185 moved to the level of the
+  // last 7 days (held at the last 2 Mondays' 1,215: ×1.025), the scale 5 % on the logarithms: 1,215 × e^±(4 × 0.05) = 981-1,464.
   const mondays = [1_100, 1_150, 1_200, 1_180, 1_220, 1_160, 1_240, 1_190];
   const eightWeeks = traffic(56, (i) => (i % 7 === 0 ? mondays[i / 7]! : WEEK[i % 7]! + jitter(i)));
 
@@ -147,10 +147,11 @@ describe('unusual', () => {
     const values = [...eightWeeks, 610, ...traffic(6, (i) => WEEK[(i + 1) % 7]! + jitter(i + 57))];
     const result = walk(series(values), unusual(), { metric: visitors });
     expect(said(result)).toEqual([
-      `${day(56)} open: Visitors unusually low: 610 on a Monday, expected 948–1,422`,
+      `${day(56)} open: Visitors unusually low: 610 on a Monday, expected 981–1,464`,
       `${day(59)} resolve: Visitors back in range: ${formatValue(values[59]!, 'count')} (expected ${formatValue(result.firings[1]!.expected!.low!, 'count')}–${formatValue(result.firings[1]!.expected!.high!, 'count')})`,
     ]);
-    expect(result.firings[0]?.expected).toEqual({ low: 948, high: 1_422 });
+    expect(result.firings[0]?.expected?.low).toBeCloseTo(981, 0);
+    expect(result.firings[0]?.expected?.high).toBeCloseTo(1_464, 0);
     expect(weekdayOf(day(56))).toBe('Monday');
   });
 
@@ -158,11 +159,11 @@ describe('unusual', () => {
     const low = series([...eightWeeks, 610]);
     const high = series([...eightWeeks, 2_000]);
     expect(walk(low, unusual('above'), { metric: visitors }).firings).toEqual([]);
-    expect(said(walk(low, unusual('below'), { metric: visitors }))).toEqual([`${day(56)} open: Visitors unusually low: 610 on a Monday, expected 948–1,422`]);
+    expect(said(walk(low, unusual('below'), { metric: visitors }))).toEqual([`${day(56)} open: Visitors unusually low: 610 on a Monday, expected 981–1,464`]);
     expect(walk(high, unusual('below'), { metric: visitors }).firings).toEqual([]);
-    expect(said(walk(high, unusual('either'), { metric: visitors }))).toEqual([`${day(56)} open: Visitors unusually high: 2,000 on a Monday, expected 948–1,422`]);
-    // A higher z widens the band: 1185 ± 6 × 59.25.
-    expect(said(walk(low, unusual('either', 6), { metric: visitors }))).toEqual([`${day(56)} open: Visitors unusually low: 610 on a Monday, expected 830–1,541`]);
+    expect(said(walk(high, unusual('either'), { metric: visitors }))).toEqual([`${day(56)} open: Visitors unusually high: 2,000 on a Monday, expected 981–1,464`]);
+    // A higher z widens the band: 1,215 × e^±(6 × 0.05).
+    expect(said(walk(low, unusual('either', 6), { metric: visitors }))).toEqual([`${day(56)} open: Visitors unusually low: 610 on a Monday, expected 888–1,617`]);
   });
 
   it('needs three same weekdays: with less history it says so and never alerts', () => {
@@ -179,8 +180,9 @@ describe('unusual', () => {
     // Only Mondays, and three of the eight missing: the five left make the band.
     const sparse = eightWeeks.map((value, i) => (i % 7 === 0 && ![1, 3, 5].includes(i / 7) ? value : null));
     const result = walk(series([...sparse, 610]), unusual(), { metric: visitors });
-    // Mondays 1100, 1200, 1220, 1240, 1190: median 1200, MAD 20; the scale is 5 % of 1200 = 60.
-    expect(said(result)).toEqual([`${day(56)} open: Visitors unusually low: 610 on a Monday, expected 960–1,440`]);
+    // Mondays 1100, 1200, 1220, 1240, 1190: median 1200, MAD 20, the scale 5 %; Mondays only, so no recent days tell the
+    // level and the median stays: 1,200 × e^±(4 × 0.05) = 982-1,466.
+    expect(said(result)).toEqual([`${day(56)} open: Visitors unusually low: 610 on a Monday, expected 982–1,466`]);
     // A Monday whose earlier Mondays are all more than twelve weeks back: no verdict, and the note says why.
     const old = walk([0, 7, 14, 105].map((i) => ({ date: day(i), value: i === 105 ? 610 : 1_000 })), unusual(), { metric: visitors });
     expect(old.firings).toEqual([]);
@@ -188,18 +190,18 @@ describe('unusual', () => {
   });
 
   it('leaves a blip out of later baselines', () => {
-    // Every day of a week at 1000, the next at 1200, and so on four weeks: a weekday's median 1100, MAD 100, band
-    // 1100 ± 4 × 148.26 = 507-1,693. Monday of week 5 spikes to 3,000 (a one-day blip); Monday of week 6 is 1,800.
+    // Every day of a week at 1000, the next at 1200, and so on four weeks: a weekday's band on the logarithms is wide,
+    // 638-1,881. Monday of week 5 spikes to 3,000 (a one-day blip); Monday of week 6 is 2,000.
     const weeks = [1_000, 1_200, 1_000, 1_200].flatMap((level) => Array<number>(7).fill(level));
-    const values = [...weeks, 3_000, ...Array<number>(6).fill(1_000), 1_800, ...Array<number>(6).fill(1_000)];
+    const values = [...weeks, 3_000, ...Array<number>(6).fill(1_000), 2_000, ...Array<number>(6).fill(1_000)];
     const result = walk(series(values), unusual(), { metric: visitors });
     expect(said(result)).toEqual([
-      `${day(28)} open: Visitors unusually high: 3,000 on a Monday, expected 507–1,693`,
-      `${day(31)} resolve: Visitors back in range: 1,000 (expected 507–1,693)`,
-      // With the blip in its baseline, this Monday's band would be 14-2,386 (median 1,200, MAD 200): no alert.
-      `${day(35)} open: Visitors unusually high: 1,800 on a Monday, expected 507–1,693`,
-      // Thursdays so far 1000, 1200, 1000, 1200, 1000, 1000: median 1000, MAD 0, the scale 5 % of it.
-      `${day(38)} resolve: Visitors back in range: 1,000 (expected 800–1,200)`,
+      `${day(28)} open: Visitors unusually high: 3,000 on a Monday, expected 638–1,881`,
+      `${day(31)} resolve: Visitors back in range: 1,000 (expected 638–1,881)`,
+      // With the blip in its baseline (median 1,200 of 1000, 1200, 1000, 1200, 3000), this Monday's band would hold 2,000.
+      `${day(35)} open: Visitors unusually high: 2,000 on a Monday, expected 638–1,881`,
+      // Thursdays so far 1000, 1200, 1000, 1200, 1000, 1000: median 1000, MAD 0, the scale 5 %.
+      `${day(38)} resolve: Visitors back in range: 1,000 (expected 819–1,221)`,
     ]);
   });
 
@@ -214,9 +216,20 @@ describe('unusual', () => {
       // Four weeks in, the weekday medians move to the new level: a whole week in range closes it, and nothing follows.
       `${day(90)} resolve`,
     ]);
-    expect(result.firings[0]?.message).toBe('Visitors unusually low: 601 on a Monday, expected 799–1,198');
-    expect(result.firings[1]?.message).toBe('Still Visitors unusually low after 7 days: 609 on a Monday, expected 799–1,198');
+    expect(result.firings[0]?.message).toBe('Visitors unusually low: 601 on a Monday, expected 821–1,225');
+    expect(result.firings[1]?.message).toBe('Still Visitors unusually low after 7 days: 609 on a Monday, expected 817–1,220');
     expect(result.open).toBeNull();
+  });
+
+  it('follows a steadily rising series: no alert on growth of 0.3 % or 0.5 % a day, and a 40 % drop on it is still found', () => {
+    // The median of 8 weeks is the level of about 4 weeks ago (10 % low at 0.3 % a day): the recent days' level moves it
+    // up. The trend still widens the MAD (at 0.5 % a day a 30 % drop is inside the band).
+    for (const rate of [0.003, 0.005]) {
+      const rising = traffic(200, (i) => Math.round((WEEK[i % 7]! + jitter(i)) * Math.exp(rate * i)));
+      expect(walk(series(rising), unusual(), { metric: visitors }).firings).toEqual([]);
+      const dropped = rising.map((value, i) => (i === 150 ? Math.round(value * 0.6) : value));
+      expect(walk(series(dropped), unusual(), { metric: visitors }).firings.map((f) => `${f.date} ${f.verdict}`)).toEqual([`${day(150)} open`, `${day(153)} resolve`]);
+    }
   });
 
   it('watches a stock through its day-to-day differences, with the expected range in value terms', () => {

@@ -7,6 +7,7 @@
 // or for `unusual` a few in a row: see UNUSUAL_BLIP_CALM_DAYS); a day out on the other side closes it and opens
 // another. docs/metric-alerts.md ("How unusual is decided") says why the `unusual` band is what it is.
 import type { MetricAlertFiring, MetricAlertParams, MetricDefinition } from '@dash/contracts';
+import { LEVEL_DAYS, linearBandOf, logBandOf } from './baseline.ts';
 import { comparisonPhrase, formatPercent, formatRange, formatValue, say, sayStill, weekdayOf, type Sentence } from './format.ts';
 
 /** One day of a metric: series are ascending; a missing day is a gap (no verdict, nothing changes), never a zero. */
@@ -15,20 +16,16 @@ export interface DayValue {
   value: number;
 }
 
-/** `unusual`: the baseline is the median and MAD of the last K present same weekdays before the day… */
+export { LEVEL_DAYS, LEVEL_MIN_DAYS, MAD_TO_SIGMA, MEDIAN_SHARE_FLOOR, SCALE_EPSILON } from './baseline.ts';
+
+/** `unusual`: the baseline is the median and MAD of the last K present same weekdays before the day (baseline.ts)… */
 export const UNUSUAL_WEEKDAYS = 8;
 /** …of which there must be at least this many (else the day has no verdict: 3 weeks of history)… */
 export const UNUSUAL_MIN_WEEKDAYS = 3;
 /** …looked for at most this many weeks back. */
 export const UNUSUAL_LOOKBACK_WEEKS = 12;
-/** MAD × 1.4826 estimates a normal standard deviation. */
-export const MAD_TO_SIGMA = 1.4826;
-/** The scale is at least this share of the median's size (a MAD of a quiet stretch is not the noise of every day). */
-export const MEDIAN_SHARE_FLOOR = 0.05;
 /** A stock's day-to-day difference has a scale of at least this share of the level before it ($100 on $10,000 MRR). */
 export const STOCK_LEVEL_FLOOR = 0.01;
-/** A scale is never 0 (after weeks of exactly 0, say, any other value is unusual; the band is not empty). */
-export const SCALE_EPSILON = 1e-9;
 /**
  * An incident (or run) of at most this many out days is a blip: its days are left out of later baselines (unless the
  * same weekday a week later is out on the same side too: then it was the start of a shift, and it counts again).
@@ -71,12 +68,6 @@ const DAY_MS = 86_400_000;
 const dayOf = (date: string) => Math.round(Date.parse(`${date}T00:00:00Z`) / DAY_MS);
 const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
-
 /** The walk's state: the series by day, the days left out of baselines, the run of out days and the open incident. */
 interface Engine {
   params: MetricAlertParams;
@@ -88,6 +79,8 @@ interface Engine {
   excluded: Map<number, Side>;
   /** Each judged day's side (null: in range), whatever the rule's direction. */
   sides: Map<number, Side | null>;
+  /** Each judged flow day's same-weekday median (before the level correction), for the level of the days after it. */
+  medians: Map<number, number>;
   /** The current run of out days on one side, whatever the rule's direction (for the baselines). */
   run: { side: Side; days: number[]; returns: number[]; calm: number; levelBefore: number | undefined } | null;
   /** `calm`: the in-range days in a row since its last out day. */
@@ -100,7 +93,7 @@ function engineOf(series: readonly DayValue[], params: MetricAlertParams, option
   const days = [...values.keys()].sort((a, b) => a - b);
   const prev = new Map<number, number>();
   days.forEach((day, i) => i > 0 && prev.set(day, days[i - 1]!));
-  return { params, options, values, days, prev, excluded: new Map(), sides: new Map(), run: null, incident: null };
+  return { params, options, values, days, prev, excluded: new Map(), sides: new Map(), medians: new Map(), run: null, incident: null };
 }
 
 const isExcluded = (e: Engine, day: number) => {
@@ -160,14 +153,6 @@ function judgeChange(e: Engine, params: Extract<MetricAlertParams, { kind: 'chan
   };
 }
 
-/** The band of a baseline sample: median ± z × scale, the scale floored (see the constants). */
-function bandOf(sample: readonly number[], z: number, countLike: boolean, levelFloor: number) {
-  const center = median(sample);
-  const mad = median(sample.map((value) => Math.abs(value - center)));
-  const scale = Math.max(MAD_TO_SIGMA * mad, MEDIAN_SHARE_FLOOR * Math.abs(center), countLike ? Math.sqrt(Math.max(Math.abs(center), 1)) : 0, levelFloor, SCALE_EPSILON);
-  return { center, low: center - z * scale, high: center + z * scale };
-}
-
 /** A band in value terms, held to what the unit can be (a fraction 0-1; a count, money or stars not below 0). */
 function clamp(e: Engine, low: number, high: number, center: number): Expected {
   const unit = e.options.metric.unit;
@@ -188,6 +173,17 @@ function sampleOf(e: Engine, day: number): number[] {
   return sample;
 }
 
+/** A flow's recent level (baseline.ts): the last LEVEL_DAYS days' values to their own medians, days out of range or left out skipped. */
+function ratiosOf(e: Engine, day: number): number[] {
+  const ratios: number[] = [];
+  for (let d = day - 1; d >= day - LEVEL_DAYS; d--) {
+    const middle = e.medians.get(d);
+    const value = e.values.get(d);
+    if (middle !== undefined && middle > 0 && value !== undefined && e.sides.get(d) === null && !isExcluded(e, d)) ratios.push(value / middle);
+  }
+  return ratios;
+}
+
 function judgeUnusual(e: Engine, params: Extract<MetricAlertParams, { kind: 'unusual' }>, day: number, value: number, partial: boolean): Verdict {
   const stock = e.options.metric.kind === 'stock';
   const sample = sampleOf(e, day);
@@ -196,7 +192,13 @@ function judgeUnusual(e: Engine, params: Extract<MetricAlertParams, { kind: 'unu
   if (sample.length < UNUSUAL_MIN_WEEKDAYS || (stock && level === undefined)) return 'lack';
   const count = e.options.metric.unit === 'count';
   const base = level ?? 0;
-  const band = bandOf(sample, params.z, count, stock ? STOCK_LEVEL_FLOOR * Math.abs(base) : 0);
+  const relative = !stock && (count || e.options.metric.unit === 'money') && sample.every((v) => v > 0);
+  const band = stock
+    ? linearBandOf(sample, params.z, count, STOCK_LEVEL_FLOOR * Math.abs(base))
+    : relative
+      ? logBandOf(sample, params.z, count, ratiosOf(e, day))
+      : linearBandOf(sample, params.z, count, 0, ratiosOf(e, day));
+  if (!stock && !partial) e.medians.set(day, band.median);
   let expected = clamp(e, base + band.low, base + band.high, base + band.center);
   let side = sideOf(value, expected);
   let returned = false;
