@@ -100,7 +100,7 @@ describe('Settings → Change alerts', () => {
     await preview.getByText('Give a value to see what this rule would have said.').waitFor();
     await page.getByLabel('Value', { exact: true }).fill('800');
     const messages = () => preview.getByRole('list', { name: 'What would have alerted' }).locator('.message').allInnerTexts();
-    await expect.poll(messages, { timeout: 15_000 }).toEqual(['Visitors below 800: 560', 'Still Visitors below 800 after 7 days: 560']);
+    await expect.poll(messages, { timeout: 15_000 }).toEqual(['Visitors below 800: 560', 'Visitors below 800 for 7 days now: 560']);
     const firings = preview.getByRole('list', { name: 'What would have alerted' }).getByRole('listitem');
     expect(await firings.evaluateAll((items) => items.map((item) => item.getAttribute('data-verdict')))).toEqual(['open', 'remind']);
     expect(await firings.first().locator('time').innerText()).toBe(dayLabel(dateAgo(13)));
@@ -119,7 +119,7 @@ describe('Settings → Change alerts', () => {
 
     // Back to the threshold (its value kept): the preview comes back, and the rule is added to Formfox's list.
     await page.getByRole('radio', { name: /^Threshold/ }).check();
-    await expect.poll(messages, { timeout: 15_000 }).toEqual(['Visitors below 800: 560', 'Still Visitors below 800 after 7 days: 560']);
+    await expect.poll(messages, { timeout: 15_000 }).toEqual(['Visitors below 800: 560', 'Visitors below 800 for 7 days now: 560']);
     await page.getByRole('button', { name: 'Add the rule' }).click();
     await page.getByText('Added: Visitors, below 800, in Formfox.').waitFor({ timeout: 10_000 });
     const added = page.locator('li[data-rule]').filter({ hasText: 'Below 800' });

@@ -91,15 +91,22 @@ export class MetricAlerter {
     const definition = metricOf(metric);
     if (!definition) return [];
     const { series, currency } = await seriesOf(this.options.store, project, metric, addDays(today, -(LOOKBACK_DAYS + 60)), today);
-    const walks = rules.map((rule) => ({ rule, ...walk(series, rule.params, { metric: definition, ...(currency ? { currency } : {}), from: recent }) }));
+    const walks = rules.map((rule) => {
+      const walked = walk(series, rule.params, { metric: definition, ...(currency ? { currency } : {}) });
+      const opened = walked.open && walked.firings.findLast((f) => f.verdict === 'open' && f.date === walked.open?.since);
+      return { rule, open: walked.open, opened, firings: walked.firings.filter((f) => f.date >= recent) };
+    });
+    const threadOpen = await this.isOpen(subject);
     const events: OwnEvent[] = [];
-    for (const { rule, firings } of walks) {
-      for (const firing of firings.filter((f) => f.verdict !== 'resolve')) {
-        events.push(await this.trigger(rule, subject, firing, now));
-      }
+    for (const { rule, firings, opened } of walks) {
+      const told = firings.filter((f) => f.verdict !== 'resolve');
+      for (const firing of told) events.push(await this.trigger(rule, subject, firing, now));
+      // Out of range now since before the last two days (a rule made on a metric already out, history imported with its
+      // step weeks ago), and nobody told: that incident is told now, under the id it would have had on its day.
+      if (told.length === 0 && opened && !threadOpen) events.push(await this.trigger(rule, subject, opened, now));
     }
     const stillOut = walks.some((w) => w.open !== null);
-    if (!stillOut && (await this.isOpen(subject))) {
+    if (!stillOut && threadOpen) {
       const last = walks.flatMap((w) => w.firings).filter((f) => f.verdict === 'resolve').sort((a, b) => a.date.localeCompare(b.date)).at(-1);
       events.push({
         sourceEventId: `metric:${subject}:${last?.date ?? today}:resolved`,

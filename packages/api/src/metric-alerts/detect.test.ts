@@ -34,8 +34,8 @@ describe('threshold', () => {
     const result = walk(series(values), below, { metric: mrr, currency: 'USD' });
     expect(said(result)).toEqual([
       `${day(2)} open: MRR below $10,000: $9,420`,
-      `${day(9)} remind: Still MRR below $10,000 after 7 days: $9,300`,
-      `${day(16)} remind: Still MRR below $10,000 after 14 days: $9,300`,
+      `${day(9)} remind: MRR below $10,000 for 7 days now: $9,300`,
+      `${day(16)} remind: MRR below $10,000 for 14 days now: $9,300`,
       `${day(18)} resolve: MRR back above $10,000: $10,250`,
     ]);
     expect(result.firings[0]?.expected).toEqual({ low: 10_000, high: null });
@@ -46,7 +46,7 @@ describe('threshold', () => {
   it('holds an incident across gaps: a missing day is neither in nor out, and a reminder waits for a day with a value', () => {
     const values = [10_500, 9_000, null, null, 9_100, null, null, null, 9_200, 9_050, null, 10_100];
     const result = walk(series(values), below, { metric: mrr, currency: 'USD' });
-    expect(said(result)).toEqual([`${day(1)} open: MRR below $10,000: $9,000`, `${day(8)} remind: Still MRR below $10,000 after 7 days: $9,200`, `${day(11)} resolve: MRR back above $10,000: $10,100`]);
+    expect(said(result)).toEqual([`${day(1)} open: MRR below $10,000: $9,000`, `${day(8)} remind: MRR below $10,000 for 7 days now: $9,200`, `${day(11)} resolve: MRR back above $10,000: $10,100`]);
   });
 
   it('alerts above a count, and says when it is back at or below', () => {
@@ -217,7 +217,7 @@ describe('unusual', () => {
       `${day(90)} resolve`,
     ]);
     expect(result.firings[0]?.message).toBe('Visitors unusually low: 601 on a Monday, expected 821–1,225');
-    expect(result.firings[1]?.message).toBe('Still Visitors unusually low after 7 days: 609 on a Monday, expected 817–1,220');
+    expect(result.firings[1]?.message).toBe('Visitors unusually low for 7 days now: 609 on a Monday, expected 817–1,220');
     expect(result.open).toBeNull();
   });
 

@@ -75,7 +75,7 @@ export function formatRange(low: number | null, high: number | null, unit: Metri
 
 /**
  * An out-of-range day's sentence in two parts, `head: tail` ("MRR below $10,000" and "$9,420"), so a reminder can say
- * "Still MRR below $10,000 after 7 days: $9,300".
+ * "MRR below $10,000 for 7 days now: $9,300".
  */
 export interface Sentence {
   head: string;
@@ -83,4 +83,4 @@ export interface Sentence {
 }
 
 export const say = ({ head, tail }: Sentence): string => `${head}: ${tail}`;
-export const sayStill = ({ head, tail }: Sentence, days: number): string => `Still ${head} after ${days} ${days === 1 ? 'day' : 'days'}: ${tail}`;
+export const sayStill = ({ head, tail }: Sentence, days: number): string => `${head} for ${days} ${days === 1 ? 'day' : 'days'} now: ${tail}`;

@@ -120,11 +120,12 @@ export async function updateRule(store: Store, now: number, id: string, patch: M
   return ruleOf(next);
 }
 
-export async function removeRule(store: Store, id: string): Promise<{ removed: true }> {
+/** Deletes an owner's rule; answers its project. */
+export async function removeRule(store: Store, id: string): Promise<{ project: string }> {
   const row = await existing(store, id);
   if (row.id.startsWith(DEFAULT_PREFIX)) throw fail('BAD_REQUEST', 'A built-in rule can be switched off (enabled: false), not deleted');
   await store.metricAlerts.remove(id);
-  return { removed: true };
+  return { project: row.projectSlug };
 }
 
 /** The owner's today (the snapshot's time zone): the day the history's latest stocks are dated. */

@@ -141,7 +141,7 @@ describe('push notifications', () => {
     await dash.ctx.notifications.inbox.ingestOwn([{ ...trigger, sourceEventId: 'metric:r1:0:2026-11-25:open', title: 'MRR below $10,000: $9,420', occurredAt: iso(t0), context: ['Balance down $1,200'] }]);
     const week = t0 + 7 * 24 * HOUR;
     await dash.at(week);
-    await dash.ctx.notifications.inbox.ingestOwn([{ ...trigger, sourceEventId: 'metric:r1:0:2026-12-02:remind', title: 'Still MRR below $10,000 after 7 days: $9,300', occurredAt: iso(week), reminder: true }]);
+    await dash.ctx.notifications.inbox.ingestOwn([{ ...trigger, sourceEventId: 'metric:r1:0:2026-12-02:remind', title: 'MRR below $10,000 for 7 days now: $9,300', occurredAt: iso(week), reminder: true }]);
     await dash.at(week + MINUTE);
     await dash.ctx.notifications.inbox.ingestOwn([
       { ...alert, sourceEventId: 'metric:x:2026-12-03:resolved', type: 'metric.resolved', transition: 'resolve', severity: 'success', title: 'MRR back above $10,000: $10,250', occurredAt: iso(week + HOUR) },
@@ -149,7 +149,7 @@ describe('push notifications', () => {
     await dash.at(week + HOUR);
     expect(received().map((push) => [push.subscriptionId, push.payload.kind, push.payload.title, push.payload.body, push.payload.tag])).toEqual([
       [phone.id, 'alert', 'MRR below $10,000: $9,420', 'shop · Metric alerts\nBalance down $1,200', 'metric:shop:revenue.mrr'],
-      [phone.id, 'alert', 'Still MRR below $10,000 after 7 days: $9,300', 'shop · Metric alerts', 'metric:shop:revenue.mrr'],
+      [phone.id, 'alert', 'MRR below $10,000 for 7 days now: $9,300', 'shop · Metric alerts', 'metric:shop:revenue.mrr'],
       [phone.id, 'resolve', 'MRR back above $10,000: $10,250', 'Out of range for 7 d 1 h', 'metric:shop:revenue.mrr'],
     ]);
   });
