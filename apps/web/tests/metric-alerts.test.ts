@@ -190,7 +190,9 @@ describe('a change alert in the bell', () => {
     const source = panel.getByRole('combobox', { name: 'Source' });
     expect(await source.locator('option').allInnerTexts()).toContain('Metric alerts');
     await source.selectOption({ label: 'Metric alerts' });
-    await expect.poll(() => panel.locator('li[data-notification]').allInnerTexts(), { timeout: 10_000 }).toEqual([expect.stringMatching(/Error events unusually high/)]);
+    // (The visitors' drop, imported out of range since 13 days, is told too: once, as the day it went out.)
+    const shown = () => panel.locator('li[data-notification]').allInnerTexts().then((texts) => texts.map((text) => text.split('\n')[0]).sort());
+    await expect.poll(shown, { timeout: 10_000 }).toEqual([expect.stringMatching(/^Error events unusually high/), expect.stringMatching(/^Visitors unusually low/)]);
     await context.close();
   });
 });
