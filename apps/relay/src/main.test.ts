@@ -86,9 +86,9 @@ describe('the relay process', () => {
       expect(code).toBe(1);
       expect(output).toMatch(/not starting: .*(RELAY_POLL_SECRET|RELAY_ADMIN_SECRET).* at least 32\. Make one with `openssl rand -hex 32`/);
       expect(output).not.toContain('hunter2');
+      // It exited before listening. (Its port is not probed: once the process is gone, another file's server may have
+      // taken the port, as the sandbox's SendGrid did in a fresh clone's run, whose contract check then failed on the probe.)
       expect(output).not.toContain('listening on');
-      // Nothing listens on its port.
-      await expect(fetch(`http://127.0.0.1:${port}/api/health`)).rejects.toThrow();
     }));
   });
 
