@@ -113,6 +113,13 @@ describe('metric alerts over imported history', () => {
     await api.caller.metricAlerts.update({ id: rule?.id ?? '', enabled: false });
     await api.ctx.metricAlerts.evaluate();
     expect(await metricRows(api)).toEqual([expect.objectContaining({ resolved: true, eventCount: 3 })]);
+    // On again and off again the same day: a new thread, and it ends too (its end is not taken for the first one's).
+    await api.caller.metricAlerts.update({ id: rule?.id ?? '', enabled: true });
+    await api.caller.metricAlerts.update({ id: rule?.id ?? '', enabled: false });
+    expect((await metricRows(api)).map((row) => [row.resolved, row.eventCount])).toEqual([
+      [true, 2],
+      [true, 3],
+    ]);
   });
 
   it('change and unusual rules alert on their days, with the comparison or the expected range in the words', async () => {

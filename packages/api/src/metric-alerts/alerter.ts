@@ -96,7 +96,8 @@ export class MetricAlerter {
       const opened = walked.open && walked.firings.findLast((f) => f.verdict === 'open' && f.date === walked.open?.since);
       return { rule, open: walked.open, opened, firings: walked.firings.filter((f) => f.date >= recent) };
     });
-    const threadOpen = await this.isOpen(subject);
+    const thread = await this.openThread(subject);
+    const threadOpen = thread !== undefined;
     const events: OwnEvent[] = [];
     for (const { rule, firings, opened } of walks) {
       const told = firings.filter((f) => f.verdict !== 'resolve');
@@ -106,10 +107,11 @@ export class MetricAlerter {
       if (told.length === 0 && opened && !threadOpen) events.push(await this.trigger(rule, subject, opened, now));
     }
     const stillOut = walks.some((w) => w.open !== null);
-    if (!stillOut && threadOpen) {
+    if (!stillOut && thread !== undefined) {
       const last = walks.flatMap((w) => w.firings).filter((f) => f.verdict === 'resolve').sort((a, b) => a.date.localeCompare(b.date)).at(-1);
       events.push({
-        sourceEventId: `metric:${subject}:${last?.date ?? today}:resolved`,
+        // Named by the thread it ends: a thread opened and ended twice in a day (a rule switched off, on and off) ends twice.
+        sourceEventId: `metric:${subject}:${thread}:resolved`,
         integration: 'metrics',
         type: 'metric.resolved',
         subject,
@@ -149,9 +151,10 @@ export class MetricAlerter {
     };
   }
 
-  private async isOpen(subject: string): Promise<boolean> {
-    const open = await this.options.store.notifications.read((ops) => ops.openRows([subject]));
-    return open.length > 0;
+  /** The id of the subject's open thread, if it has one. */
+  private async openThread(subject: string): Promise<string | undefined> {
+    const [open] = await this.options.store.notifications.read((ops) => ops.openRows([subject]));
+    return open?.id;
   }
 
   private link(project: string): string | null {
