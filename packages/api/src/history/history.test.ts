@@ -6,7 +6,9 @@ import { historySchema, historySettingsSchema, type HistorySchedule } from '@das
 import { testClock } from '@dash/connectors/testing';
 import { demoSetup, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
 import { handleRest } from '../rest/index.ts';
+import { dataReadsOf } from '../router/data.ts';
 import { startDemo } from '../router/demo.ts';
+import { HistoryKeeper } from './keeper.ts';
 import type { Identity } from '../auth/access.ts';
 import { createCaller } from '../root.ts';
 import { createTestApi, restClient, testDatabases, type DatabaseKind } from '../testing.ts';
@@ -183,6 +185,34 @@ describe('the daily snapshot', () => {
     expect(await b.caller.history.settings()).toEqual(await a.caller.history.settings());
     await Promise.all([a.ctx.history.tick(), b.ctx.history.tick()]);
     expect([...a.log.lines, ...b.log.lines].filter((line) => line.includes(`history: snapshot of ${date}`))).toHaveLength(1);
+  });
+
+  it('gives the snapshot’s lease back before the metric alerts judge what it stored: another process is not held up by them', async () => {
+    const clock = testClock(Date.now() - 2 * MINUTE);
+    const a = await dashboard(clock);
+    await startDemo(a.ctx);
+    const b = await dashboard(clock, { dir: a.dir, credentialsKey: a.credentialsKey });
+    // a's alerts after its snapshot take as long as b's whole snapshot: b's is taken meanwhile, not refused (409).
+    let judged: string[] = [];
+    let release = () => {};
+    const judging = new Promise<void>((resolve) => (release = resolve));
+    const keeper = new HistoryKeeper({
+      store: a.ctx.store,
+      clock,
+      log: a.ctx.log,
+      data: a.ctx.data,
+      reads: (signal) => dataReadsOf(a.ctx, signal),
+      afterSnapshot: async (projects) => {
+        judged = projects;
+        await judging;
+      },
+    });
+    const first = keeper.snapshot();
+    await expect.poll(() => judged.length).toBeGreaterThan(0);
+    await expect(b.caller.history.snapshot()).resolves.toMatchObject({ late: false });
+    release();
+    await expect(first).resolves.toMatchObject({ late: false });
+    await keeper.stop();
   });
 });
 

@@ -167,7 +167,17 @@ export class HistoryKeeper {
   async snapshot(options: { late?: boolean } = {}): Promise<SnapshotResult> {
     const taken = await this.underLease(this.snapshotLease, () => this.takeSnapshot(options.late ?? false));
     if (!taken) throw fail('CONFLICT', 'Another dashboard process is taking the snapshot now; try again in a minute');
-    return taken.value;
+    await this.alertAfter(taken.value);
+    return taken.value.result;
+  }
+
+  /**
+   * The metric alerts over what a snapshot stored, once its lease is given back: their reads (the "why" lines) and
+   * deliveries take their own time, and another process must not wait on them to take the next snapshot.
+   */
+  private async alertAfter(taken: { projects: string[] } | undefined): Promise<void> {
+    if (!taken || taken.projects.length === 0 || this.ticker.isStopped) return;
+    await this.options.afterSnapshot?.(taken.projects).catch((error: unknown) => this.options.log.warn(`history: the metric alerts after the snapshot: ${(error as Error).message}`));
   }
 
   /** `work` under `lease`, unless this keeper is stopping or another process holds it (undefined then). */
@@ -175,7 +185,8 @@ export class HistoryKeeper {
     return this.ticker.isStopped ? Promise.resolve(undefined) : lease.run(work);
   }
 
-  private async takeSnapshot(late: boolean): Promise<SnapshotResult> {
+  /** The snapshot, and the projects it read (the metric alerts look at those once the lease is given back). */
+  private async takeSnapshot(late: boolean): Promise<{ result: SnapshotResult; projects: string[] }> {
     const { store, clock, log } = this.options;
     const now = clock.now();
     const schedule = await historySchedule(store);
@@ -188,7 +199,7 @@ export class HistoryKeeper {
     const from = lastDate !== undefined && lastDate < settling ? [lastDate, addDays(to, -(CATCH_UP_DAYS - 1))].sort().at(-1) ?? settling : settling;
     const projects = await store.projects.list();
     // Nothing to take yet: the day is not recorded, so a project made later today gets today's snapshot at the next look.
-    if (projects.length === 0) return { date, points: 0, late, failed: [] };
+    if (projects.length === 0) return { result: { date, points: 0, late, failed: [] }, projects: [] };
     const reads = this.options.reads(this.abort.signal);
     const results = await Promise.all(
       projects.map(async (project) => ({ project, ...(await readProject({ ...this.options, reads, signal: this.abort.signal }, project, { from, to, stocksOn: date })) })),
@@ -198,9 +209,8 @@ export class HistoryKeeper {
     historyChanged(store);
     const failed = results.flatMap(({ project, failed }) => failed.map((failure) => ({ project: project.slug, ...failure })));
     await this.recordSnapshot(date, { at: now, late, points: points.length, failed });
-    await this.options.afterSnapshot?.(projects.map((project) => project.slug)).catch((error: unknown) => log.warn(`history: the metric alerts after the snapshot: ${(error as Error).message}`));
     log.info(`history: snapshot of ${date}${late ? ' (late)' : ''}: ${points.length} values${failed.length ? `, ${failed.length} sources failed` : ''}`);
-    return { date, points: points.length, late, failed };
+    return { result: { date, points: points.length, late, failed }, projects: projects.map((project) => project.slug) };
   }
 
   /**
@@ -301,9 +311,10 @@ export class HistoryKeeper {
     const today = snapshotDay(schedule, now);
     if (now >= today.at && (await this.snapshots())[today.date] === undefined) {
       // Under the lease, looked at again: another process may have taken it between the look and the lease.
-      await this.underLease(this.snapshotLease, async () => {
-        if ((await this.snapshots())[today.date] === undefined) await this.takeSnapshot(now - today.at > LATE_AFTER_MS);
-      });
+      const taken = await this.underLease(this.snapshotLease, async () =>
+        (await this.snapshots())[today.date] === undefined ? await this.takeSnapshot(now - today.at > LATE_AFTER_MS) : undefined,
+      );
+      await this.alertAfter(taken?.value);
     }
     if (this.ticker.isStopped) return;
     const records = await this.backfills();
