@@ -79,15 +79,22 @@ export class MetricAlerter {
       if (row.subjectKey && row.projectSlug && metric && isMetricKey(metric) && !subjects.has(row.subjectKey)) subjects.set(row.subjectKey, { project: row.projectSlug, metric });
     }
     const events: OwnEvent[] = [];
+    const why = this.whyOnce(now);
     for (const [subject, { project, metric }] of subjects) {
-      events.push(...(await this.metricEvents(subject, project, metric, watched.get(subject) ?? [], today, recent, now)));
+      events.push(...(await this.metricEvents(subject, project, metric, watched.get(subject) ?? [], { today, recent, now, why })));
     }
     if (events.length > 0) await this.options.ingest(events);
     return events.length;
   }
 
   /** One metric's events: each rule's opens and reminders of the recent days, then a resolve when none is out now. */
-  private async metricEvents(subject: string, project: string, metric: MetricKey, rules: readonly MetricAlertRuleRow[], today: string, recent: string, now: number): Promise<OwnEvent[]> {
+  private async metricEvents(
+    subject: string,
+    project: string,
+    metric: MetricKey,
+    rules: readonly MetricAlertRuleRow[],
+    { today, recent, now, why }: { today: string; recent: string; now: number; why: WhyLines },
+  ): Promise<OwnEvent[]> {
     const definition = metricOf(metric);
     if (!definition) return [];
     const { series, currency } = await seriesOf(this.options.store, project, metric, addDays(today, -(LOOKBACK_DAYS + 60)), today);
@@ -101,10 +108,10 @@ export class MetricAlerter {
     const events: OwnEvent[] = [];
     for (const { rule, firings, opened } of walks) {
       const told = firings.filter((f) => f.verdict !== 'resolve');
-      for (const firing of told) events.push(await this.trigger(rule, subject, firing, now));
+      for (const firing of told) events.push(await this.trigger(rule, subject, firing, now, why));
       // Out of range now since before the last two days (a rule made on a metric already out, history imported with its
       // step weeks ago), and nobody told: that incident is told now, under the id it would have had on its day.
-      if (told.length === 0 && opened && !threadOpen) events.push(await this.trigger(rule, subject, opened, now));
+      if (told.length === 0 && opened && !threadOpen) events.push(await this.trigger(rule, subject, opened, now, why));
     }
     const stillOut = walks.some((w) => w.open !== null);
     if (!stillOut && thread !== undefined) {
@@ -118,6 +125,7 @@ export class MetricAlerter {
         transition: 'resolve',
         severity: 'success',
         title: last?.message ?? (rules.length === 0 ? `${definition.label}: no rule watches it any more` : `${definition.label} back in range`),
+        lasted: 'Out of range for',
         url: this.link(project),
         projectSlug: project,
         occurredAt: new Date(now).toISOString(),
@@ -126,14 +134,29 @@ export class MetricAlerter {
     return events;
   }
 
-  private async trigger(rule: MetricAlertRuleRow, subject: string, firing: MetricAlertFiring, now: number): Promise<OwnEvent> {
+  /**
+   * One evaluation's "what else happened" lines, read once per project, metric and day however many rules fire on
+   * them (each read asks the providers, or the cache, for deploys, issues, referrers and the rest).
+   */
+  private whyOnce(now: number): WhyLines {
+    const read = new Map<string, Promise<string[]>>();
+    return (project, metric, date) => {
+      const key = JSON.stringify([project, metric, date]);
+      let lines = read.get(key);
+      if (!lines) {
+        lines = whyLines(this.options.reads(), { project, metric, from: addDays(date, -RECENT_DAYS), to: date, now }, { store: this.options.store }).catch((error: unknown) => {
+          this.options.log.warn(`metric alerts: what else happened to ${project}: ${(error as Error).message}`);
+          return [];
+        });
+        read.set(key, lines);
+      }
+      return lines;
+    };
+  }
+
+  private async trigger(rule: MetricAlertRuleRow, subject: string, firing: MetricAlertFiring, now: number, why: WhyLines): Promise<OwnEvent> {
     const version = rule.updatedAt.toString(36);
-    const context = await whyLines(this.options.reads(), { project: rule.projectSlug, metric: rule.metric, from: addDays(firing.date, -RECENT_DAYS), to: firing.date, now }, { store: this.options.store }).catch(
-      (error: unknown) => {
-        this.options.log.warn(`metric alerts: what else happened to ${rule.projectSlug}: ${(error as Error).message}`);
-        return [];
-      },
-    );
+    const context = await why(rule.projectSlug, rule.metric, firing.date);
     return {
       sourceEventId: `metric:${rule.id}:${version}:${firing.date}:${firing.verdict}`,
       integration: 'metrics',
@@ -173,15 +196,16 @@ export class MetricAlerter {
     const today = await historyToday(store, now);
     const projects = new Map((await store.projects.list()).map((project) => [project.slug, project]));
     const events: OwnEvent[] = [];
+    const why = this.whyOnce(now);
     for (const [slug, rules] of groupBy(rows, (row) => row.projectSlug)) {
       const project = projects.get(slug);
-      if (project) events.push(...(await this.todayEvents(project, rules, today, now)));
+      if (project) events.push(...(await this.todayEvents(project, rules, today, now, why)));
     }
     if (events.length > 0) await this.options.ingest(events);
     return events.length;
   }
 
-  private async todayEvents(project: Project, rules: readonly MetricAlertRuleRow[], today: string, now: number): Promise<OwnEvent[]> {
+  private async todayEvents(project: Project, rules: readonly MetricAlertRuleRow[], today: string, now: number, why: WhyLines): Promise<OwnEvent[]> {
     const { values } = await readProject({ store: this.options.store, data: this.options.data, reads: this.options.reads() }, project, {
       from: today,
       to: today,
@@ -194,11 +218,14 @@ export class MetricAlerter {
       if (!definition || !running) continue;
       const { series } = await seriesOf(this.options.store, project.slug, rule.metric, addDays(today, -LOOKBACK_DAYS), addDays(today, -1));
       const firing = partialVerdict(series, { date: today, value: running.value }, rule.params, { metric: definition });
-      if (firing) events.push(await this.trigger(rule, subjectOf(project.slug, rule.metric), firing, now));
+      if (firing) events.push(await this.trigger(rule, subjectOf(project.slug, rule.metric), firing, now, why));
     }
     return events;
   }
 }
+
+/** A project's metric's "what else happened" lines up to a day (see `whyOnce`). */
+type WhyLines = (project: string, metric: MetricKey, date: string) => Promise<string[]>;
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
