@@ -235,7 +235,7 @@ describe('chat and webhook connections as a channel of the policy', () => {
     // Back in range: each connection is told after the alert, Discord's message edited, Telegram answered.
     dash.clock.advance(DAY_MS);
     await dash.ctx.notifications.inbox.ingestOwn([
-      { ...alert, sourceEventId: 'metric:metric:shop:revenue.mrr:2026-11-26:resolved', type: 'metric.resolved', transition: 'resolve', severity: 'success', title: 'MRR back above $10,000: $10,250', occurredAt: iso(dash.clock.now()) },
+      { ...alert, sourceEventId: 'metric:metric:shop:revenue.mrr:2026-11-26:resolved', type: 'metric.resolved', transition: 'resolve', lasted: 'Out of range for', severity: 'success', title: 'MRR back above $10,000: $10,250', occurredAt: iso(dash.clock.now()) },
     ]);
     await dash.at(dash.clock.now());
     expect(sandbox.slackMessages().map((message) => message.text)).toEqual(['MRR below $10,000: $9,420', 'MRR back above $10,000: $10,250']);

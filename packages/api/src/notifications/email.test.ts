@@ -108,7 +108,7 @@ describe('email notifications', () => {
 
     dash.clock.advance(HOUR);
     await dash.ctx.notifications.inbox.ingestOwn([
-      { ...alert, sourceEventId: 'metric:x:2026-11-26:resolved', type: 'metric.resolved', transition: 'resolve', severity: 'success', title: 'Visitors back in range: 1,100 (expected 1,020–1,340)', occurredAt: iso(dash.clock.now()) },
+      { ...alert, sourceEventId: 'metric:x:2026-11-26:resolved', type: 'metric.resolved', transition: 'resolve', lasted: 'Out of range for', severity: 'success', title: 'Visitors back in range: 1,100 (expected 1,020–1,340)', occurredAt: iso(dash.clock.now()) },
     ]);
     await dash.at(dash.clock.now());
     const [, back] = sandbox.mails();

@@ -64,6 +64,7 @@ interface Arriving {
   payload?: Record<string, unknown> | undefined;
   context?: readonly string[] | undefined;
   reminder?: boolean | undefined;
+  lasted?: string | undefined;
 }
 
 /** One of the dashboard's own events: a metric alert's trigger, reminder or resolve (see `Inbox.ingestOwn`). */
@@ -82,6 +83,8 @@ export interface OwnEvent {
   context?: readonly string[] | undefined;
   /** Still out of range a week on: it interrupts again although its thread is open. */
   reminder?: boolean | undefined;
+  /** A resolve's words for the time out of range, before the duration ("Out of range for"). */
+  lasted?: string | undefined;
   payload?: Record<string, unknown> | undefined;
 }
 
@@ -91,6 +94,7 @@ const planned = ({ eventId, event, effect, row }: FoldedEvent, { decision, item 
   decision,
   context: item.context,
   reminder: item.reminder,
+  lasted: item.lasted,
   notificationId: row.id,
   row,
   subjectKey: event.transition === null ? null : event.subjectKey,
@@ -371,6 +375,7 @@ export class Inbox {
           payload: event.payload,
           context: event.context,
           reminder: event.reminder,
+          lasted: event.lasted,
         })),
       ),
     );

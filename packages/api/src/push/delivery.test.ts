@@ -144,7 +144,7 @@ describe('push notifications', () => {
     await dash.ctx.notifications.inbox.ingestOwn([{ ...trigger, sourceEventId: 'metric:r1:0:2026-12-02:remind', title: 'MRR below $10,000 for 7 days now: $9,300', occurredAt: iso(week), reminder: true }]);
     await dash.at(week + MINUTE);
     await dash.ctx.notifications.inbox.ingestOwn([
-      { ...alert, sourceEventId: 'metric:x:2026-12-03:resolved', type: 'metric.resolved', transition: 'resolve', severity: 'success', title: 'MRR back above $10,000: $10,250', occurredAt: iso(week + HOUR) },
+      { ...alert, sourceEventId: 'metric:x:2026-12-03:resolved', type: 'metric.resolved', transition: 'resolve', lasted: 'Out of range for', severity: 'success', title: 'MRR back above $10,000: $10,250', occurredAt: iso(week + HOUR) },
     ]);
     await dash.at(week + HOUR);
     expect(received().map((push) => [push.subscriptionId, push.payload.kind, push.payload.title, push.payload.body, push.payload.tag])).toEqual([

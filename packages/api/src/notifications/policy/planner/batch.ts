@@ -23,6 +23,11 @@ export interface PlannedEvent {
   context?: readonly string[] | undefined;
   /** A reminder that its subject is still in trouble (a metric out of range a week on): a join that interrupts again. */
   reminder?: boolean | undefined;
+  /**
+   * How its recovery names the time it was out, before the duration ("Out of range for" 2 d); absent, a provider's
+   * outage: "Down 2 h, recovered".
+   */
+  lasted?: string | undefined;
 }
 
 /**

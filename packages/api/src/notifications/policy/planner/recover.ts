@@ -30,7 +30,7 @@ export async function recover(batch: BatchPlan, event: PlannedEvent, state: Subj
   if (outageTold || (told.length > 0 && state?.flappingSince == null)) {
     // It interrupted: its recovery replaces that notification (answers that email), even in quiet hours, a mute or a flap.
     // Told only by a flap's start, it waits for the flap's end, which sums up the state it is in then.
-    const body = event.integration === 'metrics' ? `Out of range for ${down}` : `Down ${down}, recovered`;
+    const body = event.lasted ? `${event.lasted} ${down}` : `Down ${down}, recovered`;
     const message = messageOf(row, { title: event.title || `${row.title}: recovered`, body, severity: 'success', renotify: false, requireInteraction: false });
     const fate: Fate = { status: 'sent', reason: 'the outage interrupted: its recovery replaces that notification' };
     batch.add([...new Set(told.map((d) => d.channel))].map((channel) => delivery(event, channel, 'resolve', fate, message, now)));
