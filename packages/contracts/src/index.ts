@@ -13,6 +13,7 @@ export * from './alerts.ts';
 export * from './push.ts';
 export * from './channels.ts';
 export * from './briefing.ts';
+export * from './briefing-destinations.ts';
 export * from './links.ts';
 export * from './names.ts';
 export * from './history.ts';
