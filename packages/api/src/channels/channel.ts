@@ -235,3 +235,27 @@ export class PaceKeeper {
 export function paceRetry(what: string, waitMs: number): Extract<ChannelOutcome, { kind: 'retry' }> {
   return { kind: 'retry', status: null, afterMs: waitMs, reason: `${what} allows the next message in ${formatDuration(waitMs)}` };
 }
+
+/**
+ * How a sequence of pre-rendered messages went (a briefing Discord or Telegram takes in several): sent in order, one
+ * after the other, stopping at the first that was not sent. `sent` of `total` went (the first `sent`, each with its
+ * provider's id); `stopped` is the outcome that stopped the rest (null when all went), so a caller can try again from
+ * message `sent` without repeating what a reader already has.
+ */
+export interface SequenceOutcome {
+  sent: number;
+  total: number;
+  providerIds: (string | null)[];
+  stopped: Exclude<ChannelOutcome, { kind: 'sent' }> | null;
+}
+
+/** Sends `payloads` in order through `send`, stopping at the first that is not sent. */
+export async function sendInOrder<Payload>(payloads: readonly Payload[], send: (payload: Payload) => Promise<ChannelOutcome>): Promise<SequenceOutcome> {
+  const providerIds: (string | null)[] = [];
+  for (const payload of payloads) {
+    const outcome = await send(payload);
+    if (outcome.kind !== 'sent') return { sent: providerIds.length, total: payloads.length, providerIds, stopped: outcome };
+    providerIds.push(outcome.providerId);
+  }
+  return { sent: providerIds.length, total: payloads.length, providerIds, stopped: null };
+}

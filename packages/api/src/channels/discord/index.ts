@@ -9,11 +9,13 @@ import {
   recoveryLine,
   MAX_PACE_WAIT_MS,
   refusalOutcome,
+  sendInOrder,
   sendRequest,
   type ChannelAdapter,
   type ChannelMessage,
   type ChannelOutcome,
   type PacedAdapterOptions,
+  type SequenceOutcome,
 } from '../channel.ts';
 
 /**
@@ -25,6 +27,12 @@ import {
 export interface DiscordDestination {
   /** `https://discord.com/api/webhooks/{id}/{token}` ("Copy Webhook URL"): the token is its last segment, so it is never shown. */
   webhookUrl: string;
+}
+
+/** An execute's body as Discord takes it: up to 10 embeds (and `content`); `allowed_mentions` is always set to none. */
+export interface DiscordRawPayload {
+  content?: string;
+  embeds: readonly Record<string, unknown>[];
 }
 
 /** Discord's pace is its own bucket per webhook, told in each answer's headers, so its adapter keeps it itself. */
@@ -115,7 +123,28 @@ export class DiscordAdapter implements ChannelAdapter<DiscordDestination> {
       // Someone deleted the outage's message: the recovery is told in a new one.
       if (!(edited.status === 404 && edited.error.code === UNKNOWN_MESSAGE)) return this.refusal(edited, token);
     }
-    const posted = await this.call(webhook, 'POST', '', discordPayload(message));
+    return this.post(webhook, token, discordPayload(message));
+  }
+
+  /**
+   * Executes the webhook with a payload rendered elsewhere (the briefing's embeds) as `send` posts its own: the same
+   * address check, bucket and answers, and the message's id when sent. Nothing in it may ping, whatever it says.
+   */
+  async sendRaw(destination: DiscordDestination, payload: DiscordRawPayload): Promise<ChannelOutcome> {
+    const target = destinationUrl(destination.webhookUrl, 'The Discord webhook URL');
+    if ('refused' in target) return { kind: 'refused', status: null, reason: target.refused };
+    const token = target.url.pathname.split('/').filter(Boolean).at(-1) ?? '';
+    return this.post(target.url, token, { ...payload, allowed_mentions: { parse: [] } });
+  }
+
+  /** Executes several payloads in order, each within the webhook's bucket, stopping at the first that is not sent. */
+  sendRawInOrder(destination: DiscordDestination, payloads: readonly DiscordRawPayload[]): Promise<SequenceOutcome> {
+    return sendInOrder(payloads, (payload) => this.sendRaw(destination, payload));
+  }
+
+  /** One execute of the webhook, answered with the message's id (`?wait=true`). */
+  private async post(webhook: URL, token: string, payload: Record<string, unknown>): Promise<ChannelOutcome> {
+    const posted = await this.call(webhook, 'POST', '', payload);
     if (!('response' in posted)) return posted;
     if (posted.status >= 200 && posted.status < 300) {
       const sent = discordMessageSchema.safeParse(posted.body);

@@ -32,6 +32,15 @@ const PRIORITY: Record<NotificationSeverity, 1 | 2 | 3 | 4 | 5> = { error: 5, wa
 /** "Tags & emojis": a tag that is an emoji short code is shown as that emoji before the title. */
 const EMOJI_TAG: Record<NotificationSeverity, string> = { error: 'rotating_light', warning: 'warning', info: 'information_source', success: 'white_check_mark' };
 
+/** A publish's fields besides the topic, as rendered elsewhere: plain text, a priority, emoji tags, where a click goes (null: nowhere). */
+export interface NtfyRawPayload {
+  title: string;
+  message: string;
+  priority: 1 | 2 | 3 | 4 | 5;
+  tags: readonly string[];
+  click: string | null;
+}
+
 /** ntfy's answer to a publish: the message as subscribers receive it, whose `id` we keep. */
 const publishedSchema = z.object({ id: z.string().min(1) });
 /** ntfy's error JSON (`{ code, http, error, link }`): `error` is its own words. */
@@ -100,6 +109,21 @@ export class NtfyAdapter implements ChannelAdapter<NtfyDestination> {
   constructor(private readonly options: ChannelAdapterOptions) {}
 
   async send(destination: NtfyDestination, message: ChannelMessage): Promise<ChannelOutcome> {
+    return this.sendRaw(destination, {
+      title: message.title,
+      // A digest is one message: its body already lists what was kept back.
+      message: messageText(message),
+      priority: PRIORITY[message.severity],
+      tags: [EMOJI_TAG[message.severity]],
+      click: message.url,
+    });
+  }
+
+  /**
+   * Publishes a message rendered elsewhere (the briefing's summary) as `send` publishes its own: the same address and
+   * login checks and answers, its title and message cut to ntfy's limits, and plain text (never Markdown).
+   */
+  async sendRaw(destination: NtfyDestination, payload: NtfyRawPayload): Promise<ChannelOutcome> {
     const target = publishUrlOf(destination.server);
     if ('refused' in target) return { kind: 'refused', status: null, reason: target.refused };
     const auth = authorizationOf(destination.auth);
@@ -107,12 +131,11 @@ export class NtfyAdapter implements ChannelAdapter<NtfyDestination> {
     const service = `The ntfy server ${target.host}`;
     const body = JSON.stringify({
       topic: destination.topic,
-      title: truncateToBytes(message.title, NTFY_TITLE_MAX_BYTES),
-      // A digest is one message: its body already lists what was kept back.
-      message: messageText(message),
-      priority: PRIORITY[message.severity],
-      tags: [EMOJI_TAG[message.severity]],
-      ...(message.url !== null && { click: message.url }),
+      title: truncateToBytes(payload.title, NTFY_TITLE_MAX_BYTES),
+      message: truncateToBytes(payload.message, NTFY_MESSAGE_MAX_BYTES),
+      priority: payload.priority,
+      tags: payload.tags,
+      ...(payload.click !== null && { click: payload.click }),
     });
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (auth.header) headers.authorization = auth.header;

@@ -4,11 +4,13 @@ import {
   PaceKeeper,
   recoveryLine,
   refusalOutcome,
+  sendInOrder,
   sendRequest,
   type ChannelAdapter,
   type ChannelMessage,
   type ChannelOutcome,
   type PacedAdapterOptions,
+  type SequenceOutcome,
 } from '../channel.ts';
 
 /**
@@ -27,6 +29,12 @@ export const SLACK_PACE = { limit: 1, windowMs: 1_000 };
 const HEADER_MAX = 150;
 const SECTION_MAX = 3_000;
 const FIELD_MAX = 2_000;
+
+/** A message body for an incoming webhook as Slack takes it: the fallback `text` and Block Kit `blocks`. */
+export interface SlackRawPayload {
+  text: string;
+  blocks?: readonly Record<string, unknown>[];
+}
 
 const severityWord = { error: 'Error', warning: 'Warning', info: 'Info', success: 'Recovered' } as const;
 
@@ -50,7 +58,7 @@ function fit(text: string, max: number): string {
 const plain = (text: string, max: number) => ({ type: 'plain_text', text: fit(text, max), emoji: false });
 
 /** The message as Block Kit: a header, the body, its fields (project, severity), and a button to the thread. */
-export function slackPayload(message: ChannelMessage): Record<string, unknown> {
+export function slackPayload(message: ChannelMessage): SlackRawPayload & { unfurl_links: false; unfurl_media: false } {
   const body = [message.body, recoveryLine(message)].filter((line): line is string => Boolean(line)).join('\n');
   const fields = [
     ...(message.project ? [plain(`Project: ${message.project}`, FIELD_MAX)] : []),
@@ -69,8 +77,8 @@ export function slackPayload(message: ChannelMessage): Record<string, unknown> {
     text: fit(message.title, SECTION_MAX),
     blocks,
     // A stranger's URL in the text never unfurls into a preview.
-    unfurl_links: false,
-    unfurl_media: false,
+    unfurl_links: false as const,
+    unfurl_media: false as const,
   };
 }
 
@@ -83,16 +91,20 @@ export class SlackAdapter implements ChannelAdapter<SlackDestination> {
   }
 
   async send(destination: SlackDestination, message: ChannelMessage): Promise<ChannelOutcome> {
+    return this.sendRaw(destination, slackPayload(message));
+  }
+
+  /**
+   * Posts a payload rendered elsewhere (the briefing's Block Kit) as `send` posts its own: the same address check,
+   * pace and answers. A stranger's URL in it never unfurls, whatever the payload says.
+   */
+  async sendRaw(destination: SlackDestination, payload: SlackRawPayload): Promise<ChannelOutcome> {
     const target = destinationUrl(destination.webhookUrl, 'The Slack webhook URL');
     if ('refused' in target) return { kind: 'refused', status: null, reason: target.refused };
     const slot = await this.pace.take(destination.webhookUrl, SLACK_PACE, "Slack's pace for this webhook");
     if ('kind' in slot) return slot;
-    const answer = await sendRequest(
-      this.options,
-      target.url.href,
-      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(slackPayload(message)) },
-      'Slack',
-    );
+    const body = JSON.stringify({ ...payload, unfurl_links: false, unfurl_media: false });
+    const answer = await sendRequest(this.options, target.url.href, { method: 'POST', headers: { 'content-type': 'application/json' }, body }, 'Slack');
     // Slack counts the message when it takes it: the pace runs from its answer.
     slot.at = this.options.clock.now();
     if ('kind' in answer) return answer;
@@ -102,5 +114,10 @@ export class SlackAdapter implements ChannelAdapter<SlackDestination> {
     // channel_is_archived, rate_limited): that code, and nothing else of an answer that is not one (a proxy's page).
     const code = /^[a-z][a-z0-9_]{0,63}$/.test(said.trim()) ? said.trim() : undefined;
     return refusalOutcome(answer, answerReason('Slack', answer.status, code), this.options.clock.now());
+  }
+
+  /** Posts several payloads in order, each at the webhook's pace, stopping at the first that is not sent. */
+  sendRawInOrder(destination: SlackDestination, payloads: readonly SlackRawPayload[]): Promise<SequenceOutcome> {
+    return sendInOrder(payloads, (payload) => this.sendRaw(destination, payload));
   }
 }

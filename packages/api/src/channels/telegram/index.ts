@@ -5,12 +5,14 @@ import {
   jsonOrUndefined,
   recoveryLine,
   refusalOutcome,
+  sendInOrder,
   sendRequest,
   PaceKeeper,
   type ChannelAdapter,
   type ChannelMessage,
   type ChannelOutcome,
   type PacedAdapterOptions,
+  type SequenceOutcome,
 } from '../channel.ts';
 
 /**
@@ -37,7 +39,20 @@ export const TELEGRAM_CHAT_PACE = { limit: 1, windowMs: 1_000 };
 export const TELEGRAM_GROUP_PACE = { limit: 20, windowMs: 60_000 };
 
 /** sendMessage's text: "1-4096 characters after entities parsing". */
-const TEXT_MAX = 4_096;
+export const TELEGRAM_TEXT_MAX = 4_096;
+const TEXT_MAX = TELEGRAM_TEXT_MAX;
+
+/**
+ * Strangers' text for Telegram's HTML parse mode: `&`, `<`, `>`, `"` and `'` as entities (escape-html), which
+ * Telegram parses back to the characters, so no tag in it formats or links.
+ */
+export const escapeTelegramHtml = (text: string): string => escapeHtml(text);
+
+/** sendMessage's parameters besides the chat, as rendered elsewhere: the text and how to parse it. */
+export interface TelegramRawPayload {
+  text: string;
+  parse_mode?: 'HTML';
+}
 /** The title, the project and what a recovery ends each keep to this, so the body always has most of the room. */
 const LINE_MAX = 512;
 const LINK_TEXT = 'Open in the dashboard';
@@ -116,6 +131,24 @@ export class TelegramAdapter implements ChannelAdapter<TelegramDestination> {
   }
 
   async send(destination: TelegramDestination, message: ChannelMessage): Promise<ChannelOutcome> {
+    return this.call(destination, telegramRequest(destination.chatId, message));
+  }
+
+  /**
+   * Sends a text rendered elsewhere (the briefing's HTML) to the destination's chat as `send` sends its own: the same
+   * token check, chat pace and answers, and the message's id when sent. A stranger's link never unfurls.
+   */
+  sendRaw(destination: TelegramDestination, payload: TelegramRawPayload): Promise<ChannelOutcome> {
+    return this.call(destination, { ...payload, chat_id: destination.chatId, link_preview_options: { is_disabled: true } });
+  }
+
+  /** Sends several texts in order, each at the chat's pace, stopping at the first that is not sent. */
+  sendRawInOrder(destination: TelegramDestination, payloads: readonly TelegramRawPayload[]): Promise<SequenceOutcome> {
+    return sendInOrder(payloads, (payload) => this.sendRaw(destination, payload));
+  }
+
+  /** One sendMessage with these parameters, at the chat's pace. */
+  private async call(destination: TelegramDestination, params: Record<string, unknown>): Promise<ChannelOutcome> {
     const { botToken, chatId } = destination;
     if (!TOKEN_FORM.test(botToken)) return { kind: 'refused', status: null, reason: 'The Telegram bot token is not in the form @BotFather gives (<bot id>:<secret>)' };
     const pace = chatId.startsWith('-') || chatId.startsWith('@') ? TELEGRAM_GROUP_PACE : TELEGRAM_CHAT_PACE;
@@ -124,7 +157,7 @@ export class TelegramAdapter implements ChannelAdapter<TelegramDestination> {
     const answer = await sendRequest(
       this.options,
       `${this.baseUrl}/bot${botToken}/sendMessage`,
-      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(telegramRequest(chatId, message)) },
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params) },
       'Telegram',
     );
     // Telegram counts the message when it answers, not when it was asked: the pace runs from then.

@@ -71,21 +71,29 @@ export function webhookPayload(message: ChannelMessage): string {
 export class SignedWebhookAdapter implements ChannelAdapter<SignedWebhookDestination> {
   constructor(private readonly options: ChannelAdapterOptions) {}
 
-  async send(destination: SignedWebhookDestination, message: ChannelMessage): Promise<ChannelOutcome> {
+  send(destination: SignedWebhookDestination, message: ChannelMessage): Promise<ChannelOutcome> {
+    return this.sendRaw(destination, { id: message.id, body: webhookPayload(message) });
+  }
+
+  /**
+   * Posts a body rendered elsewhere (the briefing's `briefing.ready`) as `send` posts its own: the same address and
+   * secret checks, the same Standard Webhooks headers (`id` is its `webhook-id`: the same on every try) and answers.
+   */
+  async sendRaw(destination: SignedWebhookDestination, payload: { id: string; body: string }): Promise<ChannelOutcome> {
     // The receiver's host is what a reason may name: the URL's path is often the receiver's own secret.
     const target = destinationUrl(destination.url, 'The webhook URL', 'loopback');
     if ('refused' in target) return { kind: 'refused', status: null, reason: target.refused };
     const key = webhookSecretKey(destination.secret);
     if (!key) return { kind: 'refused', status: null, reason: `The webhook secret is not a ${SECRET_PREFIX} secret of ${SECRET_BYTES.min} to ${SECRET_BYTES.max} bytes` };
+    const { id, body } = payload;
     const service = `The webhook at ${target.host}`;
-    const body = webhookPayload(message);
     const now = this.options.clock.now();
     const timestamp = Math.floor(now / 1000);
     const headers = {
       'content-type': 'application/json',
-      'webhook-id': message.id,
+      'webhook-id': id,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': webhookSignature(key, message.id, timestamp, body),
+      'webhook-signature': webhookSignature(key, id, timestamp, body),
     };
     const response = await sendRequest(this.options, target.url.href, { method: 'POST', headers, body }, service);
     if ('kind' in response) return response;
