@@ -60,6 +60,21 @@ describe('the fake Discord (incoming webhooks)', () => {
     expect([gone.status, await gone.json()]).toEqual([404, { code: 10015, message: 'Unknown Webhook' }]);
   });
 
+  it('holds a message to the embed limits: each field’s length, and 6,000 characters across its embeds', async () => {
+    const hook = webhook();
+    // Three embeds of 2,000 characters each are 6,000: taken; one more character across them is not.
+    const of = (size: number) => ({ title: 'x'.repeat(200), description: 'y'.repeat(size - 200) });
+    expect((await post(hook.url, { embeds: [of(2_000), of(2_000), of(2_000)] })).status).toBe(204);
+    const over = await post(hook.url, { embeds: [of(2_000), of(2_000), of(2_001)] });
+    expect([over.status, await over.json()]).toEqual([400, { code: 50035, message: 'Invalid Form Body: embeds: Embed size exceeds maximum size of 6000' }]);
+    // A title of 257 breaks the description's own maxLength too: sent on purpose.
+    const title = await observe.offDescription(() => post(hook.url, { embeds: [{ title: 't'.repeat(257) }] }));
+    expect([title.status, await title.json()]).toEqual([400, { code: 50035, message: 'Invalid Form Body: embeds.0.title: Must be 256 or fewer in length.' }]);
+    const field = await observe.offDescription(() => post(hook.url, { embeds: [{ title: 'ok', fields: [{ name: 'n', value: 'v'.repeat(1_025) }] }] }));
+    expect((await field.json()) as unknown).toEqual({ code: 50035, message: 'Invalid Form Body: embeds.0.fields.0.value: Must be 1024 or fewer in length.' });
+    expect(discord().messages).toHaveLength(1);
+  });
+
   it('keeps each webhook’s own bucket of five requests in two seconds, and answers over it 429 with retry_after', async () => {
     const hook = webhook();
     const other = webhook();

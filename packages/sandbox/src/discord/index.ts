@@ -43,12 +43,46 @@ export interface FakeDiscord extends SandboxService {
 const BUCKET = { limit: 5, windowMs: 2_000 };
 const CONTENT_MAX = 2_000;
 const EMBEDS_MAX = 10;
+/**
+ * "Embed Limits" (discord.com/developers/docs/resources/message#embed-object-embed-limits): title 256 characters,
+ * description 4096, up to 25 fields, a field's name 256 and value 1024, footer text 2048, author name 256; and "the
+ * combined sum of characters in all title, description, field.name, field.value, footer.text, and author.name fields
+ * across all embeds attached to a message must not exceed 6000 characters". Characters are counted as code points.
+ */
+const EMBED = { title: 256, description: 4_096, fields: 25, fieldName: 256, fieldValue: 1_024, footer: 2_048, author: 256, total: 6_000 };
 
 const discordError = (status: number, code: number, message: string, headers: Record<string, string> = {}): SandboxReply => ({
   status,
   headers,
   body: { code, message },
 });
+
+const chars = (value: unknown) => (typeof value === 'string' ? [...value].length : 0);
+
+/** Where a message's embeds break Discord's embed limits ("embeds.0.title: Must be 256 or fewer in length."), or undefined. */
+function embedProblem(embeds: readonly Record<string, unknown>[]): string | undefined {
+  let total = 0;
+  for (const [index, embed] of embeds.entries()) {
+    const at = `embeds.${index}`;
+    const fields = Array.isArray(embed.fields) ? embed.fields.filter(isRecord) : [];
+    const footer = isRecord(embed.footer) ? embed.footer.text : undefined;
+    const author = isRecord(embed.author) ? embed.author.name : undefined;
+    const checks: [string, unknown, number][] = [
+      ['title', embed.title, EMBED.title],
+      ['description', embed.description, EMBED.description],
+      ['footer.text', footer, EMBED.footer],
+      ['author.name', author, EMBED.author],
+      ...fields.flatMap((field, n): [string, unknown, number][] => [
+        [`fields.${n}.name`, field.name, EMBED.fieldName],
+        [`fields.${n}.value`, field.value, EMBED.fieldValue],
+      ]),
+    ];
+    for (const [name, value, max] of checks) if (chars(value) > max) return `${at}.${name}: Must be ${max} or fewer in length.`;
+    if (fields.length > EMBED.fields) return `${at}.fields: Must be ${EMBED.fields} or fewer in length.`;
+    total += checks.reduce((sum, [, value]) => sum + chars(value), 0);
+  }
+  return total > EMBED.total ? `embeds: Embed size exceeds maximum size of ${EMBED.total}` : undefined;
+}
 
 /** A snowflake: a decimal string, as Discord's ids are. */
 const snowflake = () => BigInt(`0x${randomBytes(7).toString('hex')}`).toString();
@@ -116,6 +150,8 @@ export function discordService(now: number): FakeDiscord {
     const embeds = Array.isArray(body.embeds) ? body.embeds.filter(isRecord) : [];
     if (content.length > CONTENT_MAX) return discordError(400, 50035, `Invalid Form Body: content: Must be ${CONTENT_MAX} or fewer in length.`);
     if (embeds.length > EMBEDS_MAX) return discordError(400, 50035, `Invalid Form Body: embeds: Must be ${EMBEDS_MAX} or fewer in length.`);
+    const overLimit = embedProblem(embeds);
+    if (overLimit) return discordError(400, 50035, `Invalid Form Body: ${overLimit}`);
     if (content === '' && embeds.length === 0) return discordError(400, 50006, 'Cannot send an empty message');
     return { content, embeds, allowedMentions: body.allowed_mentions };
   };

@@ -52,14 +52,48 @@ export interface FakeSlack extends SandboxService {
 const PACE = { burst: 5, windowMs: 5_000 };
 /** Block Kit: at most 50 blocks in a message. */
 const BLOCKS_MAX = 50;
+/**
+ * Block Kit's limits on what a block holds (docs.slack.dev/reference/block-kit/blocks: header-block "Maximum length for
+ * the text in this field is 150 characters"; section-block "maximum length is 3000 characters" for its text, "Maximum
+ * number of items is 10. Maximum length for the text in each item is 2000 characters" for its fields; context-block
+ * "Maximum number of items is 10"; actions-block "a maximum of 25 elements"; button element: text 75, url 3000).
+ */
+const LIMITS = { header: 150, sectionText: 3_000, fields: 10, field: 2_000, contextElements: 10, actionsElements: 25, buttonText: 75, buttonUrl: 3_000 };
 
 const text = (status: number, body: string, headers: Record<string, string> = {}): SandboxReply => ({ status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers }, body });
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Block Kit's shape, as far as Slack refuses a payload over it: each block an object with a string `type`. */
-const blocksValid = (blocks: unknown): boolean =>
-  Array.isArray(blocks) && blocks.length <= BLOCKS_MAX && blocks.every((block) => isRecord(block) && typeof block.type === 'string');
+const textOf = (object: unknown): string => (isRecord(object) && typeof object.text === 'string' ? object.text : '');
+const longer = (object: unknown, max: number) => [...textOf(object)].length > max;
+
+/** A button element within its limits (its text, its url). */
+const buttonValid = (element: unknown): boolean =>
+  !isRecord(element) || element.type !== 'button' || (!longer(element.text, LIMITS.buttonText) && !(typeof element.url === 'string' && element.url.length > LIMITS.buttonUrl));
+
+/** One block within Block Kit's limits for its type (the types the fake knows; others only need a `type`). */
+function blockValid(block: unknown): boolean {
+  if (!isRecord(block) || typeof block.type !== 'string') return false;
+  switch (block.type) {
+    case 'header':
+      return !longer(block.text, LIMITS.header);
+    case 'section': {
+      const fields = block.fields;
+      if (longer(block.text, LIMITS.sectionText)) return false;
+      if (fields !== undefined && (!Array.isArray(fields) || fields.length > LIMITS.fields || fields.some((field) => longer(field, LIMITS.field)))) return false;
+      return buttonValid(block.accessory);
+    }
+    case 'context':
+      return Array.isArray(block.elements) && block.elements.length <= LIMITS.contextElements;
+    case 'actions':
+      return Array.isArray(block.elements) && block.elements.length <= LIMITS.actionsElements && block.elements.every(buttonValid);
+    default:
+      return true;
+  }
+}
+
+/** Block Kit's shape, as far as Slack refuses a payload over it: at most 50 blocks, each within its limits. */
+const blocksValid = (blocks: unknown): boolean => Array.isArray(blocks) && blocks.length <= BLOCKS_MAX && blocks.every(blockValid);
 
 const slackId = (prefix: string) => `${prefix}${randomBytes(8).toString('hex').toUpperCase().slice(0, 10)}`;
 

@@ -33,6 +33,18 @@ describe('the fake Slack (incoming webhooks)', () => {
     expect(sandbox.slackMessages()).toEqual([]);
   });
 
+  it('refuses blocks over Block Kit’s limits (invalid_blocks): a header over 150 characters, a section’s text over 3,000, 11 fields, a field over 2,000', async () => {
+    const hook = sandbox.createSlackWebhook();
+    const text = (size: number) => ({ type: 'plain_text', text: 'x'.repeat(size) });
+    const within = [{ type: 'header', text: text(150) }, { type: 'section', text: text(3_000) }, { type: 'section', fields: Array.from({ length: 10 }, () => text(2_000)) }];
+    expect((await answer(await post(hook.url, { text: 'x', blocks: within })))[0]).toBe(200);
+    for (const block of [{ type: 'header', text: text(151) }, { type: 'section', text: text(3_001) }, { type: 'section', fields: Array.from({ length: 11 }, () => text(1)) }, { type: 'section', fields: [text(2_001)] }]) {
+      expect(await answer(await post(hook.url, { text: 'x', blocks: [block] }))).toEqual([400, 'text/plain; charset=utf-8', 'invalid_blocks']);
+    }
+    expect((await answer(await post(hook.url, { text: 'x', blocks: Array.from({ length: 51 }, () => ({ type: 'divider' })) })))[2]).toBe('invalid_blocks');
+    expect(sandbox.slackMessages()).toHaveLength(1);
+  });
+
   it('answers a wrong secret 403 invalid_token, and a deleted webhook 404 no_service', async () => {
     const hook = sandbox.createSlackWebhook();
     const secret = hook.url.split('/').pop() ?? '';
