@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { briefingPeriodSchema } from './briefing-destinations.ts';
+import { metricKeySchema } from './history.ts';
 import { isTimeZone, weekdaySchema } from './quiet-hours.ts';
 
 /**
@@ -21,6 +23,11 @@ export const briefingQuerySchema = z.object({
     .transform((value) => (value === '' ? undefined : value)),
   /** Where the window starts (ISO 8601, at most 31 days back); absent: the last briefing read, else 24 hours ago. */
   since: instant.optional(),
+  /**
+   * `day` (the default): the trend compares the last complete day with the same weekday a week before; `week`: the
+   * last 7 complete days with the 7 before, with each key metric's 7 daily values, and the window is at least 7 days.
+   */
+  period: z.enum(briefingPeriodSchema.options, { error: 'period is day or week' }).optional(),
 });
 export type BriefingQuery = z.infer<typeof briefingQuerySchema>;
 
@@ -40,6 +47,28 @@ export const briefingLinkSchema = z.string();
 export const briefingSectionNames = ['revenue', 'shipping', 'bugs', 'reviews', 'traffic', 'search', 'errors', 'uptime', 'funding'] as const;
 export const briefingSectionSchema = z.enum(briefingSectionNames);
 export type BriefingSection = z.infer<typeof briefingSectionSchema>;
+
+/**
+ * One key metric of a project from the metric history (never from an upstream), against last week. `day`: its value on
+ * the last complete day (UTC) and on the same weekday a week before. `week`: the last 7 complete days against the 7
+ * before: a flow of counts or money summed, a flow of fractions (uptime) averaged, a stock's last value; `spark` is the
+ * 7 daily values, oldest first, present only when every one of the 7 days has one. `previous` and `change` are null
+ * when the history has nothing for the compared day (or week): "no history yet", never 0 %.
+ */
+export const briefingTrendSchema = z.object({
+  metric: metricKeySchema,
+  /** The catalogue's label ("MRR", "Visitors"). */
+  label: z.string(),
+  value: z.number().nullable(),
+  previous: z.number().nullable(),
+  /** (value - previous) / previous, a fraction (0.12 = +12 %); null when either is unknown or previous is 0. */
+  change: z.number().nullable(),
+  /** `money` in major units of `currency`; `percent` is 0-100 (99.5 = 99.5 %); `count` a plain number. */
+  unit: z.enum(['money', 'count', 'percent']),
+  currency: z.string().optional(),
+  spark: z.array(z.number()).optional(),
+});
+export type BriefingTrend = z.infer<typeof briefingTrendSchema>;
 
 export const briefingProjectSchema = z.object({
   slug: z.string(),
@@ -132,6 +161,8 @@ export const briefingProjectSchema = z.object({
       link: briefingLinkSchema,
     })
     .nullable(),
+  /** Its key metrics against last week, from the metric history (those it keeps), in the briefing's period. */
+  trend: z.array(briefingTrendSchema).optional(),
 });
 export type BriefingProject = z.infer<typeof briefingProjectSchema>;
 
@@ -152,6 +183,10 @@ export const needsYouSchema = z.object({
 });
 export type NeedsYou = z.infer<typeof needsYouSchema>;
 
+/** An open metric-alert thread of the inbox: its project, its title, since when (ISO 8601), and its link (the bell at it). */
+export const briefingMetricAlertSchema = z.object({ project: z.string(), title: z.string(), since: instant, link: briefingLinkSchema });
+export type BriefingMetricAlert = z.infer<typeof briefingMetricAlertSchema>;
+
 export const briefingSchema = z.object({
   window: z.object({ since: instant, until: instant }),
   /** The days the daily figures cover (YYYY-MM-DD, UTC), and the days they are compared with. */
@@ -165,6 +200,10 @@ export const briefingSchema = z.object({
   failed: z.array(z.object({ project: z.string(), section: briefingSectionSchema, error: z.string() })),
   /** Whether this briefing (its window's end) has been read in the app; the dashboard links it until then. */
   unread: z.boolean(),
+  /** What the trend compares: a day with the same weekday a week before, or a week with the week before. */
+  period: briefingPeriodSchema.optional(),
+  /** The metric alerts still open in the inbox (source `metrics`), newest first. */
+  metricAlerts: z.array(briefingMetricAlertSchema).optional(),
 });
 export type Briefing = z.infer<typeof briefingSchema>;
 

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { briefingSchema, defaultBriefingThresholds, type Briefing, type BriefingProject } from '@dash/contracts';
 import { testClock } from '@dash/connectors/testing';
 import { demoSetup, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
+import { handleRest } from '../rest/index.ts';
 import { startDemo } from '../router/demo.ts';
 import { createTestApi, restClient } from '../testing.ts';
 
@@ -185,5 +186,104 @@ describe('the briefing over the demo', () => {
     const saved = await call('PUT', '/api/briefing/thresholds', { thresholds: { ...defaultBriefingThresholds, revenueDropPercent: 10 } });
     expect(saved.json).toEqual({ thresholds: { ...defaultBriefingThresholds, revenueDropPercent: 10 } });
     expect((await call('GET', '/api/briefing/thresholds')).json).toEqual({ thresholds: { ...defaultBriefingThresholds, revenueDropPercent: 10 } });
+  });
+});
+
+describe('against last week, from the metric history', () => {
+  const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+  /** A dashboard at noon UTC with two projects and no upstreams: everything the trend says comes from the history. */
+  async function withHistory() {
+    const clock = testClock(Math.floor(Date.now() / DAY) * DAY + DAY / 2);
+    const api = await createTestApi({ scheduler: false, clock });
+    apis.push(api);
+    await api.caller.projects.create({ slug: 'shop', name: 'Shop' });
+    await api.caller.projects.create({ slug: 'side', name: 'Side' });
+    return { api, clock, call: restClient(() => api.caller), yesterday: isoDay(clock.now() - DAY), today: isoDay(clock.now()) };
+  }
+
+  /** Imports rows as a founder's CSV: `values[i]` is the value `values.length - 1 - i` days before `last` (null: no row). */
+  async function importDays(api: Api, project: string, metric: string, unit: string, last: string, values: readonly (number | null)[]) {
+    const end = Date.parse(`${last}T00:00:00Z`);
+    const rows = values.flatMap((value, i) => (value === null ? [] : [`${isoDay(end - (values.length - 1 - i) * DAY)},${project},${metric},${value},${unit}`]));
+    const res = await handleRest(new Request('http://dash.test/api/history/import', { method: 'POST', body: ['date,project,metric,value,unit', ...rows].join('\n'), headers: { 'content-type': 'text/csv' } }), api.caller);
+    expect(res.status, await res.clone().text()).toBe(200);
+  }
+
+  /** A fortnight up to yesterday: visitors rising 10 a day; MRR kept on a few days; errors only this week; a day of search missing; uptime. */
+  async function importFortnight(api: Api, yesterday: string) {
+    await importDays(api, 'shop', 'analytics.visitors', 'count', yesterday, Array.from({ length: 14 }, (_, i) => 100 + i * 10));
+    await importDays(api, 'shop', 'revenue.mrr', 'USD', yesterday, [9_000, null, null, null, 9_500, null, 9_800, null, 10_000, null, null, null, null, 10_400]);
+    await importDays(api, 'shop', 'errors.events', 'count', yesterday, [...Array.from({ length: 7 }, () => null), 5, 5, 5, 5, 5, 5, 5]);
+    await importDays(api, 'shop', 'search.clicks', 'count', yesterday, [40, 40, 40, 40, 40, 40, 40, 50, 50, 50, 50, null, 50, 50]);
+    await importDays(api, 'shop', 'uptime.up_ratio', 'fraction', yesterday, [...Array.from({ length: 7 }, () => 0.98), 1, 1, 1, 0.993, 1, 1, 1]);
+  }
+
+  it('a weekly briefing sums a flow over the last 7 days against the 7 before, takes a stock’s last value, and draws each complete week', async () => {
+    const { api, call, yesterday } = await withHistory();
+    await importFortnight(api, yesterday);
+    const res = await call('GET', '/api/briefing?period=week&project=shop');
+    expect(res.status).toBe(200);
+    const briefing = briefingSchema.parse(res.json);
+    expect(briefing.period).toBe('week');
+    // The window is the 7 whole days up to yesterday.
+    expect(briefing.days.current).toHaveLength(7);
+    expect(briefing.days.current.at(-1)).toBe(yesterday);
+    expect(projectOf(briefing, 'shop').trend).toEqual([
+      // A stock: its last value in each week (Thursday's snapshot missed; a week with a missing day draws no sparkline).
+      { metric: 'revenue.mrr', label: 'MRR', value: 10_400, previous: 9_800, change: 600 / 9_800, unit: 'money', currency: 'USD' },
+      // A flow: the 7 days summed, and the 7 days drawn.
+      { metric: 'analytics.visitors', label: 'Visitors', value: 1_400, previous: 910, change: 490 / 910, unit: 'count', spark: [170, 180, 190, 200, 210, 220, 230] },
+      // A week with a day missing is not a smaller week: unknown, and nothing to compare.
+      { metric: 'search.clicks', label: 'Search clicks', value: null, previous: 280, change: null, unit: 'count' },
+      // No history the week before: nothing to compare with, never 0 %.
+      { metric: 'errors.events', label: 'Error events', value: 35, previous: null, change: null, unit: 'count', spark: [5, 5, 5, 5, 5, 5, 5] },
+      // A share is averaged over the days, in percent.
+      { metric: 'uptime.up_ratio', label: 'Uptime', value: 99.9, previous: 98, change: (99.9 - 98) / 98, unit: 'percent', spark: [100, 100, 100, 99.3, 100, 100, 100] },
+    ]);
+  });
+
+  it('a daily briefing compares the last complete day with the same weekday a week before, and a project without history has no lines', async () => {
+    const { api, call, yesterday } = await withHistory();
+    await importFortnight(api, yesterday);
+    const briefing = briefingSchema.parse((await call('GET', '/api/briefing')).json);
+    expect(briefing.period).toBe('day');
+    expect(projectOf(briefing, 'shop').trend).toEqual([
+      { metric: 'revenue.mrr', label: 'MRR', value: 10_400, previous: 9_800, change: 600 / 9_800, unit: 'money', currency: 'USD' },
+      { metric: 'analytics.visitors', label: 'Visitors', value: 230, previous: 160, change: 70 / 160, unit: 'count' },
+      { metric: 'search.clicks', label: 'Search clicks', value: 50, previous: 40, change: 0.25, unit: 'count' },
+      { metric: 'errors.events', label: 'Error events', value: 5, previous: null, change: null, unit: 'count' },
+      { metric: 'uptime.up_ratio', label: 'Uptime', value: 100, previous: 98, change: 2 / 98, unit: 'percent' },
+    ]);
+    expect(projectOf(briefing, 'side').trend).toEqual([]);
+  });
+
+  it('lists the open metric alerts of the inbox, newest first, and no longer once they resolve', async () => {
+    const { api, call, today } = await withHistory();
+    for (const project of ['shop', 'side']) {
+      await api.caller.metricAlerts.create({ project, metric: 'bugs.open', params: { kind: 'threshold', direction: 'above', value: 20 }, severity: 'warning', enabled: true });
+    }
+    await importDays(api, 'shop', 'bugs.open', 'count', today, [10, 25]);
+    await importDays(api, 'side', 'bugs.open', 'count', today, [10, 31]);
+    const threads = (await api.caller.notifications.list({ integration: 'metrics' })).notifications;
+    const idOf = (project: string) => threads.find((thread) => thread.project === project)?.id ?? '';
+    const briefing = briefingSchema.parse((await call('GET', '/api/briefing')).json);
+    expect(briefing.metricAlerts).toEqual([
+      { project: 'side', title: 'Open bugs above 20: 31', since: expect.any(String), link: `/?notification=${idOf('side')}` },
+      { project: 'shop', title: 'Open bugs above 20: 25', since: expect.any(String), link: `/?notification=${idOf('shop')}` },
+    ]);
+    expect(briefing.metricAlerts?.[0]?.since.slice(0, 10)).toBe(today);
+    // One project's briefing has its own alerts only; an alert that resolved is not listed.
+    expect(briefingSchema.parse((await call('GET', '/api/briefing?project=shop')).json).metricAlerts?.map((alert) => alert.project)).toEqual(['shop']);
+    await importDays(api, 'side', 'bugs.open', 'count', today, [12]);
+    expect(briefingSchema.parse((await call('GET', '/api/briefing')).json).metricAlerts?.map((alert) => alert.title)).toEqual(['Open bugs above 20: 25']);
+  });
+
+  it('refuses a period that is not day or week with a 400 naming it', async () => {
+    const { call } = await withHistory();
+    const res = await call('GET', '/api/briefing?period=month');
+    expect(res.status).toBe(400);
+    const error = res.json.error as { message: string; issues: { path: string[]; message: string }[] };
+    expect(error.issues[0]).toMatchObject({ path: ['period'], message: 'period is day or week' });
   });
 });

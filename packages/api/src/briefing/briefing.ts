@@ -2,6 +2,8 @@ import {
   briefingThresholdsSchema,
   defaultBriefingThresholds,
   type Briefing,
+  type BriefingMetricAlert,
+  type BriefingPeriod,
   type BriefingQuery,
   type BriefingSection,
   type BriefingThresholds,
@@ -13,7 +15,8 @@ import type { Store } from '@dash/db';
 import { TRPCError } from '@trpc/server';
 import { dataOf, type DataReads } from '../data/reads.ts';
 import { describeError } from '../errors.ts';
-import { BRIEFING_REVENUE_RANGE, composeProject, dailyErrorAverage, daysOf, needsYou, snapshotOf, type ProjectAnswers, type ProjectSnapshot, type Window } from './compose.ts';
+import { BRIEFING_REVENUE_RANGE, composeProject, dailyErrorAverage, daysOf, needsYou, snapshotOf, threadLink, type ProjectAnswers, type ProjectSnapshot, type Window } from './compose.ts';
+import { TREND_METRICS, trendRange, trendsOf, type TrendDays } from './trend.ts';
 
 /**
  * The briefing over the store and the data procedures: which window (since the last briefing read, at least the
@@ -66,9 +69,13 @@ async function lastRead(store: Store): Promise<number | undefined> {
   return Number.isFinite(at) ? at : undefined;
 }
 
-/** The window a briefing at `now` covers: from `since`, or the last one read, but at least 24 hours and at most 31 days. */
-export function windowOf(now: number, since: number | undefined, read: number | undefined): Window {
-  const start = since ?? Math.min(read ?? now, now - DAY);
+/**
+ * The window a briefing at `now` covers: from `since`, or the last one read, but at least 24 hours (a weekly briefing:
+ * 7 days) and at most 31 days.
+ */
+export function windowOf(now: number, since: number | undefined, read: number | undefined, period: BriefingPeriod = 'day'): Window {
+  // A week's window starts at midnight (UTC), so its daily figures are 7 whole days.
+  const start = since ?? Math.min(read ?? now, period === 'week' ? startOfUtcDay(now - 7 * DAY) : now - DAY);
   return { since: Math.max(now - MAX_WINDOW, Math.min(start, now - 60_000)), until: now };
 }
 
@@ -143,14 +150,33 @@ async function outagesOf(store: Store, slug: string) {
     .map((row) => ({ id: row.id, title: row.title, firstAt: row.firstAt, resolvedAt: row.resolvedAt, open: row.status === 'open' }));
 }
 
+/** The metric alerts open in the inbox (source `metrics`) of these projects (undefined: every one), newest first. */
+export async function openMetricAlerts(store: Store, project: string | undefined): Promise<BriefingMetricAlert[]> {
+  const rows = await store.notifications.list({ limit: 200, integration: 'metrics', ...(project === undefined ? {} : { projectSlug: project }) });
+  return rows
+    .filter((row) => row.status === 'open' && row.projectSlug !== null)
+    .sort((a, b) => b.firstAt.localeCompare(a.firstAt) || b.createdSeq - a.createdSeq)
+    .map((row) => ({ project: row.projectSlug ?? '', title: row.title, since: row.firstAt, link: threadLink(row.id) }));
+}
+
+/** Each project's key metrics against last week, read from the metric history alone (one read for all of them). */
+export async function trendsFromHistory(store: Store, project: string | undefined, days: TrendDays) {
+  const { from, to } = trendRange(days);
+  return trendsOf(await store.history.read(project, TREND_METRICS, from, to), days);
+}
+
 /** The briefing at the context's clock for `query`. */
 export async function composeBriefing(sources: BriefingSources, query: BriefingQuery, signal?: AbortSignal): Promise<Briefing> {
   const { store } = sources;
   const now = sources.clock.now();
+  const period = query.period ?? 'day';
   const [projects, thresholds, read, stored] = await Promise.all([store.projects.list(), briefingThresholds(store), lastRead(store), snapshots(store)]);
   const chosen = query.project === undefined ? projects : projects.filter((project) => project.slug === query.project);
-  const window = windowOf(now, query.since === undefined ? undefined : Date.parse(query.since), read);
+  const window = windowOf(now, query.since === undefined ? undefined : Date.parse(query.since), read, period);
   const days = daysOf(window);
+  // The last complete day of the window (UTC), the day the trend ends on.
+  const last = days.current.at(-1) ?? new Date(now - DAY).toISOString().slice(0, 10);
+  const [trends, metricAlerts] = await Promise.all([trendsFromHistory(store, query.project, { period, last }), openMetricAlerts(store, query.project)]);
 
   const gathered = await Promise.all(
     chosen.map(async (project) => {
@@ -162,7 +188,7 @@ export async function composeBriefing(sources: BriefingSources, query: BriefingQ
       const last = history.filter((snapshot) => snapshot.at <= window.since + 60 * 60_000).at(-1) ?? history.at(-1);
       const week = history.filter((snapshot) => snapshot.at >= window.since - 7 * DAY && snapshot.at <= window.since);
       const briefed = composeProject({ answers: { ...answers, ...(outages ? { outages } : {}) }, window, days, last, week });
-      return { briefed, failed, lines: needsYou(briefed, thresholds, { days, errorAverage: dailyErrorAverage(week) }) };
+      return { briefed: { ...briefed, trend: trends.get(project.slug) ?? [] }, failed, lines: needsYou(briefed, thresholds, { days, errorAverage: dailyErrorAverage(week) }) };
     }),
   );
   const needs = gathered.flatMap((project) => project.lines).sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));
@@ -173,10 +199,12 @@ export async function composeBriefing(sources: BriefingSources, query: BriefingQ
     days,
     generatedAt: iso(now),
     needsYou: needs,
-    quiet: needs.length > 0 ? null : quietLine(chosen.length, failed.length),
+    quiet: needs.length > 0 ? null : quietLine(chosen.length, failed.length, period),
     projects: gathered.map((project) => project.briefed),
     failed,
     unread: isUnread(read, now),
+    period,
+    metricAlerts: metricAlerts.filter((alert) => chosen.some((project) => project.slug === alert.project)),
   };
 }
 
@@ -190,10 +218,10 @@ export async function briefingUnread(store: Store, now: number): Promise<boolean
 
 const startOfUtcDay = (ms: number) => Math.floor(ms / DAY) * DAY;
 
-function quietLine(projects: number, failed: number): string {
+function quietLine(projects: number, failed: number, period: BriefingPeriod): string {
   if (projects === 0) return 'No projects yet: create one in settings and its briefing starts here.';
   const all = projects === 1 ? 'this project' : `all ${projects} projects`;
-  return failed > 0 ? `Nothing that could be read needs you across ${all}; some sources could not be read (below).` : `A quiet day: nothing needs you across ${all}.`;
+  return failed > 0 ? `Nothing that could be read needs you across ${all}; some sources could not be read (below).` : `A quiet ${period}: nothing needs you across ${all}.`;
 }
 
 /**

@@ -109,4 +109,53 @@ describe('the briefing email', () => {
     expect(email.html).not.toContain('href=');
     expect(email.text).toContain('Open it on the dashboard, under Briefing.');
   });
+
+  it('puts each product against last week, and a weekly sparkline as table cells with its values as text', () => {
+    const visitors = { metric: 'analytics.visitors' as const, label: 'Visitors', value: 1_400, previous: 910, change: 490 / 910, unit: 'count' as const, spark: [170, 180, 190, 200, 210, 220, 230] };
+    const errors = { metric: 'errors.events' as const, label: 'Error events', value: 35, previous: null, change: null, unit: 'count' as const, spark: [5, 5, 0, 5, 5, 5, 15] };
+    const mrr = { metric: 'revenue.mrr' as const, label: 'MRR', value: 10_400, previous: 9_800, change: 600 / 9_800, unit: 'money' as const, currency: 'USD' };
+    const weekly = briefing({
+      period: 'week',
+      window: { since: '2026-11-19T00:00:00.000Z', until: '2026-11-26T07:00:00.000Z' },
+      days: { current: ['2026-11-19', '2026-11-20', '2026-11-21', '2026-11-22', '2026-11-23', '2026-11-24', '2026-11-25'], previous: [], weekAgo: [] },
+      projects: [{ ...empty('evil', hostile), trend: [mrr, visitors, errors] }],
+      metricAlerts: [{ project: 'evil', title: `Visitors below 800: ${hostile}`, since: '2026-11-24T00:00:00.000Z', link: '/?notification=n2' }],
+    });
+    const email = briefingEmail(weekly, options);
+    expect(email.subject).toBe('Weekly briefing to Thu 26 Nov: a quiet week');
+    // Seven bars per sparkline, each a cell with its colour and height (no image to block, nothing to fetch).
+    const bars = [...email.html.matchAll(/<td width="14" height="(\d+)" bgcolor="(#[0-9a-f]{6})"/g)].map((match) => Number(match[1]));
+    expect(bars).toHaveLength(14);
+    // Visitors from zero (170 of 230 is 24 px of 32); error events: the quiet day a 1 px baseline, the spike the full 32.
+    expect(bars.slice(0, 7)).toEqual([24, 25, 26, 28, 29, 31, 32]);
+    expect(bars.slice(7)).toEqual([11, 11, 1, 11, 11, 11, 32]);
+    expect(email.html).not.toMatch(/<img|<svg/i);
+    // The bars are hidden from screen readers; the values are said as text beside them.
+    expect(email.html).toContain('aria-hidden="true"');
+    expect(email.html).toContain('Visitors, Thu 19 Nov – Wed 25 Nov: Thu 19 Nov 170 · Fri 20 Nov 180 · Sat 21 Nov 190 · Sun 22 Nov 200 · Mon 23 Nov 210 · Tue 24 Nov 220 · Wed 25 Nov 230');
+    // The change with its sign and arrow, not colour alone; no history is said as such, never 0 %.
+    expect(email.html).toMatch(/<strong>Visitors<\/strong> 1,400 <span style="color:#1a7f37;font-weight:600">▲ \+54 %<\/span> <span style="color:#656d76">against 910 the week before<\/span>/);
+    expect(email.html).toContain('<strong>Error events</strong> 35 <span style="color:#656d76">no history yet for the week before</span>');
+    expect(email.text).toContain('Against the week before:\n  MRR $10,400 (+6 % against $9,800 the week before)\n  Visitors 1,400 (+54 % against 910 the week before)');
+    expect(email.text).toContain('    Thu 19 Nov – Wed 25 Nov: Thu 19 Nov 170 · Fri 20 Nov 180 · Sat 21 Nov 190 · Sun 22 Nov 200 · Mon 23 Nov 210 · Tue 24 Nov 220 · Wed 25 Nov 230');
+    expect(email.text).toContain('  Error events 35 (no history yet for the week before)');
+    // The open metric alerts, escaped, linked to their threads.
+    expect(email.html).toContain(`href="https://dash.example.com/?notification=n2" style="color:#0969da;text-decoration:underline">Visitors below 800: &lt;script&gt;`);
+    expect(email.html).not.toContain('<script');
+    expect(email.text).toContain(`METRIC ALERTS\n- ${hostile}: Visitors below 800: ${hostile} (since Tue 24 Nov) <https://dash.example.com/?notification=n2>`);
+  });
+
+  it('says the daily trend against the same day last week, without sparklines', () => {
+    const email = briefingEmail(
+      briefing({
+        period: 'day',
+        projects: [{ ...empty('formfox', 'Formfox'), trend: [{ metric: 'uptime.up_ratio', label: 'Uptime', value: 99.5, previous: 99.9, change: (99.5 - 99.9) / 99.9, unit: 'percent', spark: [1, 2, 3, 4, 5, 6, 7] }] }],
+      }),
+      options,
+    );
+    expect(email.text).toContain('Against the same day last week:\n  Uptime 99.5 % (−0.4 pts against 99.9 % the same day last week)');
+    expect(email.html).toContain('<span style="color:#b42318;font-weight:600">▼ −0.4 pts</span>');
+    expect(email.html).not.toContain('bgcolor=');
+    expect(email.subject).toBe('Briefing for Thu 26 Nov: a quiet day');
+  });
 });

@@ -1,6 +1,8 @@
-import { httpUrl, type Briefing, type BriefingProject, type Compared } from '@dash/contracts';
+import { httpUrl, type Briefing, type BriefingPeriod, type BriefingProject, type BriefingTrend, type Compared } from '@dash/contracts';
+import { addDays } from '@dash/connectors';
 import escapeHtml from 'escape-html';
 import type { Email } from '../alerts/index.ts';
+import { againstText, barHeights, changeText, directionOf, isGoodChange, trendLine, trendValueText } from './trend.ts';
 
 /**
  * The briefing as an email, for mail clients: one centred table, inline styles only (no <style>, no classes: Gmail
@@ -170,18 +172,89 @@ function sectionsOf(project: BriefingProject, origin: string | undefined): Secti
 }
 
 const FONT = "font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
-const colours = { text: '#1f2328', muted: '#656d76', rule: '#d0d7de', error: '#b42318', warning: '#9a6700', link: '#0969da' };
+const colours = { text: '#1f2328', muted: '#656d76', rule: '#d0d7de', error: '#b42318', warning: '#9a6700', link: '#0969da', good: '#1a7f37', bar: '#0969da', barNegative: '#b42318' };
 
 function anchor(text: string, href: string | undefined): string {
   return href ? `<a href="${esc(href)}" style="color:${colours.link};text-decoration:underline">${esc(text)}</a>` : esc(text);
+}
+
+/** The 7 days of a weekly sparkline, oldest first, as "Mon 30 Nov" (UTC days, as the history keeps them). */
+function sparkDays(last: string): string[] {
+  return Array.from({ length: 7 }, (_, i) => {
+    const day = addDays(last, i - 6);
+    return new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', weekday: 'short', day: 'numeric', month: 'short' }).format(Date.parse(`${day}T00:00:00Z`));
+  });
+}
+
+/** A sparkline's values with their days, as a caption and the text part say them: "Mon 30 Nov 1,020 · Tue 1 Dec 1,100 · …". */
+const sparkCaption = (trend: BriefingTrend, days: readonly string[]) => (trend.spark ?? []).map((value, i) => `${days[i] ?? ''} ${trendValueText(trend, value)}`.trim()).join(' · ');
+
+const BAR_HEIGHT = 32;
+const BAR_WIDTH = 14;
+
+/**
+ * A weekly sparkline for mail clients: bars made of table cells (bgcolor and height, which Gmail, Outlook's Word engine
+ * and Apple Mail all draw, with no image to block or fetch), hidden from screen readers, and under them the values
+ * as plain text, which is what a screen reader (or a client that strips the styles) reads.
+ */
+function sparkChart(trend: BriefingTrend, days: readonly string[]): string {
+  const values = trend.spark ?? [];
+  if (values.length === 0) return '';
+  const heights = barHeights(trend, values, BAR_HEIGHT);
+  const bars = values
+    .map((value, i) => {
+      const colour = value < 0 ? colours.barNegative : colours.bar;
+      const height = heights[i] ?? 1;
+      return (
+        `<td valign="bottom" width="${BAR_WIDTH + 3}" height="${BAR_HEIGHT}" style="width:${BAR_WIDTH + 3}px;height:${BAR_HEIGHT}px;padding:0;vertical-align:bottom">` +
+        `<table role="presentation" width="${BAR_WIDTH}" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse"><tr>` +
+        `<td width="${BAR_WIDTH}" height="${height}" bgcolor="${colour}" style="width:${BAR_WIDTH}px;height:${height}px;background-color:${colour};font-size:1px;line-height:1px;mso-line-height-rule:exactly">&nbsp;</td>` +
+        `</tr></table></td>`
+      );
+    })
+    .join('');
+  const caption = `${trend.label}, ${days[0] ?? ''} – ${days.at(-1) ?? ''}: ${sparkCaption(trend, days)}`;
+  return (
+    `<table role="presentation" aria-hidden="true" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse;margin:4px 0 2px"><tr>${bars}</tr></table>` +
+    `<div style="font-size:11px;color:${colours.muted}">${esc(caption)}</div>`
+  );
+}
+
+/** A project's trend lines against last week: HTML (a row of its section table) and the text part's lines. */
+function trendBlock(trends: readonly BriefingTrend[], period: BriefingPeriod, last: string): { html: string; text: string[] } {
+  if (trends.length === 0) return { html: '', text: [] };
+  const days = sparkDays(last);
+  const title = period === 'week' ? 'Against the week before' : 'Against the same day last week';
+  const lines = trends.map((trend) => {
+    const value = trend.value === null ? `nothing kept for ${period === 'week' ? 'the last 7 days' : 'the last day'}` : trendValueText(trend, trend.value);
+    const change = changeText(trend);
+    const good = isGoodChange(trend);
+    const colour = good === null ? colours.muted : good ? colours.good : colours.error;
+    const arrow = { up: '▲', down: '▼', flat: '■' }[directionOf(trend)];
+    const against = againstText(period);
+    const comparison =
+      trend.previous === null
+        ? `<span style="color:${colours.muted}">no history yet for ${esc(against)}</span>`
+        : (change ? `<span style="color:${colour};font-weight:600">${arrow} ${esc(change)}</span> ` : '') +
+          `<span style="color:${colours.muted}">against ${esc(trendValueText(trend, trend.previous))} ${esc(against)}</span>`;
+    return `<div style="padding:2px 0"><strong>${esc(trend.label)}</strong> ${esc(value)} ${comparison}</div>` + (period === 'week' ? sparkChart(trend, days) : '');
+  });
+  const text = trends.flatMap((trend) => [`  ${trendLine(trend, period)}`, ...(period === 'week' && trend.spark ? [`    ${days[0]} – ${days.at(-1)}: ${sparkCaption(trend, days)}`] : [])]);
+  return {
+    html:
+      `<tr><td valign="top" style="padding:4px 12px 4px 0;width:90px;font-size:13px;color:${colours.muted}">${esc(title)}</td>` +
+      `<td valign="top" style="padding:4px 0;font-size:14px;color:${colours.text}">${lines.join('')}</td></tr>`,
+    text: [`${title}:`, ...text],
+  };
 }
 
 /** The subject: the day (in the schedule's zone) and whether anything needs the founder. */
 export function briefingSubject(briefing: Briefing, timezone: string): string {
   const day = when(Date.parse(briefing.window.until), timezone, false);
   const needs = briefing.needsYou.length;
-  const what = needs === 0 ? (briefing.projects.length === 0 ? 'no projects yet' : 'a quiet day') : `${needs} ${needs === 1 ? 'thing needs' : 'things need'} you`;
-  return oneLine(`Briefing for ${day}: ${what}`);
+  const quiet = briefing.period === 'week' ? 'a quiet week' : 'a quiet day';
+  const what = needs === 0 ? (briefing.projects.length === 0 ? 'no projects yet' : quiet) : `${needs} ${needs === 1 ? 'thing needs' : 'things need'} you`;
+  return oneLine(`${briefing.period === 'week' ? 'Weekly briefing to' : 'Briefing for'} ${day}: ${what}`);
 }
 
 /** The briefing email: subject, HTML (tables, inline styles, escaped) and its plain-text part. */
@@ -198,11 +271,12 @@ export function briefingEmail(briefing: Briefing, options: BriefingEmailOptions)
   // HTML: rows of one 600px table.
   const row = (inner: string, style = '') => `<tr><td style="padding:6px 24px;${style}">${inner}</td></tr>`;
   const heading = (text: string) => row(esc(text), `padding-top:18px;font-size:13px;font-weight:600;letter-spacing:.04em;text-transform:uppercase;color:${colours.muted};border-bottom:1px solid ${colours.rule}`);
-  const rows: string[] = [
-    row(esc('Your morning briefing'), `padding-top:24px;font-size:22px;font-weight:700;color:${colours.text}`),
-    row(esc(span), `font-size:13px;color:${colours.muted}`),
-  ];
-  const text: string[] = ['Your morning briefing', span, ''];
+  const period = briefing.period ?? 'day';
+  const title = period === 'week' ? 'Your weekly briefing' : 'Your morning briefing';
+  const rows: string[] = [row(esc(title), `padding-top:24px;font-size:22px;font-weight:700;color:${colours.text}`), row(esc(span), `font-size:13px;color:${colours.muted}`)];
+  const text: string[] = [title, span, ''];
+  // The last complete day of the window: where the trends end.
+  const last = briefing.days.current.at(-1) ?? briefing.window.until.slice(0, 10);
 
   if (briefing.needsYou.length > 0) {
     rows.push(heading('Needs you'));
@@ -236,16 +310,31 @@ export function briefingEmail(briefing: Briefing, options: BriefingEmailOptions)
     text.push('');
   }
 
+  const alerts = briefing.metricAlerts ?? [];
+  if (alerts.length > 0) {
+    rows.push(heading('Metric alerts'));
+    text.push('METRIC ALERTS');
+    for (const alert of alerts) {
+      const href = dashboardUrl(origin, alert.link);
+      const since = `since ${when(Date.parse(alert.since), timezone, false)}`;
+      rows.push(row(`<strong>${esc(nameOf(alert.project))}</strong>: ${anchor(alert.title, href)} <span style="color:${colours.muted}">(${esc(since)})</span>`, `font-size:14px;color:${colours.text}`));
+      text.push(`- ${nameOf(alert.project)}: ${alert.title} (${since})${href ? ` <${href}>` : ''}`);
+    }
+    text.push('');
+  }
+
   for (const project of briefing.projects) {
     const sections = sectionsOf(project, origin);
+    const trend = trendBlock(project.trend ?? [], period, last);
     rows.push(heading(project.name));
     text.push(project.name.toUpperCase());
-    if (sections.length === 0) {
+    text.push(...trend.text);
+    if (sections.length === 0 && trend.text.length === 0) {
       rows.push(row(esc('Nothing new.'), `font-size:14px;color:${colours.muted}`));
       text.push('Nothing new.', '');
       continue;
     }
-    const cells = sections
+    const sectionCells = sections
       .map((section) => {
         const lines = section.lines
           .map((line) => {
@@ -259,6 +348,7 @@ export function briefingEmail(briefing: Briefing, options: BriefingEmailOptions)
         );
       })
       .join('');
+    const cells = trend.html + sectionCells;
     rows.push(row(`<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse">${cells}</table>`));
     for (const section of sections) {
       for (const line of section.lines) {
