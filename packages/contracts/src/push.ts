@@ -50,6 +50,41 @@ export const pushSubscribeSchema = z.object({
 });
 export type PushSubscribe = z.infer<typeof pushSubscribeSchema>;
 
+/**
+ * Where the contact push services may write to about our pushes (RFC 8292's `sub`) comes from, first found first:
+ * `env` VAPID_SUBJECT, `saved` the address saved in Settings → Notifications → Devices, `alert_email` the first alert
+ * address, `origin` the dashboard's https ORIGIN.
+ */
+export const pushContactSources = ['env', 'saved', 'alert_email', 'origin'] as const;
+export type PushContactSource = (typeof pushContactSources)[number];
+
+/**
+ * `GET /api/push/contact`: whether push services have a contact (without one every push is refused, so Settings asks
+ * for one before a device subscribes) and where it comes from. The addresses are the owner's: null for an API token.
+ */
+export const pushContactSchema = z.object({
+  configured: z.boolean(),
+  source: z.enum(pushContactSources).nullable(),
+  /** The subject sent with each push: `mailto:…` or `https://…`. */
+  subject: z.string().nullable(),
+  /** The address saved in Settings (kept while VAPID_SUBJECT overrides it). */
+  saved: z.string().nullable(),
+  /** The first alert address, offered for the field while none is saved. */
+  suggestion: z.string().nullable(),
+});
+export type PushContact = z.infer<typeof pushContactSchema>;
+
+/** `PUT /api/push/contact`: an email address for push services to write to (the owner's), or null to remove the saved one. */
+export const pushContactSaveSchema = z.strictObject({
+  email: z
+    .string({ error: 'email is an email address (you@example.com), or null to remove the saved one' })
+    .trim()
+    .max(254, 'An email address is at most 254 characters')
+    .check(z.email({ error: 'An email address, such as you@example.com' }))
+    .nullable(),
+});
+export type PushContactSave = z.infer<typeof pushContactSaveSchema>;
+
 const instant = z.iso.datetime().nullable();
 
 /** A device as Settings lists it: never its keys, and of its endpoint only the push service's host. */

@@ -7,7 +7,8 @@ import type { CredentialVault } from '../credentials/vault.ts';
 import { fail } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { endpointRef, isEndpointRef, pushServiceOf, type PushMessage, type PushOutcome, type WebPushAdapter } from './adapter.ts';
-import { pushAddressScope, vapidSubject, type PushEnvironment, type VapidKeys } from './vapid-keys.ts';
+import { NO_CONTACT, PushContacts } from './contact.ts';
+import { pushAddressScope, type PushEnvironment, type VapidKeys } from './vapid-keys.ts';
 
 /** The name a device's keys are sealed under (with its id: a sealed value cannot be moved to another row). */
 const sealName = (id: string) => `push:${id}`;
@@ -84,6 +85,9 @@ export const TEST_PUSH: Omit<PushMessage, 'payload'> = { ttl: 120, urgency: 'hig
  * goes through the adapter; what the push service answers is written on the device (404/410 remove it).
  */
 export class PushDevices {
+  /** The contact push services may write to: VAPID_SUBJECT, the address saved in Settings, an alert address, an https origin. */
+  readonly contact: PushContacts;
+
   constructor(
     private readonly options: {
       store: Store;
@@ -98,7 +102,10 @@ export class PushDevices {
       /** The dashboard's public origin, when known. */
       origin: string | undefined;
     },
-  ) {}
+  ) {
+    const { store, vault, env, log, alertAddress, origin } = options;
+    this.contact = new PushContacts({ store, vault, env, log, alertAddress, origin });
+  }
 
   /** The VAPID public key, as `applicationServerKey` takes it. */
   async publicKey(): Promise<string> {
@@ -244,15 +251,9 @@ export class PushDevices {
 
   /** Encrypts and signs `message` for a device and hands it to its push service; answers what the service said. */
   async deliver(row: PushSubscriptionRow, message: PushMessage): Promise<PushOutcome> {
-    const { vault, keys, adapter, env } = this.options;
-    const subject = vapidSubject(env, await this.options.alertAddress(), this.options.origin);
-    if (!subject) {
-      return {
-        kind: 'refused',
-        status: null,
-        reason: 'Push services need a contact: set VAPID_SUBJECT (mailto: or https:), an alert email address, or an https ORIGIN',
-      };
-    }
+    const { vault, keys, adapter } = this.options;
+    const { subject } = (await this.contact.resolve()) ?? {};
+    if (!subject) return { kind: 'refused', status: null, reason: NO_CONTACT };
     const { endpoint = isEndpointRef(row.endpoint) ? undefined : row.endpoint, p256dh, auth } = sealedSchema.parse(vault.open(sealName(row.id), row.sealedKeys));
     if (endpoint === undefined) return { kind: 'refused', status: null, reason: 'The device’s endpoint was not kept: subscribe the device again' };
     return adapter.send({ endpoint, keys: { p256dh, auth } }, message, { ...(await keys.get()), subject });

@@ -1,4 +1,5 @@
 import { createECDH, randomUUID } from 'node:crypto';
+import type { PushContactSource } from '@dash/contracts';
 import type { AddressScope, Clock } from '@dash/connectors';
 import type { Store } from '@dash/db';
 import { z } from 'zod';
@@ -119,13 +120,25 @@ export class VapidKeys {
   }
 }
 
+/** Where a contact may come from besides VAPID_SUBJECT, each only when there is one. */
+export interface ContactCandidates {
+  /** The address saved in Settings → Notifications → Devices. */
+  saved?: string | undefined;
+  /** The first alert address. */
+  alertAddress?: string | undefined;
+  /** The dashboard's public origin. */
+  origin?: string | undefined;
+}
+
 /**
- * The contact a push service may write to about our pushes (RFC 8292's `sub`): VAPID_SUBJECT, else a `mailto:` of the
- * first alert address, else the dashboard's origin when it is https (push services take only `mailto:` and `https:`).
+ * The contact a push service may write to about our pushes (RFC 8292's `sub`) and where it came from: VAPID_SUBJECT,
+ * else a `mailto:` of the address saved in Settings, else of the first alert address, else the dashboard's origin when
+ * it is https (push services take only `mailto:` and `https:`); undefined when there is none.
  */
-export function vapidSubject(env: PushEnvironment, alertAddress: string | undefined, origin: string | undefined): string | undefined {
-  if (env.VAPID_SUBJECT) return env.VAPID_SUBJECT;
-  if (alertAddress) return `mailto:${alertAddress}`;
-  if (origin?.startsWith('https://')) return origin;
+export function vapidSubject(env: PushEnvironment, { saved, alertAddress, origin }: ContactCandidates): { subject: string; source: PushContactSource } | undefined {
+  if (env.VAPID_SUBJECT) return { subject: env.VAPID_SUBJECT, source: 'env' };
+  if (saved) return { subject: `mailto:${saved}`, source: 'saved' };
+  if (alertAddress) return { subject: `mailto:${alertAddress}`, source: 'alert_email' };
+  if (origin?.startsWith('https://')) return { subject: origin, source: 'origin' };
   return undefined;
 }

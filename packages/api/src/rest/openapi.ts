@@ -56,6 +56,7 @@ const tagDescriptions: Record<string, string> = {
   relay: 'The webhook relay poller, and the local webhook receiver.',
   backup: 'Refreshing every cache entry (a cron trigger) and its progress.',
   alerts: 'Email alerts and their deliveries.',
+  push: 'Web Push: the VAPID key, the contact push services write to, the devices and their test push.',
   reference: 'This description and its readable reference.',
 };
 

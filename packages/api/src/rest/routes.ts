@@ -375,6 +375,23 @@ export const restRoutes: readonly RestRoute[] = [
     description:
       'The endpoint must be https (plain http only to a loopback address) and not a link-local or cloud-metadata address; keys.p256dh a P-256 point, keys.auth 16 bytes. Bad input is a 400 and stores nothing. The same endpoint again replaces its device.',
   },
+  {
+    method: 'GET',
+    path: '/api/push/contact',
+    procedure: 'push.contact',
+    input: none,
+    summary: 'Whether push services have a contact (the VAPID subject) and where it comes from; the addresses only for the owner',
+  },
+  {
+    method: 'PUT',
+    path: '/api/push/contact',
+    procedure: 'push.saveContact',
+    input: body,
+    access: 'owner',
+    summary: 'Save the email address push services may write to about our pushes (`{ email }`; `null` removes it)',
+    description:
+      'Used when VAPID_SUBJECT is not set, before the alert address and an https ORIGIN; without any contact every push is refused. Bad input is a 400 naming `email` and stores nothing.',
+  },
   { method: 'GET', path: '/api/push/subscriptions', procedure: 'push.list', input: none, summary: 'The Web Push devices and how their pushes went (never their keys)' },
   { method: 'DELETE', path: '/api/push/subscriptions/:id', procedure: 'push.remove', input: pathParams, access: 'owner', summary: 'Remove a Web Push device' },
   {

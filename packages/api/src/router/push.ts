@@ -1,4 +1,6 @@
 import {
+  pushContactSaveSchema,
+  pushContactSchema,
   pushDeviceIdInput,
   pushDeviceSchema,
   pushDevicesSchema,
@@ -66,6 +68,29 @@ export const pushRouter = router({
       if (targets.length === 0) return { results: [] };
       await ctx.testSends.take('push', 'push notification');
       return { results: await ctx.push.test(targets) };
+    }),
+
+  /**
+   * GET /api/push/contact: whether push services have a contact and where it comes from (VAPID_SUBJECT, the saved
+   * address, the alert address, the https origin); the addresses are the owner's: null for an API token.
+   */
+  contact: publicProcedure
+    .input(z.void())
+    .output(pushContactSchema)
+    // Who reads a destination's failures (the owner's browser, the open local dashboard) reads the addresses.
+    .query(async ({ ctx }) => ctx.push.contact.view(readsDestinationFailures(ctx))),
+
+  /**
+   * PUT /api/push/contact: the address push services may write to about our pushes (null removes it). The owner's,
+   * from a signed-in browser, never an API token: it decides who push services contact about our traffic.
+   */
+  saveContact: publicProcedure
+    .input(pushContactSaveSchema)
+    .output(pushContactSchema)
+    .mutation(async ({ ctx, input }) => {
+      assertOwnerBrowser(ctx);
+      await ctx.push.contact.save(input.email);
+      return ctx.push.contact.view(true);
     }),
 
   /**
