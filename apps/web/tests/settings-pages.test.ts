@@ -1,6 +1,9 @@
 // Settings as a page per section, against the built dashboard: /settings opens the first, each /settings/<section>
 // holds its section alone under a side navigation that marks it, links of the one-page Settings (/settings#relay,
 // #devices, #project-<slug>) land on their page, and on a phone the navigation is one select that fits, light and dark.
+// The dashboard is a new user's (no VAPID_SUBJECT, no alert email, a plain-http address): Settings → Notifications →
+// Devices asks for a contact for push services before "Notify this device" asks the browser anything.
+import { createECDH, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,4 +133,101 @@ describe('Settings in a browser', () => {
       await page.close();
     });
   }
+});
+
+/**
+ * The browser's push API as the devices test meets it (in a page's init script): the permission request counted
+ * (Chromium answers it as the context's grant), and `pushManager.subscribe` counted and answered with `subscription`:
+ * headless Chromium cannot reach a push service (push-client.test.ts says more).
+ */
+function countedPush(subscription: { endpoint: string; keys: { p256dh: string; auth: string } }) {
+  const counts = window as unknown as { __asked: number; __subscribed: number };
+  counts.__asked = 0;
+  counts.__subscribed = 0;
+  const ask = Notification.requestPermission.bind(Notification);
+  Notification.requestPermission = () => {
+    counts.__asked += 1;
+    return ask();
+  };
+  PushManager.prototype.subscribe = function () {
+    counts.__subscribed += 1;
+    const json = { ...subscription, expirationTime: null };
+    return Promise.resolve({ ...json, options: { userVisibleOnly: true }, toJSON: () => json, unsubscribe: () => Promise.resolve(true) } as unknown as PushSubscription);
+  };
+}
+
+describe('Settings → Notifications → Devices without a contact for push services', () => {
+  it('"Notify this device" says a contact is needed and asks the browser nothing; the owner saves one, then it subscribes (320 px, light and dark)', async () => {
+    const whole = await launchChromium({ whole: true }); // the shell denies every notification permission
+    try {
+      const problems: string[] = [];
+      const ctx = await whole.newContext({ viewport: { width: 320, height: 800 } });
+      await ctx.grantPermissions(['notifications'], { origin: dashboard.url });
+      const p256dh = createECDH('prime256v1');
+      p256dh.generateKeys();
+      const subscription = {
+        endpoint: `https://fcm.googleapis.com/fcm/send/${randomBytes(16).toString('base64url')}`,
+        keys: { p256dh: p256dh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') },
+      };
+      await ctx.addInitScript(countedPush, subscription);
+      const page = await ctx.newPage();
+      page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+      await gotoHydrated(page, `${dashboard.url}/settings/notifications#devices`);
+      const section = page.locator('#devices');
+      const counts = () =>
+        page.evaluate(() => {
+          const counted = window as unknown as { __asked: number; __subscribed: number };
+          return { asked: counted.__asked, subscribed: counted.__subscribed };
+        });
+
+      const notice = section.locator('[data-push-state="needs-contact"]');
+      await notice.waitFor();
+      expect(await notice.textContent()).toMatch(/^\s*Push services need a contact before this device can be notified: save your email address above\.\s*$/);
+      expect(await section.locator('[data-contact-source]').textContent()).toBe('No contact yet: until there is one, no device can be notified.');
+      expect(await scrollsSideways(page)).toBe(false);
+      await section.screenshot({ path: join(screenshotDir, 'settings-devices-needs-contact-320.png') });
+
+      // The click says why, takes the focus to the field, and neither asks for the permission nor subscribes.
+      await section.getByRole('button', { name: 'Notify this device' }).click();
+      await expect
+        .poll(() => section.locator('.subscribe').getByRole('alert').textContent())
+        .toBe('Push services need a contact first: save your email address under “Contact for push services” above, then notify this device.');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('push-contact');
+      expect(await counts()).toEqual({ asked: 0, subscribed: 0 });
+      expect(await (await dashboard.fetch('/api/push/subscriptions')).json()).toEqual({ devices: [] });
+
+      // An address push services would refuse: the server's 400 under the field, nothing saved.
+      const field = section.getByLabel('Your email address');
+      await field.fill('founder@localhost');
+      await section.getByRole('button', { name: 'Save contact' }).click();
+      await expect.poll(() => section.locator('#push-contact-error').textContent()).toBe('An email address, such as you@example.com');
+      expect(await field.getAttribute('aria-invalid')).toBe('true');
+      expect(await (await dashboard.fetch('/api/push/contact')).json()).toMatchObject({ configured: false, saved: null });
+
+      await field.fill('founder@example.com');
+      await section.getByRole('button', { name: 'Save contact' }).click();
+      await expect.poll(() => section.locator('[data-contact-source]').textContent()).toBe('In use: founder@example.com, saved here.');
+      expect(await notice.count()).toBe(0);
+      expect(await section.locator('.subscribe').getByRole('alert').count()).toBe(0);
+
+      const name = await section.getByLabel("This device's name").inputValue();
+      await section.getByRole('button', { name: 'Notify this device' }).click();
+      await expect.poll(() => section.getByText(`“${name}” gets notifications now. Send it a test below.`).count(), { timeout: 30_000 }).toBe(1);
+      expect(await counts()).toEqual({ asked: 1, subscribed: 1 });
+      const { devices } = (await (await dashboard.fetch('/api/push/subscriptions')).json()) as { devices: { name: string; pushService: string }[] };
+      expect(devices).toMatchObject([{ name, pushService: 'fcm.googleapis.com' }]);
+      expect(await scrollsSideways(page)).toBe(false);
+
+      // Dark, after a reload: the saved address in the field and in use, nothing wider than the phone.
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await gotoHydrated(page, `${dashboard.url}/settings/notifications`);
+      await expect.poll(() => section.locator('[data-contact-source]').textContent()).toBe('In use: founder@example.com, saved here.');
+      expect(await field.inputValue()).toBe('founder@example.com');
+      expect(await scrollsSideways(page)).toBe(false);
+      await section.screenshot({ path: join(screenshotDir, 'settings-devices-contact-320-dark.png') });
+      expect(problems).toEqual([]);
+    } finally {
+      await whole.close();
+    }
+  });
 });

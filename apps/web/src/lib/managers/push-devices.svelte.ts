@@ -1,4 +1,4 @@
-import type { PushDevice, PushTestResult } from '@dash/contracts';
+import type { PushContact, PushDevice, PushTestResult } from '@dash/contracts';
 import { FormState } from '$lib/managers/form.svelte';
 import { api } from '$lib/services/trpc';
 import { describeError } from '$lib/utils/errors';
@@ -11,6 +11,12 @@ export type PushSupport = 'ready' | 'insecure' | 'home-screen' | 'unsupported';
 
 /** How long the browser's push service may take to subscribe: a browser that cannot reach its own (offline, blocked) never answers. */
 export const SUBSCRIBE_TIMEOUT_MS = 30_000;
+
+/**
+ * What "Notify this device" says, instead of asking for the permission or subscribing, while push services have no
+ * contact: the dashboard would subscribe the device and then have every push refused.
+ */
+export const NEEDS_CONTACT = 'Push services need a contact first: save your email address under “Contact for push services” above, then notify this device.';
 
 /** Which device of the list this browser is: the id the dashboard gave its subscription's endpoint (never a secret). */
 const THIS_DEVICE_KEY = 'dashboard:push-device';
@@ -99,6 +105,9 @@ export class PushDevices {
   /** The device (by id) that is this browser, when its subscription is the one the dashboard has. */
   thisDevice = $state<string | undefined>();
   readonly subscribeForm = new FormState();
+  /** Whether push services have a contact and where it comes from; undefined until read (or when the read failed). */
+  contact = $state<PushContact | undefined>();
+  readonly contactForm = new FormState();
   /** Per device: its "Send a test" and "Remove" state, and the test's results. */
   readonly forms: Record<string, FormState> = {};
   results = $state<Record<string, PushTestResult[]>>({});
@@ -107,14 +116,41 @@ export class PushDevices {
     return (this.forms[id] ??= new FormState());
   }
 
-  /** Reads what the browser allows (never asks), this browser's subscription, and the devices. */
+  /** Reads what the browser allows (never asks), this browser's subscription, the devices and the contact. */
   async start(): Promise<void> {
     this.support = readSupport();
+    const contact = this.loadContact();
     if (this.support === 'ready') {
       this.permission = Notification.permission;
       await this.readSubscription();
     }
-    await this.load();
+    await Promise.all([this.load(), contact]);
+  }
+
+  /** Until a contact can be resolved, "Notify this device" says so instead of subscribing. */
+  get needsContact(): boolean {
+    return this.contact?.configured === false;
+  }
+
+  async loadContact(): Promise<void> {
+    try {
+      this.contact = await api.push.contact.query();
+    } catch {
+      // Unknown: the device list says why the server did not answer, and "Notify this device" asks again.
+    }
+  }
+
+  /** Saves the owner's address as push services' contact; an empty field removes the saved one. */
+  async saveContact(email: string): Promise<boolean> {
+    return this.contactForm.submit(async () => {
+      const trimmed = email.trim();
+      const had = this.contact === undefined || this.contact.saved !== null;
+      this.contact = await api.push.saveContact.mutate({ email: trimmed === '' ? null : trimmed });
+      if (this.subscribeForm.error === NEEDS_CONTACT && this.contact.configured) this.subscribeForm.error = undefined;
+      if (trimmed === '' && !had) return this.contact.configured ? undefined : 'No address saved: enter yours to save it.';
+      if (trimmed === '') return this.contact.configured ? 'The saved address was removed.' : 'The saved address was removed: push services have no contact now.';
+      return this.contact.source === 'env' ? 'Saved. VAPID_SUBJECT is what push services get while it is set.' : 'Saved: push services can reach you, and devices can be notified.';
+    });
   }
 
   async load(): Promise<void> {
@@ -149,6 +185,9 @@ export class PushDevices {
    */
   async subscribe(name: string, password: string | undefined): Promise<boolean> {
     return this.subscribeForm.submit(async () => {
+      // Before the browser is asked anything: with no contact, every push to the device would be refused.
+      if (this.contact === undefined) await this.loadContact();
+      if (this.needsContact) throw new Error(NEEDS_CONTACT);
       this.permission = await Notification.requestPermission();
       if (this.permission !== 'granted') throw new Error(this.permission === 'denied' ? 'Notifications are blocked for this site.' : 'Notifications were not allowed.');
       const registration = await this.registration();
