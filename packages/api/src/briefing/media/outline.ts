@@ -1,5 +1,4 @@
-import { httpUrl, type Briefing, type BriefingPart, type BriefingPeriod, type BriefingProject, type Compared } from '@dash/contracts';
-import { z } from 'zod';
+import { httpUrl, type Briefing, type BriefingMetricAlert, type BriefingPart, type BriefingPeriod, type BriefingProject, type BriefingTrend, type Compared } from '@dash/contracts';
 import { formatValue } from '../../metric-alerts/format.ts';
 
 /**
@@ -22,39 +21,16 @@ export interface BriefingRender {
   timezone?: string | undefined;
 }
 
-/**
- * A product's figure beside last week's, from the metric history: the same day last week (a daily briefing) or the
- * previous week (a weekly one), and a weekly briefing's 7-day sparkline. Optional in the model (contracts'
- * `briefingTrendSchema`, landing beside this): read when present, parsed here so either side may land first.
- * `percent` values are 0-100 (99.5 is 99.5 %); `change` is a fraction (0.12 is +12 %).
- */
-const trendSchema = z.object({
-  metric: z.string(),
-  label: z.string(),
-  value: z.number().nullable(),
-  previous: z.number().nullable(),
-  change: z.number().nullable(),
-  unit: z.enum(['money', 'count', 'percent']),
-  currency: z.string().optional(),
-  spark: z.array(z.number()).optional(),
-});
-export type TrendLine = z.infer<typeof trendSchema>;
+/** A product's figure beside last week's, from the metric history (`percent` is 0-100, `change` a fraction). */
+export type TrendLine = BriefingTrend;
+/** An open metric-alert thread. */
+export type OpenMetricAlert = BriefingMetricAlert;
 
-/** An open metric-alert thread (optional in the model: read when present). */
-const metricAlertSchema = z.object({ project: z.string(), title: z.string(), since: z.string(), link: z.string() });
-export type OpenMetricAlert = z.infer<typeof metricAlertSchema>;
+/** A project's trend lines (none when the history has none for it). */
+export const trendOf = (project: BriefingProject): TrendLine[] => project.trend ?? [];
 
-/** A project's trend lines; none while the model does not carry them (or carries something else). */
-export function trendOf(project: BriefingProject): TrendLine[] {
-  const parsed = z.array(trendSchema).safeParse((project as { trend?: unknown }).trend);
-  return parsed.success ? parsed.data : [];
-}
-
-/** The open metric alerts; none while the model does not carry them. */
-export function metricAlertsOf(briefing: Briefing): OpenMetricAlert[] {
-  const parsed = z.array(metricAlertSchema).safeParse((briefing as { metricAlerts?: unknown }).metricAlerts);
-  return parsed.success ? parsed.data : [];
-}
+/** The open metric alerts (none when the model was made without them). */
+export const metricAlertsOf = (briefing: Briefing): OpenMetricAlert[] => briefing.metricAlerts ?? [];
 
 /** A line as every medium shows it: plain text (each medium escapes it) and the dashboard page it opens (absolute), if any. */
 export interface Line {

@@ -1,4 +1,4 @@
-import { briefingSchema, type Briefing, type BriefingProject } from '@dash/contracts';
+import { briefingSchema, type Briefing, type BriefingProject, type BriefingTrend } from '@dash/contracts';
 import type { BriefingRender } from './outline.ts';
 
 /**
@@ -73,18 +73,18 @@ export function productOf(i: number, name = `${BRANDS[i % BRANDS.length] ?? 'Pro
 }
 
 /** The history's trend lines of a product (being added to the model; the media read them when present). */
-export function trendOf(i: number) {
+export function trendOf(i: number): BriefingTrend[] {
   return [
-    { metric: 'revenue.mrr', label: 'MRR', value: 12_400 + i * 100, previous: 12_000, change: (400 + i * 100) / 12_000, unit: 'money' as const, currency: 'USD', spark: [11_900, 12_000, 12_050, 12_100, 12_200, 12_300, 12_400 + i * 100] },
-    { metric: 'analytics.visitors', label: 'Visitors', value: 1_800, previous: 1_650, change: 150 / 1_650, unit: 'count' as const, spark: [200, 240, 260, 230, 280, 300, 290] },
-    { metric: 'uptime.up_ratio', label: 'Uptime', value: 95, previous: 100, change: -0.05, unit: 'percent' as const },
+    { metric: 'revenue.mrr', label: 'MRR', value: 12_400 + i * 100, previous: 12_000, change: (400 + i * 100) / 12_000, unit: 'money', currency: 'USD', spark: [11_900, 12_000, 12_050, 12_100, 12_200, 12_300, 12_400 + i * 100] },
+    { metric: 'analytics.visitors', label: 'Visitors', value: 1_800, previous: 1_650, change: 150 / 1_650, unit: 'count', spark: [200, 240, 260, 230, 280, 300, 290] },
+    { metric: 'uptime.up_ratio', label: 'Uptime', value: 95, previous: 100, change: -0.05, unit: 'percent' },
   ];
 }
 
-/** A briefing of `count` products (long names unless `names` says), with needs-you lines, a failed source, trend lines and open metric alerts. */
+/** A briefing of `count` products (long names unless `names` says), with needs-you lines, a failed source, the history's trend lines and open metric alerts. */
 export function briefingOf(count: number, names: readonly string[] = []): Briefing {
-  const projects = Array.from({ length: count }, (_, i) => productOf(i, names[i]));
-  const briefing = briefingSchema.parse({
+  const projects = Array.from({ length: count }, (_, i) => ({ ...productOf(i, names[i]), trend: trendOf(i) }));
+  return briefingSchema.parse({
     window: { since: '2026-11-25T07:00:00.000Z', until: '2026-11-26T07:00:00.000Z' },
     days: { current: ['2026-11-25'], previous: ['2026-11-24'], weekAgo: ['2026-11-18'] },
     generatedAt: '2026-11-26T07:00:05.000Z',
@@ -96,11 +96,6 @@ export function briefingOf(count: number, names: readonly string[] = []): Briefi
     projects,
     failed: [{ project: 'product-3', section: 'search', error: 'Search Console answered 403' }],
     unread: true,
-  });
-  // Added after parsing: the schema at hand may not know them yet (it strips what it does not know).
-  const withTrend = briefing.projects.map((project, i) => Object.assign(project, { trend: trendOf(i) }));
-  return Object.assign(briefing, {
-    projects: withTrend,
     metricAlerts: [
       { project: 'product-1', title: 'MRR below $12,000 for 3 days now: $11,900', since: '2026-11-23T00:00:00.000Z', link: '/?notification=n_41' },
       { project: 'product-4', title: 'Visitors 45 % below the same weekday last week', since: '2026-11-25T00:00:00.000Z', link: '/?notification=n_42' },
@@ -120,7 +115,8 @@ export function hostileBriefing(): Briefing {
     first.search.queries = [{ query: HOSTILE_NAME, clicks: 1, new: true }];
   }
   briefing.needsYou = [{ rule: 'low_ratings', project: 'product-1', section: 'reviews', severity: 'error', text: `One 1-star review: ${HOSTILE_NAME}`, value: 1, threshold: 1, link: '/?project=product-1#widget-storefront' }];
-  return Object.assign(briefing, { metricAlerts: [{ project: 'product-1', title: HOSTILE_NAME, since: '2026-11-23T00:00:00.000Z', link: '/?notification=n_41' }] });
+  briefing.metricAlerts = [{ project: 'product-1', title: HOSTILE_NAME, since: '2026-11-23T00:00:00.000Z', link: '/?notification=n_41' }];
+  return briefing;
 }
 
 /** What a destination that gets everything renders from. */
