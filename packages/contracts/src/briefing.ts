@@ -27,7 +27,10 @@ export const briefingQuerySchema = z.object({
    * `day` (the default): the trend compares the last complete day with the same weekday a week before; `week`: the
    * last 7 complete days with the 7 before, with each key metric's 7 daily values, and the window is at least 7 days.
    */
-  period: z.enum(briefingPeriodSchema.options, { error: 'period is day or week' }).optional(),
+  period: z
+    .enum(briefingPeriodSchema.options, { error: 'period is day or week' })
+    .optional()
+    .describe('day (the default): each key metric on the last complete day against the same weekday a week before; week: the last 7 complete days against the 7 before, with a 7-day sparkline per metric, and a window of at least 7 days'),
 });
 export type BriefingQuery = z.infer<typeof briefingQuerySchema>;
 

@@ -3,6 +3,7 @@ import { briefingSchema, defaultBriefingThresholds, type Briefing, type Briefing
 import { testClock } from '@dash/connectors/testing';
 import { demoSetup, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
 import { handleRest } from '../rest/index.ts';
+import { openApiDocument } from '../rest/openapi.ts';
 import { startDemo } from '../router/demo.ts';
 import { createTestApi, restClient } from '../testing.ts';
 
@@ -285,5 +286,8 @@ describe('against last week, from the metric history', () => {
     expect(res.status).toBe(400);
     const error = res.json.error as { message: string; issues: { path: string[]; message: string }[] };
     expect(error.issues[0]).toMatchObject({ path: ['period'], message: 'period is day or week' });
+    // The REST API's description offers it.
+    const parameters = ((openApiDocument().paths as Record<string, { get: { parameters: { name: string; schema: { enum?: string[] } }[] } }>)['/api/briefing']?.get.parameters ?? []);
+    expect(parameters.find((parameter) => parameter.name === 'period')?.schema.enum).toEqual(['day', 'week']);
   });
 });
