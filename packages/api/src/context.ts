@@ -12,6 +12,7 @@ import type { Backups } from './backup/runner.ts';
 import type { CliLocations } from './oauth/cli-import.ts';
 import type { Alerts } from './alerts/index.ts';
 import type { EmailSender } from './notifications/email-sender.ts';
+import type { BriefingCourier } from './briefing/courier.ts';
 import type { BriefingMailer } from './briefing/mailer.ts';
 import type { HistoryKeeper } from './history/keeper.ts';
 import type { MetricAlerter } from './metric-alerts/alerter.ts';
@@ -57,6 +58,8 @@ export interface Context {
   alerts: Alerts;
   /** The morning briefing's email: sends it at the scheduled local time, once a day across processes. */
   briefing: BriefingMailer;
+  /** The briefing on the chat connections and push devices, each on its own schedule, once per destination and period. */
+  briefingCourier: BriefingCourier;
   /** The metric history: the daily snapshot, the providers' days read back, once across processes. */
   history: HistoryKeeper;
   /** Change alerts on the history: after each snapshot and import, and hourly on today's visitors and error events. */

@@ -20,6 +20,8 @@ import { Backups, type BackupOptions } from './backup/runner.ts';
 import { Alerts, type EmailEnvironment } from './alerts/index.ts';
 import { EmailSender } from './notifications/email-sender.ts';
 import { BriefingMailer } from './briefing/mailer.ts';
+import { BriefingCourier } from './briefing/courier.ts';
+import { briefingMedia } from './briefing/targets.ts';
 import { HistoryKeeper } from './history/keeper.ts';
 import { pushAddressScope, PushDevices, PushSender, VapidKeys, WebPushAdapter, type PushEnvironment } from './push/index.ts';
 import { ChannelConnections, type ChatEnvironment } from './channels/connections.ts';
@@ -189,6 +191,15 @@ export async function createContext(options: {
     policy: inbox.policy,
     origin: access.options.origin,
   });
+  const briefingCourier = new BriefingCourier({
+    store,
+    clock,
+    log,
+    reads: (signal) => dataReadsOf(context, signal),
+    media: briefingMedia({ store, clock, channels, push }),
+    policy: inbox.policy,
+    origin: access.options.origin,
+  });
   const metricAlerts = new MetricAlerter({
     store,
     clock,
@@ -217,6 +228,7 @@ export async function createContext(options: {
     backup,
     alerts,
     briefing,
+    briefingCourier,
     history,
     metricAlerts,
     push,
@@ -229,7 +241,10 @@ export async function createContext(options: {
   };
   context.backup.schedule();
   // The briefing email's sender runs with the other schedulers (a test with a fake clock calls `briefing.tick()`).
-  if (options.scheduler !== false) context.briefing.start();
+  if (options.scheduler !== false) {
+    context.briefing.start();
+    context.briefingCourier.start();
+  }
   if (options.scheduler !== false && options.historyKeeper !== false) {
     context.history.start();
     context.metricAlerts.start();

@@ -3,6 +3,7 @@ import { alertsRouter } from './router/alerts.ts';
 import { oauthRouter } from './router/oauth.ts';
 import { backupRouter } from './router/backup.ts';
 import { briefingRouter } from './router/briefing.ts';
+import { briefingDestinationsRouter } from './router/briefing-destinations.ts';
 import { credentialsRouter } from './router/credentials.ts';
 import { notificationsRouter, relayRouter, webhooksRouter } from './router/notifications.ts';
 import { dataRouter } from './router/data.ts';
@@ -35,6 +36,7 @@ export const appRouter = router({
   push: pushRouter,
   channels: channelsRouter,
   briefing: briefingRouter,
+  briefingDestinations: briefingDestinationsRouter,
   history: historyRouter,
   metricAlerts: metricAlertsRouter,
   oauth: oauthRouter,

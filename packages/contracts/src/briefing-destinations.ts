@@ -37,3 +37,63 @@ export const briefingDestinationIdSchema = z
   .string()
   .trim()
   .regex(/^(?:email|chat:[\w-]{1,64}|push:[\w-]{1,64})$/, 'destination is email, chat:<connection id> or push:<device id>');
+
+/** What a destination gets: its schedule and its parts (at least one). */
+export const briefingDestinationSettingsSchema = z.strictObject({
+  cadence: briefingCadenceSchema,
+  parts: z
+    .array(briefingPartSchema)
+    .min(1, 'parts lists at least one part')
+    .max(briefingPartNames.length)
+    .refine((parts) => new Set(parts).size === parts.length, 'parts lists a part twice'),
+});
+export type BriefingDestinationSettings = z.infer<typeof briefingDestinationSettingsSchema>;
+
+export const defaultBriefingDestinationSettings: BriefingDestinationSettings = { cadence: { every: 'off' }, parts: [...briefingPartNames] };
+
+const instant = z.iso.datetime({ offset: true });
+
+/** How a destination's last scheduled briefing went: sent, failed (with the service's words), or skipped (why). */
+export const briefingSendRecordSchema = z.object({
+  /** The period it covered: the local date of its scheduled day. */
+  date: z.iso.date(),
+  period: briefingPeriodSchema,
+  status: z.enum(['sending', 'sent', 'failed', 'skipped']),
+  /** When it was sent, failed or skipped. */
+  at: instant,
+  /** Messages posted of the briefing's sequence (a long briefing is several messages on some media). */
+  posted: z.number().int().nonnegative(),
+  messages: z.number().int().nonnegative(),
+  error: z.string().nullable(),
+});
+export type BriefingSendRecord = z.infer<typeof briefingSendRecordSchema>;
+
+/** One destination as Settings → Briefing lists it. */
+export const briefingDestinationSchema = z.object({
+  id: briefingDestinationIdSchema,
+  medium: briefingMediumSchema,
+  /** The connection's or device's name ("#founders on Slack", "Pixel 8"). */
+  name: z.string(),
+  ...briefingDestinationSettingsSchema.shape,
+  /** The next scheduled send (ISO 8601); null while off. */
+  nextAt: instant.nullable(),
+  last: briefingSendRecordSchema.nullable(),
+});
+export type BriefingDestination = z.infer<typeof briefingDestinationSchema>;
+
+export const briefingDestinationsSchema = z.object({
+  /** The owner's time zone (their quiet hours'), in which every schedule's time is read. */
+  timezone: z.string(),
+  destinations: z.array(briefingDestinationSchema),
+});
+export type BriefingDestinations = z.infer<typeof briefingDestinationsSchema>;
+
+export const saveBriefingDestinationSchema = briefingDestinationSettingsSchema.extend({ id: briefingDestinationIdSchema });
+export type SaveBriefingDestination = z.infer<typeof saveBriefingDestinationSchema>;
+
+/** POST /api/briefing/send: the briefing now, to one destination. */
+export const sendBriefingSchema = z.strictObject({ destination: briefingDestinationIdSchema, period: briefingPeriodSchema.default('day') });
+export type SendBriefing = z.infer<typeof sendBriefingSchema>;
+
+export const sendBriefingResultSchema = z.object({ destination: briefingDestinationIdSchema, posted: z.number().int().nonnegative(), messages: z.number().int().nonnegative() });
+export type SendBriefingResult = z.infer<typeof sendBriefingResultSchema>;

@@ -7,10 +7,10 @@ import type { CredentialVault } from '../credentials/vault.ts';
 import { fail, fieldFail } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { destinationUrl, type ChannelAdapter, type ChannelMessage, type ChannelOutcome } from './channel.ts';
-import { DiscordAdapter, type DiscordDestination } from './discord/index.ts';
-import { NTFY_SH, NtfyAdapter, type NtfyDestination } from './ntfy/index.ts';
-import { SlackAdapter, type SlackDestination } from './slack/index.ts';
-import { TELEGRAM_API, TelegramAdapter, type TelegramDestination } from './telegram/index.ts';
+import { DiscordAdapter, type DiscordDestination, type DiscordRawPayload } from './discord/index.ts';
+import { NTFY_SH, NtfyAdapter, type NtfyDestination, type NtfyRawPayload } from './ntfy/index.ts';
+import { SlackAdapter, type SlackDestination, type SlackRawPayload } from './slack/index.ts';
+import { TELEGRAM_API, TelegramAdapter, type TelegramDestination, type TelegramRawPayload } from './telegram/index.ts';
 import { newWebhookSecret, SignedWebhookAdapter, type SignedWebhookDestination } from './webhook/index.ts';
 
 /**
@@ -35,6 +35,14 @@ interface Destinations {
   ntfy: NtfyDestination;
   webhook: SignedWebhookDestination;
 }
+
+/** A message already rendered for one kind's medium (the briefing's), as that kind's adapter posts it. */
+export type RawChannelPayload =
+  | { kind: 'slack'; payload: SlackRawPayload }
+  | { kind: 'discord'; payload: DiscordRawPayload }
+  | { kind: 'telegram'; payload: TelegramRawPayload }
+  | { kind: 'ntfy'; payload: NtfyRawPayload }
+  | { kind: 'webhook'; payload: { id: string; body: string } };
 
 /**
  * What is not secret, stored in clear (`settings`), by kind. What lets someone read or post to a destination is
@@ -220,7 +228,7 @@ export interface ChannelConnectionsOptions {
  * the connection; a refusal for good marks it "needs attention".
  */
 export class ChannelConnections {
-  private readonly adapters: { [K in ChannelKind]: ChannelAdapter<Destinations[K]> };
+  private readonly adapters: { slack: SlackAdapter; discord: DiscordAdapter; telegram: TelegramAdapter; ntfy: NtfyAdapter; webhook: SignedWebhookAdapter };
   private readonly env: ChatEnvironment;
 
   constructor(private readonly options: ChannelConnectionsOptions) {
@@ -373,10 +381,38 @@ export class ChannelConnections {
    * attention"; `gone` and `refused` mark it (nothing more is sent until it is fixed); `retry` is a failure for now.
    */
   async send(row: ChannelConnectionRow, message: ChannelMessage): Promise<ChannelOutcome> {
+    return this.answered(row, async () => this.sendWith(row, await this.openSecret(row), message));
+  }
+
+  /**
+   * Posts a message already rendered for the connection's medium (one of the briefing's) through its kind's adapter,
+   * with the same secret handling, address checks and pace as `send`, and its answer written on the connection.
+   */
+  async sendRaw(row: ChannelConnectionRow, raw: RawChannelPayload): Promise<ChannelOutcome> {
+    if (raw.kind !== row.kind) return { kind: 'refused', status: null, reason: `A ${raw.kind} message cannot go to a ${row.kind} connection` };
+    return this.answered(row, async () => {
+      const destination = this.destinationOf(row, await this.openSecret(row));
+      switch (raw.kind) {
+        case 'slack':
+          return this.adapters.slack.sendRaw(destination as SlackDestination, raw.payload);
+        case 'discord':
+          return this.adapters.discord.sendRaw(destination as DiscordDestination, raw.payload);
+        case 'telegram':
+          return this.adapters.telegram.sendRaw(destination as TelegramDestination, raw.payload);
+        case 'ntfy':
+          return this.adapters.ntfy.sendRaw(destination as NtfyDestination, raw.payload);
+        case 'webhook':
+          return this.adapters.webhook.sendRaw(destination as SignedWebhookDestination, raw.payload);
+      }
+    });
+  }
+
+  /** `sending`'s outcome, written on the connection (see `send`). */
+  private async answered(row: ChannelConnectionRow, sending: () => Promise<ChannelOutcome>): Promise<ChannelOutcome> {
     const { store, clock, log } = this.options;
     let outcome: ChannelOutcome;
     try {
-      outcome = await this.sendWith(row, await this.openSecret(row), message);
+      outcome = await sending();
     } catch (error) {
       // Its secret cannot be opened (another credentials key): trying again will not help.
       outcome = { kind: 'refused', status: null, reason: `The connection's secret cannot be opened: ${(error as Error).message}` };
@@ -427,20 +463,26 @@ export class ChannelConnections {
   }
 
   private sendWith(row: ChannelConnectionRow, secret: Record<string, string>, message: ChannelMessage): Promise<ChannelOutcome> {
+    const adapter = this.adapters[row.kind] as ChannelAdapter<Destinations[ChannelKind]>;
+    return adapter.send(this.destinationOf(row, secret), message);
+  }
+
+  /** Where a connection's messages go, as its kind's adapter takes it, from its settings and its opened secret. */
+  private destinationOf(row: ChannelConnectionRow, secret: Record<string, string>): Destinations[ChannelKind] {
     const settings = parseSettings(row.settings);
     switch (row.kind) {
       case 'slack':
-        return this.adapters.slack.send({ webhookUrl: this.rebase(secret.webhookUrl ?? '', SLACK_ORIGIN, this.env.CHAT_SLACK_URL) }, message);
+        return { webhookUrl: this.rebase(secret.webhookUrl ?? '', SLACK_ORIGIN, this.env.CHAT_SLACK_URL) };
       case 'discord':
-        return this.adapters.discord.send({ webhookUrl: this.rebase(secret.webhookUrl ?? '', DISCORD_ORIGIN, this.env.CHAT_DISCORD_URL) }, message);
+        return { webhookUrl: this.rebase(secret.webhookUrl ?? '', DISCORD_ORIGIN, this.env.CHAT_DISCORD_URL) };
       case 'telegram':
-        return this.adapters.telegram.send({ botToken: secret.botToken ?? '', chatId: settings.chatId ?? '' }, message);
+        return { botToken: secret.botToken ?? '', chatId: settings.chatId ?? '' };
       case 'ntfy': {
         const auth = settings.auth === 'token' ? { token: secret.token ?? '' } : settings.auth === 'login' ? { username: secret.username ?? '', password: secret.password ?? '' } : undefined;
-        return this.adapters.ntfy.send({ server: settings.server ?? NTFY_SH, topic: secret.topic ?? settings.topic ?? '', auth }, message);
+        return { server: settings.server ?? NTFY_SH, topic: secret.topic ?? settings.topic ?? '', auth };
       }
       case 'webhook':
-        return this.adapters.webhook.send({ url: secret.url ?? settings.url ?? '', secret: secret.secret ?? '' }, message);
+        return { url: secret.url ?? settings.url ?? '', secret: secret.secret ?? '' };
     }
   }
 

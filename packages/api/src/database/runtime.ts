@@ -16,6 +16,7 @@ interface Stoppable {
 export interface ServedContext {
   notifications: { inbox: { close(): void; idle(): Promise<void> }; poller: Stoppable; emails: Stoppable; pushes: Stoppable; chats: Stoppable };
   briefing: Stoppable;
+  briefingCourier: Stoppable;
   history: Stoppable;
   metricAlerts: Stoppable;
   backup: Stoppable;
@@ -89,7 +90,7 @@ export class Runtime<C extends ServedContext> {
 
   private async retire(context: C, store: Store | undefined): Promise<void> {
     context.notifications.inbox.close();
-    await Promise.all([context.notifications.poller.stop(), context.notifications.emails.stop(), context.notifications.pushes.stop(), context.notifications.chats.stop(), context.briefing.stop(), context.history.stop(), context.metricAlerts.stop(), context.backup.stop()]);
+    await Promise.all([context.notifications.poller.stop(), context.notifications.emails.stop(), context.notifications.pushes.stop(), context.notifications.chats.stop(), context.briefing.stop(), context.briefingCourier.stop(), context.history.stop(), context.metricAlerts.stop(), context.backup.stop()]);
     await context.notifications.inbox.idle();
     if (!store) return;
     await new Promise((resolve) => setTimeout(resolve, this.options.graceMs ?? 5_000).unref());
@@ -100,7 +101,7 @@ export class Runtime<C extends ServedContext> {
   async close(): Promise<void> {
     const { inbox, poller, emails, pushes, chats } = this.#context.notifications;
     inbox.close();
-    await Promise.all([poller.stop(), emails.stop(), pushes.stop(), chats.stop(), this.#context.briefing.stop(), this.#context.history.stop(), this.#context.metricAlerts.stop(), this.#context.backup.stop()]);
+    await Promise.all([poller.stop(), emails.stop(), pushes.stop(), chats.stop(), this.#context.briefing.stop(), this.#context.briefingCourier.stop(), this.#context.history.stop(), this.#context.metricAlerts.stop(), this.#context.backup.stop()]);
     await inbox.idle();
     await Promise.all(this.retiring);
     await this.#store.close();

@@ -476,6 +476,32 @@ export const restRoutes: readonly RestRoute[] = [
     summary: 'The briefing email’s HTML as a page, to open or frame',
   },
   { method: 'POST', path: '/api/briefing/test', procedure: 'briefing.sendTest', input: none, errors: [502], summary: 'Send a test briefing email now (one a minute)' },
+  {
+    method: 'GET',
+    path: '/api/briefing/destinations',
+    procedure: 'briefingDestinations.list',
+    input: none,
+    summary: 'Where the briefing goes besides its page: every chat connection and push device, its schedule, parts, next and last send',
+  },
+  {
+    method: 'PUT',
+    path: '/api/briefing/destinations/:id',
+    procedure: 'briefingDestinations.save',
+    input: { build: (p) => ({ ...(p.body as object), id: p.params.id }), body: 'input' },
+    access: 'owner',
+    summary: 'Set one destination’s schedule (off, daily at a time, weekly on a day at a time, in the owner’s zone) and its parts',
+    description: 'The id is `chat:<connection id>` or `push:<device id>`. A time already past today starts at the next one. Bad input, or a destination there is not, is a 400 naming the field, and nothing is stored.',
+  },
+  {
+    method: 'POST',
+    path: '/api/briefing/send',
+    procedure: 'briefingDestinations.send',
+    input: body,
+    access: 'owner',
+    errors: [502],
+    summary: 'Send the briefing now to one destination (`{ destination, period? }`; one a minute)',
+    description: 'Nothing is recorded against the destination’s schedule. A service refusing is a 502 with its words and how many of the briefing’s messages went.',
+  },
 
   {
     method: 'GET',
