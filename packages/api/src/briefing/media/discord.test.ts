@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DiscordAdapter } from '../../channels/discord/index.ts';
 import { DISCORD_EMBEDS_MAX, DISCORD_MESSAGE_CHARS_MAX } from './discord.ts';
 import { renderBriefing } from './index.ts';
-import { briefingOf, hostileBriefing, HOSTILE_NAME, ORIGIN, renderOf } from './testing.ts';
+import { briefingOf, hostileBriefing, HOSTILE_NAME, leanBriefingOf, ORIGIN, renderOf } from './testing.ts';
 
 // The briefing as Discord embeds, posted in order through the adapter's raw send to the fake Discord, which refuses a
 // message over the embed limits (10 embeds, 6,000 characters across them, each field's length); every request is
@@ -47,7 +47,7 @@ describe('the briefing on Discord', () => {
       expect(message.embeds.length).toBeLessThanOrEqual(DISCORD_EMBEDS_MAX);
       expect(embedsOf(message).reduce((sum, embed) => sum + size(embed), 0)).toBeLessThanOrEqual(DISCORD_MESSAGE_CHARS_MAX);
     }
-    // Without the 6,000 characters, 13 embeds would be two messages: the characters made it more.
+    // 13 embeds would be two messages of 10 and 3: the 6,000 characters made it more.
     expect(messages.length).toBeGreaterThan(2);
     const titles = messages.flatMap((message) => embedsOf(message).map((embed) => shown(embed.title)));
     expect(titles).toEqual(['Daily briefing · Thu 26 Nov', ...briefing.projects.map((project) => project.name)]);
@@ -58,6 +58,15 @@ describe('the briefing on Discord', () => {
     expect(outcome.providerIds).toEqual(discord().messages.map((message) => message.id));
     expect(discord().messages.flatMap((message) => message.embeds.map((embed) => shown(String(embed.title))))).toEqual(titles);
     expect(discord().messages.every((message) => JSON.stringify(message.allowedMentions) === '{"parse":[]}')).toBe(true);
+  });
+
+  it('puts ten embeds in a message when they are small, the eleventh in the next', async () => {
+    const briefing = leanBriefingOf(12);
+    const messages = renderBriefing('discord', renderOf(briefing));
+    expect(messages.map((message) => message.embeds.length)).toEqual([10, 3]);
+    const hook = discord().createWebhook(sandbox.services.discord.url);
+    expect((await adapter.sendRawInOrder({ webhookUrl: hook.url }, messages)).stopped).toBeNull();
+    expect(discord().messages.flatMap((message) => message.embeds.map((embed) => shown(String(embed.title))))).toEqual(['Daily briefing · Thu 26 Nov', ...briefing.projects.map((project) => project.name)]);
   });
 
   it('opens with what needs you and the metric alerts, links each to its page, and gives each product its page, colour and parts', () => {

@@ -103,6 +103,21 @@ export function briefingOf(count: number, names: readonly string[] = []): Briefi
   });
 }
 
+/**
+ * A briefing of `count` long-named products with little to say each (revenue, one thing shipped, one review, the MRR
+ * trend): the number of blocks or embeds is what a medium runs out of first, not characters.
+ */
+export function leanBriefingOf(count: number): Briefing {
+  const briefing = briefingOf(count);
+  for (const project of briefing.projects) {
+    Object.assign(project, { bugs: null, traffic: null, search: null, errors: null, uptime: null, funding: null });
+    project.shipping?.items.splice(1);
+    project.reviews?.items.splice(1);
+    project.trend?.splice(1);
+  }
+  return briefing;
+}
+
 /** A briefing whose strangers' text (a project's name, a needs-you line, shipped, reviews, errors, a metric alert) is hostile. */
 export function hostileBriefing(): Briefing {
   const briefing = briefingOf(2, [HOSTILE_NAME]);
