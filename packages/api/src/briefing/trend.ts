@@ -186,6 +186,3 @@ export function trendLine(trend: BriefingTrend, period: BriefingPeriod): string 
   const change = changeText(trend);
   return `${trend.label} ${value} (${change ? `${change} against` : ''}${change ? ' ' : ''}${before} ${against})`;
 }
-
-/** The 7 daily values of a weekly trend, in words ("1,020, 1,100, …"), for a text part and a chart's alternative. */
-export const sparkText = (trend: BriefingTrend) => (trend.spark ?? []).map((value) => trendValueText(trend, value)).join(', ');
