@@ -106,6 +106,58 @@ describe('the briefing in the browser', () => {
     }
   });
 
+  it('switches to the weekly briefing at 320 px: each product against the week before, with its 7 days drawn and said', async () => {
+    // A fortnight of history up to yesterday (UTC), as a founder's CSV brings it: the day must not turn meanwhile.
+    await clearOfMidnight(30_000);
+    const DAY = 86_400_000;
+    const yesterday = Date.parse(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`) - DAY;
+    const day = (daysBefore: number) => new Date(yesterday - daysBefore * DAY).toISOString().slice(0, 10);
+    const rows = Array.from({ length: 14 }, (_, i) => 13 - i).flatMap((ago) => [
+      `${day(ago)},formfox,analytics.visitors,${230 - ago * 10},count`,
+      `${day(ago)},formfox,bugs.open,${23 - ago},count`,
+      ...(ago < 7 ? [`${day(ago)},formfox,errors.events,5,count`] : []),
+    ]);
+    const imported = await dashboard.fetch('/api/history/import', { method: 'POST', headers: { 'content-type': 'text/csv' }, body: ['date,project,metric,value,unit', ...rows].join('\n') });
+    expect(imported.status).toBe(200);
+
+    const { page, problems } = await open('/briefing?project=formfox', { width: 320 });
+    const formfox = page.locator('section[data-project="formfox"]');
+    await formfox.waitFor({ timeout: 30_000 });
+    // Daily first: the last day against the same weekday a week before, in words, with no sparkline.
+    const visitors = formfox.locator('li[data-metric="analytics.visitors"]');
+    expect(await visitors.innerText()).toMatch(/Visitors\s+230\s+▲ \+44 %\s+against 160 the same day last week/);
+    expect(await formfox.locator('svg[role="img"]').count()).toBe(0);
+
+    await page.getByRole('navigation', { name: 'Period' }).getByRole('link', { name: 'Weekly' }).click();
+    await page.waitForURL('**/briefing?project=formfox&period=week');
+    await formfox.getByRole('heading', { name: 'Against the week before' }).waitFor({ timeout: 30_000 });
+    expect(await page.getByRole('link', { name: 'Weekly' }).getAttribute('aria-current')).toBe('page');
+    // The week summed against the one before, the change in words (an arrow and a sign), its colour beside them.
+    expect(await visitors.innerText()).toMatch(/Visitors\s+1,400\s+▲ \+54 %\s+against 910 the week before/);
+    expect(await visitors.locator('.change').getAttribute('class')).toContain('good');
+    // More open bugs is bad news, in words and in colour; a stock's week is its last value.
+    const bugs = formfox.locator('li[data-metric="bugs.open"]');
+    expect(await bugs.innerText()).toMatch(/Open bugs\s+23\s+▲ \+44 %\s+against 16 the week before/);
+    expect(await bugs.locator('.change').getAttribute('class')).toContain('bad');
+    // Nothing kept the week before: said, never 0 %.
+    expect(await formfox.locator('li[data-metric="errors.events"]').innerText()).toMatch(/Error events\s+35\s+no history yet for the week before/);
+    // Each sparkline is an image whose label says its 7 days' values.
+    const spark = visitors.getByRole('img');
+    expect(await spark.getAttribute('aria-label')).toMatch(/^Visitors, \w{3} \d{1,2} \w{3} to \w{3} \d{1,2} \w{3}: \w{3} \d{1,2} \w{3} 170, .* 230$/);
+    expect(await formfox.getByRole('img').count()).toBe(3);
+
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const widths = await page.evaluate(() => ({ content: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+      expect(widths.content, scheme).toBeLessThanOrEqual(widths.viewport);
+      await page.screenshot({ path: `${screenshotDir}briefing-weekly-320${scheme === 'dark' ? '-dark' : ''}.png`, fullPage: true });
+    }
+    // The project switch keeps the period.
+    expect(await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'All projects' }).getAttribute('href')).toBe('/briefing?period=week');
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 90_000);
+
   it('names a source it could not read, and still shows the rest', async () => {
     // A fourth product whose Sentry cannot be reached: nothing is cached for it.
     const saved = await dashboard.fetch('/api/credentials', {

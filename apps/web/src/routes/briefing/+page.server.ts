@@ -12,6 +12,8 @@ export const load: PageServerLoad = async ({ url, locals }) => {
   // Nothing to read before there is a project. `?render=client` leaves it to the browser, as before (the baseline of
   // bench/first-visit.mjs).
   const onServer = projects.length > 0 && url.searchParams.get('render') !== 'client';
-  const briefing = onServer ? await firstAnswer(locals.request, (caller) => caller.briefing.get(active ? { project: active } : {})) : undefined;
-  return { projects: projects.map(({ slug, name, color }) => ({ slug, name, color })), active, briefing };
+  // Daily unless `?period=week` (anything else is the daily briefing, as the switch's first link).
+  const period = url.searchParams.get('period') === 'week' ? ('week' as const) : ('day' as const);
+  const briefing = onServer ? await firstAnswer(locals.request, (caller) => caller.briefing.get({ ...(active ? { project: active } : {}), period })) : undefined;
+  return { projects: projects.map(({ slug, name, color }) => ({ slug, name, color })), active, period, briefing };
 };
