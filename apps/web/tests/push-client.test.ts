@@ -4,8 +4,9 @@
 //
 // What is real and what is not:
 // - A push is delivered to the worker by Chromium itself (CDP `ServiceWorker.deliverPushMessage`): the worker's real
-//   `push` event, its real `showNotification`, read back with `registration.getNotifications()`. Only the push
-//   service's leg is left out (it is the server's test, packages/api/src/push).
+//   `push` event, its real `showNotification`, read back with `registration.getNotifications()` once Chromium reports
+//   the event over (see `pusher`: never while one is being shown). Only the push service's leg is left out (it is the
+//   server's test, packages/api/src/push).
 // - "No tab in view": headless Chromium keeps every page `visible`, even a background one, and the worker's
 //   `clients.matchAll` says so; so no dashboard tab is open at all (a phone, a closed laptop), and another page (about:blank)
 //   keeps the browser context alive.
@@ -35,10 +36,7 @@ import { sleep, takeDownAfterEach, until } from './waiting.ts';
 const cleanup = takeDownAfterEach();
 const VERCEL_SECRET = 'vercel-signing-secret';
 const PASSWORD = 'correct horse battery staple';
-/**
- * How long a poll waits for what the worker or a page does on its own (a busy machine is slow to run them): a push to a
- * worker whose last tab just closed took over 15 s to show in a fresh clone's run beside other work (c53583a).
- */
+/** How long a wait for what the worker or a page does on its own lasts at most (a busy machine is slow to run them). */
 const WHILE = { timeout: 30_000 };
 
 let browser: Browser;
@@ -90,9 +88,35 @@ async function registrationOf(cdp: CDPSession, origin: string): Promise<string> 
 }
 
 /**
- * A browser context with a dashboard tab whose worker is active, and a CDP session (on a blank page that stays open) to
- * push with. `closeTab` closes the tab and waits until the worker no longer counts it among its windows: Chromium tells
- * the worker a moment after the page is gone, and a push in that moment would find the tab still in view.
+ * Delivers a push to the worker of `origin` (its page controlled) over a CDP session on `keeper` (a page that stays
+ * open), and resolves once Chromium reports the worker's `push` event over, its `waitUntil` included (the DevTools
+ * background services' record of push messaging): whatever the worker shows for it is showing by then, and what it
+ * did not show it never will. Read the notifications only then, never while a push is being shown: Chromium's
+ * `getNotifications()`, answered between its storing a new notification and the system's showing it, deletes that one
+ * from its list for good (it takes it for closed), so a poll while the worker shows one may never see it (issue 47).
+ */
+async function pusher(ctx: BrowserContext, keeper: Page, origin: string): Promise<(data: unknown) => Promise<void>> {
+  const cdp = await ctx.newCDPSession(keeper);
+  const registrationId = await registrationOf(cdp, origin);
+  /** How each push event ended, as Chromium reports it ('Success', 'waitUntil Rejected', 'Timeout'), in order. */
+  const ended: string[] = [];
+  cdp.on('BackgroundService.backgroundServiceEventReceived', ({ backgroundServiceEvent: event }) => {
+    if (event.origin === `${origin}/` && event.eventName === 'Push event completed') ended.push(event.eventMetadata.find(({ key }) => key === 'Status')?.value ?? '');
+  });
+  await cdp.send('BackgroundService.startObserving', { service: 'pushMessaging' });
+  await cdp.send('BackgroundService.setRecording', { shouldRecord: true, service: 'pushMessaging' });
+  return async (data: unknown) => {
+    const before = ended.length;
+    await cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data: typeof data === 'string' ? data : JSON.stringify(data) });
+    const status = await until(() => Promise.resolve(ended[before]), (end) => end !== undefined, WHILE.timeout, 'the push event over, as Chromium reports it', 20);
+    if (status !== 'Success') throw new Error(`The worker's push event ended with ${status}, not Success`);
+  };
+}
+
+/**
+ * A browser context with a dashboard tab whose worker is active, and `push` (see `pusher`). `closeTab` closes the tab
+ * and waits until the worker no longer counts it among its windows: Chromium tells the worker a moment after the page
+ * is gone, and a push in that moment would find the tab still in view.
  */
 async function withWorker(target: RunningDashboard, ctx: BrowserContext): Promise<{ tab: Page; push: (data: unknown) => Promise<void>; closeTab: () => Promise<void> }> {
   const keeper = await ctx.newPage();
@@ -100,11 +124,7 @@ async function withWorker(target: RunningDashboard, ctx: BrowserContext): Promis
   await gotoHydrated(tab, `${target.url}/`);
   await tab.evaluate(() => navigator.serviceWorker.ready);
   await expect.poll(() => tab.evaluate(() => navigator.serviceWorker.controller?.state), WHILE).toBe('activated');
-  const cdp = await ctx.newCDPSession(keeper);
-  const registrationId = await registrationOf(cdp, target.url);
-  const push = async (data: unknown) => {
-    await cdp.send('ServiceWorker.deliverPushMessage', { origin: target.url, registrationId, data: typeof data === 'string' ? data : JSON.stringify(data) });
-  };
+  const push = await pusher(ctx, keeper, target.url);
   const closeTab = async () => {
     await tab.close();
     const windows = () => workerOf(ctx).evaluate(async () => (await (self as unknown as WorkerScope).clients.matchAll({ type: 'window', includeUncontrolled: true })).length);
@@ -122,23 +142,26 @@ const workerOf = (ctx: BrowserContext): Worker => {
 
 /**
  * A dashboard tab hidden, as a minimised window's is (headless Chromium keeps every page visible), that counts the
- * desktop notices it shows itself (`__shows`): before its scripts run.
+ * desktop notices it shows itself (`__shows`), and those of them Chromium has done showing (`__shown`: only then may
+ * the notifications be read, see `pusher`): before its scripts run.
  */
 function hiddenAndSpied() {
   Object.defineProperty(Document.prototype, 'visibilityState', { get: () => 'hidden', configurable: true });
   Object.defineProperty(Document.prototype, 'hidden', { get: () => true, configurable: true });
-  const counted = window as unknown as { __shows: number };
+  const counted = window as unknown as { __shows: number; __shown: number };
   counted.__shows = 0;
+  counted.__shown = 0;
   const show = Object.getOwnPropertyDescriptor(ServiceWorkerRegistration.prototype, 'showNotification')?.value as (this: ServiceWorkerRegistration, title: string, options?: NotificationOptions) => Promise<void>;
   ServiceWorkerRegistration.prototype.showNotification = function (this: ServiceWorkerRegistration, title: string, options?: NotificationOptions) {
     counted.__shows += 1;
-    return show.call(this, title, options);
+    return show.call(this, title, options).finally(() => (counted.__shown += 1));
   };
   const Real = window.Notification;
   class Counted extends Real {
     constructor(title: string, options?: NotificationOptions) {
       counted.__shows += 1;
       super(title, options);
+      counted.__shown += 1;
     }
   }
   Object.defineProperty(window, 'Notification', { value: Counted, configurable: true, writable: true });
@@ -201,7 +224,7 @@ describe('a push on this device', () => {
     await closeTab();
 
     await push(payload({ notificationId: 'n_outage', url: '/?notification=n_outage' }));
-    await expect.poll(() => notifications(ctx), WHILE).toEqual([
+    expect(await notifications(ctx)).toEqual([
       {
         title: 'Down: api.example.com',
         body: 'Timeout after 30 s (checked from Frankfurt)',
@@ -212,7 +235,7 @@ describe('a push on this device', () => {
     ]);
 
     await push(payload({ kind: 'resolve', severity: 'success', title: 'Up again: api.example.com', body: 'Down for 4 min', notificationId: 'n_outage', url: '/?notification=n_outage', renotify: false, requireInteraction: false }));
-    await expect.poll(async () => (await notifications(ctx)).map(({ title, tag }) => ({ title, tag })), WHILE).toEqual([{ title: 'Up again: api.example.com', tag: 'uptime:api-example' }]);
+    expect((await notifications(ctx)).map(({ title, tag }) => ({ title, tag }))).toEqual([{ title: 'Up again: api.example.com', tag: 'uptime:api-example' }]);
   });
 
   it('shows what it can of a push it cannot read, or whose message it cannot fetch', async () => {
@@ -223,10 +246,10 @@ describe('a push on this device', () => {
 
     // Not the contract at all: still a notification (a push must show one), saying to look in the dashboard.
     await push('{"hello":');
-    await expect.poll(() => notifications(ctx), WHILE).toEqual([expect.objectContaining({ title: 'New notification', body: 'Open the dashboard to see it.', tag: 'dashboard-push' })]);
+    expect(await notifications(ctx)).toEqual([expect.objectContaining({ title: 'New notification', body: 'Open the dashboard to see it.', tag: 'dashboard-push' })]);
     // A pointer to a message the dashboard does not have (404): the pointer's tag and thread, with the generic words.
     await push({ fetch: 'm_unknown', tag: 'vercel:deploy', url: '/?notification=n_9' });
-    await expect.poll(async () => (await notifications(ctx)).map(({ title, tag, data }) => ({ title, tag, data })), WHILE).toEqual([
+    expect((await notifications(ctx)).map(({ title, tag, data }) => ({ title, tag, data }))).toEqual([
       { title: 'New notification', tag: 'dashboard-push', data: { url: '/', notificationId: null } },
       { title: 'New notification', tag: 'vercel:deploy', data: { url: '/?notification=n_9', notificationId: null } },
     ]);
@@ -238,12 +261,10 @@ describe('a push on this device', () => {
     const { tab, push } = await withWorker(target, ctx);
     expect(await tab.evaluate(() => document.visibilityState)).toBe('visible');
 
+    // The alert first: its push event is over, and it showed nothing; the test after it shows.
     await push(payload({ notificationId: 'n_1' }));
     await push(payload({ kind: 'test', severity: 'info', title: 'Test from your founder dashboard', tag: 'dashboard-push-test', renotify: true, requireInteraction: false }));
-    await expect.poll(async () => (await notifications(ctx)).map(({ title }) => title), WHILE).toEqual(['Test from your founder dashboard']);
-    // The alert came first; a moment more, and still nothing of it.
-    await sleep(500);
-    expect((await notifications(ctx)).map(({ tag }) => tag)).toEqual(['dashboard-push-test']);
+    expect((await notifications(ctx)).map(({ title, tag }) => ({ title, tag }))).toEqual([{ title: 'Test from your founder dashboard', tag: 'dashboard-push-test' }]);
   });
 
   it('with a hidden dashboard tab, one notice for an interruption both the tab and a push bring, the tab first or the push first', async () => {
@@ -254,21 +275,22 @@ describe('a push on this device', () => {
     await workerSeesHiddenWindows(ctx);
     const shows = async () => ({ tab: await tab.evaluate(() => (window as unknown as { __shows: number }).__shows), worker: await workerShows(ctx) });
 
-    // The tab first: the hidden tab (it leads) shows the failed deploy on the desktop; the push of it comes after.
+    // The tab first: the hidden tab (it leads) shows the failed deploy on the desktop; the push of it comes after, and
+    // shows nothing.
     await failedDeploy(target);
-    await expect.poll(() => notifications(ctx), WHILE).toHaveLength(1);
-    const [shown] = await notifications(ctx);
+    await until(() => tab.evaluate(() => (window as unknown as { __shown: number }).__shown), (shown) => shown > 0, WHILE.timeout, 'the hidden tab done showing a notice');
+    const showing = await notifications(ctx);
+    expect(showing).toEqual([expect.objectContaining({ title: 'Deploy failed: my-app (production)', tag: 'vercel:prj_12HKQaOmR5t5Uy6vdcQsNIiZgHGB:production' })]);
+    const [shown] = showing;
     if (!shown) throw new Error('no notice');
-    expect(shown).toMatchObject({ title: 'Deploy failed: my-app (production)', tag: 'vercel:prj_12HKQaOmR5t5Uy6vdcQsNIiZgHGB:production' });
     await push(payload({ title: shown.title, body: shown.body, tag: shown.tag }));
-    await sleep(1_000);
     expect(await shows()).toEqual({ tab: 1, worker: 0 });
 
     // The push first: another project's failed deploy (the same words, its own tag) shown by the worker; then the tab's
     // live stream brings the same interruption, and the tab, finding it showing, shows nothing.
     const other = 'vercel:prj_another:production';
     await push(payload({ title: shown.title, body: shown.body, tag: other }));
-    await expect.poll(async () => (await notifications(ctx)).map(({ tag }) => tag).sort(), WHILE).toEqual([other, shown.tag].sort());
+    expect((await notifications(ctx)).map(({ tag }) => tag).sort()).toEqual([other, shown.tag].sort());
     const body = JSON.stringify({ ...(JSON.parse(vercel.deployment('deployment.error', { id: 'dpl_push_client_2' })) as { payload: { project: object } }), id: 'evt_push_client_2' }).replace('prj_12HKQaOmR5t5Uy6vdcQsNIiZgHGB', 'prj_another');
     const signature = createHmac('sha1', VERCEL_SECRET).update(body).digest('hex');
     const response = await fetch(`${target.url}/api/webhooks/deploy_host`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-vercel-signature': signature } });
@@ -292,7 +314,7 @@ describe('a push on this device', () => {
     const { push, closeTab } = await withWorker(target, ctx);
     await closeTab();
     await push(payload({ title: 'Deploy failed: my-app (production)', tag: 'vercel:my-app', notificationId: id, url: `/?notification=${id}` }));
-    await expect.poll(async () => (await notifications(ctx)).length, WHILE).toBe(1);
+    expect(await notifications(ctx)).toHaveLength(1);
 
     // The user comes back to the dashboard on another page, and clicks the notification (see the top of the file).
     const page = await ctx.newPage();
@@ -396,10 +418,9 @@ describe('Settings → Notifications → Devices', () => {
     await expect.poll(() => row.locator('.results').textContent(), WHILE).toBe(`Sent: ${new URL(subscription.endpoint).host} accepted it`);
     const received = sandbox.pushes().filter((push) => push.subscriptionId === subscription.id);
     expect(received).toHaveLength(1);
-    const keeper = await ctx.newPage();
-    const cdp = await ctx.newCDPSession(keeper);
-    await cdp.send('ServiceWorker.deliverPushMessage', { origin: target.url, registrationId: await registrationOf(cdp, target.url), data: received[0]?.payload ?? '' });
-    await expect.poll(async () => (await notifications(ctx)).map(({ title, tag }) => ({ title, tag })), WHILE).toEqual([{ title: 'Test from your founder dashboard', tag: 'dashboard-push-test' }]);
+    const push = await pusher(ctx, await ctx.newPage(), target.url);
+    await push(received[0]?.payload ?? '');
+    expect((await notifications(ctx)).map(({ title, tag }) => ({ title, tag }))).toEqual([{ title: 'Test from your founder dashboard', tag: 'dashboard-push-test' }]);
 
     // One test a minute: the second says when to try again.
     await row.getByRole('button', { name: 'Send a test to Work laptop' }).click();
