@@ -60,7 +60,7 @@ export type PostOutcome = { kind: 'sent' } | { kind: 'retry' | 'refused'; reason
 /** What the courier needs of the channels: the destinations there are, each medium's rendering, and one post. */
 export interface BriefingMedia {
   targets(): Promise<BriefingTarget[]>;
-  render(target: BriefingTarget, input: { briefing: Briefing; parts: readonly BriefingPart[]; period: BriefingPeriod; origin: string | null }): unknown[];
+  render(target: BriefingTarget, input: { briefing: Briefing; parts: readonly BriefingPart[]; period: BriefingPeriod; origin: string | null; timezone: string }): unknown[];
   post(target: BriefingTarget, message: unknown): Promise<PostOutcome>;
 }
 
@@ -185,8 +185,8 @@ export class BriefingCourier {
     const target = (await this.options.media.targets()).find((candidate) => candidate.id === id);
     if (!target) throw new BriefingInputError(['destination'], `No chat connection or push device "${id}" to send the briefing to`);
     const { parts } = (await storedSettings(this.options))[id] ?? defaultBriefingDestinationSettings;
-    const briefing = await this.compose(period, this.options.clock.now(), this.abort.signal);
-    const messages = this.options.media.render(target, { briefing, parts, period, origin: this.options.origin ?? null });
+    const [briefing, timezone] = await Promise.all([this.compose(period, this.options.clock.now(), this.abort.signal), this.timezone()]);
+    const messages = this.options.media.render(target, { briefing, parts, period, origin: this.options.origin ?? null, timezone });
     let posted = 0;
     for (const message of messages) {
       const outcome = await this.options.media.post(target, message);
@@ -265,6 +265,7 @@ export class BriefingCourier {
     const due = await this.due(now);
     const { pauseUntil } = (await policy.get()).quietHours;
     const paused = pauseUntil !== null && Date.parse(pauseUntil) > now;
+    const timezone = await this.timezone();
     const briefings = new Map<BriefingPeriod, Promise<Briefing>>();
     for (const { target, occurrence, settings, missed } of due) {
       const period = periodOf(settings.cadence);
@@ -293,7 +294,7 @@ export class BriefingCourier {
         briefing = this.compose(period, occurrence.at, this.abort.signal);
         briefings.set(period, briefing);
       }
-      const messages = this.options.media.render(target, { briefing: await briefing, parts: settings.parts, period, origin: this.options.origin ?? null });
+      const messages = this.options.media.render(target, { briefing: await briefing, parts: settings.parts, period, origin: this.options.origin ?? null, timezone });
       const sent = await this.post(target, messages, { ...base, posted: 0, messages: messages.length });
       (sent ? outcome.sent : outcome.failed).push(target.id);
     }
