@@ -10,6 +10,7 @@
 // One test a minute per connection (the server's TestSends, a lease per connection): a connection whose test failed
 // cannot be tested again within the minute, so the success after the fix is not asked for; that refusal is what its
 // Send a test shows instead.
+import type { BriefingDestinations } from '@dash/contracts';
 import { startSandbox, type Sandbox } from '@dash/sandbox';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,10 +57,14 @@ async function press(page: Page, locator: ReturnType<Page['locator']>, key = 'En
   await page.keyboard.press(key);
 }
 
-/** At 320 px, light and dark: nothing in the card is wider than the screen and every control in it is a finger's target. */
-async function fitsAPhone(page: Page): Promise<void> {
+/**
+ * At 320 px, light and dark: nothing in the card is wider than the screen and every control in it is a finger's target
+ * (a radio or checkbox inside its label, which is). The viewport is put back as it was.
+ */
+async function fitsAPhone(page: Page, { card: selector, picture }: { card: string; picture: string } = { card: '#chat', picture: 'chat-connections' }): Promise<void> {
+  const before = page.viewportSize();
   await page.setViewportSize({ width: 320, height: 800 });
-  const card = page.locator('#chat');
+  const card = page.locator(selector);
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
     // What is wider than the screen and not inside something that scrolls on its own (the preferences' table).
@@ -79,16 +84,16 @@ async function fitsAPhone(page: Page): Promise<void> {
       [...root.querySelectorAll<HTMLElement>('button, summary, select, input, label.check')].flatMap((control) => {
         const box = control.getBoundingClientRect();
         if (box.width === 0 || box.height === 0) return [];
-        const radio = control instanceof HTMLInputElement && control.type === 'radio';
-        const least = radio ? 24 : 44;
+        const inLabel = control instanceof HTMLInputElement && (control.type === 'radio' || control.type === 'checkbox');
+        const least = inLabel ? 24 : 44;
         return box.height + 0.5 < least || box.right > 321 ? [`${control.outerHTML.slice(0, 80)}: ${Math.round(box.height)} px tall, right edge ${Math.round(box.right)}`] : [];
       }),
     );
     expect(small).toEqual([]);
-    await card.screenshot({ path: `${screenshotDir}chat-connections-320-${colorScheme}.png` });
+    await card.screenshot({ path: `${screenshotDir}${picture}-320-${colorScheme}.png` });
   }
   await page.emulateMedia({ colorScheme: 'light' });
-  await page.setViewportSize({ width: 1280, height: 1000 });
+  if (before) await page.setViewportSize(before);
 }
 
 describe('Settings → Notifications → Chat and webhooks, by keyboard', () => {
@@ -239,4 +244,81 @@ describe('Settings → Notifications → Chat and webhooks, by keyboard', () => 
     expect(problems).toEqual([]);
     await ctx.close();
   }, 120_000);
+});
+
+// Settings → Briefing → The briefing on your channels, on a 320 px phone with a pointer: a Slack connection set to
+// weekly on a day at a time with two parts, saved with its next send shown, kept over a reload, then sent now into the
+// fake Slack (the briefing's blocks with the chosen parts only), and a second send within the minute is our own limit.
+describe('Settings → Briefing → The briefing on your channels, at 320 px', () => {
+  it('sets a connection to weekly on a day at a time with two parts, keeps it, sends it now to Slack, and says the minute’s limit', async () => {
+    const founders = sandbox.createSlackWebhook('#founders');
+    const added = await dashboard.fetch('/api/channels', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: '#founders', destination: { kind: 'slack', webhookUrl: slackUrl(founders) } }),
+    });
+    expect(added.status).toBe(201);
+    const { connection } = (await added.json()) as { connection: { id: string } };
+    const destinations = async () => (await (await dashboard.fetch('/api/briefing/destinations')).json()) as BriefingDestinations;
+    const { timezone } = await destinations();
+
+    const ctx = await browser.newContext({ viewport: { width: 320, height: 800 } });
+    const page = await ctx.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+    await gotoHydrated(page, `${dashboard.url}/settings/briefing`);
+    const card = page.locator('#briefing-destinations');
+    expect(await card.getByRole('heading', { level: 3 }).textContent()).toBe('The briefing on your channels');
+    const row = card.locator(`li[data-destination="chat:${connection.id}"]`);
+    expect(await row.locator('.what').innerText()).toMatch(/^#founders\s+Slack\s+Off$/);
+    expect(await row.locator('[data-sends]').innerText()).toBe('No schedule: it gets the briefing only when you send it now.');
+    // Off has no day or time; Weekly has both, the time in the owner's zone with where it is set.
+    expect(await row.getByLabel('Time').count()).toBe(0);
+    await row.getByLabel('Schedule').selectOption('week');
+    await row.getByLabel('Day', { exact: true }).selectOption('thu');
+    await row.getByLabel('Time').fill('09:15');
+    expect(await row.getByText(`In ${timezone}, your quiet hours’ time zone`).count()).toBe(1);
+    expect(await row.getByRole('link', { name: 'change it in Notifications' }).getAttribute('href')).toBe('/settings/notifications#quiet-title');
+    for (const part of ['Each product’s figures', 'Reviews', 'Metric alerts']) await row.getByLabel(part).uncheck();
+    await fitsAPhone(page, { card: '#briefing-destinations', picture: 'briefing-destinations' });
+
+    await row.getByRole('button', { name: 'Save the briefing on #founders' }).click();
+    await expect.poll(() => row.locator('[data-saved-cadence]').textContent(), WHILE).toBe('Weekly on Thursday at 09:15');
+    const saved = (await destinations()).destinations.find((each) => each.id === `chat:${connection.id}`);
+    expect(saved).toMatchObject({ cadence: { every: 'week', day: 'thu', time: '09:15' }, parts: ['needs_you', 'shipped'] });
+    // The next send: a Thursday at 09:15 in the owner's zone, shown as the email's is.
+    const nextAt = saved?.nextAt ?? '';
+    const inZone = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    expect(inZone.format(new Date(nextAt))).toBe('Thu 09:15');
+    expect(await row.locator('[data-next]').getAttribute('datetime')).toBe(nextAt);
+    expect(await row.locator('[data-sends]').innerText()).toMatch(/^Next: .+\.$/);
+    expect(await row.locator('.status').first().innerText()).toMatch(/^Saved: Weekly on Thursday at 09:15; the next goes .+\.$/);
+
+    // A reload: kept, in the form and in the list.
+    await gotoHydrated(page, `${dashboard.url}/settings/briefing`);
+    expect(await row.getByLabel('Schedule').inputValue()).toBe('week');
+    expect(await row.getByLabel('Day', { exact: true }).inputValue()).toBe('thu');
+    expect(await row.getByLabel('Time').inputValue()).toBe('09:15');
+    const ticked = await row.locator('label.check').evaluateAll((labels) => labels.filter((label) => label.querySelector('input')?.checked).map((label) => label.textContent?.trim()));
+    expect(ticked).toEqual(['What needs you', 'What shipped']);
+    expect(await row.locator('[data-next]').getAttribute('datetime')).toBe(nextAt);
+
+    // Send now: the weekly briefing in the fake Slack, with the two parts only; how many messages went is said.
+    await row.getByRole('button', { name: 'Send now to #founders' }).click();
+    await expect.poll(() => row.getByText(/^Sent now: \d+ messages? went\.$/).count(), WHILE).toBe(1);
+    const posted = sandbox.slackMessages().filter((message) => message.webhookId === founders.id);
+    expect(posted).toHaveLength(1);
+    expect(posted[0]?.text).toMatch(/^Weekly briefing · /);
+    const blocks = JSON.stringify(posted[0]?.blocks);
+    expect(blocks).toContain('Needs you');
+    expect(blocks).not.toContain('Metric alerts');
+    // Again within the minute: our own limit's words, and nothing more in Slack.
+    await row.getByRole('button', { name: 'Send now to #founders' }).click();
+    await expect.poll(() => row.getByRole('alert').textContent(), WHILE).toMatch(/^One test briefing a minute: try again in \d+ s\.$/);
+    expect(sandbox.slackMessages().filter((message) => message.webhookId === founders.id)).toHaveLength(1);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await card.screenshot({ path: `${screenshotDir}briefing-destinations-sent-dark.png` });
+    expect(problems).toEqual([]);
+    await ctx.close();
+  }, 60_000);
 });

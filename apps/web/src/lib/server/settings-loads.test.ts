@@ -1,5 +1,6 @@
 import { createCaller, type Caller } from '@dash/api';
 import { createTestApi } from '@dash/api/testing';
+import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingsSections, type SettingsSectionId } from '../settings-sections.ts';
 import { settingsLoads } from './settings-loads.ts';
@@ -11,7 +12,7 @@ const allowed: Record<SettingsSectionId, string[]> = {
   layout: ['settings.get'],
   relay: ['relay.status', 'settings.get'],
   notifications: ['auth.status', 'notifications.policy', 'projects.list'],
-  briefing: ['briefing.settings'],
+  briefing: ['briefing.settings', 'briefingDestinations.list'],
   history: ['history.settings'],
   'metric-alerts': ['metricAlerts.list', 'projects.list'],
   backups: ['alerts.deliveries', 'alerts.status', 'backup.status'],
@@ -55,6 +56,19 @@ describe("each Settings page's load", () => {
       expect(Object.keys(data).length).toBeGreaterThan(0);
     });
   }
+
+  it('briefing: a list of channels that cannot be read leaves the page with the card’s words, not a broken page', async () => {
+    const owner = asOwner();
+    const failing = new Proxy(owner, {
+      get: (routers, router: string) =>
+        router === 'briefingDestinations'
+          ? { list: () => Promise.reject(new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'The store is not answering' })) }
+          : (Reflect.get(routers, router) as unknown),
+    });
+    const data = await settingsLoads.briefing(failing);
+    expect(data.destinations).toEqual({ list: null, error: 'The store is not answering' });
+    expect(data.briefing.thresholds).toBeDefined();
+  });
 
   it('gives a caller with an API token neither the sessions nor the tokens, without asking for them', async () => {
     const { api, called } = recording(

@@ -1,9 +1,21 @@
 import type { Caller } from '@dash/api';
-import type { IntegrationName } from '@dash/contracts';
+import type { BriefingDestinations, IntegrationName } from '@dash/contracts';
+import { TRPCError } from '@trpc/server';
 import type { SettingsSectionId } from '../settings-sections.ts';
 
 /** Whether the owner has set a password: the forms that move data elsewhere ask for it again. */
 const passwordSet = async (api: Caller) => (await api.auth.status()).passwordSet;
+
+/** Where the briefing goes besides its email, or why that list could not be read (a server fault's words stay in its log). */
+async function briefingDestinations(api: Caller): Promise<{ list: BriefingDestinations | null; error: string | null }> {
+  try {
+    return { list: await api.briefingDestinations.list(), error: null };
+  } catch (error) {
+    if (error instanceof TRPCError && error.code !== 'INTERNAL_SERVER_ERROR') return { list: null, error: error.message };
+    console.error('[dashboard] the briefing destinations could not be read:', error instanceof Error ? error.message : error);
+    return { list: null, error: 'something went wrong on the server; its log has the details.' };
+  }
+}
 
 /**
  * What each Settings page shows, through the same procedures the API serves. A page asks for its own section's
@@ -29,7 +41,11 @@ export const settingsLoads = {
     return { policy, projects: projects.map(({ slug, name }) => ({ slug, name })), passwordSet: password };
   },
 
-  briefing: async (api: Caller) => ({ briefing: await api.briefing.settings() }),
+  briefing: async (api: Caller) => {
+    // The channels' card says when its list cannot be read; the rest of the page still shows.
+    const [briefing, destinations] = await Promise.all([api.briefing.settings(), briefingDestinations(api)]);
+    return { briefing, destinations };
+  },
 
   history: async (api: Caller) => ({ history: await api.history.settings() }),
 
