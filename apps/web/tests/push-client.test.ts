@@ -222,8 +222,15 @@ describe('a push on this device', () => {
     const ctx = await context(target);
     const { push, closeTab } = await withWorker(target, ctx);
     await closeTab();
+    // Its icon loads under the worker's own security policy: a refused one is a violation there, and no icon on screen.
+    await workerOf(ctx).evaluate(() => {
+      const scope = self as unknown as { __refused: string[]; addEventListener: (type: string, listener: (event: { blockedURI: string }) => void) => void };
+      scope.__refused = [];
+      scope.addEventListener('securitypolicyviolation', (event) => scope.__refused.push(event.blockedURI));
+    });
 
     await push(payload({ notificationId: 'n_outage', url: '/?notification=n_outage' }));
+    expect(await workerOf(ctx).evaluate(() => (self as unknown as { __refused: string[] }).__refused)).toEqual([]);
     expect(await notifications(ctx)).toEqual([
       {
         title: 'Down: api.example.com',

@@ -143,7 +143,7 @@ describe('the installable app on a local dashboard', () => {
     const worker = await raw(`${dashboard.url}/service-worker.js`);
     expect(worker.status).toBe(200);
     expect(worker.headers['content-type']).toMatch(/^text\/javascript/);
-    expect(worker.headers['content-security-policy']).toBe("default-src 'none'; connect-src 'self'");
+    expect(worker.headers['content-security-policy']).toBe("default-src 'none'; connect-src 'self'; img-src 'self'");
     // Always asked again: a new version's worker is seen on the next visit.
     expect(worker.headers['cache-control']).toBe('no-store');
     const offline = await raw(`${dashboard.url}/offline.html`);

@@ -94,7 +94,7 @@ describe('the security headers', () => {
   });
 
   it('let the service worker fetch only from the dashboard, and the offline page load only its own files', () => {
-    expect(staticFilePolicy('/service-worker.js')).toBe("default-src 'none'; connect-src 'self'");
+    expect(staticFilePolicy('/service-worker.js')).toBe("default-src 'none'; connect-src 'self'; img-src 'self'");
     expect(staticFilePolicy('/x/../offline.html?retry')).toMatch(/^default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self';/);
     for (const url of ['/', '/favicon.svg', '/manifest.webmanifest', '/offline.js', '/_app/immutable/entry/app.js', '/api/service-worker.js']) {
       expect(staticFilePolicy(url)).toBeUndefined();

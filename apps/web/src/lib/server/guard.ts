@@ -246,11 +246,12 @@ export function securityHeaders(origin: string | undefined): Record<string, stri
 
 /**
  * The static files that run (a worker) or are shown (a page), each with the policy it needs in place of securityHeaders'
- * `default-src 'none'`: the service worker fetches the dashboard's pages and files; the offline page, which the worker
+ * `default-src 'none'`: the service worker fetches the dashboard's pages and files, and its notifications load their icon
+ * and badge from the dashboard (Chromium loads them under the worker's policy: without `img-src` a push showed none); the offline page, which the worker
  * shows from its cache with these headers, loads its own style sheet, script and icon, and asks /healthz when to reload. Nothing inline, nothing foreign.
  */
 const STATIC_POLICIES: Readonly<Record<string, string>> = {
-  '/service-worker.js': "default-src 'none'; connect-src 'self'",
+  '/service-worker.js': "default-src 'none'; connect-src 'self'; img-src 'self'",
   '/offline.html': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
 };
 
