@@ -110,8 +110,10 @@ const dialects: {
   exists: (url: string) => Promise<boolean>;
   /** What a test might leave in its database besides rows, done to the one at `url`. */
   mess: (url: string) => Promise<void>;
-  /** Whether a copy given back goes to a later test (reset) rather than being dropped. */
+  /** Whether a copy given back after a test wrote rows goes to a later test (reset) rather than being dropped. */
   reuses: boolean;
+  /** The same for a copy whose schema a test changed too (`mess`). */
+  reusesChanged: boolean;
 }[] = [
   {
     name: 'SQLite',
@@ -133,6 +135,7 @@ const dialects: {
       }
     },
     reuses: false,
+    reusesChanged: false,
   },
   {
     name: 'Postgres',
@@ -157,6 +160,7 @@ const dialects: {
           revoke usage on schema public from public; comment on schema public is 'changed'`);
       }),
     reuses: true,
+    reusesChanged: true,
   },
   {
     name: 'MySQL (MariaDB)',
@@ -175,11 +179,12 @@ const dialects: {
         return (rows as unknown[]).length === 1;
       }),
     mess: (url) => withMysql((connection) => connection.query('create table other (a int)'), new URL(url).pathname.slice(1)).then(() => undefined),
-    reuses: false,
+    reuses: true,
+    reusesChanged: false,
   },
 ];
 
-describe.for(dialects)('a migrated template on $name', ({ problem, template: makeTemplate, migratedBlank, fingerprint, exists, mess, reuses }) => {
+describe.for(dialects)('a migrated template on $name', ({ problem, template: makeTemplate, migratedBlank, fingerprint, exists, mess, reuses, reusesChanged }) => {
   const skip = problem !== undefined && !inCI;
   const template = makeTemplate();
   beforeEach(() => {
@@ -245,15 +250,54 @@ describe.for(dialects)('a migrated template on $name', ({ problem, template: mak
     const later = [await template.clone(), await template.clone(), await template.clone()];
     for (const copy of later) expect(await fingerprint(copy.url)).toEqual(blank);
     const urls = later.map((copy) => copy.url);
-    expect(urls.includes(first.url) && urls.includes(second.url)).toBe(reuses);
-    // Where copies are not reused, a given-back copy is gone once its give-back ends (not before: on a loaded machine
-    // the first's was still running here).
-    if (!reuses) {
-      await Promise.all(givingBack);
-      expect([await exists(first.url), await exists(second.url)]).toEqual([false, false]);
-    }
+    expect({ changed: urls.includes(first.url), clean: urls.includes(second.url) }).toEqual({ changed: reusesChanged, clean: reuses });
+    // A copy that is not reused is gone once its give-back ends (not before: on a loaded machine the first's was still
+    // running here).
+    await Promise.all(givingBack);
+    if (!reusesChanged) expect(await exists(first.url)).toBe(false);
+    if (!reuses) expect(await exists(second.url)).toBe(false);
     // The template's drop removes every copy it made, given back or not, and the spare it was making.
     await template.drop();
     for (const url of [first.url, second.url, ...urls]) expect(await exists(url), url).toBe(false);
+  }, 60_000);
+
+  // Most tests write rows and nothing else: on Postgres their copy comes back by its rows alone (the catalog checked
+  // against the template's), not by the migrations run again; the test above gives one back with a schema changed too.
+  it.skipIf(skip)('gives a copy a test only wrote rows to back to a later test as the migrations make it, sequences and settings too', async () => {
+    const blank = await fingerprint(await migratedBlank());
+    const used = await template.clone();
+    const store = await openStore({ url: used.url, migrationsDir });
+    try {
+      for (const slug of ['one', 'two', 'three']) await store.projects.create({ slug, name: slug });
+      // Turns move a counter (MySQL's AUTO_INCREMENT, Postgres's sequence) that a new copy has at its start; SQLite's
+      // store keeps no rate windows.
+      const windows = store.rateWindows;
+      if (windows) for (const now of [1_000, 2_000]) expect(await windows.take('revenue', 5, 60_000, now)).toHaveProperty('turn');
+      await store.notifications.ingest(
+        ['1', '2'].map((n) => ({
+          sourceEventId: `github:${n}`,
+          integration: 'github',
+          type: 'pr.merged',
+          subjectKey: null,
+          transition: null,
+          severity: 'info' as const,
+          title: `Merged ${n}`,
+          url: null,
+          projectSlug: 'one',
+          occurredAt: '2026-11-23T10:00:00.000Z',
+          receivedAt: '2026-11-23T10:00:00.000Z',
+          relayEventId: null,
+        })),
+        { now: '2026-11-23T10:00:00.000Z', dedupWindowMs: 60_000 },
+      );
+    } finally {
+      await store.close();
+    }
+    expect(await fingerprint(used.url)).not.toEqual(blank);
+    await used.drop();
+    const later = [await template.clone(), await template.clone()];
+    for (const copy of later) expect(await fingerprint(copy.url)).toEqual(blank);
+    expect(later.some((copy) => copy.url === used.url)).toBe(reuses);
+    await Promise.all(later.map((copy) => copy.drop()));
   }, 60_000);
 });
