@@ -5,14 +5,20 @@ export const weekdays = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as con
 export const weekdaySchema = z.enum(weekdays, { error: 'A day is one of mon, tue, wed, thu, fri, sat, sun' });
 export type Weekday = z.infer<typeof weekdaySchema>;
 
+/** Zones `Intl` has known: a formatter costs tens of microseconds, and every stored policy is checked on each event. */
+const knownZones = new Set<string>();
+
 /** Whether `Intl` knows the zone (`Europe/Berlin`, `UTC`); Node ships the full IANA database. */
 export function isTimeZone(zone: string): boolean {
+  if (knownZones.has(zone)) return true;
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });
-    return true;
   } catch {
     return false;
   }
+  // Bounded: Intl also takes other spellings of a zone (any case), so what callers ask about has no fixed size.
+  if (knownZones.size < 1_000) knownZones.add(zone);
+  return true;
 }
 
 const clock = (field: string, allowMidnightEnd: boolean) =>

@@ -66,9 +66,9 @@ describe.for([
     const api = await createTestApi({ dir, clock, scheduler: false, email: env, ...(databaseUrl ? { databaseUrl } : {}) });
     cleanup.push(() => api.dispose({ keepFiles: true }));
     const { inbox } = api.ctx.notifications;
-    /** Every interruption in the outbox, by id, as it is now. */
+    /** Every interruption in the outbox, by id, as it is now (read outside a transaction: nothing else writes meanwhile). */
     const outbox = async () => {
-      const all = await api.store.notifications.outbox(async (ops) => (await Promise.all(statuses.map((status) => ops.deliveriesWithStatus(status)))).flat());
+      const all = await api.store.notifications.read(async (ops) => (await Promise.all(statuses.map((status) => ops.deliveriesWithStatus(status)))).flat());
       return new Map(all.map((row) => [row.id, row]));
     };
     return {

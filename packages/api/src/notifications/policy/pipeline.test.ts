@@ -72,10 +72,10 @@ describe.for([
         clock.advance(at - clock.now());
         return (await inbox.tick()).sent;
       },
-      /** Every interruption in the outbox, oldest first. */
+      /** Every interruption in the outbox, oldest first (read outside a transaction: the test's ingests and ticks are done). */
       async outbox(): Promise<DeliveryRow[]> {
         const statuses = ['held', 'deferred', 'sent', 'cancelled', 'suppressed', 'digested', 'empty'] as const;
-        const all = await api.store.notifications.outbox(async (ops) => (await Promise.all(statuses.map((status) => ops.deliveriesWithStatus(status)))).flat());
+        const all = await api.store.notifications.read(async (ops) => (await Promise.all(statuses.map((status) => ops.deliveriesWithStatus(status)))).flat());
         return all.sort((a, b) => a.createdAt - b.createdAt || (a.seq ?? 0) - (b.seq ?? 0));
       },
       async sent() {
