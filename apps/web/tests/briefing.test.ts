@@ -190,10 +190,14 @@ describe('the briefing in the browser', () => {
     await section.getByLabel('Send the briefing by email').check();
     expect(await section.getByLabel('Time zone').inputValue()).toBe('Europe/Berlin');
     await section.getByLabel('Time', { exact: true }).fill('07:30');
+    // A weekly email on Mondays with what needs you and the figures only.
+    await section.getByLabel('Each email covers').selectOption('week');
+    for (const day of ['Tue', 'Wed', 'Thu', 'Fri']) await section.getByLabel(day, { exact: true }).uncheck();
+    for (const part of ['What shipped', 'Reviews', 'Metric alerts']) await section.getByLabel(part, { exact: true }).uncheck();
     await section.getByRole('button', { name: 'Save schedule' }).click();
     await section.getByText(/^Saved: the next briefing email goes out /).waitFor();
     const saved = (await (await dashboard.fetch('/api/briefing/settings')).json()) as { schedule: { enabled: boolean; time: string; timezone: string } };
-    expect(saved.schedule).toMatchObject({ enabled: true, time: '07:30', timezone: 'Europe/Berlin' });
+    expect(saved.schedule).toEqual({ enabled: true, time: '07:30', timezone: 'Europe/Berlin', days: ['mon'], period: 'week', parts: ['needs_you', 'figures'] });
     await section.getByRole('button', { name: 'Send a test briefing now' }).click();
     await section.getByText('Test briefing sent: check the inbox it goes to.').waitFor({ timeout: 20_000 });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { briefingPeriodSchema } from './briefing-destinations.ts';
+import { briefingPartNames, briefingPartSchema, briefingPeriodSchema } from './briefing-destinations.ts';
 import { metricKeySchema } from './history.ts';
 import { isTimeZone, weekdaySchema } from './quiet-hours.ts';
 
@@ -255,10 +255,21 @@ export const briefingScheduleSchema = z.strictObject({
     .min(1, 'days lists at least one day')
     .max(7)
     .refine((days) => new Set(days).size === days.length, 'days lists a day twice'),
+  /** What each email covers: the day before it (compared with the same day last week), or the week before (with the week before that). */
+  period: briefingPeriodSchema.default('day'),
+  /** The parts it holds (issue 52), as every destination chooses them. */
+  parts: z
+    .array(briefingPartSchema)
+    .min(1, 'parts lists at least one part')
+    .max(briefingPartNames.length)
+    .refine((parts) => new Set(parts).size === parts.length, 'parts lists a part twice')
+    .default([...briefingPartNames]),
 });
 export type BriefingSchedule = z.infer<typeof briefingScheduleSchema>;
+/** A schedule as a client sends it: the period and the parts may be left out (the day, every part). */
+export type BriefingScheduleInput = z.input<typeof briefingScheduleSchema>;
 
-export const defaultBriefingSchedule: BriefingSchedule = { enabled: false, time: '08:00', timezone: 'UTC', days: ['mon', 'tue', 'wed', 'thu', 'fri'] };
+export const defaultBriefingSchedule: BriefingSchedule = { enabled: false, time: '08:00', timezone: 'UTC', days: ['mon', 'tue', 'wed', 'thu', 'fri'], period: 'day', parts: [...briefingPartNames] };
 
 /** The briefing's settings as the settings page shows them. */
 export const briefingSettingsSchema = z.object({
@@ -269,7 +280,7 @@ export const briefingSettingsSchema = z.object({
   /** The next send (ISO 8601) while the schedule is on; null otherwise. */
   nextSendAt: instant.nullable(),
   /** The last email sent: when, for which window, and how it went. */
-  lastSent: z.object({ at: instant, until: instant, status: z.enum(['sent', 'failed']), error: z.string().nullable() }).nullable(),
+  lastSent: z.object({ at: instant, until: instant, status: z.enum(['sent', 'failed', 'skipped']), error: z.string().nullable() }).nullable(),
 });
 export type BriefingSettings = z.infer<typeof briefingSettingsSchema>;
 

@@ -9,7 +9,6 @@ import {
   type BriefingMedium,
   type BriefingPart,
   type BriefingPeriod,
-  type BriefingSchedule,
   type BriefingSendRecord,
   type Briefing,
   type SendBriefingResult,
@@ -22,7 +21,7 @@ import type { PolicySettings } from '../notifications/policy/settings.ts';
 import { Ticker } from '../ticker.ts';
 import { composeBriefing, type BriefingSources } from './briefing.ts';
 import { BriefingInputError } from './mailer.ts';
-import { LATE_LIMIT_MS, nextOccurrence, occurrenceOfDay, type Occurrence } from './schedule.ts';
+import { lastOccurrence, LATE_LIMIT_MS, nextOccurrence, type BriefingSchedule, type Occurrence } from './schedule.ts';
 
 /**
  * The briefing on the owner's chat connections and push devices (issue 52): each destination on a schedule of its own
@@ -87,16 +86,6 @@ export const periodOf = (cadence: BriefingCadence): BriefingPeriod => (cadence.e
 export function scheduleOf(cadence: BriefingCadence, timezone: string): BriefingSchedule {
   if (cadence.every === 'off') return { enabled: false, time: '08:00', timezone, days: [...weekdays] };
   return { enabled: true, time: cadence.time, timezone, days: cadence.every === 'week' ? [cadence.day] : [...weekdays] };
-}
-
-/** The schedule's latest send at or before `now`, within the last eight days; undefined when there is none. */
-export function lastOccurrence(schedule: BriefingSchedule, now: number): Occurrence | undefined {
-  if (!schedule.enabled) return undefined;
-  for (let i = 0; i <= 8; i++) {
-    const occurrence = occurrenceOfDay(schedule, now - i * DAY);
-    if (occurrence && occurrence.at <= now) return occurrence;
-  }
-  return undefined;
 }
 
 async function storedSettings(sources: Pick<BriefingSources, 'store'>): Promise<StoredSettings> {

@@ -1,4 +1,4 @@
-import { httpUrl, type Briefing, type BriefingPeriod, type BriefingProject, type BriefingTrend, type Compared } from '@dash/contracts';
+import { httpUrl, type Briefing, type BriefingPart, type BriefingPeriod, type BriefingProject, type BriefingTrend, type Compared } from '@dash/contracts';
 import { addDays } from '@dash/connectors';
 import escapeHtml from 'escape-html';
 import type { Email } from '../alerts/index.ts';
@@ -258,6 +258,29 @@ export function briefingSubject(briefing: Briefing, timezone: string): string {
 }
 
 /** The briefing email: subject, HTML (tables, inline styles, escaped) and its plain-text part. */
+/**
+ * The briefing with only the chosen parts (the email's schedule chooses them, as every destination does): what needs
+ * you (and the quiet line), each product's figures (its trend, revenue, traffic, search, bugs, errors, uptime,
+ * funding, and the sources that could not be read), what shipped, reviews, the open metric alerts.
+ */
+export function withParts(briefing: Briefing, parts: readonly BriefingPart[]): Briefing {
+  const has = (part: BriefingPart) => parts.includes(part);
+  const figures = has('figures');
+  return {
+    ...briefing,
+    needsYou: has('needs_you') ? briefing.needsYou : [],
+    quiet: has('needs_you') ? briefing.quiet : null,
+    metricAlerts: has('metric_alerts') ? (briefing.metricAlerts ?? []) : [],
+    failed: figures ? briefing.failed : [],
+    projects: briefing.projects.map((project) => ({
+      ...project,
+      ...(figures ? {} : { revenue: null, traffic: null, search: null, bugs: null, errors: null, uptime: null, funding: null, trend: [] }),
+      shipping: has('shipped') ? project.shipping : null,
+      reviews: has('reviews') ? project.reviews : null,
+    })),
+  };
+}
+
 export function briefingEmail(briefing: Briefing, options: BriefingEmailOptions): Email {
   const { origin, timezone } = options;
   const subject = briefingSubject(briefing, timezone);

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { briefingEmailSchema, briefingSettingsSchema, type BriefingSchedule } from '@dash/contracts';
+import { briefingEmailSchema, briefingSettingsSchema, type BriefingSchedule, type BriefingScheduleInput } from '@dash/contracts';
 import { systemClock } from '@dash/connectors';
 import { testClock } from '@dash/connectors/testing';
 import { PG_SERVER, postgresProblem, scratchPostgres } from '@dash/db/testing';
@@ -80,7 +80,7 @@ async function withDemo(clock: Clock, options: Omit<Parameters<typeof createTest
  * Its time zone is a fixed offset that puts the send at about 08:00 local, so the hours a test then moves through stay
  * inside that day whatever the hour the suite runs at (in UTC, a run at 22:00 would see the day end three hours on).
  */
-function soon(clock: Clock): { schedule: BriefingSchedule; sendAt: number; date: string; dayOf: (ms: number) => string } {
+function soon(clock: Clock): { schedule: BriefingScheduleInput; sendAt: number; date: string; dayOf: (ms: number) => string } {
   const sendAt = Math.floor((clock.now() + 3 * MINUTE) / MINUTE) * MINUTE;
   // Hours east of UTC, within the -12..+14 the Etc zones cover.
   let east = (((8 - new Date(sendAt).getUTCHours()) % 24) + 24) % 24;
@@ -165,6 +165,32 @@ describe.for([
     expect(next.filter((outcome) => outcome.action === 'sent')).toHaveLength(1);
     expect(sandbox.mails()).toHaveLength(2);
     // Four dashboards, a demo and two refreshes through every connector: a loaded machine has taken over 20 s on Postgres.
+  }, 60_000);
+});
+
+describe('a weekly email, its parts, and a missed day', () => {
+  it('covers the week before with only the chosen parts; a day the dashboard missed by over 6 hours is skipped and said so', async () => {
+    const clock = testClock(Date.now() - 4 * MINUTE);
+    const api = await withDemo(clock);
+    const { schedule, sendAt, date } = soon(clock);
+    await api.caller.briefing.saveSchedule({ ...schedule, period: 'week', parts: ['needs_you', 'shipped'] });
+    clock.advance(sendAt - clock.now());
+    expect(await api.ctx.briefing.tick()).toMatchObject({ action: 'sent', date });
+    const [mail] = sandbox.mails();
+    expect(mail?.text).toContain('Your weekly briefing');
+    // The window is the week before the send, and only what shipped (with what needs you) is in it: no figures, reviews or alerts.
+    expect(mail?.subject).toMatch(/week/i);
+    expect(mail?.text).not.toMatch(/\n(Revenue|Visitors|Errors|Uptime|Funding|Bugs|Reviews): /);
+    expect(mail?.text).toMatch(/\nShipped: /);
+    expect((await api.caller.briefing.settings()).schedule).toMatchObject({ period: 'week', parts: ['needs_you', 'shipped'] });
+
+    // Off for the next day's time and 7 hours after: that day's is not sent late, and the settings say why.
+    clock.advance(DAY + 7 * HOUR);
+    expect(await api.ctx.briefing.tick()).toMatchObject({ action: 'skipped' });
+    expect(await api.ctx.briefing.tick()).toEqual({ action: 'waiting' });
+    expect(sandbox.mails()).toHaveLength(1);
+    const { lastSent } = await api.caller.briefing.settings();
+    expect(lastSent).toMatchObject({ status: 'skipped', error: expect.stringContaining('more than 6 hours late') });
   }, 60_000);
 });
 

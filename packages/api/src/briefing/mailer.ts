@@ -5,6 +5,7 @@ import {
   type AlertResult,
   type Briefing,
   type BriefingSchedule,
+  type BriefingScheduleInput,
   type BriefingSettings,
 } from '@dash/contracts';
 import type { Clock } from '@dash/connectors';
@@ -15,10 +16,10 @@ import { BackupBusyError, type Backups } from '../backup/runner.ts';
 import type { Logger } from '../logger.ts';
 import type { PolicySettings } from '../notifications/policy/settings.ts';
 import { briefingThresholds, composeBriefing, recordSnapshots, type BriefingSources } from './briefing.ts';
-import { briefingEmail } from './email.ts';
+import { briefingEmail, withParts } from './email.ts';
 import { HeldLease } from '../held-lease.ts';
 import { Ticker } from '../ticker.ts';
-import { dueOccurrence, nextOccurrence, type Occurrence } from './schedule.ts';
+import { dueOccurrence, lastOccurrence, LATE_LIMIT_MS, nextOccurrence, type Occurrence } from './schedule.ts';
 
 /**
  * The briefing email: its schedule (a local time on chosen weekdays, off by default, offered once SendGrid is set
@@ -49,7 +50,7 @@ const POLL_MS = 60_000;
 
 const dayRecordSchema = z.object({
   /** `sending` is written just before SendGrid is asked: found later, the process sending it stopped midway. */
-  status: z.enum(['sending', 'sent', 'failed', 'paused']),
+  status: z.enum(['sending', 'sent', 'failed', 'paused', 'skipped']),
   attempts: z.number().int().nonnegative(),
   /** When it was sent, failed or found paused, ms. */
   at: z.number(),
@@ -111,7 +112,7 @@ function nextSendAt(schedule: BriefingSchedule, savedAt: number, state: MailerSt
 
 /** What one look at the schedule did. */
 export interface TickOutcome {
-  action: 'off' | 'waiting' | 'done' | 'busy' | 'sent' | 'failed' | 'paused';
+  action: 'off' | 'waiting' | 'done' | 'busy' | 'sent' | 'failed' | 'paused' | 'skipped';
   /** The local date of the scheduled day it looked at. */
   date?: string;
   /** SendGrid's message id, or why it failed. */
@@ -163,8 +164,9 @@ export class BriefingMailer {
   }
 
   /** Saves the schedule; turning it on needs email set up (else BriefingInputError on `enabled`, nothing stored). */
-  async saveSchedule(schedule: BriefingSchedule): Promise<BriefingSettings> {
+  async saveSchedule(input: BriefingScheduleInput): Promise<BriefingSettings> {
     const { store, alerts, clock } = this.options;
+    const schedule = briefingScheduleSchema.parse(input);
     if (schedule.enabled && !(await alerts.status()).configured) {
       throw new BriefingInputError(
         ['enabled'],
@@ -203,9 +205,10 @@ export class BriefingMailer {
   private async compose(schedule: BriefingSchedule, state: MailerState, signal?: AbortSignal): Promise<{ briefing: Briefing; email: Email }> {
     const now = this.options.clock.now();
     const delivered = state.deliveredUntil === null ? Number.NaN : Date.parse(state.deliveredUntil);
-    const since = Math.min(Number.isFinite(delivered) ? delivered : now, now - DAY);
-    const briefing = await composeBriefing(this.options, { project: undefined, since: new Date(since).toISOString() }, signal);
-    return { briefing, email: briefingEmail(briefing, { origin: this.options.origin, timezone: schedule.timezone }) };
+    // A weekly email covers the week before it; a daily one the days since the last (at least the last 24 hours).
+    const since = schedule.period === 'week' ? now - 7 * DAY : Math.min(Number.isFinite(delivered) ? delivered : now, now - DAY);
+    const briefing = await composeBriefing(this.options, { project: undefined, since: new Date(since).toISOString(), period: schedule.period }, signal);
+    return { briefing, email: briefingEmail(withParts(briefing, schedule.parts), { origin: this.options.origin, timezone: schedule.timezone }) };
   }
 
   /** Looks at the schedule now and then whenever the next send is due (at least every minute). */
@@ -235,13 +238,33 @@ export class BriefingMailer {
     const { schedule, savedAt } = await briefingSchedule(store);
     const now = this.options.clock.now();
     const due = dueOccurrence(schedule, now, savedAt);
-    if (!due) return { action: schedule.enabled ? 'waiting' : 'off' };
+    if (!due) return schedule.enabled ? await this.skipMissed(schedule, savedAt, now) : { action: 'off' };
     const record = (await mailerState(store)).days[due.date];
     // A day left `sending` is looked at under the lease: its sender holds it while alive, and if it is gone, says so.
     if (!pending(record, now) && record?.status !== 'sending') return { action: 'done', date: due.date };
     // Held while it works (a refresh waits on RevenueCat's limiter for minutes); given up when done.
     const sent = this.ticker.isStopped ? undefined : await this.lease.run(() => this.sendDue(schedule, due));
     return sent?.value ?? { action: 'busy', date: due.date };
+  }
+
+  /**
+   * A scheduled day whose time passed more than `LATE_LIMIT_MS` ago with nothing sent (the dashboard was off): recorded
+   * as skipped, once, so the settings say so instead of the email silently not coming.
+   */
+  private async skipMissed(schedule: BriefingSchedule, savedAt: number, now: number): Promise<TickOutcome> {
+    const { store, log } = this.options;
+    const missed = lastOccurrence(schedule, now);
+    if (!missed || missed.at < savedAt || now - missed.at <= LATE_LIMIT_MS || (await mailerState(store)).days[missed.date] !== undefined) return { action: 'waiting' };
+    const recorded = await this.lease.run(async () => {
+      const state = await mailerState(store);
+      if (state.days[missed.date] !== undefined) return false;
+      const at = new Date(this.options.clock.now()).toISOString();
+      const error = `Not sent: the dashboard was not running at ${new Date(missed.at).toISOString().slice(11, 16)} UTC on ${missed.date}, and a briefing more than 6 hours late is skipped.`;
+      await this.record(store, { ...state, lastSent: { at, until: at, status: 'skipped', error } }, missed.date, { status: 'skipped', attempts: 0, at: Date.parse(at), until: null, id: null, error, retryAt: null });
+      log.info(`briefing email for ${missed.date}: ${error}`);
+      return true;
+    });
+    return recorded?.value ? { action: 'skipped', date: missed.date } : { action: 'waiting' };
   }
 
   /** Under the lease: today's send, unless another process did it meanwhile, the pause is on, or email went away. */

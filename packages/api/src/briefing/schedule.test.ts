@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BriefingSchedule } from '@dash/contracts';
-import { dueOccurrence, LATE_LIMIT_MS, nextOccurrence, occurrenceOfDay } from './schedule.ts';
+import { dueOccurrence, LATE_LIMIT_MS, nextOccurrence, occurrenceOfDay, type BriefingSchedule } from './schedule.ts';
 
 // The briefing email's time is a wall time in the schedule's zone: across a daylight-saving change 08:00 stays 08:00
 // local, so its UTC instant moves by the hour. Europe/Berlin in 2026: CET (UTC+1) until Sunday 29 March 02:00, then

@@ -1,4 +1,4 @@
-import { weekdays, type BriefingSchedule } from '@dash/contracts';
+import { weekdays, type BriefingSchedule as StoredSchedule } from '@dash/contracts';
 import type { Temporal } from '@js-temporal/polyfill';
 import { localTime, wallInstant } from '../notifications/policy/quiet-hours.ts';
 
@@ -8,6 +8,9 @@ import { localTime, wallInstant } from '../notifications/policy/quiet-hours.ts';
  * moves by the hour). A wall time that does not exist that day (inside the spring-forward gap) is moved forward by
  * the gap; one that happens twice (the fall-back hour) is its earlier instant ("compatible").
  */
+
+/** What a schedule's times are read from: on or off, the wall time, its zone and its weekdays. */
+export type BriefingSchedule = Pick<StoredSchedule, 'enabled' | 'time' | 'timezone' | 'days'>;
 
 /** One day's send: the local date it belongs to (its record's key) and its instant, ms UTC. */
 export interface Occurrence {
@@ -39,6 +42,16 @@ export function nextOccurrence(schedule: BriefingSchedule, from: number, skip: (
     if (!chosen(schedule, date)) continue;
     const at = instantOn(schedule, date);
     if (at >= from && !skip(date.toString())) return { date: date.toString(), at };
+  }
+  return undefined;
+}
+
+/** The schedule's latest send at or before `now`, within the last eight days; undefined when there is none. */
+export function lastOccurrence(schedule: BriefingSchedule, now: number): Occurrence | undefined {
+  if (!schedule.enabled) return undefined;
+  for (let i = 0; i <= 8; i++) {
+    const occurrence = occurrenceOfDay(schedule, now - i * 86_400_000);
+    if (occurrence && occurrence.at <= now) return occurrence;
   }
   return undefined;
 }
