@@ -46,6 +46,9 @@ async function dashboard(start: number | ReturnType<typeof testClock>, dir?: str
     clock,
     scheduler: false,
     credentialsKey: Buffer.alloc(32, 7),
+    // The fake push service is on 127.0.0.1, and push services need a contact.
+    email: { ALERT_EMAIL_TO: 'founder@example.com' },
+    push: { PUSH_ALLOW_PRIVATE_ENDPOINTS: true },
     demo: { setup: () => Promise.resolve(demoSetup(upstreams)) },
     rateLimits: { revenuecat: { limit: 1_000, windowMs: MINUTE } },
     chat: { CHAT_SLACK_URL: sandbox.services.slack.url, CHAT_DISCORD_URL: sandbox.services.discord.url, CHAT_TELEGRAM_URL: sandbox.services.telegram.url },
@@ -122,6 +125,21 @@ describe('the briefing on a schedule per destination', () => {
     // The next day's goes the next day.
     await a.at(Date.parse('2026-12-01T08:00:10Z'));
     expect(sandbox.slackMessages()).toHaveLength(2);
+  });
+
+  it('pushes a one-line briefing to a device, which opens the briefing', async () => {
+    const dash = await dashboard(monday);
+    await startDemo(dash.ctx);
+    const { publicKey } = (await dash.call('GET', '/api/push/key')).json as { publicKey: string };
+    const subscription = sandbox.subscribePush({ applicationServerKey: publicKey });
+    const added = await dash.call('POST', '/api/push/subscriptions', { endpoint: subscription.endpoint, expirationTime: null, keys: subscription.keys, name: 'Phone' });
+    expect(added.status).toBe(201);
+    const device = `push:${(added.json as { id: string }).id}`;
+    await dash.ctx.briefingCourier.save(device, { cadence: { every: 'day', time: '08:00' }, parts: ['needs_you', 'figures'] });
+    await dash.at(monday + HOUR + 10_000);
+    const pushes = sandbox.pushes().map((push) => ({ payload: JSON.parse(push.payload) as Record<string, unknown>, ttl: push.ttl }));
+    expect(pushes).toEqual([{ payload: expect.objectContaining({ kind: 'digest', tag: 'briefing-day', url: '/briefing', body: expect.stringMatching(/products?/) }), ttl: 12 * 3_600 }]);
+    expect((await dash.destination(device))?.last).toMatchObject({ status: 'sent', posted: 1 });
   });
 
   it('keeps a weekly time across a daylight-saving change in the owner’s zone', async () => {
