@@ -239,6 +239,9 @@ describe('the destinations over the API', () => {
     expect(sandbox.slackMessages()).toHaveLength(1);
     const again = await dash.call('POST', '/api/briefing/send', { destination: slack });
     expect(again.status).toBe(429);
+    // The email is a destination too, once email is set up (not here): a 400 that says so.
+    const email = await dash.call('POST', '/api/briefing/send', { destination: 'email' });
+    expect([email.status, JSON.stringify(email.json)]).toEqual([400, expect.stringContaining('email is not set up')]);
     expect(sandbox.slackMessages()).toHaveLength(1);
   });
 });

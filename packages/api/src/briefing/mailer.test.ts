@@ -276,6 +276,13 @@ describe('the preview', () => {
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(await page.text()).toBe(preview.html);
 
+    // The `email` destination's "send now" is the same send, under the same one-a-minute limit.
+    expect((await call('POST', '/api/briefing/send', { destination: 'email' })).status).toBe(429);
+    clock.advance(61_000);
+    const now = await call('POST', '/api/briefing/send', { destination: 'email' });
+    expect([now.status, now.json]).toEqual([200, { destination: 'email', posted: 1, messages: 1 }]);
+    expect(sandbox.mails().map((mail) => mail.subject)).toEqual([preview.subject, preview.subject]);
+
     // The scheduled one refreshes every source first, then sends: the preview asked at that same instant (from the
     // data the refresh just cached) is what went out. Asked before the refresh it could differ, and rightly: the
     // sandbox answers on the real clock, so an item can cross the edge of a window between the two fetches.

@@ -2,6 +2,7 @@ import { TRPCError } from '@trpc/server';
 import { briefingDestinationsSchema, saveBriefingDestinationSchema, sendBriefingResultSchema, sendBriefingSchema } from '@dash/contracts';
 import { z } from 'zod';
 import { BriefingSendError } from '../briefing/courier.ts';
+import { EmailRefusedError } from '../alerts/index.ts';
 import { BriefingInputError } from '../briefing/mailer.ts';
 import { fail } from '../errors.ts';
 import { publicProcedure, router } from '../trpc.ts';
@@ -35,8 +36,20 @@ export const briefingDestinationsRouter = router({
   send: publicProcedure
     .input(sendBriefingSchema)
     .output(sendBriefingResultSchema)
-    .mutation(async ({ ctx, input }) => {
+    .mutation(async ({ ctx, input, signal }) => {
       assertOwnerBrowser(ctx);
+      if (input.destination === 'email') {
+        // The email as its schedule has it (its period and parts), to the configured addresses: its own test send.
+        if (!(await ctx.alerts.config())) throw fail('BAD_REQUEST', 'destination: email is not set up (SendGrid: Settings → Refresh & alerts)');
+        await ctx.testSends.take('briefing', 'briefing email');
+        try {
+          await ctx.briefing.sendTest(signal);
+        } catch (error) {
+          if (error instanceof EmailRefusedError) throw fail('BAD_GATEWAY', error.message, error);
+          throw error;
+        }
+        return { destination: 'email', posted: 1, messages: 1 };
+      }
       await ctx.testSends.take('briefing-destination', 'briefing');
       try {
         return await ctx.briefingCourier.sendNow(input.destination, input.period);
