@@ -59,6 +59,21 @@ const engines: Engine[] = [
 const schema = z.object({ n: z.number() });
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * A shared window whose writes (a 429's pause, a refund) the test can wait for: the limiter tells the window and goes
+ * on, so another process sees them once the store has them, which a loaded machine can take longer than any fixed wait.
+ */
+function awaited(window: SharedWindow): SharedWindow & { written: () => Promise<unknown> } {
+  const writes: Promise<unknown>[] = [];
+  const track = <T>(write: Promise<T>) => (writes.push(write), write);
+  return {
+    ...window,
+    pause: (until) => track(window.pause(until)),
+    refund: (turn) => track(window.refund(turn)),
+    written: () => Promise.all(writes.splice(0)),
+  };
+}
+
 describe.for(engines)('two processes sharing through $name', (engine) => {
   const skip = engine.problem !== undefined && !inCI;
   let processes: [Process, Process];
@@ -114,7 +129,8 @@ describe.for(engines)('two processes sharing through $name', (engine) => {
         },
       });
     const failing = ask(first!, true);
-    await wait(20);
+    // The first holds the key once its fetch has begun (however long a loaded machine takes to get there).
+    await expect.poll(() => calls, { timeout: 10_000, interval: 5 }).toBe(1);
     const [failed, fetched] = await Promise.allSettled([failing, ask(second!, false)]);
     expect(failed).toMatchObject({ status: 'rejected', reason: { message: 'upstream 503' } });
     expect(fetched).toMatchObject({ status: 'fulfilled', value: { value: { n: 7 }, status: 'MISS' } });
@@ -147,18 +163,20 @@ describe.for(engines)('two processes sharing through $name', (engine) => {
 
   it.skipIf(skip)("a 429 seen by one process pauses the other's calls to that account, and a refund frees a place", async () => {
     const rate = { limit: 2, windowMs: 60_000 };
-    const [a, b] = processes.map(({ coordination }) => sharedWindowLimiter(coordination.window(`paused-${engine.name}`, rate)!, systemClock));
+    const paused = processes.map(({ coordination }) => awaited(coordination.window(`paused-${engine.name}`, rate)!));
+    const [a, b] = paused.map((window) => sharedWindowLimiter(window, systemClock));
     await a!.take();
     a!.pauseFor(30_000);
-    await wait(50);
+    await paused[0]!.written();
     await expect(b!.take(undefined, 1_000)).rejects.toBeInstanceOf(LimiterBusyError);
 
-    const [c, d] = processes.map(({ coordination }) => sharedWindowLimiter(coordination.window(`refund-${engine.name}`, rate)!, systemClock));
+    const refunded = processes.map(({ coordination }) => awaited(coordination.window(`refund-${engine.name}`, rate)!));
+    const [c, d] = refunded.map((window) => sharedWindowLimiter(window, systemClock));
     await c!.take();
     const second = await d!.take();
     await expect(c!.take(undefined, 1_000)).rejects.toBeInstanceOf(LimiterBusyError);
     d!.refund(second);
-    await wait(50);
+    await refunded[1]!.written();
     await expect(c!.take(undefined, 1_000)).resolves.toEqual(expect.any(Number));
   });
 });
@@ -185,12 +203,13 @@ describe('two dashboards on one Redis, each on a database of its own (a staging 
     const [production, staging] = dashboards.map(({ store }) => installationOf(store));
     expect(await production).not.toBe(await staging);
     const rate = { limit: 2, windowMs: 60_000 };
-    const [a, b] = dashboards.map(({ coordination }) => sharedWindowLimiter(coordination.window('revenuecat:acct', rate)!, systemClock));
+    const windows = dashboards.map(({ coordination }) => awaited(coordination.window('revenuecat:acct', rate)!));
+    const [a, b] = windows.map((window) => sharedWindowLimiter(window, systemClock));
     await a!.take();
     await a!.take();
     await expect(a!.take(undefined, 200)).rejects.toBeInstanceOf(LimiterBusyError);
     a!.pauseFor(30_000);
-    await wait(50);
+    await windows[0]!.written();
     await expect(b!.take(undefined, 1_000)).resolves.toEqual(expect.any(Number));
     await expect(b!.take(undefined, 1_000)).resolves.toEqual(expect.any(Number));
   });
