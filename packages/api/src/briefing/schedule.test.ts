@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dueOccurrence, LATE_LIMIT_MS, nextOccurrence, occurrenceOfDay, type BriefingSchedule } from './schedule.ts';
+import { dueOccurrence, lastOccurrence, LATE_LIMIT_MS, nextOccurrence, occurrenceOfDay, type BriefingSchedule } from './schedule.ts';
 
 // The briefing email's time is a wall time in the schedule's zone: across a daylight-saving change 08:00 stays 08:00
 // local, so its UTC instant moves by the hour. Europe/Berlin in 2026: CET (UTC+1) until Sunday 29 March 02:00, then
@@ -72,5 +72,12 @@ describe('which days and when', () => {
 
   it('skips a day already done', () => {
     expect(nextOccurrence(weekdays, at('2026-11-27T12:00:00Z'), (date) => date === '2026-11-27')?.date).toBe('2026-11-30');
+  });
+
+  it('takes an instant with a fraction of a millisecond (a test clock after a back-off): the same day and send', () => {
+    const time = at('2026-11-27T12:30:00Z') + 0.25;
+    expect(dueOccurrence(weekdays, time, 0)?.date).toBe('2026-11-27');
+    expect(lastOccurrence(weekdays, time)).toEqual({ date: '2026-11-27', at: at('2026-11-27T12:30:00Z') });
+    expect(nextOccurrence(weekdays, time)?.date).toBe('2026-11-30');
   });
 });

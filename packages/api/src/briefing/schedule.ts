@@ -30,13 +30,14 @@ const chosen = (schedule: BriefingSchedule, date: Temporal.PlainDate) => {
 
 /** The send of the local day `now` falls on, when that day is one of the schedule's (whether its time has come or not). */
 export function occurrenceOfDay(schedule: BriefingSchedule, now: number): Occurrence | undefined {
-  const { date } = localTime(now, schedule.timezone);
+  // A fake clock's sleeps (a limiter's or a pace's back-off) may leave fractions of a millisecond; Temporal takes whole ones.
+  const { date } = localTime(Math.floor(now), schedule.timezone);
   return chosen(schedule, date) ? { date: date.toString(), at: instantOn(schedule, date) } : undefined;
 }
 
 /** The first send at or after `from` whose day `skip` does not rule out (a day already done), within the next eight days. */
 export function nextOccurrence(schedule: BriefingSchedule, from: number, skip: (date: string) => boolean = () => false): Occurrence | undefined {
-  const { date: first } = localTime(from, schedule.timezone);
+  const { date: first } = localTime(Math.floor(from), schedule.timezone);
   for (let i = 0; i <= 8; i++) {
     const date = first.add({ days: i });
     if (!chosen(schedule, date)) continue;
