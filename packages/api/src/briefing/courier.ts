@@ -158,7 +158,7 @@ export class BriefingCourier {
     };
   }
 
-  /** Saves one destination's schedule and parts (a destination there is no longer: 404); the next look applies it. */
+  /** Saves one destination's schedule and parts (a destination there is not: BriefingInputError, a 400); the next look applies it. */
   async save(id: string, settings: BriefingDestinationSettings): Promise<BriefingDestinations> {
     const { store, clock } = this.options;
     if (!(await this.options.media.targets()).some((target) => target.id === id)) throw new BriefingInputError(['id'], `No chat connection or push device "${id}" to send the briefing to`);
