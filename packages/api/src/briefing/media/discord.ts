@@ -1,4 +1,4 @@
-import { escapeDiscordMarkdown, type DiscordRawPayload } from '../../channels/discord/index.ts';
+import { escapeDiscordMarkdown, fitMarkdown, type DiscordRawPayload } from '../../channels/discord/index.ts';
 import { outline, type BriefingRender, type Line, type ProductOutline, type Section } from './outline.ts';
 
 /**
@@ -22,18 +22,8 @@ const DEFAULT_COLOR = 0x5865f2;
 
 type Embed = Record<string, unknown> & { title: string; description?: string; fields?: { name: string; value: string; inline: boolean }[] };
 
-/** Escaped and cut to `max` characters with an ellipsis, never between a backslash and what it escapes. */
-function fit(text: string, max: number): string {
-  const escaped = escapeDiscordMarkdown(text);
-  if (escaped.length <= max) return escaped;
-  let cut = '';
-  for (const char of text) {
-    const piece = escapeDiscordMarkdown(char);
-    if (cut.length + piece.length > max - 1) break;
-    cut += piece;
-  }
-  return `${cut}…`;
-}
+/** Escaped and cut to `max` characters with an ellipsis (the alerts' own: never between a backslash and what it escapes). */
+const fit = fitMarkdown;
 
 /** A URL inside a masked link's parentheses: the characters that would end or break it, percent-encoded. */
 const linkTarget = (url: string) => url.replace(/[()<>\s\\]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);

@@ -58,7 +58,7 @@ export function escapeDiscordMarkdown(text: string): string {
 }
 
 /** Escaped and cut to `max` characters with an ellipsis when cut, never between a backslash and what it escapes. */
-function fitMarkdown(text: string, max: number): string {
+export function fitMarkdown(text: string, max: number): string {
   const escaped = escapeDiscordMarkdown(text);
   if (escaped.length <= max) return escaped;
   let cut = '';
