@@ -18,3 +18,4 @@ export * from './links.ts';
 export * from './names.ts';
 export * from './history.ts';
 export * from './metric-alerts.ts';
+export * from './deliveries.ts';

@@ -25,8 +25,11 @@ export type NotificationChannel = (typeof notificationChannels)[number];
  * pipeline added when it stored the event.
  */
 export const decisionTraceEntrySchema = z.object({
-  /** `context`: what else happened to the project around a metric alert (deploys, errors, outages…), one line each. */
-  stage: z.enum(['preference', 'rule', 'thread', 'mute', 'flap', 'quiet_hours', 'pause', 'delivery', 'context']),
+  /**
+   * `context`: what else happened to the project around a metric alert (deploys, errors, outages…), one line each;
+   * `replay`: the event is a replay of a webhook taken in earlier (the deliveries log's), and says of which.
+   */
+  stage: z.enum(['preference', 'rule', 'thread', 'mute', 'flap', 'quiet_hours', 'pause', 'delivery', 'context', 'replay']),
   /** The rule's id, `integration/type` of a preference, `default` for the built-in preference, or the stage's own name. */
   id: z.string(),
   name: z.string(),

@@ -1,7 +1,7 @@
 import { notificationSeverities } from '@dash/contracts';
 import { z } from 'zod';
 import { providerOf, providers, relayIntegrations, type RelayIntegration } from './integrations.ts';
-import type { HeaderBag, ParseResult, RelayEvent } from './types.ts';
+import type { DeliveryInfo, HeaderBag, ParseResult, RelayEvent } from './types.ts';
 
 /**
  * The limits of receiving a webhook, the relay's and the dashboard's local route's alike (SPEC.md):
@@ -58,13 +58,38 @@ export interface Judgement {
   events: RelayEvent[] | undefined;
 }
 
-/** Identifies, checks the freshness and the signature, and parses one delivery, in the spec's order. */
+/** The JSON body's own `type` (Linear's `Issue`, Vercel's `deployment.created`), when it is a short string. */
+function bodyType(body: Uint8Array): string | undefined {
+  try {
+    const parsed = JSON.parse(Buffer.from(body).toString('utf8')) as unknown;
+    const type = typeof parsed === 'object' && parsed !== null ? (parsed as { type?: unknown }).type : undefined;
+    return typeof type === 'string' && type.length > 0 && type.length <= 100 ? type : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The provider's name for a delivery's kind: GitHub's `X-GitHub-Event`, Sentry's `Sentry-Hook-Resource`, else the
+ * body's `type` (Linear, Vercel, Better Stack's).
+ */
+export function deliveryKind(integration: RelayIntegration, body: Uint8Array, headers: HeaderBag): string | undefined {
+  const header = integration === 'code_host' ? headers.get('x-github-event') : integration === 'error_tracker' ? headers.get('sentry-hook-resource') : null;
+  if (header) return header.slice(0, 100);
+  return bodyType(body);
+}
+
+/**
+ * Identifies, checks the freshness and the signature, and parses one delivery, in the spec's order. Each event
+ * carries its delivery (id, kind) and, with `forwardBody`, the first one the raw body as text.
+ */
 export function judgeDelivery(
   integration: RelayIntegration,
   body: Uint8Array,
   headers: HeaderBag,
   secrets: readonly string[],
   now: number,
+  { forwardBody = false }: { forwardBody?: boolean } = {},
 ): Judgement {
   const provider = providers[integration];
   const identity = provider.identify(body, headers);
@@ -73,7 +98,18 @@ export function judgeDelivery(
   const receivedAt = new Date(now);
   const parsed = verified ? provider.parse(body, headers, receivedAt) : undefined;
   const received = receivedAt.toISOString();
-  const events = parsed?.ok ? parsed.events.map((event) => ({ ...event, id: crypto.randomUUID(), receivedAt: received })) : undefined;
+  let events: RelayEvent[] | undefined;
+  if (parsed?.ok) {
+    const kind = deliveryKind(integration, body, headers);
+    const delivery: DeliveryInfo = { id: identity.deliveryId, ...(kind === undefined ? {} : { kind }) };
+    const text = forwardBody ? Buffer.from(body).toString('utf8') : undefined;
+    events = parsed.events.map((event, index) => ({
+      ...event,
+      id: crypto.randomUUID(),
+      receivedAt: received,
+      delivery: index === 0 && text !== undefined ? { ...delivery, body: text } : delivery,
+    }));
+  }
   return { integration, deliveryId: identity.deliveryId, stale, verified, parsed, events };
 }
 
@@ -150,4 +186,5 @@ export const relayEventSchema = z.object({
   transition: z.enum(['trigger', 'resolve']).optional(),
   refs: z.array(z.string()).optional(),
   payload: z.record(z.string(), z.unknown()).optional(),
+  delivery: z.object({ id: z.string().min(1), kind: z.string().optional(), body: z.string().optional() }).optional(),
 }) satisfies z.ZodType<RelayEvent>;

@@ -39,10 +39,22 @@ export interface ParsedEvent {
   payload?: Record<string, unknown>;
 }
 
+/** The webhook an event came in with, for the dashboard's deliveries log (issue 53). */
+export interface DeliveryInfo {
+  /** The provider's delivery id, or the SHA-256 (hex) of the raw body where it sends none. */
+  id: string;
+  /** The provider's own name for the kind of webhook (`pull_request`, `issue`, `Issue`), when it says one. */
+  kind?: string;
+  /** The raw body as text, on the first event of a delivery only, where the receiver forwards bodies. */
+  body?: string;
+}
+
 /** A stored event: a parsed one plus what the relay adds. */
 export interface RelayEvent extends ParsedEvent {
   id: string;
   receivedAt: string;
+  /** Absent from relays older than the deliveries log. */
+  delivery?: DeliveryInfo;
 }
 
 /** What the relay needs before verifying: never fails, whatever the body is. */

@@ -26,6 +26,7 @@ const stageNames: Record<DecisionTraceEntry['stage'], string> = {
   pause: 'Pause',
   delivery: 'Delivery',
   context: 'What else happened',
+  replay: 'Replay',
 };
 
 /** The part of the policy's decision stored with the event, with its trace as the pipeline completed it. */
