@@ -8,7 +8,9 @@ import type { EventNotices, RelayStore } from './types.ts';
 const reconnectStrategy = (retries: number) => Math.min(100 * 2 ** retries, 2_000);
 
 const sha1 = (script: string) => createHash('sha1').update(script).digest('hex');
-const isNoScript = (error: unknown) => error instanceof Error && error.message.startsWith('NOSCRIPT');
+// `NOSCRIPT …` from the redis package; `Command failed: NOSCRIPT …` from @upstash/redis, whose auto-pipelining
+// wraps each command's error (on a fresh Upstash database every call failed on it, never falling back to EVAL).
+const isNoScript = (error: unknown) => error instanceof Error && /(^|: )NOSCRIPT\b/.test(error.message);
 
 /** Sends the script's hash; Redis knows the text after the first EVAL, so the text crosses the wire once. */
 function cachedScripts(evalsha: Evaluate, evaluate: Evaluate): Evaluate {
