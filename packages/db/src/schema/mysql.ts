@@ -1,6 +1,6 @@
 import { sql, type Column } from 'drizzle-orm';
-import { bigint, boolean, check, double, index, int, json, mysqlTable, primaryKey, text, uniqueIndex, varchar } from 'drizzle-orm/mysql-core';
-import { metricAlertSeverities, notificationSeverities, pointSources, type Integrations } from '@dash/contracts';
+import { bigint, boolean, check, double, index, int, json, mediumtext, mysqlTable, primaryKey, text, uniqueIndex, varchar } from 'drizzle-orm/mysql-core';
+import { deliverySourceSchema, metricAlertSeverities, notificationSeverities, pointSources, webhookOutcomeNames, type DeliverySource, type Integrations } from '@dash/contracts';
 
 /**
  * The MySQL (PlanetScale) schema: the same tables, property names and column names as the SQLite and Postgres ones.
@@ -419,4 +419,60 @@ export const metricAlertRules = mysqlTable(
     index('metric_alert_rules_project_idx').on(t.projectSlug),
     check('metric_alert_rules_severity', sql`${t.severity} in (${sql.raw(metricAlertSeverities.map((severity) => `'${severity}'`).join(', '))})`),
   ],
+);
+
+const deliverySources = deliverySourceSchema.options as [DeliverySource, ...DeliverySource[]];
+
+/**
+ * The webhook deliveries log; see the SQLite schema. `body` is a mediumtext (16 MB; a text's 64 KB is less than the
+ * relay's 256 KB), and so is `event`, so that no parsed event too long for a text can fail its ingest. MySQL has no
+ * partial index: `replay_of`'s holds the NULLs too. A replay request id is at most 100 characters (contracts).
+ */
+export const webhookDeliveries = mysqlTable(
+  'webhook_deliveries',
+  {
+    id: varchar('id', { length: ID }).primaryKey(),
+    receivedAt: bigint('received_at', { mode: 'number' }).notNull(),
+    source: varchar('source', { length: 8, enum: deliverySources }).notNull(),
+    integration: varchar('integration', { length: 64 }).notNull(),
+    eventType: varchar('event_type', { length: 128 }),
+    deliveryId: varchar('delivery_id', { length: 200 }),
+    sourceEventId: varchar('source_event_id', { length: 512 }),
+    outcome: varchar('outcome', { length: 16, enum: webhookOutcomeNames }).notNull(),
+    detail: text('detail'),
+    title: text('title'),
+    projectSlug: varchar('project_slug', { length: ID }),
+    notificationId: varchar('notification_id', { length: ID }),
+    eventId: varchar('event_id', { length: ID }),
+    duplicateOf: varchar('duplicate_of', { length: ID }),
+    replayOf: varchar('replay_of', { length: ID }),
+    replayRequest: varchar('replay_request', { length: 100 }),
+    bodyUntil: bigint('body_until', { mode: 'number' }),
+    event: mediumtext('event'),
+    body: mediumtext('body'),
+  },
+  (t) => [
+    index('webhook_deliveries_received_idx').on(t.receivedAt, t.id),
+    index('webhook_deliveries_integration_idx').on(t.integration, t.receivedAt, t.id),
+    index('webhook_deliveries_outcome_idx').on(t.outcome, t.receivedAt, t.id),
+    index('webhook_deliveries_notification_idx').on(t.notificationId),
+    index('webhook_deliveries_source_event_idx').on(t.sourceEventId, t.receivedAt),
+    uniqueIndex('webhook_deliveries_replay_idx').on(t.replayRequest, t.replayOf),
+    index('webhook_deliveries_replay_of_idx').on(t.replayOf),
+    check('webhook_deliveries_source', sql`${t.source} in (${sql.raw(deliverySources.map((source) => `'${source}'`).join(', '))})`),
+    check('webhook_deliveries_outcome', sql`${t.outcome} in (${sql.raw(webhookOutcomeNames.map((outcome) => `'${outcome}'`).join(', '))})`),
+  ],
+);
+
+/** The refusal counts per hour; see the SQLite schema. */
+export const webhookRefusals = mysqlTable(
+  'webhook_refusals',
+  {
+    hour: bigint('hour', { mode: 'number' }).notNull(),
+    source: varchar('source', { length: 8, enum: ['relay', 'local'] }).notNull(),
+    integration: varchar('integration', { length: 64 }).notNull(),
+    reason: varchar('reason', { length: 32 }).notNull(),
+    count: int('count').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.hour, t.source, t.integration, t.reason] })],
 );

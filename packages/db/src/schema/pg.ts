@@ -1,6 +1,6 @@
 import { sql, type Column } from 'drizzle-orm';
 import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgSequence, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { metricAlertSeverities, notificationSeverities, pointSources, type Integrations } from '@dash/contracts';
+import { deliverySourceSchema, metricAlertSeverities, notificationSeverities, pointSources, webhookOutcomeNames, type DeliverySource, type Integrations } from '@dash/contracts';
 
 const instant = (name: string) => timestamp(name, { withTimezone: true, mode: 'string' });
 
@@ -409,4 +409,56 @@ export const metricAlertRules = pgTable(
     index('metric_alert_rules_project_idx').on(t.projectSlug),
     check('metric_alert_rules_severity', sql`${t.severity} in (${sql.raw(metricAlertSeverities.map((severity) => `'${severity}'`).join(', '))})`),
   ],
+);
+
+const deliverySources = deliverySourceSchema.options as [DeliverySource, ...DeliverySource[]];
+
+/** The webhook deliveries log; see the SQLite schema. Postgres keeps a long body out of line (TOAST) on its own. */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    receivedAt: bigint('received_at', { mode: 'number' }).notNull(),
+    source: text('source', { enum: deliverySources }).notNull(),
+    integration: text('integration').notNull(),
+    eventType: text('event_type'),
+    deliveryId: text('delivery_id'),
+    sourceEventId: text('source_event_id'),
+    outcome: text('outcome', { enum: webhookOutcomeNames }).notNull(),
+    detail: text('detail'),
+    title: text('title'),
+    projectSlug: text('project_slug'),
+    notificationId: text('notification_id'),
+    eventId: text('event_id'),
+    duplicateOf: text('duplicate_of'),
+    replayOf: text('replay_of'),
+    replayRequest: text('replay_request'),
+    bodyUntil: bigint('body_until', { mode: 'number' }),
+    event: text('event'),
+    body: text('body'),
+  },
+  (t) => [
+    index('webhook_deliveries_received_idx').on(t.receivedAt, t.id),
+    index('webhook_deliveries_integration_idx').on(t.integration, t.receivedAt, t.id),
+    index('webhook_deliveries_outcome_idx').on(t.outcome, t.receivedAt, t.id),
+    index('webhook_deliveries_notification_idx').on(t.notificationId),
+    index('webhook_deliveries_source_event_idx').on(t.sourceEventId, t.receivedAt),
+    uniqueIndex('webhook_deliveries_replay_idx').on(t.replayRequest, t.replayOf),
+    index('webhook_deliveries_replay_of_idx').on(t.replayOf).where(sql`${t.replayOf} is not null`),
+    check('webhook_deliveries_source', sql`${t.source} in (${sql.raw(deliverySources.map((source) => `'${source}'`).join(', '))})`),
+    check('webhook_deliveries_outcome', sql`${t.outcome} in (${sql.raw(webhookOutcomeNames.map((outcome) => `'${outcome}'`).join(', '))})`),
+  ],
+);
+
+/** The refusal counts per hour; see the SQLite schema. */
+export const webhookRefusals = pgTable(
+  'webhook_refusals',
+  {
+    hour: bigint('hour', { mode: 'number' }).notNull(),
+    source: text('source', { enum: ['relay', 'local'] }).notNull(),
+    integration: text('integration').notNull(),
+    reason: text('reason').notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.hour, t.source, t.integration, t.reason] })],
 );

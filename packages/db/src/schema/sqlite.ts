@@ -1,6 +1,6 @@
 import { sql, type Column } from 'drizzle-orm';
 import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { metricAlertSeverities, notificationSeverities, pointSources, type Integrations } from '@dash/contracts';
+import { deliverySourceSchema, metricAlertSeverities, notificationSeverities, pointSources, webhookOutcomeNames, type DeliverySource, type Integrations } from '@dash/contracts';
 
 /** One row per setting leaf (`projectOrder` lives in `projects.position`), so writes to different leaves never collide. */
 export const userSettings = sqliteTable('user_settings', {
@@ -430,4 +430,70 @@ export const metricAlertRules = sqliteTable(
     index('metric_alert_rules_project_idx').on(t.projectSlug),
     check('metric_alert_rules_severity', sql`${t.severity} in (${sql.raw(metricAlertSeverities.map((severity) => `'${severity}'`).join(', '))})`),
   ],
+);
+
+const deliverySources = deliverySourceSchema.options as [DeliverySource, ...DeliverySource[]];
+
+/**
+ * The webhook deliveries log (issue 53): one row per event a webhook carried, or one for a delivery that carried none
+ * (ignored, invalid), with what it became (`outcome`, `detail`, the notification and event it made or joined, the row a
+ * duplicate repeats, the row a replay replays) and, for a while, its body. Instants are ms UTC. The wide columns come
+ * last: SQLite reads a row's columns in order, so a list that stops before `event` and `body` never walks their
+ * overflow pages. The indexes let each page be a range scan newest first: all rows, by integration, by outcome (each
+ * ending in received_at, id, the list's order and cursor); a duplicate finds its first copy by source event id.
+ */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    receivedAt: integer('received_at').notNull(),
+    source: text('source', { enum: deliverySources }).notNull(),
+    integration: text('integration').notNull(),
+    eventType: text('event_type'),
+    deliveryId: text('delivery_id'),
+    sourceEventId: text('source_event_id'),
+    outcome: text('outcome', { enum: webhookOutcomeNames }).notNull(),
+    detail: text('detail'),
+    title: text('title'),
+    projectSlug: text('project_slug'),
+    notificationId: text('notification_id'),
+    /** The `notification_events` row whose decision the detail shows. */
+    eventId: text('event_id'),
+    duplicateOf: text('duplicate_of'),
+    replayOf: text('replay_of'),
+    /** The replay request that made the row: with `replay_of`, unique (a request replays a row once). */
+    replayRequest: text('replay_request'),
+    bodyUntil: integer('body_until'),
+    /** JSON: the parsed event (a RelayEvent without its body), what a replay ingests again. */
+    event: text('event'),
+    /** The body as received, until `body_until`; the prune clears it. */
+    body: text('body'),
+  },
+  (t) => [
+    index('webhook_deliveries_received_idx').on(t.receivedAt, t.id),
+    index('webhook_deliveries_integration_idx').on(t.integration, t.receivedAt, t.id),
+    index('webhook_deliveries_outcome_idx').on(t.outcome, t.receivedAt, t.id),
+    index('webhook_deliveries_notification_idx').on(t.notificationId),
+    index('webhook_deliveries_source_event_idx').on(t.sourceEventId, t.receivedAt),
+    uniqueIndex('webhook_deliveries_replay_idx').on(t.replayRequest, t.replayOf),
+    index('webhook_deliveries_replay_of_idx').on(t.replayOf).where(sql`${t.replayOf} is not null`),
+    check('webhook_deliveries_source', sql`${t.source} in (${sql.raw(deliverySources.map((source) => `'${source}'`).join(', '))})`),
+    check('webhook_deliveries_outcome', sql`${t.outcome} in (${sql.raw(webhookOutcomeNames.map((outcome) => `'${outcome}'`).join(', '))})`),
+  ],
+);
+
+/**
+ * What the relay and the local webhook route turned away before an event was stored, counted per hour (its start, ms
+ * UTC), source, integration and reason; no bodies. The key's columns come first: a dump lists the rows in their order.
+ */
+export const webhookRefusals = sqliteTable(
+  'webhook_refusals',
+  {
+    hour: integer('hour').notNull(),
+    source: text('source', { enum: ['relay', 'local'] }).notNull(),
+    integration: text('integration').notNull(),
+    reason: text('reason').notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.hour, t.source, t.integration, t.reason] })],
 );
