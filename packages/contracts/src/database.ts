@@ -4,6 +4,7 @@ import { credentialKeySchema } from './credentials.ts';
 import { notificationSeverities } from './notifications.ts';
 import { historyDateSchema, metricKeySchema, pointSources } from './history.ts';
 import { metricAlertParamsSchema, metricAlertSeverities } from './metric-alerts.ts';
+import { deliverySourceSchema, webhookOutcomeSchema } from './deliveries.ts';
 import { integrationsSchema, slugSchema } from './projects.ts';
 import { settingsSchema } from './settings.ts';
 
@@ -187,6 +188,8 @@ export const DUMP_VERSION = 1;
 /** The largest dump an import takes. */
 export const MAX_DUMP_BYTES = 50 * 1024 * 1024;
 const MAX_ROWS = 200_000;
+/** A webhook body as the deliveries log keeps it: the relay takes 256 KB at most. */
+const MAX_WEBHOOK_BODY = 256 * 1024;
 /** Stored JSON values (settings, integrations) nest no deeper than this. */
 const MAX_JSON_DEPTH = 32;
 
@@ -422,6 +425,40 @@ export const dumpTablesSchema = z.strictObject({
       enabled: z.boolean(),
       createdAt: ms,
       updatedAt: ms,
+    }),
+  ).optional(),
+  /** The webhook deliveries log (see deliveries.ts): a row per event a webhook carried, its body while it is kept (256 KB at most). */
+  webhook_deliveries: rows(
+    z.strictObject({
+      id: text(64),
+      receivedAt: ms,
+      source: deliverySourceSchema,
+      integration: text(64),
+      eventType: text(128).nullable(),
+      deliveryId: text(200).nullable(),
+      sourceEventId: text(512).nullable(),
+      outcome: webhookOutcomeSchema,
+      detail: text(65_536).nullable(),
+      title: text(65_536).nullable(),
+      projectSlug: text(64).nullable(),
+      notificationId: text(64).nullable(),
+      eventId: text(64).nullable(),
+      duplicateOf: text(64).nullable(),
+      replayOf: text(64).nullable(),
+      replayRequest: text(100).nullable(),
+      bodyUntil: ms.nullable(),
+      event: json(MAX_WEBHOOK_BODY).nullable(),
+      body: text(MAX_WEBHOOK_BODY).nullable(),
+    }),
+  ).optional(),
+  /** What the relay and the local webhook route refused, counted per hour (ms), source, integration and reason. */
+  webhook_refusals: rows(
+    z.strictObject({
+      hour: ms,
+      source: z.enum(['relay', 'local']),
+      integration: text(64),
+      reason: text(32),
+      count: z.number().int().nonnegative(),
     }),
   ).optional(),
 });

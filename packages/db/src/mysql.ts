@@ -52,6 +52,7 @@ import { channelConnections } from './channels.ts';
 import { pushSubscriptions } from './push.ts';
 import { metricHistory } from './history.ts';
 import { metricAlertRules } from './metric-alerts.ts';
+import { logDeliveryRows, webhookDeliveries } from './deliveries.ts';
 import { rateWindows } from './rates.ts';
 import { notificationReads, outboxOps, type RunStatement } from './outbox.ts';
 import { countRows, dumpRows, dumpTablesOf, restoreRows, type TransferOps } from './transfer.ts';
@@ -221,6 +222,7 @@ function ingestOps(tx: Queryable): IngestOps {
     async insertEvents(events) {
       await run(insertStatement(notificationEvents, events, mysqlDialect));
     },
+    logDeliveries: (rows) => logDeliveryRows(run, mysqlDialect, rows),
   };
 }
 
@@ -564,6 +566,14 @@ export function mysqlStore(db: Db): Store {
         run: driverRun(db.$client),
         // One statement on its own; should two puts of one id meet in a deadlock, its victim runs again.
         write: ({ sql: text, params }) => retriedOnDeadlock(async () => ((await db.$client.query(text, params)) as unknown as [ResultSetHeader])[0].affectedRows),
+      },
+      mysqlDialect,
+    ),
+    deliveries: webhookDeliveries(
+      {
+        run: driverRun(db.$client),
+        write: ({ sql: text, params }) => retriedOnDeadlock(async () => ((await db.$client.query(text, params)) as unknown as [ResultSetHeader])[0].affectedRows),
+        transaction: (work) => retriedOnDeadlock(() => driverTransaction(db.$client, work)),
       },
       mysqlDialect,
     ),

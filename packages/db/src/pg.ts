@@ -53,6 +53,7 @@ import { channelConnections } from './channels.ts';
 import { pushSubscriptions } from './push.ts';
 import { metricHistory } from './history.ts';
 import { metricAlertRules } from './metric-alerts.ts';
+import { logDeliveryRows, webhookDeliveries } from './deliveries.ts';
 import { rateWindows } from './rates.ts';
 import { notificationReads, outboxOps } from './outbox.ts';
 import { ProjectExistsError, UnknownProjectsError, type OutboxOps, type Store } from './store.ts';
@@ -156,6 +157,7 @@ function ingestOps(tx: Tx): IngestOps {
     async insertEvents(events) {
       await run(tx, insertStatement(notificationEvents, events, pgDialect));
     },
+    logDeliveries: (rows) => logDeliveryRows((statement) => run<Record<string, unknown>>(tx, statement), pgDialect, rows),
   };
 }
 
@@ -491,6 +493,14 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
         run: (statement) => run<Record<string, unknown>>(db, statement),
         // postgres.js answers a statement's rows with how many it wrote beside them (`count`).
         write: async (statement) => Number((await run<Record<string, unknown>>(db, statement) as unknown as { count: number }).count),
+      },
+      pgDialect,
+    ),
+    deliveries: webhookDeliveries(
+      {
+        run: (statement) => run<Record<string, unknown>>(db, statement),
+        write: async (statement) => Number((await run<Record<string, unknown>>(db, statement) as unknown as { count: number }).count),
+        transaction: (work) => db.transaction((tx) => work((statement) => run<Record<string, unknown>>(tx, statement))),
       },
       pgDialect,
     ),

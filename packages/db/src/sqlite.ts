@@ -53,6 +53,7 @@ import { channelConnections } from './channels.ts';
 import { pushSubscriptions } from './push.ts';
 import { metricHistory } from './history.ts';
 import { metricAlertRules } from './metric-alerts.ts';
+import { logDeliveryRows, webhookDeliveries } from './deliveries.ts';
 import { notificationReads, outboxOps, type RunStatement } from './outbox.ts';
 import { ProjectExistsError, UnknownProjectsError, type NotificationRow, type OutboxOps, type Store } from './store.ts';
 
@@ -190,6 +191,7 @@ function ingestOps(tx: Queryable, client: Client | undefined): IngestOps {
     async insertEvents(events) {
       await run(insertStatement(notificationEvents, events, sqliteDialect));
     },
+    logDeliveries: (rows) => logDeliveryRows(run, sqliteDialect, rows),
   };
 }
 
@@ -545,6 +547,15 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
       {
         run: clientRun(db.$client),
         write: async ({ sql: text, params }) => (await db.$client.execute({ sql: text, args: params as InValue[] })).rowsAffected,
+      },
+      sqliteDialect,
+    ),
+    // Writes as the alert rules' (one statement, waiting for the write lock); `record` in the write transaction.
+    deliveries: webhookDeliveries(
+      {
+        run: clientRun(db.$client),
+        write: async ({ sql: text, params }) => (await db.$client.execute({ sql: text, args: params as InValue[] })).rowsAffected,
+        transaction: (work) => transact((tx) => work(transactionRun(tx, tx === writer ? writer.$client : undefined))),
       },
       sqliteDialect,
     ),

@@ -92,6 +92,32 @@ export async function countRows(tables: Record<DumpTableName, Table>, ops: Trans
   return Object.fromEntries(dumpTableNames.map((name, index) => [name, Number(row[`c${index}`] ?? 0)])) as TableCounts;
 }
 
+/** How much text one insert carries at most (more only when one row alone has more): a few MB of MySQL's 16 MB packet. */
+export const INSERT_TEXT = 4 * 1024 * 1024;
+
+/**
+ * `rows` in runs whose string values add up to at most `limit` characters each (a row over it goes alone), so that a
+ * wide insert of webhook bodies stays under MySQL's packet (16 MB by default on MariaDB; a character is 3 bytes at most).
+ */
+export function textRuns<T extends object>(rows: readonly T[], limit = INSERT_TEXT): T[][] {
+  const runs: T[][] = [];
+  let current: T[] = [];
+  let size = 0;
+  for (const row of rows) {
+    let length = 0;
+    for (const value of Object.values(row)) if (typeof value === 'string') length += value.length;
+    if (current.length > 0 && size + length > limit) {
+      runs.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(row);
+    size += length;
+  }
+  if (current.length > 0) runs.push(current);
+  return runs;
+}
+
 /**
  * Replaces the rows of each table `dump` names with its rows; the tables it leaves out keep theirs. Then the sequence
  * moves past every restored seq.
@@ -110,8 +136,9 @@ export async function restoreRows(
     await ops.deleteAll(table);
     // Every stored column's key present (absent ones written as null), the generated ones left to the database.
     const values = rows.map((row) => Object.fromEntries(stored(columns).map(([key]) => [key, row[key] ?? null])));
-    // The ingest's chunk: well under every engine's limit of bound parameters.
-    for (const slice of chunked(values)) await ops.insert(table, slice);
+    // The ingest's chunk: well under every engine's limit of bound parameters; and under MySQL's packet, which 250
+    // webhook bodies of 256 KB would pass.
+    for (const slice of chunked(values)) for (const part of textRuns(slice)) await ops.insert(table, part);
     for (const row of rows) if (typeof row.seq === 'number') highestSeq = Math.max(highestSeq, row.seq);
   }
   if (highestSeq > 0) await ops.advanceSeq(highestSeq);
