@@ -622,6 +622,10 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
         stored: 1,
         duplicates: 1,
         sent: [],
+        events: [
+          { sourceEventId: 'github:1', effect: 'info', notificationId: expect.any(String), eventId: expect.any(String) },
+          { sourceEventId: 'github:1', effect: 'duplicate', notificationId: expect.any(String), eventId: null },
+        ],
         changed: [
           {
             id: expect.any(String),
@@ -649,7 +653,13 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
       });
       expect(first.changed[0]?.createdSeq).toBe(first.changed[0]?.seq);
       // A redelivery within the window (a day from NOW), alone or beside a new event.
-      expect(await store.notifications.ingest([event('github:1')], { now: at(HOUR), dedupWindowMs: DAY })).toEqual({ stored: 0, duplicates: 1, changed: [], sent: [] });
+      expect(await store.notifications.ingest([event('github:1')], { now: at(HOUR), dedupWindowMs: DAY })).toEqual({
+        stored: 0,
+        duplicates: 1,
+        changed: [],
+        sent: [],
+        events: [{ sourceEventId: 'github:1', effect: 'duplicate', notificationId: null, eventId: null }],
+      });
       const mixed = await store.notifications.ingest([event('github:2'), event('github:1')], { now: at(DAY - 1), dedupWindowMs: DAY });
       expect(mixed).toMatchObject({ stored: 1, duplicates: 1, changed: [{ title: 'Event github:2' }] });
       expect(await store.notifications.list({ limit: 10 })).toEqual([...mixed.changed, ...first.changed]);
@@ -688,6 +698,7 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
         stored: 1,
         duplicates: 0,
         sent: [],
+        events: [{ sourceEventId: 'uptime:2', effect: 'resolved', notificationId: opened?.id, eventId: expect.any(String) }],
         changed: [{ ...opened, seq: expect.any(Number), status: 'resolved', eventCount: 2, lastAt: at(5 * MINUTE), resolvedAt: at(5 * MINUTE) }],
       });
       expect(up.changed[0]?.seq).toBeGreaterThan(opened?.seq ?? Infinity);
@@ -1015,6 +1026,10 @@ function storeSuite(dialect: Store['dialect'], databases: { migrated: MakeDataba
         stored: 1,
         duplicates: 1,
         sent: [],
+        events: [
+          { sourceEventId: 'uptime:up', effect: 'duplicate', notificationId: null, eventId: null },
+          { sourceEventId: 'uptime:down-2', effect: 'joined', notificationId: down?.id, eventId: expect.any(String) },
+        ],
         changed: [{ ...down, seq: expect.any(Number), eventCount: 2, lastAt: at(2 * MINUTE) }],
       });
       expect(await query(`select notification_id from notification_dedup where source_event_id = 'uptime:down-2'`)).toEqual([{ notification_id: down?.id }]);
@@ -1536,6 +1551,12 @@ describe('SQLite store', () => {
       stored: 2,
       duplicates: 2,
       sent: [],
+      events: [
+        { sourceEventId: 'uptime:up', effect: 'duplicate', notificationId: null, eventId: null },
+        { sourceEventId: 'uptime:down-2', effect: 'joined', notificationId: down?.id, eventId: expect.any(String) },
+        { sourceEventId: 'github:1', effect: 'info', notificationId: expect.any(String), eventId: expect.any(String) },
+        { sourceEventId: 'github:1', effect: 'duplicate', notificationId: expect.any(String), eventId: null },
+      ],
       changed: [{ ...down, seq: expect.any(Number), eventCount: 2, lastAt: at(2 * MINUTE) }, expect.objectContaining({ status: 'info', title: 'Event github:1' })],
     });
     expect(await store.notifications.cursor(RELAY)).toBe(5);
