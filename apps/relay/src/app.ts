@@ -14,8 +14,10 @@ import {
   type HeaderBag,
   type RelayIntegration,
 } from '@dash/webhooks';
+import type { RefusalReason } from '@dash/contracts';
 import { bearerOf } from './auth.ts';
 import { keysOf, SINGLE_TENANT, TENANT_ID } from './keys.ts';
+import { readRefusals, refusalCounter, refusalOf, type RefusalCounter } from './refusals.ts';
 import { ADMIN_FAILURES_PER_MINUTE, tenantAdmin } from './tenants.ts';
 import type { RelayConfig } from './config.ts';
 import type { ErrorReporter } from './report.ts';
@@ -24,6 +26,8 @@ import { StoreUnavailableError, type EventNotices, type PollPage, type RelayStor
 export const LIMITS = {
   ...RECEIVE_LIMITS,
   pollsPerMinute: 20,
+  /** `GET …/refusals` per client address, under a window of its own. */
+  refusalPollsPerMinute: 20,
   /** Failed admin sign-ins (a missing or wrong RELAY_ADMIN_SECRET) per client address. */
   adminFailuresPerMinute: ADMIN_FAILURES_PER_MINUTE,
   retentionMs: 24 * 60 * 60_000,
@@ -47,6 +51,11 @@ export interface RelayDeps {
   socketAddress?: (c: Context) => string | undefined;
   /** ERROR_TRACKER_DSN's reporter, when set. */
   reporter?: ErrorReporter;
+  /**
+   * Where refused webhooks are counted until they are sent to the store; the process closes it on shutdown, before
+   * the store. Without one the app makes its own (sent every 2 s and whenever counts are read).
+   */
+  refusals?: RefusalCounter;
   now?: () => number;
 }
 
@@ -56,12 +65,21 @@ interface Scope {
   keys: ReturnType<typeof keysOf>;
   secrets: (integration: RelayIntegration) => readonly string[];
   pollAllowed: (token: string) => boolean;
+  /** Counts a refused webhook; nothing for a tenant that does not exist (no keys are made for one). */
+  countRefusal: (integration: RelayIntegration, reason: RefusalReason) => void;
 }
 
 const fail = (c: Context, status: 400 | 401 | 404 | 409 | 413 | 415 | 429 | 503, code: string, message: string, headers: Record<string, string> = {}) => {
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
   return c.json({ error: { code, message } }, status);
 };
+
+/** A poll's `since`: a millisecond timestamp, 0 when absent; undefined when it is not one. */
+function sinceOf(c: Context): number | undefined {
+  const since = Number(c.req.query('since') ?? 0);
+  return Number.isSafeInteger(since) && since >= 0 ? since : undefined;
+}
+const badSince = (c: Context) => fail(c, 400, 'BAD_REQUEST', 'since is a millisecond timestamp (a non-negative integer)');
 
 const retryAfter = (ms: number) => ({ 'retry-after': String(Math.max(1, Math.ceil(ms / 1000))) });
 
@@ -149,8 +167,10 @@ async function heldPoll(notices: EventNotices, eventsKey: string, read: () => Pr
 }
 
 /** The relay's HTTP surface. Steps run cheapest first; each can answer before the next runs. */
-export function createRelayApp({ config, store, log, socketAddress, reporter, now = Date.now }: RelayDeps) {
+export function createRelayApp({ config, store, log, socketAddress, reporter, now = Date.now, refusals: counter }: RelayDeps) {
   const app = new Hono();
+  const refusals =
+    counter ?? refusalCounter({ store, now, onError: (error) => log.warn(`refusal counts not saved yet, kept to send again: ${error instanceof Error ? error.message : String(error)}`) });
 
   const clientIp = (c: Context, headers: HeaderBag = headersOf(c)): string => {
     if (config.trustProxy) {
@@ -175,11 +195,17 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
 
   app.get('/api/health', (c) => c.json({ status: 'ok' as const, timestamp: now() }));
 
-  const singleTenant: Scope = {
-    keys: keysOf(SINGLE_TENANT),
-    secrets: (integration) => config.secrets[integration],
-    pollAllowed: (token) => tokensMatch(token, config.pollSecrets),
-  };
+  const scopeOf = (keys: Scope['keys'], secrets: Scope['secrets'], pollAllowed: Scope['pollAllowed']): Scope => ({
+    keys,
+    secrets,
+    pollAllowed,
+    countRefusal: (integration, reason) => refusals.count(keys.refusals, integration, reason),
+  });
+  const singleTenant = scopeOf(
+    keysOf(SINGLE_TENANT),
+    (integration) => config.secrets[integration],
+    (token) => tokensMatch(token, config.pollSecrets),
+  );
 
   // What an unknown tenant is checked against: secrets made up at start that nothing can know, so its
   // requests take the same steps (rate limit, hashing, comparisons) as a real tenant's and get the same
@@ -204,31 +230,39 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
           if (token !== '') tokensMatch(sha256Hex(token), [dummyPollHash]);
           return false;
         },
+        countRefusal: () => {},
       };
     }
-    return {
-      keys: keysOf(id),
-      secrets: (integration) => record.secrets[integration] ?? [],
-      pollAllowed: (token) => token !== '' && tokensMatch(sha256Hex(token), [record.pollSecretHash]),
-    };
+    return scopeOf(
+      keysOf(id),
+      (integration) => record.secrets[integration] ?? [],
+      (token) => token !== '' && tokensMatch(sha256Hex(token), [record.pollSecretHash]),
+    );
   }
 
-  async function ingest(c: Context, { keys, secrets }: Scope) {
+  async function ingest(c: Context, { keys, secrets, countRefusal }: Scope) {
     const integration = resolveIntegration(c.req.param('integration') ?? '');
     if (!integration) return fail(c, 404, 'NOT_FOUND', `Unknown integration "${c.req.param('integration')}"`);
     if (!config.enabled || config.disabled.has(integration)) {
+      countRefusal(integration, 'disabled');
       return fail(c, 503, 'SERVICE_UNAVAILABLE', `Ingestion is disabled for ${integration}`);
     }
 
     const headers = headersOf(c);
     const body = await readBody(c, headers, LIMITS.bodyBytes);
-    if (!body) return fail(c, 413, 'PAYLOAD_TOO_LARGE', `The body is larger than ${LIMITS.bodyBytes / 1024} KB`, { connection: 'close' });
-    if (!isJsonType(headers.get('content-type'))) return fail(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Send application/json');
+    if (!body) {
+      countRefusal(integration, 'too_large');
+      return fail(c, 413, 'PAYLOAD_TOO_LARGE', `The body is larger than ${LIMITS.bodyBytes / 1024} KB`, { connection: 'close' });
+    }
+    if (!isJsonType(headers.get('content-type'))) {
+      countRefusal(integration, 'not_json');
+      return fail(c, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Send application/json');
+    }
 
     // The delivery's own checks are pure and local (the same as the dashboard's local route); their
     // verdicts are given in the spec's order after the one store round trip that applies the rate limit
     // and the replay memory (and stores, if all passed).
-    const judgement = judgeDelivery(integration, body, headers, secrets(integration), now());
+    const judgement = judgeDelivery(integration, body, headers, secrets(integration), now(), { forwardBody: config.forwardBodies });
     const verdict = await store.ingest({
       rateKey: keys.webhookRate(integration, clientIp(c, headers)),
       limit: LIMITS.webhooksPerMinute,
@@ -239,6 +273,9 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
       events: judgement.events,
     });
     const answer = answerDelivery(judgement, verdict);
+    // Counted in memory only: the webhook's answer never waits on its count.
+    const refusal = refusalOf(judgement, verdict);
+    if (refusal) countRefusal(integration, refusal);
     if (answer.retryAfterMs !== undefined) c.header('retry-after', retryAfter(answer.retryAfterMs)['retry-after']);
     return c.json(answer.body, answer.status);
   }
@@ -248,9 +285,9 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
     if (!admission.allowed) return fail(c, 429, 'TOO_MANY_REQUESTS', 'Poll rate limit exceeded', retryAfter(admission.retryAfterMs));
     if (!pollAllowed(bearerOf(c.req.header('authorization')))) return fail(c, 401, 'UNAUTHORIZED', 'A valid bearer poll secret is required');
 
-    const since = Number(c.req.query('since') ?? 0);
+    const since = sinceOf(c);
     const limit = Number(c.req.query('limit') ?? LIMITS.pollDefault);
-    if (!Number.isSafeInteger(since) || since < 0) return fail(c, 400, 'BAD_REQUEST', 'since is a millisecond timestamp (a non-negative integer)');
+    if (since === undefined) return badSince(c);
     if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.pollMax) {
       return fail(c, 400, 'BAD_REQUEST', `limit is an integer from 1 to ${LIMITS.pollMax}`);
     }
@@ -281,6 +318,21 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
     return c.json(page.events);
   }
 
+  /**
+   * A scope's refused webhooks per hour since `since`'s hour, behind the poll secret and a poll-like limit of its own.
+   * This process's counts not yet sent are sent first, so a refusal shows in the next read.
+   */
+  async function pollRefusals(c: Context, { keys, pollAllowed }: Scope) {
+    const admission = await store.limit({ rateKey: keys.refusalsPollRate(clientIp(c)), limit: LIMITS.refusalPollsPerMinute, windowMs: LIMITS.windowMs });
+    if (!admission.allowed) return fail(c, 429, 'TOO_MANY_REQUESTS', 'Refusals poll rate limit exceeded', retryAfter(admission.retryAfterMs));
+    if (!pollAllowed(bearerOf(c.req.header('authorization')))) return fail(c, 401, 'UNAUTHORIZED', 'A valid bearer poll secret is required');
+    const since = sinceOf(c);
+    if (since === undefined) return badSince(c);
+    await refusals.flush();
+    const timestamp = now();
+    return c.json({ counts: await readRefusals(store, keys.refusals, since, timestamp), timestamp });
+  }
+
   const noTenant = (c: Context) => fail(c, 404, 'NOT_FOUND', 'Tenants are off: this relay has no RELAY_ADMIN_SECRET');
 
   app.post('/api/webhooks/:integration', (c) => ingest(c, singleTenant));
@@ -291,8 +343,7 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
 
   if (config.allowedOrigin) {
     const allowOrigin = cors({ origin: config.allowedOrigin, allowMethods: ['GET'], allowHeaders: ['Authorization'], exposeHeaders: ['X-Relay-Timestamp', 'X-Relay-Poll-Counted'] });
-    app.use('/api/events', allowOrigin);
-    app.use('/api/t/:tenant/events', allowOrigin);
+    for (const path of ['/api/events', '/api/t/:tenant/events', '/api/refusals', '/api/t/:tenant/refusals']) app.use(path, allowOrigin);
   }
   app.get('/api/events', (c) => pollEvents(c, singleTenant));
   app.get('/api/t/:tenant/events', async (c) => {
@@ -300,7 +351,13 @@ export function createRelayApp({ config, store, log, socketAddress, reporter, no
     return scope ? pollEvents(c, scope) : noTenant(c);
   });
 
-  app.route('/api/tenants', tenantAdmin({ config, store, clientIp: (c) => clientIp(c) }));
+  app.get('/api/refusals', (c) => pollRefusals(c, singleTenant));
+  app.get('/api/t/:tenant/refusals', async (c) => {
+    const scope = await tenantScope(c.req.param('tenant'));
+    return scope ? pollRefusals(c, scope) : noTenant(c);
+  });
+
+  app.route('/api/tenants', tenantAdmin({ config, store, clientIp: (c) => clientIp(c), refusals, now }));
 
   return app;
 }

@@ -19,4 +19,8 @@ export const keysOf = (tenant: string) => ({
   webhookRate: (integration: string, ip: string) => `relay:{${tenant}}:hits:${integration}:${ip}`,
   pollRate: (ip: string) => `relay:{${tenant}}:hits:poll:${ip}`,
   delivery: (integration: string, id: string) => `relay:{${tenant}}:delivery:${integration}:${id}`,
+  /** `GET …/refusals`' own rate window, apart from the events poll's (`refusals` is no integration's name). */
+  refusalsPollRate: (ip: string) => `relay:{${tenant}}:hits:refusals:${ip}`,
+  /** The refusal counts of one UTC hour (its start, in ms): a hash of `<integration>:<reason>` to a count. */
+  refusals: (hour: number) => `relay:{${tenant}}:refusals:${hour}`,
 });

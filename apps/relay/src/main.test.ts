@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundleRelay } from '../build.mjs';
-import { freePort } from './store/redis-server.ts';
-import { ADMIN_SECRET, pollHeaders, POLL_SECRET, until } from './testing.ts';
+import { redisStore } from './store/redis.ts';
+import { freePort, hasRedisServer, startRedis } from './store/redis-server.ts';
+import { ADMIN_SECRET, githubDelivery, pollHeaders, POLL_SECRET, relay, until } from './testing.ts';
 
 /**
  * The relay process as it is deployed: src/main.ts bundled by the relay's own build into one file (in a scratch
@@ -18,6 +19,8 @@ const bundleDir = mkdtempSync(join(tmpdir(), 'dash-relay-main-'));
 const main = await bundleRelay(join(bundleDir, 'relay.mjs'));
 afterAll(() => rmSync(bundleDir, { recursive: true, force: true }));
 const root = fileURLToPath(new URL('../../..', import.meta.url));
+const withRedisServer = await hasRedisServer();
+if (!withRedisServer) console.warn('*** redis-server is not installed: the relay process is not tested on Redis ***');
 
 /** This process's environment without anything the relay reads, so only what a test sets counts. */
 function cleanEnv(): Record<string, string> {
@@ -67,6 +70,44 @@ describe('the relay process', () => {
       expect(performance.now() - signalled).toBeLessThan(1_500);
     } finally {
       relay.kill('SIGKILL');
+    }
+  });
+
+  it.skipIf(!withRedisServer)('sends the refusal counts it still holds to Redis when it stops on SIGTERM', async () => {
+    const redisPort = await freePort();
+    const redis = await startRedis(redisPort);
+    const url = `redis://127.0.0.1:${redisPort}`;
+    const port = await freePort();
+    const relayProcess = spawn(process.execPath, [main], {
+      cwd: root,
+      env: { ...cleanEnv(), REDIS_URL: url, RELAY_HOST: '127.0.0.1', RELAY_PORT: String(port), RELAY_POLL_SECRET: POLL_SECRET, TRUST_PROXY: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    relayProcess.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    relayProcess.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = once(relayProcess, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    const store = await redisStore(url, () => {});
+    // Reads what the store holds: this app has counted nothing itself.
+    const { app: reader } = relay(store);
+    let reads = 0;
+    const counts = async () => ((await (await reader.request('/api/refusals', { headers: pollHeaders(`198.51.100.${++reads}`) })).json()) as { counts: unknown[] }).counts;
+    try {
+      await until(() => Promise.resolve(output), (said) => said.includes('listening on') || relayProcess.exitCode !== null, 15_000, 'listening (the relay process)', 50);
+      if (!output.includes('listening on')) throw new Error(`The relay did not start:\n${output}`);
+      const forged = githubDelivery({ secret: 'wrong' });
+      const posted = performance.now();
+      expect((await fetch(`http://127.0.0.1:${port}/api/webhooks/code_host`, { method: 'POST', body: forged.body, headers: forged.headers })).status).toBe(401);
+      const before = await counts();
+      // Under a second after the webhook, its count is still held by the process (sent every 2 s), not in Redis.
+      if (performance.now() - posted < 1_000) expect(before).toEqual([]);
+      relayProcess.kill('SIGTERM');
+      expect(await exited).toEqual([0, null]);
+      expect(await counts()).toEqual([expect.objectContaining({ integration: 'code_host', reason: 'bad_signature', count: 1 })]);
+    } finally {
+      relayProcess.kill('SIGKILL');
+      await store.close();
+      redis.kill('SIGKILL');
     }
   });
 

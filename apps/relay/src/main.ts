@@ -2,6 +2,7 @@ import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { createRelayApp, type Logger } from './app.ts';
 import { readConfig, type RelayConfig } from './config.ts';
+import { refusalCounter } from './refusals.ts';
 import { sentryReporter } from './report.ts';
 import { memoryStore } from './store/memory.ts';
 import { redisClusterStore, redisStore, upstashStore } from './store/redis.ts';
@@ -39,7 +40,8 @@ async function openStore(): Promise<RelayStore> {
 const store = await openStore();
 if (config.pollSecrets.length === 0) log.warn('RELAY_POLL_SECRET is not set: every poll will be refused with 401');
 const reporter = config.errorTrackerDsn ? sentryReporter(config.errorTrackerDsn) : undefined;
-const app = createRelayApp({ config, store, log, reporter, socketAddress: (c) => getConnInfo(c).remote.address });
+const refusals = refusalCounter({ store, onError: (error) => log.warn(`refusal counts not saved yet, kept to send again: ${error instanceof Error ? error.message : String(error)}`) });
+const app = createRelayApp({ config, store, log, reporter, refusals, socketAddress: (c) => getConnInfo(c).remote.address });
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
   log.info(`listening on http://${info.address}:${info.port} (store: ${config.store.kind === 'redis-cluster' ? 'redis cluster' : store.kind})`);
 });
@@ -49,7 +51,15 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     log.info(`${signal}: finishing open requests, then stopping`);
     // Requests in flight get a few seconds; idle keep-alive connections do not hold the exit up.
     setTimeout(() => process.exit(0), 5_000).unref();
-    server.close(() => void store.close().finally(() => process.exit(0)));
+    // The refusal counts still held go to the store once the last request is answered, then the store closes.
+    server.close(
+      () =>
+        void refusals
+          .close()
+          .catch((error: unknown) => log.warn(`refusal counts lost on stopping: ${error instanceof Error ? error.message : String(error)}`))
+          .finally(() => store.close())
+          .finally(() => process.exit(0)),
+    );
     // Long polls held for up to 25 s answer their empty page now; the store stays open for the rest.
     store.notices?.end();
     if ('closeIdleConnections' in server) {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { bearerOf } from './auth.ts';
 import type { RelayConfig } from './config.ts';
 import { adminRateKey, keysOf, SINGLE_TENANT, TENANT_ID } from './keys.ts';
+import { keptRefusalKeys, type RefusalCounter } from './refusals.ts';
 import type { RelayStore, TenantRecord } from './store/types.ts';
 
 const createSchema = z.strictObject({
@@ -33,7 +34,19 @@ const newPollSecret = () => randomBytes(32).toString('base64url');
 export const ADMIN_FAILURES_PER_MINUTE = 10;
 
 /** `/api/tenants`: the managed relay's tenant administration, behind RELAY_ADMIN_SECRET. */
-export function tenantAdmin({ config, store, clientIp }: { config: RelayConfig; store: RelayStore; clientIp: (c: Context) => string }) {
+export function tenantAdmin({
+  config,
+  store,
+  clientIp,
+  refusals,
+  now,
+}: {
+  config: RelayConfig;
+  store: RelayStore;
+  clientIp: (c: Context) => string;
+  refusals: Pick<RefusalCounter, 'flush'>;
+  now: () => number;
+}) {
   const admin = new Hono();
   const error = (code: string, message: string) => ({ error: { code, message } });
 
@@ -88,7 +101,11 @@ export function tenantAdmin({ config, store, clientIp }: { config: RelayConfig; 
 
   admin.delete('/:id', async (c) => {
     const id = c.req.param('id');
-    return (await store.tenants.remove(id, keysOf(id).events)) ? c.json({ ok: true }) : c.json(error('NOT_FOUND', 'No such tenant'), 404);
+    const keys = keysOf(id);
+    // This process's counts go to the store first, to go with the rest: a tenant made again under the id starts from none.
+    await refusals.flush();
+    const removed = await store.tenants.remove(id, { eventsKey: keys.events, countKeys: keptRefusalKeys(keys.refusals, now()) });
+    return removed ? c.json({ ok: true }) : c.json(error('NOT_FOUND', 'No such tenant'), 404);
   });
 
   admin.put('/:id/secrets', async (c) => {

@@ -6,6 +6,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { RelayConfig } from './config.ts';
 import { readConfig } from './config.ts';
 import { createRelayApp, type Logger } from './app.ts';
+import { refusalCounter } from './refusals.ts';
 import { memoryStore } from './store/memory.ts';
 import type { RelayStore } from './store/types.ts';
 
@@ -23,10 +24,12 @@ export function quietLogger(): Logger & { lines: string[] } {
   return { lines, info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) };
 }
 
+/** The relay app on `store`, with its refusal counter (closing it sends its counts, as a stopping process does). */
 export function relay(store: RelayStore, env: Record<string, string> = {}, now?: () => number) {
   const log = quietLogger();
-  const app = createRelayApp({ config: testConfig(env), store, log, ...(now ? { now } : {}) });
-  return { app, log };
+  const refusals = refusalCounter({ store, ...(now ? { now } : {}), onError: (error) => log.warn(String(error)) });
+  const app = createRelayApp({ config: testConfig(env), store, log, refusals, ...(now ? { now } : {}) });
+  return { app, log, refusals };
 }
 
 /** A GitHub pull_request delivery, signed the way GitHub signs it. */
@@ -80,10 +83,12 @@ export interface ServedRequest {
  * it, with every answered request recorded. `close()` takes it off the network (its store, and so its
  * buffered events, stay); `open()` puts it back on the same port.
  */
-export async function serveRelay(options: { store?: RelayStore; env?: Record<string, string>; port?: number } = {}) {
+export async function serveRelay(options: { store?: RelayStore; env?: Record<string, string>; port?: number; now?: () => number } = {}) {
   const store = options.store ?? memoryStore();
   const log = quietLogger();
-  const app = createRelayApp({ config: testConfig(options.env), store, log, socketAddress: (c) => getConnInfo(c).remote.address });
+  const clock = options.now ? { now: options.now } : {};
+  const refusals = refusalCounter({ store, ...clock });
+  const app = createRelayApp({ config: testConfig(options.env), store, log, refusals, ...clock, socketAddress: (c) => getConnInfo(c).remote.address });
   const requests: ServedRequest[] = [];
   let port = options.port ?? 0;
   let server: ReturnType<typeof serve> | undefined;
@@ -115,9 +120,15 @@ export async function serveRelay(options: { store?: RelayStore; env?: Record<str
 
   await open();
   const origin = () => `http://127.0.0.1:${port}`;
+  async function postTo(path: string, delivery: { body: string; headers: Record<string, string> }) {
+    const response = await fetch(`${origin()}${path}`, { method: 'POST', body: delivery.body, headers: delivery.headers });
+    await response.arrayBuffer();
+    return response.status;
+  }
   return {
     app,
     store,
+    refusals,
     log,
     requests,
     /** `GET …/events` requests answered so far. */
@@ -129,11 +140,9 @@ export async function serveRelay(options: { store?: RelayStore; env?: Record<str
     open,
     close,
     /** Posts a delivery over HTTP to `/api/webhooks/<integration>`; its status. */
-    async post(delivery: { body: string; headers: Record<string, string> }, integration = 'code_host') {
-      const response = await fetch(`${origin()}/api/webhooks/${integration}`, { method: 'POST', body: delivery.body, headers: delivery.headers });
-      await response.arrayBuffer();
-      return response.status;
-    },
+    post: (delivery: { body: string; headers: Record<string, string> }, integration = 'code_host') => postTo(`/api/webhooks/${integration}`, delivery),
+    /** Posts a delivery over HTTP to `path` (a tenant's webhook URL, say); its status. */
+    postTo,
     /** The same delivery through the app in-process: the relay taking webhooks while it is off this socket. */
     async accept(delivery: { body: string; headers: Record<string, string> }, integration = 'code_host') {
       const response = await app.request(`/api/webhooks/${integration}`, { method: 'POST', body: delivery.body, headers: delivery.headers });
@@ -156,3 +165,79 @@ export async function until<T>(read: () => Promise<T>, done: (value: T) => boole
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/** A GitHub webhook of `kind` with `body`, signed with `secret` (GitHub's own, unless another is given). */
+export function githubWebhook(kind: string, body: string, options: { secret?: string; deliveryId?: string; ip?: string } = {}) {
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': kind,
+      'x-github-delivery': options.deliveryId ?? randomUUID(),
+      'x-hub-signature-256': `sha256=${createHmac('sha256', options.secret ?? GITHUB_SECRET).update(body).digest('hex')}`,
+      'x-forwarded-for': options.ip ?? '203.0.113.7',
+    },
+  };
+}
+
+type Post = (path: string, delivery: { body: string; headers: Record<string, string> }) => Promise<number>;
+
+/**
+ * Posts one webhook turned away for each reason the relay counts, and one to an unknown integration (404, not
+ * counted), under `base` (`/api`, or `/api/t/<tenant>`); the status each got, by reason. The relay has
+ * RELAY_DISABLE_DEPLOY_HOST=true and `secret` as its GitHub secret. The rate limit is reached with 100 webhooks that
+ * are taken in (from an address of `net`'s), so only the 101st is counted.
+ */
+export async function refuseOnceEach(post: Post, { base = '/api', secret = GITHUB_SECRET, net = '203.0.113' }: { base?: string; secret?: string; net?: string } = {}) {
+  const at = (integration: string) => `${base}/webhooks/${integration}`;
+  const pr = (options: Parameters<typeof githubDelivery>[0] = {}) => githubDelivery({ secret, ip: `${net}.1`, ...options });
+  const statuses: Record<string, number> = {};
+  statuses.disabled = await post(at('deploy_host'), { body: '{}', headers: { 'content-type': 'application/json', 'x-forwarded-for': `${net}.2` } });
+  const big = pr();
+  statuses.too_large = await post(at('code_host'), { ...big, body: ' '.repeat(256 * 1024 + 1) });
+  const form = pr();
+  statuses.not_json = await post(at('code_host'), { ...form, headers: { ...form.headers, 'content-type': 'application/x-www-form-urlencoded' } });
+  const twice = pr({ deliveryId: `twice-${randomUUID()}` });
+  if ((await post(at('code_host'), twice)) !== 200) throw new Error('the first copy of a delivery was not taken in');
+  statuses.replayed_delivery = await post(at('code_host'), twice);
+  statuses.stale_timestamp = await post(at('error_tracker'), {
+    body: '{"action":"created"}',
+    // Sentry's send time, in seconds: 1970's, long past the 5 minutes allowed.
+    headers: { 'content-type': 'application/json', 'sentry-hook-resource': 'issue', 'sentry-hook-timestamp': '1000', 'x-forwarded-for': `${net}.3` },
+  });
+  statuses.bad_signature = await post(at('code_host'), pr({ secret: 'not-the-secret' }));
+  statuses.invalid_payload = await post(at('code_host'), githubWebhook('pull_request', '{"action":"opened"}', { secret, ip: `${net}.1` }));
+  statuses.not_handled = await post(at('code_host'), githubWebhook('ping', '{"zen":"Design for failure.","hook_id":109948940}', { secret, ip: `${net}.1` }));
+  statuses.unknown_integration = await post(at('gitlab'), pr());
+  for (let i = 0; i < 100; i++) if ((await post(at('code_host'), pr({ number: i, ip: `${net}.4` }))) !== 200) throw new Error(`webhook ${i} of 100 was not taken in`);
+  statuses.rate_limited = await post(at('code_host'), pr({ ip: `${net}.4` }));
+  return statuses;
+}
+
+/** The statuses `refuseOnceEach` must see. */
+export const REFUSED_ONCE_EACH = {
+  disabled: 503,
+  too_large: 413,
+  not_json: 415,
+  replayed_delivery: 409,
+  stale_timestamp: 409,
+  bad_signature: 401,
+  invalid_payload: 400,
+  not_handled: 200,
+  unknown_integration: 404,
+  rate_limited: 429,
+};
+
+/** `GET …/refusals`' counts after `refuseOnceEach` within the hour `hour`: each reason once, by integration and reason. */
+export const countedOnceEach = (hour: number) =>
+  [
+    ['code_host', 'bad_signature'],
+    ['code_host', 'replayed_delivery'],
+    ['code_host', 'rate_limited'],
+    ['code_host', 'too_large'],
+    ['code_host', 'not_json'],
+    ['code_host', 'invalid_payload'],
+    ['code_host', 'not_handled'],
+    ['deploy_host', 'disabled'],
+    ['error_tracker', 'stale_timestamp'],
+  ].map(([integration, reason]) => ({ hour, integration, reason, count: 1 }));

@@ -17,6 +17,7 @@ export function memoryStore(now: () => number = Date.now): RelayStore {
   const streams = new Map<string, Positioned[]>();
   const lastPosition = new Map<string, number>();
   const tenants = new Map<string, TenantRecord>();
+  const countHashes = new Map<string, { fields: Map<string, number>; expiresAt: number }>();
   const board = noticeBoard();
 
   const delivered = (key: string) => (deliveries.get(key) ?? 0) > now();
@@ -72,11 +73,32 @@ export function memoryStore(now: () => number = Date.now): RelayStore {
         tenants.set(record.id, structuredClone(record));
         return Promise.resolve(true);
       },
-      remove(id, eventsKey) {
+      remove(id, { eventsKey, countKeys }) {
         streams.delete(eventsKey);
         lastPosition.delete(eventsKey);
+        for (const key of countKeys) countHashes.delete(key);
         return Promise.resolve(tenants.delete(id));
       },
+    },
+
+    addCounts(increments, ttlMs) {
+      for (const [key, hash] of countHashes) if (hash.expiresAt <= now()) countHashes.delete(key);
+      for (const { key, field, by } of increments) {
+        const hash = countHashes.get(key) ?? { fields: new Map<string, number>(), expiresAt: 0 };
+        hash.fields.set(field, (hash.fields.get(field) ?? 0) + by);
+        hash.expiresAt = now() + ttlMs;
+        countHashes.set(key, hash);
+      }
+      return Promise.resolve();
+    },
+
+    counts(keys) {
+      return Promise.resolve(
+        keys.map((key) => {
+          const hash = countHashes.get(key);
+          return hash && hash.expiresAt > now() ? Object.fromEntries(hash.fields) : {};
+        }),
+      );
     },
 
     poll({ eventsKey, since, limit, retentionMs }) {

@@ -1,14 +1,28 @@
 import type { ChildProcess } from 'node:child_process';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { githubDelivery, pollHeaders, relay, until } from '../testing.ts';
+import { keysOf } from '../keys.ts';
+import { keptRefusalKeys } from '../refusals.ts';
+import {
+  ADMIN_SECRET,
+  countedOnceEach,
+  githubDelivery,
+  pollHeaders,
+  REFUSED_ONCE_EACH,
+  refuseOnceEach,
+  relay,
+  serveRelay,
+  until,
+} from '../testing.ts';
 import { startRedisCluster, type RedisCluster } from './redis-cluster.ts';
-import { redisClusterStore, redisStore } from './redis.ts';
+import { redisClusterStore, redisStore, upstashStore } from './redis.ts';
 import { freePort, hasRedisServer as redisServerInstalled, startRedis } from './redis-server.ts';
+import { startUpstashRestServer } from './upstash-rest-server.ts';
 import type { RelayStore } from './types.ts';
 
 // The Redis store's own cases, on a private redis-server and on a private three-master Redis Cluster
-// (see redis-cluster.test.ts for what only a cluster has: slots, shards and failover).
+// (see redis-cluster.test.ts for what only a cluster has: slots, shards and failover), and the refusal counts
+// (issue 53) there and through Upstash's REST API.
 
 const hasRedisServer = await redisServerInstalled();
 if (!hasRedisServer) console.warn('*** redis-server is not installed: the Redis store tests (single node and cluster) are SKIPPED ***');
@@ -57,6 +71,39 @@ async function cluster(): Promise<Backend> {
     flush: () => started.flush(),
     stop: () => started.stop(),
   };
+}
+
+/** 10:20 UTC on a day, each relay's clock in the refusal tests; HOUR is its hour's start. */
+const T = Date.UTC(2026, 10, 22, 10, 20);
+const HOUR = Date.UTC(2026, 10, 22, 10);
+const SIGNING = 'tenant-signing-secret';
+type App = ReturnType<typeof relay>['app'];
+const count = (reason: string, n: number) => ({ hour: HOUR, integration: 'code_host', reason, count: n });
+
+const send = async (app: App, delivery: { body: string; headers: Record<string, string> }, path = '/api/webhooks/code_host') =>
+  (await app.request(path, { method: 'POST', body: delivery.body, headers: delivery.headers })).status;
+
+let readIp = 0;
+/** `GET <path>?since=<T>`'s counts, asserting a 200. */
+async function readRefusals(app: App, secret?: string, path = '/api/refusals'): Promise<unknown[]> {
+  const res = await app.request(`${path}?since=${T}`, { headers: pollHeaders(`198.51.100.${++readIp % 250}`, secret) });
+  const body = (await res.json()) as { counts: unknown[] };
+  expect([res.status, body]).toEqual([200, { counts: expect.any(Array), timestamp: T }]);
+  return body.counts;
+}
+
+/** Tenants made through the admin API, each with SIGNING as its GitHub secret; their poll secrets by id. */
+async function createTenants(app: App, ids: string[]): Promise<Map<string, string>> {
+  const admin = { authorization: `Bearer ${ADMIN_SECRET}`, 'content-type': 'application/json' };
+  const secrets = new Map<string, string>();
+  for (const id of ids) {
+    const created = await app.request('/api/tenants', { method: 'POST', headers: admin, body: JSON.stringify({ id }) });
+    expect(created.status).toBe(201);
+    secrets.set(id, ((await created.json()) as { pollSecret: string }).pollSecret);
+    const put = await app.request(`/api/tenants/${id}/secrets`, { method: 'PUT', headers: admin, body: JSON.stringify({ webhookSecrets: { github: SIGNING } }) });
+    expect(put.status).toBe(200);
+  }
+  return secrets;
 }
 
 for (const [name, start] of [
@@ -113,6 +160,52 @@ for (const [name, start] of [
       const status = await until(async () => (await send(3)).status, (s) => s === 200, 10_000, 'accepting webhooks again', 100);
       expect(status).toBe(200);
     }, 60_000);
+
+    it('counts each refused webhook once, per reason, and answers the counts on GET /api/refusals', async () => {
+      const served = await serveRelay({ store: await open(), env: { RELAY_DISABLE_DEPLOY_HOST: 'true' }, now: () => T });
+      cleanup.push(() => served.close());
+      expect(await refuseOnceEach(served.postTo)).toEqual(REFUSED_ONCE_EACH);
+      const res = await fetch(`${served.origin()}/api/refusals?since=${T}`, { headers: pollHeaders() });
+      expect([res.status, await res.json()]).toEqual([200, { counts: countedOnceEach(HOUR), timestamp: T }]);
+    });
+
+    it("adds up two relay processes' counts on one store", async () => {
+      const [a, b] = [relay(await open(), {}, () => T), relay(await open(), {}, () => T)];
+      const forged = (n: number) => githubDelivery({ secret: 'wrong', ip: `203.0.113.${n}` });
+      for (const n of [1, 2]) expect(await send(a.app, forged(n))).toBe(401);
+      for (const n of [3, 4, 5]) expect(await send(b.app, forged(n))).toBe(401);
+      expect(await send(b.app, { ...forged(6), headers: { ...forged(6).headers, 'content-type': 'text/plain' } })).toBe(415);
+      // b's process stops: what it held goes to the store as it closes.
+      await b.refusals.close();
+      expect(await readRefusals(a.app)).toEqual([count('bad_signature', 5), count('not_json', 1)]);
+    });
+
+    it("keeps each tenant's counts its own and counts nothing for a tenant that does not exist", async () => {
+      const store = await open();
+      const { app } = relay(store, { RELAY_ADMIN_SECRET: ADMIN_SECRET }, () => T);
+      const secrets = await createTenants(app, ['acme-co', 'umbrella']);
+      const forged = githubDelivery({ secret: 'wrong' });
+      const form = { ...githubDelivery({ secret: SIGNING }), headers: { ...githubDelivery({ secret: SIGNING }).headers, 'content-type': 'text/plain' } };
+      expect([await send(app, forged, '/api/t/acme-co/webhooks/github'), await send(app, forged, '/api/t/acme-co/webhooks/github')]).toEqual([401, 401]);
+      expect(await send(app, form, '/api/t/umbrella/webhooks/github')).toBe(415);
+      expect([await send(app, forged, '/api/t/ghost-co/webhooks/github'), await send(app, form, '/api/t/ghost-co/webhooks/github')]).toEqual([401, 415]);
+
+      expect(await readRefusals(app, secrets.get('acme-co'), '/api/t/acme-co/refusals')).toEqual([count('bad_signature', 2)]);
+      expect(await readRefusals(app, secrets.get('umbrella'), '/api/t/umbrella/refusals')).toEqual([count('not_json', 1)]);
+      expect(await readRefusals(app)).toEqual([]);
+      // Another tenant's secret does not open a tenant's counts; an unknown tenant is answered as a wrong secret.
+      const wrong = await app.request('/api/t/umbrella/refusals', { headers: pollHeaders('198.51.100.90', secrets.get('acme-co')) });
+      const unknown = await app.request('/api/t/ghost-co/refusals', { headers: pollHeaders('198.51.100.90', secrets.get('acme-co')) });
+      expect([unknown.status, await unknown.text()]).toEqual([wrong.status, await wrong.text()]);
+      expect(wrong.status).toBe(401);
+      expect((await store.counts(keptRefusalKeys(keysOf('ghost-co').refusals, T))).filter((hash) => Object.keys(hash).length > 0)).toEqual([]);
+
+      // Removing a tenant removes its counts: one made again under its id starts from none.
+      const admin = { authorization: `Bearer ${ADMIN_SECRET}` };
+      expect((await app.request('/api/tenants/acme-co', { method: 'DELETE', headers: admin })).status).toBe(200);
+      const again = await createTenants(app, ['acme-co']);
+      expect(await readRefusals(app, again.get('acme-co'), '/api/t/acme-co/refusals')).toEqual([]);
+    });
 
     it('hands out every event exactly once while events keep arriving during the polls', async () => {
       const { app } = relay(await open());
@@ -184,6 +277,30 @@ describe.skipIf(!hasRedisServer)("the Redis store on a single Redis, started ove
       expect(untagged).toEqual([]);
     } finally {
       admin.destroy();
+      await backend.stop();
+    }
+  });
+});
+
+describe.skipIf(!hasRedisServer)("the refusal counts through Upstash's REST API (over a single Redis)", () => {
+  it('counts each refused webhook once, per reason, and adds up two relay processes', async () => {
+    const backend = await singleNode();
+    const rest = await startUpstashRestServer(backend.url, 'upstash-test-token');
+    try {
+      const served = await serveRelay({ store: upstashStore(rest.url, 'upstash-test-token'), env: { RELAY_DISABLE_DEPLOY_HOST: 'true' }, now: () => T });
+      const other = relay(upstashStore(rest.url, 'upstash-test-token'), {}, () => T);
+      try {
+        expect(await refuseOnceEach(served.postTo)).toEqual(REFUSED_ONCE_EACH);
+        expect(await send(other.app, githubDelivery({ secret: 'wrong', ip: '203.0.113.60' }))).toBe(401);
+        await other.refusals.close();
+        const res = await fetch(`${served.origin()}/api/refusals?since=${T}`, { headers: pollHeaders() });
+        const twice = countedOnceEach(HOUR).map((c) => (c.reason === 'bad_signature' ? { ...c, count: 2 } : c));
+        expect([res.status, await res.json()]).toEqual([200, { counts: twice, timestamp: T }]);
+      } finally {
+        await served.close();
+      }
+    } finally {
+      await rest.close();
       await backend.stop();
     }
   });

@@ -1,8 +1,8 @@
 import type { RelayEvent } from '@dash/webhooks';
 import DataLoader from 'dataloader';
-import type { EventNotices, IngestOutcome, PollPage, RateCheck, RelayStore, TenantRecord } from './types.ts';
+import type { CountIncrement, EventNotices, IngestOutcome, PollPage, RateCheck, RelayStore, TenantRecord } from './types.ts';
 import { slotOf } from './slots.ts';
-import { StoreUnavailableError } from './types.ts';
+import { CountsUnsavedError, StoreUnavailableError } from './types.ts';
 
 /** Runs a Lua script by its text (EVALSHA with a fallback to EVAL, as each client does best). */
 export type Evaluate = (script: string, keys: string[], args: string[]) => Promise<unknown>;
@@ -122,6 +122,22 @@ export const POLL = `${NOW}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - tonumber(ARGV[3])))
 return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))`;
 
+/**
+ * KEYS: a hash of counts per increment (one key may come several times). ARGV: ttl ms, then a field and an amount
+ * per key. Adds each (HINCRBY, so every relay process's counts add up) and keeps each hash ttl ms from now.
+ */
+export const ADD_COUNTS = `local ttl = tonumber(ARGV[1])
+for i = 1, #KEYS do
+  redis.call('HINCRBY', KEYS[i], ARGV[i * 2], ARGV[i * 2 + 1])
+  redis.call('PEXPIRE', KEYS[i], ttl)
+end
+return #KEYS`;
+
+/** KEYS: hashes of counts. Returns each one's fields and counts (field, count, field, count…), in order. */
+export const READ_COUNTS = `local hashes = {}
+for i = 1, #KEYS do hashes[i] = redis.call('HGETALL', KEYS[i]) end
+return hashes`;
+
 const lastPositionKey = (eventsKey: string) => `${eventsKey}:last`;
 const TENANTS = 'relay:tenants';
 
@@ -132,8 +148,8 @@ const TENANT_REPLACE = `if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then ret
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1`;
 const TENANT_REMOVE = `return redis.call('HDEL', KEYS[1], ARGV[1])`;
-/** KEYS: a tenant's events and last position; in the tenant's slot, so a call of its own on a cluster. */
-const TENANT_EVENTS_REMOVE = `return redis.call('DEL', KEYS[1], KEYS[2])`;
+/** KEYS: a tenant's events, last position and hashes of counts; in the tenant's slot, so a call of its own on a cluster. */
+const TENANT_DATA_REMOVE = `return redis.call('DEL', unpack(KEYS))`;
 
 const tenantOf = (reply: unknown) => (typeof reply === 'string' ? (JSON.parse(reply) as TenantRecord) : undefined);
 
@@ -187,6 +203,57 @@ async function ingestBySlot(evaluate: Evaluate, script: string, batch: readonly 
     }),
   );
   return answers;
+}
+
+/** Indexes of `keys` by their cluster slot (one part for all of them off a cluster). */
+function bySlot(keys: readonly string[], cluster: boolean): number[][] {
+  if (!cluster) return [keys.map((_, i) => i)];
+  const parts = new Map<number, number[]>();
+  keys.forEach((key, i) => {
+    const slot = slotOf(key);
+    parts.set(slot, [...(parts.get(slot) ?? []), i]);
+  });
+  return [...parts.values()];
+}
+
+/** ADD_COUNTS, one call per slot, all at once; the increments of the calls that failed are named in the error. */
+async function addCounts(evaluate: Evaluate, increments: readonly CountIncrement[], ttlMs: number, cluster: boolean): Promise<void> {
+  if (increments.length === 0) return;
+  let failure: unknown;
+  const unsaved: CountIncrement[] = [];
+  await Promise.all(
+    bySlot(
+      increments.map((i) => i.key),
+      cluster,
+    ).map(async (indexes) => {
+      const part = indexes.map((i) => increments[i]!);
+      try {
+        await evaluate(ADD_COUNTS, part.map((i) => i.key), [String(ttlMs), ...part.flatMap((i) => [i.field, String(i.by)])]);
+      } catch (error) {
+        failure ??= error;
+        unsaved.push(...part);
+      }
+    }),
+  );
+  if (unsaved.length > 0) throw new CountsUnsavedError(failure, unsaved);
+}
+
+/** READ_COUNTS, one call per slot, all at once: each hash's counts, in the order of `keys`. */
+async function readCounts(evaluate: Evaluate, keys: readonly string[], cluster: boolean): Promise<Record<string, number>[]> {
+  const hashes: Record<string, number>[] = keys.map(() => ({}));
+  if (keys.length === 0) return hashes;
+  await Promise.all(
+    bySlot(keys, cluster).map(async (indexes) => {
+      const reply = await evaluate(READ_COUNTS, indexes.map((i) => keys[i]!), []);
+      if (!Array.isArray(reply) || reply.length !== indexes.length) throw new Error('Unexpected counts reply');
+      indexes.forEach((index, j) => {
+        const pairs: unknown = reply[j];
+        if (!Array.isArray(pairs)) throw new Error('Unexpected counts reply');
+        for (let p = 0; p + 1 < pairs.length; p += 2) hashes[index]![String(pairs[p])] = Number(pairs[p + 1]);
+      });
+    }),
+  );
+  return hashes;
 }
 
 async function guarded<T>(run: () => Promise<T>): Promise<T> {
@@ -252,14 +319,18 @@ export function scriptStore(
           return (Array.isArray(reply) ? reply : []).flatMap((value) => tenantOf(value) ?? []);
         }),
       replace: (record) => guarded(async () => Number(await evaluate(TENANT_REPLACE, [TENANTS], [record.id, JSON.stringify(record)])) === 1),
-      // Two calls, as the registry and the tenant's events lie in different slots on a cluster. The events
-      // go first: should the second call fail, the tenant is still there (503) and removing it again works.
-      remove: (id, eventsKey) =>
+      // Two calls, as the registry and the tenant's data lie in different slots on a cluster. The data
+      // goes first: should the second call fail, the tenant is still there (503) and removing it again works.
+      remove: (id, { eventsKey, countKeys }) =>
         guarded(async () => {
-          await evaluate(TENANT_EVENTS_REMOVE, [eventsKey, lastPositionKey(eventsKey)], []);
+          await evaluate(TENANT_DATA_REMOVE, [eventsKey, lastPositionKey(eventsKey), ...countKeys], []);
           return Number(await evaluate(TENANT_REMOVE, [TENANTS], [id])) === 1;
         }),
     },
+
+    addCounts: (increments, ttlMs) => addCounts(evaluate, increments, ttlMs, options.cluster === true),
+
+    counts: (keys) => guarded(() => readCounts(evaluate, keys, options.cluster === true)),
 
     poll: ({ eventsKey, since, limit, retentionMs }) =>
       guarded(async (): Promise<PollPage> => {

@@ -32,6 +32,13 @@ export interface TenantRecord {
   secrets: Partial<Record<string, string[]>>;
 }
 
+/** One count to add to one field of a hash of counts (a scope's refusals in one hour: `<integration>:<reason>`). */
+export interface CountIncrement {
+  key: string;
+  field: string;
+  by: number;
+}
+
 /** Why a wait for stored events ended. */
 export type WakeReason = 'stored' | 'timeout' | 'aborted' | 'ended';
 
@@ -76,8 +83,11 @@ export interface RelayStore {
     list(): Promise<TenantRecord[]>;
     /** False when there is no such tenant. */
     replace(record: TenantRecord): Promise<boolean>;
-    /** Removes the tenant and its buffered events; its short-lived rate and replay keys expire by themselves. */
-    remove(id: string, eventsKey: string): Promise<boolean>;
+    /**
+     * Removes the tenant, its buffered events and the hashes of counts named (its refusal counts, so a tenant made
+     * again under the id starts from none); its short-lived rate and replay keys expire by themselves.
+     */
+    remove(id: string, data: { eventsKey: string; countKeys: readonly string[] }): Promise<boolean>;
   };
   /** Counts a request in a sliding window. */
   limit(options: { rateKey: string; limit: number; windowMs: number }): Promise<RateCheck>;
@@ -98,6 +108,14 @@ export interface RelayStore {
     eventsKey: string;
     events: RelayEvent[] | undefined;
   }): Promise<IngestOutcome>;
+  /**
+   * Adds each increment to its field of its hash and keeps the hash for `ttlMs` from now, in one round trip (one
+   * call per slot, all at once, on a cluster). Counts from several relay processes add up. Rejects with a
+   * `CountsUnsavedError` that names the increments not added, for the caller to try again.
+   */
+  addCounts(increments: readonly CountIncrement[], ttlMs: number): Promise<void>;
+  /** Each hash's fields and counts, in the order of `keys`, in one round trip; an empty record for a hash that is gone. */
+  counts(keys: readonly string[]): Promise<Record<string, number>[]>;
   /** Prunes events older than `retentionMs`, then returns up to `limit` events after `since`. */
   poll(options: { eventsKey: string; since: number; limit: number; retentionMs: number }): Promise<PollPage>;
   /**
@@ -115,5 +133,16 @@ export class StoreUnavailableError extends Error {
   constructor(cause: unknown) {
     super(`The relay's store is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = 'StoreUnavailableError';
+  }
+}
+
+/** `addCounts` failed for `unsaved` (all of them, or on a cluster those of the slots that failed); the rest were added. */
+export class CountsUnsavedError extends StoreUnavailableError {
+  constructor(
+    cause: unknown,
+    readonly unsaved: readonly CountIncrement[],
+  ) {
+    super(cause);
+    this.name = 'CountsUnsavedError';
   }
 }
