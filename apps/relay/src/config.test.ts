@@ -47,6 +47,14 @@ describe("the relay's environment", () => {
     });
   });
 
+  it('forwards webhook bodies unless RELAY_FORWARD_BODIES=false, and refuses a value that is neither true nor false', () => {
+    expect(readConfig({}).forwardBodies).toBe(true);
+    expect(readConfig({ RELAY_FORWARD_BODIES: 'true' }).forwardBodies).toBe(true);
+    expect(readConfig({ RELAY_FORWARD_BODIES: ' False ' }).forwardBodies).toBe(false);
+    // A typo must not leave bodies on unnoticed.
+    expect(() => readConfig({ RELAY_FORWARD_BODIES: 'no' })).toThrow('Invalid relay environment: RELAY_FORWARD_BODIES: is true or false');
+  });
+
   it('listens on RELAY_HOST/RELAY_PORT, else the HOST/PORT a hosting platform sets, else 0.0.0.0:8787', () => {
     expect(readConfig({})).toMatchObject({ host: '0.0.0.0', port: 8787 });
     expect(readConfig({ PORT: '10000' })).toMatchObject({ port: 10_000 });

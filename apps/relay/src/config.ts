@@ -19,6 +19,11 @@ export interface RelayConfig extends ReceiveSettings {
   trustProxy: boolean;
   /** ERROR_TRACKER_DSN: send the relay's own unexpected errors to Sentry. */
   errorTrackerDsn: string | undefined;
+  /**
+   * RELAY_FORWARD_BODIES (true unless `false`): each event carries its webhook's raw body (on a delivery's first
+   * event), kept as long as the event, for the dashboard's deliveries log.
+   */
+  forwardBodies: boolean;
 }
 
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -58,6 +63,13 @@ const envSchema = z.object({
   RELAY_ENABLED: z.string().optional(),
   TRUST_PROXY: z.string().optional(),
   ERROR_TRACKER_DSN: z.url().optional(),
+  // A switch that keeps webhook bodies off the relay: a typo must not leave them on unnoticed.
+  RELAY_FORWARD_BODIES: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['true', 'false'], { error: 'is true or false' }))
+    .optional(),
 });
 
 /** A `redis://` or `rediss://` URL with a host, or an error naming the variable (and the entry, in a list) and the value. */
@@ -116,5 +128,6 @@ export function readConfig(raw: RawEnv): RelayConfig {
     allowedOrigin: e.ALLOWED_ORIGIN?.trim(),
     trustProxy: isTrue(e.TRUST_PROXY),
     errorTrackerDsn: e.ERROR_TRACKER_DSN,
+    forwardBodies: e.RELAY_FORWARD_BODIES !== 'false',
   };
 }
