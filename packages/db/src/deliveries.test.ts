@@ -193,7 +193,7 @@ describe.each(engines)('the webhook deliveries log on $name', ({ name, template,
     expect(await found('50%')).toEqual(['s1', 's2']);
     expect(await found('_off')).toEqual(['s1', 's3']);
     expect(await found('BANNER')).toEqual(['s1', 's2', 's3', 's4']);
-    // Event type, delivery id and source event id, each in any case; the escape character itself is plain text.
+    // Event type, delivery id and source event id, each in any case; LIKE's usual escape character is plain text too.
     expect(await found('Issue.Created')).toEqual(['s5']);
     expect(await found('81AB-4C93')).toEqual(['s5']);
     expect(await found('issue!42')).toEqual(['s5']);

@@ -83,11 +83,8 @@ function fullRow(r: Record<string, unknown>): DeliveryRecord {
   return { ...row, event: text(r.event), body: text(r.body) };
 }
 
-/** `LIKE` text that matches `value` literally (with `escape '!'`): `50%_off` finds only itself. */
-const likeLiteral = (value: string) => value.replace(/[!%_]/g, (c) => `!${c}`);
-
 /** The conditions of a filter and a cursor (`?` placeholders), and their parameters. */
-function conditions(filter: DeliveryFilter, cursor: { receivedAt: number; id: string } | undefined): { where: string; params: unknown[] } {
+function conditions(dialect: SqlDialect, filter: DeliveryFilter, cursor: { receivedAt: number; id: string } | undefined): { where: string; params: unknown[] } {
   const parts: string[] = [];
   const params: unknown[] = [];
   const add = (part: string, ...values: unknown[]) => {
@@ -102,9 +99,13 @@ function conditions(filter: DeliveryFilter, cursor: { receivedAt: number; id: st
   // The first part bounds the index range (received_at is each list index's next column); the second settles the ties.
   if (cursor !== undefined) add('received_at <= ? and (received_at < ? or id < ?)', cursor.receivedAt, cursor.receivedAt, cursor.id);
   if (filter.text !== undefined && filter.text !== '') {
-    const pattern = `%${likeLiteral(filter.text.toLowerCase())}%`;
+    // A position, not LIKE: no character of the text is a wildcard (`50%_off` finds only itself), and Postgres, which
+    // cannot estimate it, walks the list's index newest first and stops at the page's end, where LIKE's estimate (a
+    // few rows of 100,000) made it read and sort the whole table: 1 ms against 140 for a word in 7 % of the titles.
+    const position = dialect === pgDialect ? 'strpos' : 'instr';
+    const needle = filter.text.toLowerCase();
     const columns = ['title', 'event_type', 'delivery_id', 'source_event_id'];
-    add(`(${columns.map((column) => `lower(${column}) like ? escape '!'`).join(' or ')})`, ...columns.map(() => pattern));
+    add(`(${columns.map((column) => `${position}(lower(${column}), ?) > 0`).join(' or ')})`, ...columns.map(() => needle));
   }
   return { where: parts.length === 0 ? '' : `where ${parts.join(' and ')}`, params };
 }
@@ -190,7 +191,7 @@ export function webhookDeliveries(engine: DeliveriesEngine, dialect: SqlDialect)
     },
     async list(filter, limit, cursor) {
       if (!(Number.isSafeInteger(limit) && limit > 0)) throw new RangeError(`Invalid limit: ${limit}`);
-      const { where, params } = conditions(filter, cursor);
+      const { where, params } = conditions(dialect, filter, cursor);
       return listWhere(where, [...params, limit], `${NEWEST_FIRST} limit ?`);
     },
     async get(id) {
