@@ -271,6 +271,14 @@ const benches: Bench[] = [
       new RegExp(`^change > 20 % against the same weekday: precision ${number}, recall ${number}, false opens per 30 days on clean twins ${number} `, 'm'),
     ],
   },
+  {
+    file: 'deliveries.mjs',
+    build: false,
+    services: ['postgres'],
+    figures: ['sqlite', 'postgres'].map(
+      (store) => new RegExp(`^deliveries ${store}: first page ${number} ms \\(ratio ${number} against OFFSET [\\d,]+\\), within 50 ms: (yes|NO) `, 'm'),
+    ),
+  },
 ];
 
 const command = (bench: Bench) => ['bench/' + bench.file, '--smoke', ...(bench.args ?? [])].join(' ');
