@@ -110,6 +110,7 @@ export function listQuery(filter: DeliveryFilter, now: number, cursor?: string) 
   };
 }
 export const PAGE_SIZE = 50;
+export type DeliveryListQuery = ReturnType<typeof listQuery>;
 
 const clock = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
 const dayAndClock = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });

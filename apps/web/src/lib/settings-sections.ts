@@ -4,6 +4,7 @@ export const settingsSections = [
   { id: 'connections', title: 'Connections' },
   { id: 'layout', title: 'Layout' },
   { id: 'relay', title: 'Relay' },
+  { id: 'webhooks', title: 'Webhooks' },
   { id: 'notifications', title: 'Notifications' },
   { id: 'briefing', title: 'Briefing' },
   { id: 'history', title: 'History' },

@@ -11,6 +11,7 @@ const allowed: Record<SettingsSectionId, string[]> = {
   connections: ['auth.status', 'credentials.list', 'oauth.connections'],
   layout: ['settings.get'],
   relay: ['relay.status', 'settings.get'],
+  webhooks: ['auth.status', 'deliveries.list', 'deliveries.refusals'],
   notifications: ['auth.status', 'notifications.policy', 'projects.list'],
   briefing: ['briefing.settings', 'briefingDestinations.list'],
   history: ['history.settings'],

@@ -1,6 +1,7 @@
 import type { Caller } from '@dash/api';
 import type { BriefingDestinations, IntegrationName } from '@dash/contracts';
 import { TRPCError } from '@trpc/server';
+import { filterFromQuery, listQuery } from '../deliveries.ts';
 import type { SettingsSectionId } from '../settings-sections.ts';
 
 /** Whether the owner has set a password: the forms that move data elsewhere ask for it again. */
@@ -14,6 +15,17 @@ async function briefingDestinations(api: Caller): Promise<{ list: BriefingDestin
     if (error instanceof TRPCError && error.code !== 'INTERNAL_SERVER_ERROR') return { list: null, error: error.message };
     console.error('[dashboard] the briefing destinations could not be read:', error instanceof Error ? error.message : error);
     return { list: null, error: 'something went wrong on the server; its log has the details.' };
+  }
+}
+
+/** A read the page can show without: its value, or the words of why it failed (a server fault's stay in its log). */
+async function readOr<T>(read: Promise<T>, what: string): Promise<{ value: T | null; error: string | null }> {
+  try {
+    return { value: await read, error: null };
+  } catch (error) {
+    if (error instanceof TRPCError && error.code !== 'INTERNAL_SERVER_ERROR') return { value: null, error: error.message };
+    console.error(`[dashboard] ${what} could not be read:`, error instanceof Error ? error.message : error);
+    return { value: null, error: 'something went wrong on the server; its log has the details.' };
   }
 }
 
@@ -72,5 +84,24 @@ export const settingsLoads = {
     // The history's size is shown here too: it is most of what the store holds.
     const [database, password, { rows }] = await Promise.all([api.database.config(), passwordSet(api), api.history.settings()]);
     return { database, passwordSet: password, historyRows: rows };
+  },
+
+  /**
+   * The webhooks taken in, filtered by the page's URL query (`?outcome=duplicate&time=24h`), and what was turned away.
+   * Each part says on its own when it cannot be read. `?delivery=<id>` is one row, opened (a link from another's).
+   */
+  webhooks: async (api: Caller, query: URLSearchParams = new URLSearchParams()) => {
+    const filter = filterFromQuery(query);
+    const one = query.get('delivery')?.trim().slice(0, 100) || undefined;
+    // The page's "Load older" asks again with this query and a cursor: the same time range, not one from a later now.
+    const listed = listQuery(filter, Date.now());
+    const [auth, refusals, deliveries, delivery] = await Promise.all([
+      api.auth.status(),
+      readOr(api.deliveries.refusals({}), 'the refusal counts'),
+      one ? Promise.resolve({ value: null, error: null }) : readOr(api.deliveries.list(listed), 'the deliveries'),
+      one ? readOr(api.deliveries.get({ id: one }), 'a delivery') : Promise.resolve({ value: null, error: null }),
+    ]);
+    // Replaying sends to every channel again: the owner's, from a signed-in browser (or the open local dashboard).
+    return { owner: auth.via !== 'token', filter, one: one ?? null, listed, refusals, deliveries, delivery };
   },
 } satisfies Record<SettingsSectionId, (api: Caller) => Promise<object>>;
