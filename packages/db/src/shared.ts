@@ -17,6 +17,8 @@ import type {
   FoldEffect,
   FoldedEvent,
   IncomingEvent,
+  DeliveryRecord,
+  IngestedEvent,
   IngestResult,
   NotificationRow,
   NotificationSeverity,
@@ -337,6 +339,8 @@ export interface IngestOps {
   updateRows(rows: NotificationRow[]): Promise<void>;
   insertRows(rows: NotificationRow[]): Promise<void>;
   insertEvents(events: NotificationEventValues[]): Promise<void>;
+  /** Writes deliveries log rows (see `Store.notifications.ingest`'s `log`), a duplicate's `duplicateOf` filled in. */
+  logDeliveries(rows: DeliveryRecord[]): Promise<void>;
   /** The outbox on the same transaction, for the batch's `plan`. */
   outbox: OutboxOps;
 }
@@ -553,7 +557,12 @@ export function foldEvents(events: readonly IncomingEvent[], open: ReadonlyMap<s
  */
 export async function ingestEvents(
   events: readonly IncomingEvent[],
-  options: { now: string; dedupWindowMs: number; plan?: ((folded: FoldedEvent[], ops: OutboxOps) => Promise<PlanOutcome>) | undefined },
+  options: {
+    now: string;
+    dedupWindowMs: number;
+    plan?: ((folded: FoldedEvent[], ops: OutboxOps) => Promise<PlanOutcome>) | undefined;
+    log?: ((events: IngestedEvent[]) => DeliveryRecord[]) | undefined;
+  },
   ops: IngestOps,
 ): Promise<IngestResult> {
   const { dedupWindowMs } = options;
@@ -575,7 +584,7 @@ export async function ingestEvents(
     bySource.set(event.sourceEventId, entry);
     batch.push(entry);
   }
-  if (batch.length === 0) return { stored: 0, duplicates: 0, changed: [], sent: [] };
+  if (batch.length === 0) return { stored: 0, duplicates: 0, changed: [], sent: [], events: [] };
 
   const subjects = [...new Set(batch.flatMap(({ subject }) => (subject === null ? [] : [subject])))];
   const open = new Map<string, NotificationRow>();
@@ -677,5 +686,22 @@ export async function ingestEvents(
     });
   }
   for (const slice of chunked(stored)) await ops.insertEvents(slice);
-  return { stored: stored.length, duplicates: events.length - stored.length, changed, sent };
+
+  // What became of each event given, in order: the first copy of a source event as it folded, every later copy a
+  // duplicate (of the first's row when that one was stored now).
+  const positions = new Map(batch.map((entry, index) => [entry.event.sourceEventId, index]));
+  const firsts = new Set<string>();
+  const ingested: IngestedEvent[] = events.map(({ sourceEventId }) => {
+    const index = positions.get(sourceEventId) as number;
+    const notificationId = rowOf[index] ?? null;
+    const first = !firsts.has(sourceEventId);
+    firsts.add(sourceEventId);
+    if (first && notificationId !== null) return { sourceEventId, effect: effects[index] as FoldEffect, notificationId, eventId: (batch[index] as BatchEvent).eventId };
+    return { sourceEventId, effect: 'duplicate', notificationId, eventId: null };
+  });
+  if (options.log) {
+    const rows = options.log(ingested);
+    for (const slice of chunked(rows)) await ops.logDeliveries(slice);
+  }
+  return { stored: stored.length, duplicates: events.length - stored.length, changed, sent, events: ingested };
 }

@@ -155,6 +155,75 @@ export interface IngestResult {
   changed: NotificationRow[];
   /** Interruptions the batch's `plan` sent (for the live stream), in seq order. */
   sent: DeliveryRow[];
+  /** What became of each event given, in the order given (the deliveries log's outcome). */
+  events: IngestedEvent[];
+}
+
+/** What became of one event of an ingest. */
+export interface IngestedEvent {
+  sourceEventId: string;
+  /** `duplicate`: a copy of an event earlier in the batch or within the dedup window; otherwise how it folded. */
+  effect: FoldEffect | 'duplicate';
+  /** The row it made or joined; for a duplicate, its first copy's row when that was in the batch, else null. */
+  notificationId: string | null;
+  /** Its `notification_events.id`; null for a duplicate. */
+  eventId: string | null;
+}
+
+/**
+ * A row of the webhook deliveries log (`webhook_deliveries`): one per event a webhook carried (or one for a delivery
+ * that carried none: ignored, invalid), with what it became. Times are ms UTC.
+ */
+export interface DeliveryRecord {
+  id: string;
+  receivedAt: number;
+  source: 'relay' | 'local' | 'replay';
+  /** The neutral name (`code_host`). */
+  integration: string;
+  eventType: string | null;
+  deliveryId: string | null;
+  sourceEventId: string | null;
+  outcome: 'notified' | 'threaded' | 'duplicate' | 'ignored' | 'invalid';
+  detail: string | null;
+  title: string | null;
+  projectSlug: string | null;
+  notificationId: string | null;
+  /** Its `notification_events.id`, whose decision the detail shows. */
+  eventId: string | null;
+  duplicateOf: string | null;
+  replayOf: string | null;
+  /** The replay request that made it (unique with `replayOf`: a request replays a row once). */
+  replayRequest: string | null;
+  /** The parsed event as JSON (a RelayEvent without its body), what a replay ingests again; null when none came of it. */
+  event: string | null;
+  /** The body as received (text), until `bodyUntil`; then null (the prune clears it). */
+  body: string | null;
+  bodyUntil: number | null;
+}
+
+/** A log row as listed: without its body and event, with whether the body is still there. */
+export type DeliveryListRow = Omit<DeliveryRecord, 'body' | 'event'> & { hasBody: boolean };
+
+export interface DeliveryFilter {
+  integration?: string | undefined;
+  outcome?: DeliveryRecord['outcome'] | undefined;
+  /** Received at or after (ms). */
+  since?: number | undefined;
+  /** Received before (ms). */
+  until?: number | undefined;
+  /** Case-insensitive text in title, event type, delivery id or source event id. */
+  text?: string | undefined;
+  notificationId?: string | undefined;
+}
+
+/** An hour's count of one refusal reason for one integration at the relay or the local route. */
+export interface RefusalRow {
+  /** The hour's start, ms UTC. */
+  hour: number;
+  source: 'relay' | 'local';
+  integration: string;
+  reason: string;
+  count: number;
 }
 
 /** What an interruption says: a browser notification (or a toast), later an email. */
@@ -600,6 +669,13 @@ export interface Store {
          * interruptions, or the other way round) and settles the decisions stored with them.
          */
         plan?: ((folded: FoldedEvent[], ops: OutboxOps) => Promise<PlanOutcome>) | undefined;
+        /**
+         * The deliveries log's rows for what became of the events (`IngestResult.events`), written in the same
+         * transaction: a crash never keeps a notification without its log row, or the other way round. A row whose
+         * outcome is `duplicate` gets `duplicateOf` (and, when null, `notificationId`) from the newest earlier row of
+         * its source event id.
+         */
+        log?: ((events: IngestedEvent[]) => DeliveryRecord[]) | undefined;
       },
     ): Promise<IngestResult>;
     /** Runs `work` in one notifications transaction (serialised with ingests): the scheduler's ticks, snoozes, mutes, dry runs. */
@@ -803,6 +879,36 @@ export interface Store {
     remove(id: string): Promise<boolean>;
     /** Removes these projects' rules (a project deleted, the demo removed); answers how many went. */
     removeForProjects(slugs: readonly string[]): Promise<number>;
+  };
+
+  /**
+   * The webhook deliveries log (issue 53) and the refusal counts beside it. Rows of ingested events are written by
+   * `notifications.ingest`'s `log`; `record` writes the rest (a delivery that carried no event: ignored, invalid).
+   */
+  deliveries: {
+    /** Writes rows outside an ingest; a duplicate's `duplicateOf` is filled as the ingest's log does. */
+    record(rows: DeliveryRecord[]): Promise<void>;
+    /** Newest first (receivedAt, then id, descending), after `cursor` when given, at most `limit`, without bodies. */
+    list(filter: DeliveryFilter, limit: number, cursor?: { receivedAt: number; id: string }): Promise<DeliveryListRow[]>;
+    /** One row with its body and event, and the decision stored with its notification event (null when none). */
+    get(id: string): Promise<(DeliveryRecord & { decision: StoredDecision | null }) | undefined>;
+    /** Rows with these ids (missing ones left out), with body and event. */
+    many(ids: readonly string[]): Promise<DeliveryRecord[]>;
+    /** The rows that replay `id`, newest first. */
+    replaysOf(id: string): Promise<DeliveryListRow[]>;
+    /** The rows a replay request made, in the order they were made. */
+    byReplayRequest(requestId: string): Promise<DeliveryListRow[]>;
+    /** Clears bodies whose `bodyUntil` <= `bodiesBy` and removes rows received before `rowsBefore`; answers both counts. */
+    prune(bodiesBy: number, rowsBefore: number): Promise<{ bodies: number; rows: number }>;
+    /**
+     * Counts refusals: `add` adds to the hour's count (the local route's own), `max` keeps the larger of the stored
+     * and the given count (the relay's counts are its hour's totals so far, read again on every poll).
+     */
+    countRefusals(rows: readonly RefusalRow[], mode: 'add' | 'max'): Promise<void>;
+    /** The counts of hours starting at or after `sinceHour` (ms), newest hour first. */
+    refusals(sinceHour: number): Promise<RefusalRow[]>;
+    /** Removes counts of hours before `before` (ms). */
+    pruneRefusals(before: number): Promise<number>;
   };
 
   /** Named leases, so that of several dashboard processes on one database one does a job at a time (the relay poller). */
