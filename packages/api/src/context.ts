@@ -1,6 +1,7 @@
 import type { Store } from '@dash/db';
 import type { Access, RequestInfo } from './auth/access.ts';
 import type { RelayEnvironment, RelaySecrets } from './notifications/config.ts';
+import type { DeliveryLog } from './deliveries/log.ts';
 import type { Inbox } from './notifications/inbox.ts';
 import type { RelayPoller } from './notifications/poller.ts';
 import type { LocalWebhooks } from './notifications/webhooks.ts';
@@ -47,6 +48,8 @@ export interface Context {
     chats: ChatSender;
     poller: RelayPoller;
     webhooks: LocalWebhooks;
+    /** The webhook deliveries log: every webhook taken in and what it became, refusal counts, replays (issue 53). */
+    deliveries: DeliveryLog;
     secrets: RelaySecrets;
     env: RelayEnvironment;
     /** How the relay is reached (the guarded fetch by default). */

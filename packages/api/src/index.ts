@@ -6,6 +6,8 @@ import { defaultGuardedFetch, publicOnlyFetch } from '@dash/connectors';
 import { receiveSettingsFrom } from '@dash/webhooks';
 import { Access, type AccessOptions } from './auth/access.ts';
 import { receiveSettings, RelaySecrets, relayTarget, type RelayEnvironment } from './notifications/config.ts';
+import { DeliveryLog } from './deliveries/log.ts';
+import { RelayRefusals } from './deliveries/relay-refusals.ts';
 import { Inbox } from './notifications/inbox.ts';
 import { RelayPoller } from './notifications/poller.ts';
 import { LocalWebhooks } from './notifications/webhooks.ts';
@@ -158,6 +160,7 @@ export async function createContext(options: {
     onEmail: () => emails.kick(),
     onPush: () => pushes.kick(),
     onChat: () => chats.kick(),
+    bodyRetentionMs: options.relay?.bodyRetentionMs,
   });
   // The scheduler (held interruptions, digests, snoozes, mutes) runs unless a test drives its ticks itself.
   if (options.scheduler === false) await inbox.hub.start();
@@ -168,13 +171,16 @@ export async function createContext(options: {
     chats.start();
   }
   const fetcher = options.fetch ?? defaultGuardedFetch;
+  const deliveries = new DeliveryLog({ store, inbox, log, now: () => clock.now(), bodyRetentionMs: relayEnv.bodyRetentionMs });
+  const refusals = new RelayRefusals({ store, fetch: fetcher, clock, log });
   const notifications = {
     inbox,
     emails,
     pushes,
     chats,
-    poller: new RelayPoller({ store, inbox, target: () => relayTarget(store, secrets, relayEnv), log, clock, fetch: fetcher }),
-    webhooks: new LocalWebhooks(inbox, () => receiveSettings(secrets, relayEnv), () => clock.now()),
+    deliveries,
+    poller: new RelayPoller({ store, inbox, target: () => relayTarget(store, secrets, relayEnv), log, clock, fetch: fetcher, refusals }),
+    webhooks: new LocalWebhooks(inbox, () => receiveSettings(secrets, relayEnv), () => clock.now(), deliveries),
     secrets,
     env: relayEnv,
     fetch: fetcher,

@@ -7,6 +7,7 @@ import { briefingDestinationsRouter } from './router/briefing-destinations.ts';
 import { credentialsRouter } from './router/credentials.ts';
 import { notificationsRouter, relayRouter, webhooksRouter } from './router/notifications.ts';
 import { dataRouter } from './router/data.ts';
+import { deliveriesRouter } from './router/deliveries.ts';
 import { databaseRouter } from './router/database.ts';
 import { demoRouter } from './router/demo.ts';
 import { historyRouter } from './router/history.ts';
@@ -31,6 +32,7 @@ export const appRouter = router({
   notifications: notificationsRouter,
   relay: relayRouter,
   webhooks: webhooksRouter,
+  deliveries: deliveriesRouter,
   backup: backupRouter,
   alerts: alertsRouter,
   push: pushRouter,

@@ -8,6 +8,8 @@ export interface RelayEnvironment {
   url?: string | undefined;
   secret?: string | undefined;
   receive: ReceiveSettings;
+  /** How long the deliveries log keeps a webhook's body (WEBHOOK_BODY_RETENTION_HOURS; 24 hours). */
+  bodyRetentionMs?: number | undefined;
 }
 
 const POLL_SECRET = 'relayPollSecret';

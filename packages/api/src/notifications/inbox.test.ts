@@ -204,7 +204,7 @@ describe('one notification per real-world event', () => {
     await dash.deliver(delivery);
     const before = await dash.inbox();
     const fromRelay = await dash.inboxOf.ingest(dash.relayEvents(delivery), { relayUrl: RELAY, since: 1_800 });
-    expect(fromRelay).toEqual({ stored: 0, duplicates: 1, changed: [], sent: [] });
+    expect(fromRelay).toEqual({ stored: 0, duplicates: 1, changed: [], sent: [], events: [expect.objectContaining({ effect: 'duplicate', notificationId: null, eventId: null })] });
     expect(await dash.inbox()).toEqual(before);
     expect(before).toEqual([expect.objectContaining({ integration: 'uptime_monitor', project: 'ops', eventCount: 1, resolved: false })]);
     expect(await dash.store.notifications.cursor(RELAY)).toBe(1_800);

@@ -1,5 +1,5 @@
 import { MAX_MUTE_MS, type DeliveryOutcome, type NotificationSeverity, type NotificationSource, type DryRunEvent, type InterruptChannel, type NotificationMute, type NotificationPolicy, type PolicyDecision, type StoredDecision } from '@dash/contracts';
-import { foldEvents, reachesConnection, type ChannelConnectionRow, type DeliveryRow, type FoldedEvent, type IncomingEvent, type IngestResult, type NotificationRow, type OutboxOps, type Store, type SubjectState } from '@dash/db';
+import { foldEvents, reachesConnection, type ChannelConnectionRow, type DeliveryRecord, type IngestedEvent, type DeliveryRow, type FoldedEvent, type IncomingEvent, type IngestResult, type NotificationRow, type OutboxOps, type Store, type SubjectState } from '@dash/db';
 import type { RelayEvent } from '@dash/webhooks';
 import type { Logger } from '../logger.ts';
 import type { DataCache } from '../data/cache.ts';
@@ -9,6 +9,7 @@ import { evaluate } from './policy/rules.ts';
 import { step } from './policy/planner/trace.ts';
 import { PolicySettings, type PolicyParts } from './policy/settings.ts';
 import { projectOf, projectRefs, staleRoutes, toIncoming } from './resolve.ts';
+import { DEFAULT_BODY_RETENTION_MS, deliveryRows, type LogVia } from '../deliveries/rows.ts';
 
 const DAY = 86_400_000;
 /** The most scheduler ticks a dry run walks through on its way to a later time (see `ticksUntil`). */
@@ -36,6 +37,8 @@ export interface InboxOptions {
   onPush?: () => void;
   /** Told when chat interruptions were released (queued per connection): the chat sender drains them. */
   onChat?: () => void;
+  /** How long the deliveries log keeps a webhook's body (24 hours). */
+  bodyRetentionMs?: number;
 }
 
 /** A policy error: the caller's input, answered as a 400. */
@@ -65,6 +68,8 @@ interface Arriving {
   context?: readonly string[] | undefined;
   reminder?: boolean | undefined;
   lasted?: string | undefined;
+  /** A replay of a webhook taken in earlier: the line that says so in its "Why?". */
+  replayed?: string | undefined;
 }
 
 /** One of the dashboard's own events: a metric alert's trigger, reminder or resolve (see `Inbox.ingestOwn`). */
@@ -338,13 +343,15 @@ export class Inbox {
    * Stores a batch (one transaction, with `cursor` when it came from a relay poll). Batches of this
    * process run one after another, so the relay poller and the local route never race each other here.
    */
-  ingest(events: readonly RelayEvent[], cursor?: { relayUrl: string; since: number }): Promise<IngestResult> {
+  ingest(events: readonly RelayEvent[], cursor?: { relayUrl: string; since: number }, via: LogVia = { source: cursor ? 'relay' : 'local' }): Promise<IngestResult> {
     return this.enqueue(async () => {
       const refs = projectRefs(await this.store.projects.list());
-      return this.ingestNow(
-        events.map((event) => ({ incoming: toIncoming(event, refs), payload: event.payload })),
-        cursor,
-      );
+      const items = events.map((event) => ({ incoming: toIncoming(event, refs), payload: event.payload, replayed: via.replay?.notes.get(event.sourceEventId) }));
+      const incoming = items.map((item) => item.incoming);
+      // Every event that came in is in the deliveries log, written with what became of it in the ingest's transaction.
+      const bodyRetentionMs = this.options.bodyRetentionMs ?? DEFAULT_BODY_RETENTION_MS;
+      const log = (ingested: IngestedEvent[]) => deliveryRows(events, incoming, ingested, via, { now: this.now(), bodyRetentionMs });
+      return this.ingestNow(items, cursor, log);
     });
   }
 
@@ -387,7 +394,11 @@ export class Inbox {
     return run;
   }
 
-  private async ingestNow(items: readonly Arriving[], cursor?: { relayUrl: string; since: number }): Promise<IngestResult> {
+  private async ingestNow(
+    items: readonly Arriving[],
+    cursor?: { relayUrl: string; since: number },
+    log?: (ingested: IngestedEvent[]) => DeliveryRecord[],
+  ): Promise<IngestResult> {
     const [policy, { available, devices, connections }] = await Promise.all([this.policy.get(), this.targets()]);
     const now = this.now();
     // The pure policy first (preferences, rules): it may raise the severity the row is stored with.
@@ -395,8 +406,9 @@ export class Inbox {
     const incoming = items.map((item) => {
       const base = item.incoming;
       const policed = evaluate(base, { projectSlug: base.projectSlug, payload: item.payload }, { ...policy, available });
-      // What else happened comes first in its "Why?", before the policy's steps and the pipeline's.
-      const decision = { ...policed, trace: [...(item.context ?? []).map((line) => step('context', 'noted', line)), ...policed.trace] };
+      // A replay says so first in its "Why?", then what else happened, before the policy's steps and the pipeline's.
+      const marks = [...(item.replayed === undefined ? [] : [step('replay', 'noted', item.replayed)]), ...(item.context ?? []).map((line) => step('context', 'noted', line))];
+      const decision = { ...policed, trace: [...marks, ...policed.trace] };
       decided.set(base.sourceEventId, { decision, item });
       return { ...base, severity: decision.severity, decision: storedOf(decision) };
     });
@@ -404,6 +416,7 @@ export class Inbox {
       now: new Date(now).toISOString(),
       dedupWindowMs: this.dedupWindowMs,
       cursor,
+      log,
       plan: (folded, ops) =>
         this.planner.plan(
           folded.map((item) => planned(item, decided.get(item.event.sourceEventId) as { decision: PolicyDecision; item: Arriving })),

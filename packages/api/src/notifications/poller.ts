@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LimiterBusyError, slidingWindowLimiter, type Clock, type RateLimiter, type Turn } from '@dash/connectors';
 import type { Store } from '@dash/db';
 import type { Logger } from '../logger.ts';
+import type { RelayRefusals } from '../deliveries/relay-refusals.ts';
 import type { Inbox } from './inbox.ts';
 import { fetchRelayPage, RelayError, type RelayTarget } from './relay-client.ts';
 
@@ -46,6 +47,8 @@ export interface RelayPollerOptions {
   fetch: typeof fetch;
   /** Milliseconds between polls when the relay does not hold them open. */
   intervalMs?: number;
+  /** Reads the relay's refusal counts beside the polls (issue 53). */
+  refusals?: RelayRefusals;
 }
 
 /**
@@ -127,6 +130,7 @@ export class RelayPoller {
 
   /** The relay settings changed: look at them again now instead of at the next turn. */
   wake(): void {
+    this.options.refusals?.reset();
     this.current?.abort();
     this.wakeUp?.();
   }
@@ -145,6 +149,9 @@ export class RelayPoller {
           this.state.state = 'standby';
           pauseMs = LEASE_MS / 3;
         } else {
+          // The relay's refusal counts, beside the polls: at most once a minute, and without waiting for them (a slow
+          // answer there never holds up a poll; it never fails one either).
+          void this.options.refusals?.maybeRead(target, signal);
           const started = this.options.clock.now();
           const current = new AbortController();
           this.current = current;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { relayEventSchema, type RelayEvent } from '@dash/webhooks';
+import { refusalReasonNames } from '@dash/contracts';
+import { relayEventSchema, relayIntegrations, type RelayEvent } from '@dash/webhooks';
 
 export type RelayFailure = 'unreachable' | 'timeout' | 'unauthorized' | 'rate_limited' | 'bad_response' | 'refused';
 
@@ -9,6 +10,8 @@ export class RelayError extends Error {
     readonly reason: RelayFailure,
     message: string,
     readonly retryAfterMs?: number,
+    /** The relay's HTTP status, when it answered one. */
+    readonly status?: number,
   ) {
     super(message);
     this.name = 'RelayError';
@@ -108,4 +111,39 @@ export async function relayHealth(target: Pick<RelayTarget, 'url'>, fetcher: typ
     throw new RelayError('unreachable', `The relay cannot be reached: ${cause?.code ?? (error as Error).message}`);
   }
   if (!response.ok) throw new RelayError('refused', `The relay's health check answered ${response.status}`);
+}
+
+const refusalCounts = z.object({
+  counts: z.array(z.object({ hour: z.number().int().nonnegative(), integration: z.enum(relayIntegrations), reason: z.enum(refusalReasonNames), count: z.number().int().nonnegative() })),
+  timestamp: z.number().int().nonnegative(),
+});
+export type RelayRefusalCounts = z.infer<typeof refusalCounts>;
+
+/**
+ * `GET <base>/refusals?since=` with the poll secret: what the relay turned away, counted per hour, integration and reason
+ * (no bodies). A relay from before the counts answers 404: `RelayError('refused')` with `status` 404.
+ */
+export async function fetchRelayRefusals(target: RelayTarget, options: { since: number; fetch: typeof fetch; signal?: AbortSignal }): Promise<RelayRefusalCounts> {
+  const url = new URL(`${target.url.replace(/\/+$/, '')}/refusals`);
+  url.searchParams.set('since', String(options.since));
+  const timeout = AbortSignal.timeout(15_000);
+  let response: Response;
+  try {
+    response = await options.fetch(url, {
+      headers: { authorization: `Bearer ${target.secret}`, accept: 'application/json' },
+      signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
+    });
+  } catch (error) {
+    throw new RelayError(timeout.aborted ? 'timeout' : 'unreachable', `The relay's refusal counts could not be read: ${(error as Error).message}`);
+  }
+  if (!response.ok) throw new RelayError(response.status === 401 ? 'unauthorized' : 'refused', `The relay's refusal counts answered ${response.status}: ${await reasonOf(response)}`, undefined, response.status);
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    throw new RelayError('bad_response', 'The relay answered refusal counts that are not JSON');
+  }
+  const parsed = refusalCounts.safeParse(body);
+  if (!parsed.success) throw new RelayError('bad_response', `The relay's refusal counts are not in the expected shape: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  return parsed.data;
 }

@@ -1,16 +1,20 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
+import type { RefusalReason } from '@dash/contracts';
 import {
   answerDelivery,
+  deliveryKind,
   isJsonType,
   judgeDelivery,
   RECEIVE_LIMITS,
   resolveIntegration,
   type Answer,
   type HeaderBag,
+  type Judgement,
   type ReceiveSettings,
   type RelayIntegration,
   type StoreVerdict,
 } from '@dash/webhooks';
+import type { DeliveryLog } from '../deliveries/log.ts';
 import type { Inbox } from './inbox.ts';
 
 export interface LocalDelivery {
@@ -40,22 +44,36 @@ export class LocalWebhooks {
     /** The switches and secrets (environment, then those saved in settings), read per delivery so a change applies at once. */
     private readonly settings: () => Promise<ReceiveSettings>,
     private readonly now: () => number = Date.now,
+    /** Where what came in is logged (issue 53): deliveries that carried no event, and refusals counted per hour. */
+    private readonly deliveries?: DeliveryLog,
   ) {}
 
   async receive(delivery: LocalDelivery): Promise<LocalAnswer> {
     const integration = resolveIntegration(delivery.integration);
     if (!integration) return refusal(404, 'NOT_FOUND', `Unknown integration "${delivery.integration}"`);
+    const refused = async (reason: RefusalReason, answer: LocalAnswer) => {
+      await this.deliveries?.countLocal(integration, reason);
+      return answer;
+    };
     const settings = await this.settings();
-    if (!settings.enabled || settings.disabled.has(integration)) return refusal(503, 'SERVICE_UNAVAILABLE', `Ingestion is disabled for ${integration}`);
-    if (delivery.body.byteLength > RECEIVE_LIMITS.bodyBytes) return refusal(413, 'PAYLOAD_TOO_LARGE', `The body is larger than ${RECEIVE_LIMITS.bodyBytes / 1024} KB`);
-    if (!isJsonType(delivery.headers.get('content-type'))) return refusal(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send application/json');
+    if (!settings.enabled || settings.disabled.has(integration)) return refused('disabled', refusal(503, 'SERVICE_UNAVAILABLE', `Ingestion is disabled for ${integration}`));
+    if (delivery.body.byteLength > RECEIVE_LIMITS.bodyBytes) {
+      return refused('too_large', refusal(413, 'PAYLOAD_TOO_LARGE', `The body is larger than ${RECEIVE_LIMITS.bodyBytes / 1024} KB`));
+    }
+    if (!isJsonType(delivery.headers.get('content-type'))) return refused('not_json', refusal(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send application/json'));
 
     const now = this.now();
-    const judgement = judgeDelivery(integration, delivery.body, delivery.headers, settings.secrets[integration], now);
+    const judgement = judgeDelivery(integration, delivery.body, delivery.headers, settings.secrets[integration], now, { forwardBody: true });
     const verdict = await this.admit(integration, judgement.deliveryId, delivery.ip, judgement.events !== undefined, now);
     const answer = answerDelivery(judgement, verdict);
+    const reason = refusalOf(judgement, verdict, answer);
+    if (reason) return refused(reason, answer);
+    const identity = { integration, deliveryId: judgement.deliveryId, kind: deliveryKind(integration, delivery.body, delivery.headers), body: delivery.body };
+    // Past the signature, a body that does not parse is logged with it: the owner sees what came and why it was refused.
+    if (judgement.parsed && !judgement.parsed.ok) await this.deliveries?.recordEventless(identity, { kind: 'invalid', error: judgement.parsed.error });
     if (answer.status !== 200 || !judgement.events) return answer;
-    if (judgement.events.length > 0) await this.inbox.ingest(judgement.events);
+    if (judgement.events.length > 0) await this.inbox.ingest(judgement.events, undefined, { source: 'local' });
+    else await this.deliveries?.recordEventless(identity, { kind: 'ignored' });
     // Remembered only once stored: a delivery whose store failed is taken again when the provider retries.
     this.seen.set(`${integration}:${judgement.deliveryId}`, now + RECEIVE_LIMITS.deliveryMemoryMs);
     return answer;
@@ -73,6 +91,15 @@ export class LocalWebhooks {
     if (this.seen.has(key)) return { outcome: 'duplicate' };
     return { outcome: passed ? 'stored' : 'admitted' };
   }
+}
+
+/** Why a delivery was turned away before its signature's check let it in, as the refusal counts name it; undefined past it. */
+function refusalOf(judgement: Judgement, verdict: StoreVerdict, answer: Answer): RefusalReason | undefined {
+  if (verdict.outcome === 'rate_limited') return 'rate_limited';
+  if (verdict.outcome === 'duplicate') return 'replayed_delivery';
+  if (judgement.stale) return 'stale_timestamp';
+  if (answer.status === 401) return 'bad_signature';
+  return undefined;
 }
 
 const refusal = (status: 404 | 413 | 415 | 503, code: string, message: string): LocalAnswer => ({ status, body: { error: { code, message } } });

@@ -592,6 +592,40 @@ export const restRoutes: readonly RestRoute[] = [
     summary: 'What a rule would have said over the last 90 days (or `days`) of the history: each alert, reminder and return to range',
   },
 
+  {
+    method: 'GET',
+    path: '/api/deliveries',
+    procedure: 'deliveries.list',
+    input: query,
+    summary: 'Every webhook taken in (relay polls and the local route), newest first, with what it became; filters and cursor paging',
+    description:
+      'Filters: `integration`, `outcome` (notified, threaded, duplicate, ignored, invalid), `since` and `until` (ISO 8601), `q` (text in the title, event type, delivery id or source event id), `notification` (the rows that became or joined it). `limit` 1-200 (50). Pass `nextCursor` back as `cursor` for the next, older page.',
+  },
+  {
+    method: 'GET',
+    path: '/api/deliveries/refusals',
+    procedure: 'deliveries.refusals',
+    input: query,
+    summary: 'What the relay and the local route turned away, per hour, integration and reason (the last 24 hours, or since `since`), with what to check',
+  },
+  {
+    method: 'GET',
+    path: '/api/deliveries/:id',
+    procedure: 'deliveries.get',
+    input: pathParams,
+    errors: [404],
+    summary: 'One delivery: what it became, the policy’s decision and its trace, its replays, and its body (the signed-in owner only, for 24 hours)',
+  },
+  {
+    method: 'POST',
+    path: '/api/deliveries/replay',
+    procedure: 'deliveries.replay',
+    input: body,
+    access: 'owner',
+    summary: 'Replay deliveries (`{ ids, requestId }`, 1-100) through today’s projects and policy, as new events marked replayed',
+    description: 'The same `requestId` again answers the first replay’s rows with `repeated: true` and sends nothing. A row that carried no event (ignored, invalid) is listed in `skipped` with why.',
+  },
+
   { method: 'GET', path: '/api/revenue', procedure: 'data.revenue', input: query, answer: dataAnswer, errors: [404, 502], summary: 'Revenue: gross, MRR, net, subscribers and a daily chart' },
   { method: 'GET', path: '/api/ideas', procedure: 'data.ideas', input: query, answer: dataAnswer, errors: [404, 502], summary: 'Ideas and bugs from the issue tracker' },
   {

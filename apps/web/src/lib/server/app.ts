@@ -74,12 +74,19 @@ process.once('sveltekit:shutdown', () => {
 
 let pruning: ReturnType<typeof setInterval> | undefined;
 
-/** Notification retention, at start and then once a day, in whichever database serves then. */
+/**
+ * Retention, at start and then hourly, in whichever database serves then: the deliveries log's bodies after their day
+ * (and its rows after 30 days) every hour, notifications once a day.
+ */
 function pruneDaily(started: Runtime<Context>) {
-  const prune = () =>
-    void started.context.notifications.inbox.prune().catch((error: unknown) => log.warn(`notification retention failed: ${(error as Error).message}`));
+  let hours = 0;
+  const prune = () => {
+    const { inbox, deliveries } = started.context.notifications;
+    void deliveries.prune().catch((error: unknown) => log.warn(`deliveries retention failed: ${(error as Error).message}`));
+    if (hours++ % 24 === 0) void inbox.prune().catch((error: unknown) => log.warn(`notification retention failed: ${(error as Error).message}`));
+  };
   prune();
-  pruning = setInterval(prune, 24 * 60 * 60 * 1000);
+  pruning = setInterval(prune, 60 * 60 * 1000);
   pruning.unref();
 }
 
@@ -137,7 +144,7 @@ async function start(): Promise<Runtime<Context>> {
         demo,
         database,
         access: { mode: env.mode, origin: env.publicOrigin, envPassword: envPassword(env), dataDir: env.DATA_DIR },
-        relay: { url: env.WEBHOOK_RELAY_URL, secret: env.RELAY_POLL_SECRET, receive: env.receive },
+        relay: { url: env.WEBHOOK_RELAY_URL, secret: env.RELAY_POLL_SECRET, receive: env.receive, bodyRetentionMs: env.WEBHOOK_BODY_RETENTION_HOURS * 3_600_000 },
         backup: { interval: env.BACKUP_INTERVAL, httpEnabled: env.BACKUP_SECRET.length > 0 },
         historyKeeper: env.HISTORY_SNAPSHOTS,
         cliLocations: env.cli,

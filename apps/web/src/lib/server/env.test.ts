@@ -22,6 +22,7 @@ describe("the dashboard's environment", () => {
     MIGRATIONS_DIR: '/srv/dash/drizzle',
     DEMO: false,
     WEBHOOK_RELAY_URL: undefined,
+    WEBHOOK_BODY_RETENTION_HOURS: 24,
     RELAY_POLL_SECRET: undefined,
     BACKUP_SECRET: [],
     BACKUP_INTERVAL: undefined,
@@ -139,6 +140,9 @@ describe("the dashboard's environment", () => {
     expect(readEnv({ HISTORY_SNAPSHOTS: 'off' }, '/').HISTORY_SNAPSHOTS).toBe(false);
     expect(readEnv({ HISTORY_SNAPSHOTS: ' On ' }, '/').HISTORY_SNAPSHOTS).toBe(true);
     expect(() => readEnv({ HISTORY_SNAPSHOTS: 'no' }, '/')).toThrow(/HISTORY_SNAPSHOTS is on or off/);
+    expect(readEnv({ WEBHOOK_BODY_RETENTION_HOURS: '0' }, '/').WEBHOOK_BODY_RETENTION_HOURS).toBe(0);
+    expect(readEnv({ WEBHOOK_BODY_RETENTION_HOURS: '168' }, '/').WEBHOOK_BODY_RETENTION_HOURS).toBe(168);
+    for (const bad of ['169', '-1', '1.5', 'a day']) expect(() => readEnv({ WEBHOOK_BODY_RETENTION_HOURS: bad }, '/'), bad).toThrow(/WEBHOOK_BODY_RETENTION_HOURS is a (whole )?number of hours/);
     expect(readEnv({ BACKUP_INTERVAL: '1h30m' }, '/').BACKUP_INTERVAL?.ms).toBe(90 * 60_000);
     expect(() => readEnv({ BACKUP_INTERVAL: 'every 6 hours' }, '/')).toThrow(/BACKUP_INTERVAL: BACKUP_INTERVAL is a duration of at least a minute/);
     expect(() => readEnv({ BACKUP_INTERVAL: '30s' }, '/')).toThrow(/BACKUP_INTERVAL/);

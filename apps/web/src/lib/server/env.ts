@@ -51,6 +51,13 @@ const schema = z
     REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379' }).optional(),
     /** The relay's base for events (`<relay>/api`, or `<relay>/api/t/<tenant>`); `relayUrl` in settings overrides it. */
     WEBHOOK_RELAY_URL: z.url({ protocol: /^https?$/, error: 'WEBHOOK_RELAY_URL must be an http(s) URL such as https://relay.example.com/api' }).optional(),
+    /** How long Settings → Webhooks keeps each webhook's body, in hours (0 keeps none; at most a week). */
+    WEBHOOK_BODY_RETENTION_HOURS: z.coerce
+      .number({ error: 'WEBHOOK_BODY_RETENTION_HOURS is a number of hours from 0 to 168' })
+      .int('WEBHOOK_BODY_RETENTION_HOURS is a whole number of hours')
+      .min(0, 'WEBHOOK_BODY_RETENTION_HOURS is a number of hours from 0 to 168')
+      .max(168, 'WEBHOOK_BODY_RETENTION_HOURS is a number of hours from 0 to 168')
+      .default(24),
     /** The relay's poll secret; one saved in settings overrides it. The relay's list for rotation (`new,old`) polls with the first. */
     RELAY_POLL_SECRET: z
       .string()
