@@ -133,6 +133,24 @@ describe('the deliveries log', () => {
     expect(deliveries.map((row) => row.receivedAt)).toEqual([...deliveries.map((row) => row.receivedAt)].sort().reverse());
   });
 
+  it('logs each of the five providers’ webhooks with its delivery id, kind and the notification it became', async () => {
+    const dash = await dashboard();
+    await dash.call('PATCH', '/api/projects/ops', { integrations: { error_tracker: { org: 'acme', project: 'front-end' }, issue_tracker: { teamIds: ['team-eng'] } } });
+    for (const provider of ['github', 'vercel', 'sentry', 'linear', 'betterstack'] as const) {
+      expect((await dash.receive(dash.sign[provider]())).status, provider).toBe(200);
+      dash.clock.advance(1_000);
+    }
+    const rows = (await dash.list()).deliveries.reverse();
+    const inbox = await dash.inbox();
+    expect(rows.map((row) => row.integration)).toEqual(['code_host', 'deploy_host', 'error_tracker', 'issue_tracker', 'uptime_monitor']);
+    for (const row of rows) {
+      const notification = inbox.find((item) => item.id === row.notificationId);
+      expect(notification, row.integration).toBeDefined();
+      expect(row).toMatchObject({ outcome: 'notified', eventType: notification?.type, title: notification?.title, projectSlug: notification?.project, hasBody: true });
+      expect(row.deliveryId, row.integration).toMatch(/^\S{8,}$/);
+    }
+  });
+
   it('filters by provider, outcome, time, text and notification, and pages by cursor through every row once', async () => {
     const dash = await dashboard();
     await everyOutcome(dash);
