@@ -1,6 +1,7 @@
 import type { DeliverySummary } from '@dash/contracts';
 import { describe, expect, it } from 'vitest';
 import {
+  decisionLine,
   filterFromQuery,
   filterToQuery,
   isFiltered,
@@ -11,6 +12,7 @@ import {
   receivedText,
   replayRequest,
   replaySummary,
+  rowName,
   shortId,
   withReplayed,
 } from './deliveries.ts';
@@ -85,6 +87,15 @@ describe('words', () => {
     expect(Object.values(outcomeNames)).toEqual(['New notification', 'Added to a thread', 'Duplicate', 'Ignored', 'Invalid']);
     expect(providerName('uptime_monitor')).toBe('Better Stack');
     expect(providerName('gitlab')).toBe('gitlab');
+  });
+
+  it('says a decision’s severity and channels, and names a row with no title by its kind', () => {
+    expect(decisionLine({ severity: 'info', channels: ['inApp'] })).toBe('Severity info; to the inbox.');
+    expect(decisionLine({ severity: 'error', channels: ['inApp', 'browser', 'chat'] })).toBe('Severity error; to the inbox, a browser notification and chat.');
+    expect(decisionLine({ severity: 'warning', channels: [] })).toBe('Severity warning; to no channel.');
+    expect(rowName({ title: 'PR #2 opened', eventType: 'pr.opened' })).toBe('PR #2 opened');
+    expect(rowName({ title: null, eventType: 'ping' })).toBe('A ping webhook');
+    expect(rowName({ title: null, eventType: null })).toBe('A webhook with no event');
   });
 
   it('cuts a long id and keeps a short one', () => {

@@ -31,6 +31,19 @@ export const outcomeWords: Record<WebhookOutcome, string> = {
   invalid: 'Its signature was good, but its body did not read as the service’s webhook.',
 };
 
+/** Where the policy sent an event (a decision's channels), in words. */
+const channelWords: Record<string, string> = { inApp: 'the inbox', browser: 'a browser notification', email: 'email', push: 'push', chat: 'chat' };
+
+/** A decision's severity and channels in a line: "Severity warning; to the inbox and a browser notification." */
+export function decisionLine(decision: { severity: string; channels: readonly string[] }): string {
+  const to = decision.channels.map((channel) => channelWords[channel] ?? channel);
+  const list = to.length === 0 ? 'to no channel' : `to ${to.length === 1 ? to[0] : `${to.slice(0, -1).join(', ')} and ${to.at(-1)}`}`;
+  return `Severity ${decision.severity}; ${list}.`;
+}
+
+/** A row's name: its event's title, else the kind of webhook it was ("A ping webhook"). */
+export const rowName = (row: Pick<DeliverySummary, 'title' | 'eventType'>): string => row.title ?? (row.eventType ? `A ${row.eventType} webhook` : 'A webhook with no event');
+
 /** Why a row's detail shows no body. */
 export const bodyNotes: Record<NonNullable<DeliveryDetail['bodyNote']>, string> = {
   expired: 'The body is kept for 24 hours after it came in; this one’s has expired.',
