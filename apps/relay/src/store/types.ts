@@ -138,11 +138,10 @@ export class StoreUnavailableError extends Error {
 
 /** `addCounts` failed for `unsaved` (all of them, or on a cluster those of the slots that failed); the rest were added. */
 export class CountsUnsavedError extends StoreUnavailableError {
-  constructor(
-    cause: unknown,
-    readonly unsaved: readonly CountIncrement[],
-  ) {
+  readonly unsaved: readonly CountIncrement[];
+  constructor(cause: unknown, unsaved: readonly CountIncrement[]) {
     super(cause);
     this.name = 'CountsUnsavedError';
+    this.unsaved = unsaved;
   }
 }
