@@ -58,10 +58,13 @@ export interface Judgement {
   events: RelayEvent[] | undefined;
 }
 
+/** The body as UTF-8 text, read in place (Buffer.from of a Uint8Array would copy it first). */
+const textOf = (body: Uint8Array) => Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+
 /** The JSON body's own `type` (Linear's `Issue`, Vercel's `deployment.created`), when it is a short string. */
 function bodyType(body: Uint8Array): string | undefined {
   try {
-    const parsed = JSON.parse(Buffer.from(body).toString('utf8')) as unknown;
+    const parsed = JSON.parse(textOf(body)) as unknown;
     const type = typeof parsed === 'object' && parsed !== null ? (parsed as { type?: unknown }).type : undefined;
     return typeof type === 'string' && type.length > 0 && type.length <= 100 ? type : undefined;
   } catch {
@@ -102,7 +105,7 @@ export function judgeDelivery(
   if (parsed?.ok) {
     const kind = deliveryKind(integration, body, headers);
     const delivery: DeliveryInfo = { id: identity.deliveryId, ...(kind === undefined ? {} : { kind }) };
-    const text = forwardBody ? Buffer.from(body).toString('utf8') : undefined;
+    const text = forwardBody ? textOf(body) : undefined;
     events = parsed.events.map((event, index) => ({
       ...event,
       id: crypto.randomUUID(),
