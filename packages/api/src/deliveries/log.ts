@@ -18,6 +18,7 @@ import { relayEventSchema, type RelayEvent } from '@dash/webhooks';
 import { fail } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Inbox } from '../notifications/inbox.ts';
+import { formatDuration } from '../notifications/policy/digest.ts';
 import { DEFAULT_BODY_RETENTION_MS, DEFAULT_ROW_RETENTION_MS, eventlessRow } from './rows.ts';
 
 const HOUR = 60 * 60_000;
@@ -196,8 +197,9 @@ export class DeliveryLog {
           ...(delivery ? { delivery: { ...delivery, ...(row.body === null ? {} : { body: row.body }) } } : {}),
         });
         of.set(sourceEventId, row.id);
-        const first = new Date(row.receivedAt).toISOString();
-        notes.set(sourceEventId, `Replayed on request: the webhook first taken in at ${first}${row.deliveryId ? ` (delivery ${row.deliveryId})` : ''}, through today's projects and policy`);
+        // Words without a clock time: a trace is read in the reader's own zone, and "how long before" reads in any.
+        const before = formatDuration(Math.max(0, now() - row.receivedAt));
+        notes.set(sourceEventId, `On request, the webhook taken in ${before} before${row.deliveryId ? ` (delivery ${row.deliveryId})` : ''}, through today's projects and policy`);
       }
     }
     if (events.length > 0) {

@@ -50,6 +50,21 @@ async function reasonOf(response: Response): Promise<string> {
   return parsed.success ? parsed.data.error.message : `HTTP ${response.status}`;
 }
 
+/** A GET to the relay with the poll secret, within `seconds`: its response, or why there is none (timeout, unreachable). */
+async function askRelay(target: RelayTarget, url: URL, options: { fetch: typeof fetch; signal: AbortSignal | undefined; seconds: number }): Promise<Response> {
+  const timeout = AbortSignal.timeout(options.seconds * 1000);
+  try {
+    return await options.fetch(url, {
+      headers: { authorization: `Bearer ${target.secret}`, accept: 'application/json' },
+      signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
+    });
+  } catch (error) {
+    if (timeout.aborted) throw new RelayError('timeout', `The relay did not answer within ${options.seconds} s`);
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new RelayError('unreachable', `The relay cannot be reached: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+  }
+}
+
 /**
  * One `GET <base>/events?since=&limit=[&wait=]` with the poll secret: a page of events, oldest first,
  * checked against the relay's event shape (a body that is not one is a failure, never "no events").
@@ -62,18 +77,7 @@ export async function fetchRelayPage(
   url.searchParams.set('since', String(options.since));
   url.searchParams.set('limit', String(options.limit));
   if (options.waitSeconds) url.searchParams.set('wait', String(options.waitSeconds));
-  const timeout = AbortSignal.timeout(((options.waitSeconds ?? 0) + 15) * 1000);
-  let response: Response;
-  try {
-    response = await options.fetch(url, {
-      headers: { authorization: `Bearer ${target.secret}`, accept: 'application/json' },
-      signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
-    });
-  } catch (error) {
-    if (timeout.aborted) throw new RelayError('timeout', `The relay did not answer within ${(options.waitSeconds ?? 0) + 15} s`);
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new RelayError('unreachable', `The relay cannot be reached: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
-  }
+  const response = await askRelay(target, url, { fetch: options.fetch, signal: options.signal, seconds: (options.waitSeconds ?? 0) + 15 });
   if (response.status === 401) throw new RelayError('unauthorized', `The relay refused the poll secret: ${await reasonOf(response)}`);
   if (response.status === 429) {
     const seconds = Number(response.headers.get('retry-after'));
@@ -126,16 +130,7 @@ export type RelayRefusalCounts = z.infer<typeof refusalCounts>;
 export async function fetchRelayRefusals(target: RelayTarget, options: { since: number; fetch: typeof fetch; signal?: AbortSignal }): Promise<RelayRefusalCounts> {
   const url = new URL(`${target.url.replace(/\/+$/, '')}/refusals`);
   url.searchParams.set('since', String(options.since));
-  const timeout = AbortSignal.timeout(15_000);
-  let response: Response;
-  try {
-    response = await options.fetch(url, {
-      headers: { authorization: `Bearer ${target.secret}`, accept: 'application/json' },
-      signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
-    });
-  } catch (error) {
-    throw new RelayError(timeout.aborted ? 'timeout' : 'unreachable', `The relay's refusal counts could not be read: ${(error as Error).message}`);
-  }
+  const response = await askRelay(target, url, { fetch: options.fetch, signal: options.signal, seconds: 15 });
   if (!response.ok) throw new RelayError(response.status === 401 ? 'unauthorized' : 'refused', `The relay's refusal counts answered ${response.status}: ${await reasonOf(response)}`, undefined, response.status);
   let body: unknown;
   try {
