@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { DeliveryDetail, DeliveryPage, RefusalSummary } from '@dash/contracts';
-import { GITHUB_SECRET, githubDelivery, POLL_SECRET, serveRelay, until } from '@dash/relay/testing';
+import { ADMIN_SECRET, GITHUB_SECRET, githubDelivery, POLL_SECRET, serveRelay, until } from '@dash/relay/testing';
 import { receiveSettingsFrom } from '@dash/webhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApi, restClient } from '../testing.ts';
@@ -40,6 +40,28 @@ function ping() {
   const body = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 });
   const { headers } = githubDelivery();
   return { body, headers: { ...headers, 'x-github-event': 'ping', 'x-hub-signature-256': `sha256=${createHmac('sha256', GITHUB_SECRET).update(body).digest('hex')}` } };
+}
+
+/** A managed relay with two tenants, each with its own GitHub secret, and a dashboard polling each. */
+async function twoTenants() {
+  const relay = await serveRelay({ env: { RELAY_ADMIN_SECRET: ADMIN_SECRET } });
+  cleanup.push(async () => {
+    await relay.close();
+    await relay.store.close();
+  });
+  const admin = { authorization: `Bearer ${ADMIN_SECRET}`, 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.1' };
+  const tenants = [];
+  for (const id of ['acme', 'globex']) {
+    const created = await fetch(`${relay.origin()}/api/tenants`, { method: 'POST', headers: admin, body: JSON.stringify({ id }) });
+    expect(created.status).toBe(201);
+    const { pollSecret } = (await created.json()) as { pollSecret: string };
+    const secret = await fetch(`${relay.origin()}/api/tenants/${id}/secrets`, { method: 'PUT', headers: admin, body: JSON.stringify({ webhookSecrets: { github: `${id}-signing-secret` } }) });
+    expect(secret.status).toBe(200);
+    const api = await createTestApi({ relay: { url: `${relay.origin()}/api/t/${id}`, secret: pollSecret, receive: receiveSettingsFrom({}) } });
+    cleanup.push(() => api.dispose());
+    tenants.push({ id, api, call: restClient(() => api.caller) });
+  }
+  return { relay, tenants };
 }
 
 describe('webhooks through the relay', () => {
@@ -92,5 +114,21 @@ describe('webhooks through the relay', () => {
     expect(summary.relayReadAt).not.toBeNull();
     // None of them is a row: what the relay refused never reached the dashboard.
     expect((await list()).deliveries).toEqual([]);
+  });
+
+  it('that a managed relay refused for one tenant are that tenant’s dashboard’s counts only', async () => {
+    const { relay, tenants } = await twoTenants();
+    const [acme, globex] = tenants as [(typeof tenants)[number], (typeof tenants)[number]];
+    // Signed with globex's secret, sent to acme's URL: acme's relay scope refuses it.
+    expect(await relay.postTo('/api/t/acme/webhooks/code_host', githubDelivery({ secret: 'globex-signing-secret' }))).toBe(401);
+    for (const tenant of tenants) {
+      tenant.api.ctx.notifications.poller.start();
+      cleanup.push(() => tenant.api.ctx.notifications.poller.stop());
+    }
+    const read = async (tenant: typeof acme) => (await tenant.call('GET', '/api/deliveries/refusals')).json as unknown as RefusalSummary;
+    const acmes = await until(() => read(acme), (summary) => summary.counts.length === 1, 10_000, 'acme’s count read');
+    expect(acmes.counts[0]).toMatchObject({ source: 'relay', integration: 'code_host', reason: 'bad_signature', count: 1 });
+    const globexes = await until(() => read(globex), (summary) => summary.relayReadAt !== null, 10_000, 'globex’s counts read');
+    expect(globexes.counts).toEqual([]);
   });
 });
