@@ -8,6 +8,7 @@ import {
   judgeDelivery,
   readBodyWithin,
   RECEIVE_LIMITS,
+  refusalOf,
   resolveIntegration,
   sha256Hex,
   tokensMatch,
@@ -17,7 +18,7 @@ import {
 import type { RefusalReason } from '@dash/contracts';
 import { bearerOf } from './auth.ts';
 import { keysOf, SINGLE_TENANT, TENANT_ID } from './keys.ts';
-import { readRefusals, refusalCounter, refusalOf, type RefusalCounter } from './refusals.ts';
+import { readRefusals, refusalCounter, type RefusalCounter } from './refusals.ts';
 import { ADMIN_FAILURES_PER_MINUTE, tenantAdmin } from './tenants.ts';
 import type { RelayConfig } from './config.ts';
 import type { ErrorReporter } from './report.ts';

@@ -1,5 +1,5 @@
 import { refusalReasonNames, type RefusalReason } from '@dash/contracts';
-import { relayIntegrations, type Judgement, type RelayIntegration, type StoreVerdict } from '@dash/webhooks';
+import { relayIntegrations, type RelayIntegration } from '@dash/webhooks';
 import type { CountIncrement, RelayStore } from './store/types.ts';
 import { CountsUnsavedError } from './store/types.ts';
 
@@ -40,20 +40,6 @@ export function hoursSince(since: number, now: number): number[] {
 
 /** The keys of every hour a scope may still have counts under: what goes with a removed tenant. */
 export const keptRefusalKeys = (refusals: RefusalsKey, now: number) => hoursSince(0, now).map(refusals);
-
-/**
- * Why the store's verdict and the delivery's own checks turned a delivery away, in `answerDelivery`'s order (429,
- * 409 replay, 409 stale, 401, 400); `not_handled` when it was taken in but no event came of it (GitHub's `ping`).
- * Undefined when events were stored.
- */
-export function refusalOf(judgement: Judgement, verdict: StoreVerdict): RefusalReason | undefined {
-  if (verdict.outcome === 'rate_limited') return 'rate_limited';
-  if (verdict.outcome === 'duplicate') return 'replayed_delivery';
-  if (judgement.stale) return 'stale_timestamp';
-  if (!judgement.verified) return 'bad_signature';
-  if (!judgement.parsed?.ok) return 'invalid_payload';
-  return (judgement.events?.length ?? 0) === 0 ? 'not_handled' : undefined;
-}
 
 export interface RefusalCounter {
   /** Counts one refusal in this process's memory, at once; it reaches the store within `flushEveryMs`. */

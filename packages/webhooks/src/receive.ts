@@ -1,4 +1,4 @@
-import { notificationSeverities } from '@dash/contracts';
+import { notificationSeverities, type RefusalReason } from '@dash/contracts';
 import { z } from 'zod';
 import { providerOf, providers, relayIntegrations, type RelayIntegration } from './integrations.ts';
 import type { DeliveryInfo, HeaderBag, ParseResult, RelayEvent } from './types.ts';
@@ -56,6 +56,8 @@ export interface Judgement {
   parsed: ParseResult | undefined;
   /** The events to store, when the delivery passed every check of its own. */
   events: RelayEvent[] | undefined;
+  /** The provider's word for the delivery's kind (`ping`, `issue`), read once its signature passed (see `deliveryKind`). */
+  kind: string | undefined;
 }
 
 /** The body as UTF-8 text, read in place (Buffer.from of a Uint8Array would copy it first). */
@@ -101,9 +103,9 @@ export function judgeDelivery(
   const receivedAt = new Date(now);
   const parsed = verified ? provider.parse(body, headers, receivedAt) : undefined;
   const received = receivedAt.toISOString();
+  const kind = verified ? deliveryKind(integration, body, headers) : undefined;
   let events: RelayEvent[] | undefined;
   if (parsed?.ok) {
-    const kind = deliveryKind(integration, body, headers);
     const delivery: DeliveryInfo = { id: identity.deliveryId, ...(kind === undefined ? {} : { kind }) };
     const text = forwardBody ? textOf(body) : undefined;
     events = parsed.events.map((event, index) => ({
@@ -113,7 +115,7 @@ export function judgeDelivery(
       delivery: index === 0 && text !== undefined ? { ...delivery, body: text } : delivery,
     }));
   }
-  return { integration, deliveryId: identity.deliveryId, stale, verified, parsed, events };
+  return { integration, deliveryId: identity.deliveryId, stale, verified, parsed, events, kind };
 }
 
 /** The answer a webhook sender gets: its status and JSON body. */
@@ -140,6 +142,20 @@ export function answerDelivery(judgement: Judgement, verdict: StoreVerdict): Ans
   if (!judgement.verified) return error(401, 'UNAUTHORIZED', 'The signature or token does not match a configured secret');
   if (!judgement.parsed?.ok) return error(400, 'BAD_REQUEST', judgement.parsed?.error ?? 'Unparseable payload');
   return { status: 200, body: { received: true, eventCount: judgement.events?.length ?? 0 } };
+}
+
+/**
+ * Why the store's verdict and the delivery's own checks turned a delivery away, in `answerDelivery`'s order (429,
+ * 409 replay, 409 stale, 401, 400); `not_handled` when it was taken in but no event came of it (GitHub's `ping`).
+ * Undefined when events were stored.
+ */
+export function refusalOf(judgement: Judgement, verdict: StoreVerdict): RefusalReason | undefined {
+  if (verdict.outcome === 'rate_limited') return 'rate_limited';
+  if (verdict.outcome === 'duplicate') return 'replayed_delivery';
+  if (judgement.stale) return 'stale_timestamp';
+  if (!judgement.verified) return 'bad_signature';
+  if (!judgement.parsed?.ok) return 'invalid_payload';
+  return (judgement.events?.length ?? 0) === 0 ? 'not_handled' : undefined;
 }
 
 /** A comma-separated variable as its values (rotation lists). */

@@ -2,14 +2,13 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { RefusalReason } from '@dash/contracts';
 import {
   answerDelivery,
-  deliveryKind,
   isJsonType,
   judgeDelivery,
+  refusalOf,
   RECEIVE_LIMITS,
   resolveIntegration,
   type Answer,
   type HeaderBag,
-  type Judgement,
   type ReceiveSettings,
   type RelayIntegration,
   type StoreVerdict,
@@ -66,9 +65,10 @@ export class LocalWebhooks {
     const judgement = judgeDelivery(integration, delivery.body, delivery.headers, settings.secrets[integration], now, { forwardBody: true });
     const verdict = await this.admit(integration, judgement.deliveryId, delivery.ip, judgement.events !== undefined, now);
     const answer = answerDelivery(judgement, verdict);
-    const reason = refusalOf(judgement, verdict, answer);
-    if (reason) return refused(reason, answer);
-    const identity = { integration, deliveryId: judgement.deliveryId, kind: deliveryKind(integration, delivery.body, delivery.headers), body: delivery.body };
+    // Past the signature, a body that does not parse and one no event comes of are rows of the log (below), not counts.
+    const reason = refusalOf(judgement, verdict);
+    if (reason !== undefined && reason !== 'invalid_payload' && reason !== 'not_handled') return refused(reason, answer);
+    const identity = { integration, deliveryId: judgement.deliveryId, kind: judgement.kind, body: delivery.body };
     // Past the signature, a body that does not parse is logged with it: the owner sees what came and why it was refused.
     if (judgement.parsed && !judgement.parsed.ok) await this.deliveries?.recordEventless(identity, { kind: 'invalid', error: judgement.parsed.error });
     if (answer.status !== 200 || !judgement.events) return answer;
@@ -91,15 +91,6 @@ export class LocalWebhooks {
     if (this.seen.has(key)) return { outcome: 'duplicate' };
     return { outcome: passed ? 'stored' : 'admitted' };
   }
-}
-
-/** Why a delivery was turned away before its signature's check let it in, as the refusal counts name it; undefined past it. */
-function refusalOf(judgement: Judgement, verdict: StoreVerdict, answer: Answer): RefusalReason | undefined {
-  if (verdict.outcome === 'rate_limited') return 'rate_limited';
-  if (verdict.outcome === 'duplicate') return 'replayed_delivery';
-  if (judgement.stale) return 'stale_timestamp';
-  if (answer.status === 401) return 'bad_signature';
-  return undefined;
 }
 
 const refusal = (status: 404 | 413 | 415 | 503, code: string, message: string): LocalAnswer => ({ status, body: { error: { code, message } } });
