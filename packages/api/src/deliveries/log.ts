@@ -24,7 +24,7 @@ import { DEFAULT_BODY_RETENTION_MS, DEFAULT_ROW_RETENTION_MS, eventlessRow } fro
 const HOUR = 60 * 60_000;
 /** Where the last read of the relay's refusal counts is noted (ms), for the page's "as of". */
 export const RELAY_READ_AT = 'deliveries.relayReadAt';
-/** Refusal counts are kept as long as the log's rows. */
+/** The start of the UTC hour holding `ms`: the refusal counts' key. */
 const floorHour = (ms: number) => Math.floor(ms / HOUR) * HOUR;
 
 export interface DeliveryLogOptions {
@@ -252,7 +252,7 @@ export class DeliveryLog {
     return { counts, advice, relayReadAt: typeof readAt === 'number' ? new Date(readAt).toISOString() : null };
   }
 
-  /** Bodies past their day, rows and counts past 30 days: hourly, from the server (apps/web's retention job). */
+  /** Bodies past their day, rows and refusal counts past 30 days: hourly, from the server (apps/web's retention job). */
   async prune(): Promise<{ bodies: number; rows: number }> {
     const { store, now } = this.options;
     const at = now();

@@ -78,7 +78,7 @@ let pruning: ReturnType<typeof setInterval> | undefined;
  * Retention, at start and then hourly, in whichever database serves then: the deliveries log's bodies after their day
  * (and its rows after 30 days) every hour, notifications once a day.
  */
-function pruneDaily(started: Runtime<Context>) {
+function pruneHourly(started: Runtime<Context>) {
   let hours = 0;
   const prune = () => {
     const { inbox, deliveries } = started.context.notifications;
@@ -162,7 +162,7 @@ async function start(): Promise<Runtime<Context>> {
   const { manager } = started.context.database ?? {};
   const status = manager?.status();
   if (status) log.info(`store: ${status.serving.provider} (${status.serving.description}), from ${status.source === 'env' ? 'DATABASE_URL' : status.source === 'dashboard' ? 'the choice made in Settings → Database' : 'the default'}`);
-  pruneDaily(started);
+  pruneHourly(started);
   const ctx = started.context;
   if (env.mode === 'local' && !(await ctx.access.required())) {
     log.warn('no password is set: anyone using this computer can open the dashboard (set one in Settings → Security)');
