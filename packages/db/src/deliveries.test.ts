@@ -2,21 +2,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { dumpTablesSchema, type StoredDecision } from '@dash/contracts';
 import { openStore, type DeliveryListRow, type DeliveryRecord, type IncomingEvent, type IngestedEvent, type Store } from './index.ts';
-import { MYSQL_SERVER, mysqlProblem, mysqlTemplate, PG_SERVER, postgresProblem, postgresTemplate, sqliteTemplate, type MigratedTemplate } from './testing.ts';
+import { migratedEngines, type MigratedTemplate } from './testing.ts';
 
 const migrationsDir = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 const inCI = process.env.CI === 'true';
-const pgProblem = await postgresProblem();
-if (pgProblem && !inCI) console.warn(`\n*** Postgres at ${PG_SERVER} is unreachable (${pgProblem}): the deliveries log does not run on it. ***\n`);
-const myProblem = await mysqlProblem();
-if (myProblem && !inCI) console.warn(`\n*** MariaDB at ${MYSQL_SERVER} is unreachable (${myProblem}): the deliveries log does not run on MySQL. ***\n`);
-
 /** The engines, each with a template the migrations made once for the file. */
-const engines: { name: string; template: MigratedTemplate; problem: string | undefined }[] = [
-  { name: 'SQLite', template: sqliteTemplate(migrationsDir), problem: undefined },
-  { name: 'Postgres', template: postgresTemplate(migrationsDir), problem: pgProblem },
-  { name: 'MySQL (MariaDB)', template: mysqlTemplate(migrationsDir), problem: myProblem },
-];
+const engines = await migratedEngines(migrationsDir, 'the deliveries log');
 afterAll(() => Promise.all(engines.map((engine) => engine.template.drop())), 60_000);
 
 const T0 = Date.parse('2026-12-07T12:00:00.000Z');

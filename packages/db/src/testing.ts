@@ -589,3 +589,26 @@ export function pushDeviceRow(id: string, over: Partial<PushSubscriptionRow> = {
     ...over,
   };
 }
+
+/** One engine a test file runs on: its template (migrated once for the file), and what keeps it from running, if anything. */
+export interface TestEngine {
+  name: string;
+  template: MigratedTemplate;
+  problem: string | undefined;
+}
+
+/**
+ * SQLite, Postgres and MariaDB, each with a template the migrations make once for the file; an unreachable server is
+ * named (and, outside CI, warned about with `what` it keeps from running). The file drops the templates after all.
+ */
+export async function migratedEngines(migrationsDir: string, what: string): Promise<TestEngine[]> {
+  const inCI = process.env.CI === 'true';
+  const [pgProblem, myProblem] = await Promise.all([postgresProblem(), mysqlProblem()]);
+  if (pgProblem && !inCI) console.warn(`\n*** Postgres at ${PG_SERVER} is unreachable (${pgProblem}): ${what} does not run on it. ***\n`);
+  if (myProblem && !inCI) console.warn(`\n*** MariaDB at ${MYSQL_SERVER} is unreachable (${myProblem}): ${what} does not run on MySQL. ***\n`);
+  return [
+    { name: 'SQLite', template: sqliteTemplate(migrationsDir), problem: undefined },
+    { name: 'Postgres', template: postgresTemplate(migrationsDir), problem: pgProblem },
+    { name: 'MySQL (MariaDB)', template: mysqlTemplate(migrationsDir), problem: myProblem },
+  ];
+}
