@@ -35,6 +35,8 @@ export default defineConfig({
           environment: 'node',
           // One Chromium for the whole run, which every file connects to (apps/web/tests/global-setup.ts).
           globalSetup: ['apps/web/tests/global-setup.ts'],
+          // The test process's fetch closes a connection idle for a second, well before a dashboard does (setup-fetch.ts).
+          setupFiles: ['apps/web/tests/setup-fetch.ts'],
           // As in the unit project: a worker keeps what the files import (Playwright, the OpenAPI judge of described.ts,
           // which builds the whole API's document once) from one file to the next. Each file starts its own dashboards
           // and opens its own browser contexts; none mocks a module, stubs a global or sets process.env.

@@ -1,52 +1,44 @@
 // GET /api/openapi.json and the /api/docs reference over the production build: the access rules of /api, the
 // reference rendered by Scalar from this origin under the pages' CSP, and the link to it from Settings → Security.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { invalidRequests, validRequests } from '@dash/api/testing';
-import { launchChromium, screenshotDir } from './browser.ts';
+import { screenshotDir } from './browser.ts';
+import { dashboardForFile } from './fixture.ts';
 import { cookieOf, raw } from './http.ts';
-import { startDashboard, type RunningDashboard } from './server.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const BACKUP_SECRET = 'backup-secret-that-must-not-leak-0123456789';
-
-let dashboard: RunningDashboard;
-let browser: Browser;
 let cookie: string;
 /** A read token, made as its owner makes one. */
 let readToken: string;
 
+const suite = dashboardForFile({ dashboard: { env: { BACKUP_SECRET } } });
 beforeAll(async () => {
-  [dashboard, browser] = await Promise.all([startDashboard({ env: { BACKUP_SECRET } }), launchChromium()]);
-  const set = await dashboard.fetch('/settings/security?/password', {
+  const set = await suite.dashboard.fetch('/settings/security?/password', {
     method: 'POST',
     headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ newPassword: PASSWORD, confirm: PASSWORD }),
   });
   expect(set.status).toBe(200);
-  const login = await raw(`${dashboard.url}/login`, {
+  const login = await raw(`${suite.dashboard.url}/login`, {
     method: 'POST',
-    headers: { origin: dashboard.url, accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { origin: suite.dashboard.url, accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ password: PASSWORD }).toString(),
   });
   cookie = cookieOf(login);
-  const made = await raw(`${dashboard.url}/api/tokens`, {
+  const made = await raw(`${suite.dashboard.url}/api/tokens`, {
     method: 'POST',
-    headers: { cookie, origin: dashboard.url, 'content-type': 'application/json' },
+    headers: { cookie, origin: suite.dashboard.url, 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'docs reader', scope: 'read', password: PASSWORD }),
   });
   readToken = (JSON.parse(made.body) as { token: string }).token;
 });
-afterAll(async () => {
-  await browser?.close();
-  await dashboard?.stop();
-});
 
 describe('the OpenAPI document and the reference', () => {
   it('are behind the sign-in like the rest of /api; a read token opens the document, which holds no secret', async () => {
-    for (const path of ['/api/openapi.json', '/api/docs']) expect([path, (await raw(dashboard.url + path)).status]).toEqual([path, 401]);
-    const answer = await raw(`${dashboard.url}/api/openapi.json`, { headers: { authorization: `Bearer ${readToken}` } });
+    for (const path of ['/api/openapi.json', '/api/docs']) expect([path, (await raw(suite.dashboard.url + path)).status]).toEqual([path, 401]);
+    const answer = await raw(`${suite.dashboard.url}/api/openapi.json`, { headers: { authorization: `Bearer ${readToken}` } });
     expect([answer.status, answer.headers['content-type']]).toEqual([200, 'application/json']);
     const document = JSON.parse(answer.body) as { openapi: string; paths: Record<string, unknown> };
     expect(document.openapi).toMatch(/^3\.1\./);
@@ -55,11 +47,11 @@ describe('the OpenAPI document and the reference', () => {
   });
 
   it('renders from this origin alone, with no CSP violation, is linked from Settings → Security, and tries a route with a token', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const violations: string[] = [];
     const elsewhere: string[] = [];
     try {
-      await context.addCookies([{ name: 'dash_session', value: cookie.split('=')[1] ?? '', url: dashboard.url }]);
+      await context.addCookies([{ name: 'dash_session', value: cookie.split('=')[1] ?? '', url: suite.dashboard.url }]);
       await context.exposeBinding('reportCspViolation', (_source, text: string) => void violations.push(text));
       await context.addInitScript(() => {
         document.addEventListener('securitypolicyviolation', (event) => {
@@ -69,15 +61,15 @@ describe('the OpenAPI document and the reference', () => {
       });
       const page = await context.newPage();
       page.on('request', (request) => {
-        if (!request.url().startsWith(dashboard.url) && !request.url().startsWith('data:')) elsewhere.push(request.url());
+        if (!request.url().startsWith(suite.dashboard.url) && !request.url().startsWith('data:')) elsewhere.push(request.url());
       });
       page.on('console', (message) => {
         if (message.text().includes('Content Security Policy')) violations.push(message.text());
       });
 
-      await page.goto(`${dashboard.url}/settings#security`);
+      await page.goto(`${suite.dashboard.url}/settings#security`);
       await page.getByRole('link', { name: 'API reference' }).click();
-      await page.waitForURL(`${dashboard.url}/api/docs`);
+      await page.waitForURL(`${suite.dashboard.url}/api/docs`);
       // The document's title, then a route found from the sidebar: its summary, as Scalar renders it from the document.
       await expect.poll(() => page.getByRole('heading', { name: 'Founder dashboard API' }).isVisible(), { timeout: 30_000 }).toBe(true);
       await page.getByRole('button', { name: 'data', exact: true }).or(page.getByText('data', { exact: true })).first().click();
@@ -87,7 +79,7 @@ describe('the OpenAPI document and the reference', () => {
       // "Try it": the route's test request, signed with the read token typed in, answered by this dashboard.
       await page.getByRole('button', { name: /Test Request \(get \/api\/settings\)/ }).click();
       await page.getByPlaceholder('Token').fill(readToken);
-      const answered = page.waitForResponse((response) => response.url() === `${dashboard.url}/api/settings` && response.request().headers().authorization === `Bearer ${readToken}`);
+      const answered = page.waitForResponse((response) => response.url() === `${suite.dashboard.url}/api/settings` && response.request().headers().authorization === `Bearer ${readToken}`);
       await page.getByRole('button', { name: /^Send/ }).first().click();
       expect((await answered).status()).toBe(200);
       await expect.poll(() => page.getByText('200 OK').first().isVisible(), { timeout: 10_000 }).toBe(true);
@@ -104,7 +96,7 @@ describe('the OpenAPI document and the reference', () => {
    * them over the socket (`raw` holds each answer to its operation). The event stream is left out: it never ends.
    */
   it('answers requests written from the document to the routes outside the table with what it lists, never a 5xx', async () => {
-    const document = JSON.parse((await raw(`${dashboard.url}/api/openapi.json`, { headers: { cookie } })).body) as Record<string, unknown>;
+    const document = JSON.parse((await raw(`${suite.dashboard.url}/api/openapi.json`, { headers: { cookie } })).body) as Record<string, unknown>;
     const operations: [string, string][] = [
       ['POST', '/api/webhooks/{integration}'],
       ['GET', '/api/auth/{provider}/redirect'],
@@ -115,8 +107,8 @@ describe('the OpenAPI document and the reference', () => {
       for (const requests of [validRequests, invalidRequests]) {
         await fc.assert(
           fc.asyncProperty(requests(document, method, template), async (request) => {
-            const headers: Record<string, string> = { cookie, origin: dashboard.url, ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) };
-            const answer = await raw(dashboard.url + request.path, { method, headers, ...(request.body === undefined ? {} : { body: request.body }) });
+            const headers: Record<string, string> = { cookie, origin: suite.dashboard.url, ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) };
+            const answer = await raw(suite.dashboard.url + request.path, { method, headers, ...(request.body === undefined ? {} : { body: request.body }) });
             expect(answer.status, `${method} ${request.path} → ${answer.body}`).toBeLessThan(500);
           }),
           { numRuns: 10 },

@@ -1,48 +1,43 @@
 import { createHmac } from 'node:crypto';
-import type { Browser } from 'playwright-core';
 import { deployment } from '../../../packages/webhooks/src/vercel/fixtures.ts';
 import { sandboxEmail, sandboxTokens, startSandbox, type Sandbox } from '@dash/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
-import { startDashboard, type RunningDashboard } from './server.ts';
+import { gotoHydrated, screenshotDir } from './browser.ts';
+import { dashboardForFile } from './fixture.ts';
+import { startDashboard } from './server.ts';
 
 /** What a poll that waits on the server allows on a machine busy with the other tests. */
 const SERVER = { timeout: 10_000 };
 
 let sandbox: Sandbox;
-let dashboard: RunningDashboard;
-let browser: Browser;
 
 beforeAll(async () => {
   sandbox = await startSandbox();
-  [dashboard, browser] = await Promise.all([
-    startDashboard({
-      env: {
-        BACKUP_SECRET: 'cron-secret-new, cron-secret-old',
-        SENDGRID_API_KEY: sandboxTokens.sendgrid,
-        ALERT_EMAIL_FROM: sandboxEmail.from,
-        ALERT_EMAIL_TO: 'founder@example.com',
-        SENDGRID_API_URL: sandbox.services.sendgrid.url,
-        WEBHOOK_SECRET_VERCEL: 'vercel-signing-secret',
-      },
-    }),
-    launchChromium(),
-  ]);
-  const post = (path: string, body: unknown) => dashboard.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+});
+afterAll(() => sandbox?.close());
+const suite = dashboardForFile({
+  dashboard: () => ({
+    env: {
+      BACKUP_SECRET: 'cron-secret-new, cron-secret-old',
+      SENDGRID_API_KEY: sandboxTokens.sendgrid,
+      ALERT_EMAIL_FROM: sandboxEmail.from,
+      ALERT_EMAIL_TO: 'founder@example.com',
+      SENDGRID_API_URL: sandbox.services.sendgrid.url,
+      WEBHOOK_SECRET_VERCEL: 'vercel-signing-secret',
+    },
+  }),
+});
+beforeAll(async () => {
+  const post = (path: string, body: unknown) => suite.dashboard.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   // Two integrations on two upstreams of the sandbox: a backup is two calls on two lanes.
   expect((await post('/api/credentials', { key: 'betterstack', values: { apiToken: sandboxTokens.betterstack, baseUrl: sandbox.services.betterstack.baseUrl } })).status).toBe(200);
   expect((await post('/api/credentials', { key: 'github', values: { token: sandboxTokens.github, baseUrl: sandbox.services.github.baseUrl } })).status).toBe(200);
   const project = { slug: 'formfox', name: 'Formfox', integrations: { uptime_monitor: { monitorIds: ['2003', '2004'] }, code_host: { repos: ['formfox/web'] } } };
   expect((await post('/api/projects', project)).status).toBe(201);
 });
-afterAll(async () => {
-  await browser?.close();
-  await dashboard?.stop();
-  await sandbox?.close();
-});
 
 const backup = (authorization?: string) =>
-  fetch(`${dashboard.url}/api/backup`, { method: 'POST', headers: authorization === undefined ? {} : { authorization } });
+  fetch(`${suite.dashboard.url}/api/backup`, { method: 'POST', headers: authorization === undefined ? {} : { authorization } });
 
 describe('POST /api/backup over a real socket', () => {
   it('takes BACKUP_SECRET (either of a rotation) and nothing else', async () => {
@@ -59,7 +54,7 @@ describe('POST /api/backup over a real socket', () => {
     expect(done.status).toBe(200);
     const result = (await done.json()) as Record<string, unknown>;
     expect(result).toEqual({ refreshed: 2, failed: 0, duration: expect.stringMatching(/^\d+s$/) as string, errors: [] });
-    const status = (await (await dashboard.fetch('/api/backup')).json()) as { last: { trigger: string } };
+    const status = (await (await suite.dashboard.fetch('/api/backup')).json()) as { last: { trigger: string } };
     expect(status.last.trigger).toBe('http');
   });
 
@@ -77,9 +72,9 @@ describe('POST /api/backup over a real socket', () => {
 
 describe('Settings → Refresh & alerts in a real browser', () => {
   it('shows the progress bar while a backup runs and the result after; sends a test email', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    const context = await suite.browser.newContext({ viewport: { width: 1280, height: 1000 } });
     const page = await context.newPage();
-    await gotoHydrated(page, `${dashboard.url}/settings#backups`);
+    await gotoHydrated(page, `${suite.dashboard.url}/settings#backups`);
     const section = page.locator('section#backups');
 
     // Better Stack answers slowly this once: long enough to watch the backup run.
@@ -106,15 +101,15 @@ describe('Settings → Refresh & alerts in a real browser', () => {
     sandbox.reset();
     const body = deployment('deployment.error', { target: 'production' });
     const signature = createHmac('sha1', 'vercel-signing-secret').update(body).digest('hex');
-    const delivered = await fetch(`${dashboard.url}/api/webhooks/deploy_host`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-vercel-signature': signature }, body });
+    const delivered = await fetch(`${suite.dashboard.url}/api/webhooks/deploy_host`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-vercel-signature': signature }, body });
     expect(delivered.status).toBe(200);
     await expect.poll(() => sandbox.mails().length, SERVER).toBe(1);
     const [mail] = sandbox.mails();
     expect(mail?.subject).toMatch(/^\[ALERT\] /);
 
-    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    const context = await suite.browser.newContext({ viewport: { width: 1280, height: 1000 } });
     const page = await context.newPage();
-    await page.goto(`${dashboard.url}/settings#backups`);
+    await page.goto(`${suite.dashboard.url}/settings#backups`);
     const list = page.getByRole('list', { name: 'Notification emails' });
     await expect.poll(() => list.textContent(), SERVER).toContain(`SendGrid id ${mail?.messageId ?? ''}`);
     expect(await list.locator('li').first().locator('.state').textContent()).toBe('Sent');

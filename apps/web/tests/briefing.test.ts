@@ -2,25 +2,16 @@
 // linked from the dashboard until read, "needs you" (or a quiet day) first, every product with its figures and
 // lists, a source that cannot be read named while the rest shows, in light and dark and at a phone's width, and
 // an empty dashboard's briefing saying what to do. Screenshots go to test-results/screenshots.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
-import { startDashboard, type RunningDashboard } from './server.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { gotoHydrated, screenshotDir } from './browser.ts';
+import { dashboardForFile } from './fixture.ts';
 import { clearOfMidnight } from './waiting.ts';
 
-let dashboard: RunningDashboard;
-let browser: Browser;
-
-beforeAll(async () => {
-  [dashboard, browser] = await Promise.all([startDashboard(), launchChromium()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await dashboard?.stop();
-});
+const suite = dashboardForFile();
 
 async function open(path: string, options: { width?: number; dark?: boolean; timezoneId?: string } = {}): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({
+  const page = await suite.browser.newPage({
     viewport: { width: options.width ?? 1280, height: 1000 },
     colorScheme: options.dark ? 'dark' : 'light',
     ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
@@ -30,7 +21,7 @@ async function open(path: string, options: { width?: number; dark?: boolean; tim
   page.on('console', (message) => {
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
   });
-  await gotoHydrated(page, dashboard.url + path);
+  await gotoHydrated(page, suite.dashboard.url + path);
   return { page, problems };
 }
 
@@ -80,7 +71,7 @@ describe('the briefing in the browser', () => {
     await page.getByRole('dialog', { name: 'Notifications' }).locator(`li.highlight[data-notification="${id}"]`).waitFor({ timeout: 10_000 });
 
     // Read: the dashboard no longer links it.
-    await page.goto(`${dashboard.url}/`);
+    await page.goto(`${suite.dashboard.url}/`);
     await page.locator('[data-widget]').first().waitFor();
     expect(await page.getByRole('link', { name: /Today’s briefing/ }).count()).toBe(0);
     expect(problems).toEqual([]);
@@ -117,7 +108,7 @@ describe('the briefing in the browser', () => {
       `${day(ago)},formfox,bugs.open,${23 - ago},count`,
       ...(ago < 7 ? [`${day(ago)},formfox,errors.events,5,count`] : []),
     ]);
-    const imported = await dashboard.fetch('/api/history/import', { method: 'POST', headers: { 'content-type': 'text/csv' }, body: ['date,project,metric,value,unit', ...rows].join('\n') });
+    const imported = await suite.dashboard.fetch('/api/history/import', { method: 'POST', headers: { 'content-type': 'text/csv' }, body: ['date,project,metric,value,unit', ...rows].join('\n') });
     expect(imported.status).toBe(200);
 
     const { page, problems } = await open('/briefing?project=formfox', { width: 320 });
@@ -160,13 +151,13 @@ describe('the briefing in the browser', () => {
 
   it('names a source it could not read, and still shows the rest', async () => {
     // A fourth product whose Sentry cannot be reached: nothing is cached for it.
-    const saved = await dashboard.fetch('/api/credentials', {
+    const saved = await suite.dashboard.fetch('/api/credentials', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ key: 'sentry:broken', values: { authToken: 'sntrys_broken', orgSlug: 'acme', baseUrl: 'http://127.0.0.1:9/api' } }),
     });
     expect(saved.status).toBe(200);
-    const created = await dashboard.fetch('/api/projects', {
+    const created = await suite.dashboard.fetch('/api/projects', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ slug: 'side-project', name: 'Side project', integrations: { error_tracker: { org: 'acme', project: 'side', credentialKey: 'sentry:broken' } } }),
@@ -196,7 +187,7 @@ describe('the briefing in the browser', () => {
     for (const part of ['What shipped', 'Reviews', 'Metric alerts']) await section.getByLabel(part, { exact: true }).uncheck();
     await section.getByRole('button', { name: 'Save schedule' }).click();
     await section.getByText(/^Saved: the next briefing email goes out /).waitFor();
-    const saved = (await (await dashboard.fetch('/api/briefing/settings')).json()) as { schedule: { enabled: boolean; time: string; timezone: string } };
+    const saved = (await (await suite.dashboard.fetch('/api/briefing/settings')).json()) as { schedule: { enabled: boolean; time: string; timezone: string } };
     expect(saved.schedule).toEqual({ enabled: true, time: '07:30', timezone: 'Europe/Berlin', days: ['mon'], period: 'week', parts: ['needs_you', 'figures'] });
     await section.getByRole('button', { name: 'Send a test briefing now' }).click();
     await section.getByText('Test briefing sent: check the inbox it goes to.').waitFor({ timeout: 20_000 });

@@ -12,31 +12,22 @@
 // Send a test shows instead.
 import type { BriefingDestinations } from '@dash/contracts';
 import { startSandbox, type Sandbox } from '@dash/sandbox';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, launchChromium, screenshotDir, scrollsSideways } from './browser.ts';
-import { startDashboard, type RunningDashboard } from './server.ts';
+import { gotoHydrated, screenshotDir, scrollsSideways } from './browser.ts';
+import { dashboardForFile } from './fixture.ts';
 
 /** How long a poll waits for what the page does after a key (a busy machine is slow). */
 const WHILE = { timeout: 15_000 };
 
 let sandbox: Sandbox;
-let dashboard: RunningDashboard;
-let browser: Browser;
 
 beforeAll(async () => {
   sandbox = await startSandbox();
-  [dashboard, browser] = await Promise.all([
-    startDashboard({
-      env: { CHAT_SLACK_URL: sandbox.services.slack.url, CHAT_DISCORD_URL: sandbox.services.discord.url, CHAT_TELEGRAM_URL: sandbox.services.telegram.url },
-    }),
-    launchChromium(),
-  ]);
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await dashboard?.stop();
-  await sandbox?.close();
+});
+afterAll(() => sandbox?.close());
+const suite = dashboardForFile({
+  dashboard: () => ({ env: { CHAT_SLACK_URL: sandbox.services.slack.url, CHAT_DISCORD_URL: sandbox.services.discord.url, CHAT_TELEGRAM_URL: sandbox.services.telegram.url } }),
 });
 
 /** The URL Slack's "Copy" gives for a webhook of the fake: the service's own address, which the dashboard sends under CHAT_SLACK_URL. */
@@ -98,15 +89,15 @@ async function fitsAPhone(page: Page, { card: selector, picture }: { card: strin
 
 describe('Settings → Notifications → Chat and webhooks, by keyboard', () => {
   it('adds, tests, flags, fixes and removes connections, shows a signed webhook’s secret once, and opens the policy’s chat channel', async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
-    await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: dashboard.url });
+    const ctx = await suite.browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: suite.dashboard.url });
     const page = await ctx.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
     page.on('dialog', (dialog) => void dialog.accept());
 
-    await gotoHydrated(page, `${dashboard.url}/settings#chat`);
-    await page.waitForURL(`${dashboard.url}/settings/notifications#chat`);
+    await gotoHydrated(page, `${suite.dashboard.url}/settings#chat`);
+    await page.waitForURL(`${suite.dashboard.url}/settings/notifications#chat`);
     const card = page.locator('#chat');
     expect(await card.getByRole('heading', { level: 3 }).textContent()).toBe('Chat and webhooks');
     await expect.poll(() => card.locator('[data-chat-empty]').innerText(), WHILE).toMatch(/a Slack or Discord channel, a Telegram chat, the ntfy app on a phone, or a signed webhook/);
@@ -175,7 +166,7 @@ describe('Settings → Notifications → Chat and webhooks, by keyboard', () => 
     const receiverRow = card.locator('li[data-connection]').filter({ has: page.locator('strong', { hasText: /^Receiver$/ }) });
     expect(await receiverRow.locator('[data-target]').textContent()).toBe('127.0.0.1:9');
     // Never answered again: the list has no secret in it.
-    expect(JSON.stringify(await (await dashboard.fetch('/api/channels')).json())).not.toContain(shown);
+    expect(JSON.stringify(await (await suite.dashboard.fetch('/api/channels')).json())).not.toContain(shown);
 
     // A second Slack connection, errors only (the arrow keys in "Sends"), whose webhook is then removed in Slack: its
     // test fails with Slack's reason, and it needs attention.
@@ -240,7 +231,7 @@ describe('Settings → Notifications → Chat and webhooks, by keyboard', () => 
     await expect.poll(() => focused(page), WHILE).toMatchObject({ id: 'chat-add-summary' });
     await expect.poll(() => page.locator('#chat-reason').count(), WHILE).toBe(1);
     await expect.poll(() => chatOutcome.count(), WHILE).toBe(0);
-    expect(await (await dashboard.fetch('/api/channels')).json()).toEqual({ connections: [] });
+    expect(await (await suite.dashboard.fetch('/api/channels')).json()).toEqual({ connections: [] });
     expect(problems).toEqual([]);
     await ctx.close();
   }, 120_000);
@@ -252,21 +243,21 @@ describe('Settings → Notifications → Chat and webhooks, by keyboard', () => 
 describe('Settings → Briefing → The briefing on your channels, at 320 px', () => {
   it('sets a connection to weekly on a day at a time with two parts, keeps it, sends it now to Slack, and says the minute’s limit', async () => {
     const founders = sandbox.createSlackWebhook('#founders');
-    const added = await dashboard.fetch('/api/channels', {
+    const added = await suite.dashboard.fetch('/api/channels', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: '#founders', destination: { kind: 'slack', webhookUrl: slackUrl(founders) } }),
     });
     expect(added.status).toBe(201);
     const { connection } = (await added.json()) as { connection: { id: string } };
-    const destinations = async () => (await (await dashboard.fetch('/api/briefing/destinations')).json()) as BriefingDestinations;
+    const destinations = async () => (await (await suite.dashboard.fetch('/api/briefing/destinations')).json()) as BriefingDestinations;
     const { timezone } = await destinations();
 
-    const ctx = await browser.newContext({ viewport: { width: 320, height: 800 } });
+    const ctx = await suite.browser.newContext({ viewport: { width: 320, height: 800 } });
     const page = await ctx.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-    await gotoHydrated(page, `${dashboard.url}/settings/briefing`);
+    await gotoHydrated(page, `${suite.dashboard.url}/settings/briefing`);
     const card = page.locator('#briefing-destinations');
     expect(await card.getByRole('heading', { level: 3 }).textContent()).toBe('The briefing on your channels');
     const row = card.locator(`li[data-destination="chat:${connection.id}"]`);
@@ -295,7 +286,7 @@ describe('Settings → Briefing → The briefing on your channels, at 320 px', (
     expect(await row.locator('.status').first().innerText()).toMatch(/^Saved: Weekly on Thursday at 09:15; the next goes .+\.$/);
 
     // A reload: kept, in the form and in the list.
-    await gotoHydrated(page, `${dashboard.url}/settings/briefing`);
+    await gotoHydrated(page, `${suite.dashboard.url}/settings/briefing`);
     expect(await row.getByLabel('Schedule').inputValue()).toBe('week');
     expect(await row.getByLabel('Day', { exact: true }).inputValue()).toBe('thu');
     expect(await row.getByLabel('Time').inputValue()).toBe('09:15');

@@ -1,22 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
-import { startDashboard, type RunningDashboard } from './server.ts';
+import type { Page } from 'playwright-core';
+import { gotoHydrated, screenshotDir } from './browser.ts';
+import { dashboardForFile } from './fixture.ts';
 import { sandboxTokens, startSandbox, type Sandbox } from '@dash/sandbox';
-
-let dashboard: RunningDashboard;
-let browser: Browser;
 /** Fake upstreams for the credential tests: nothing here may reach a real service. */
 let sandbox: Sandbox;
 
+const suite = dashboardForFile();
 beforeAll(async () => {
-  [dashboard, browser, sandbox] = await Promise.all([startDashboard(), launchChromium(), startSandbox()]);
+  sandbox = await startSandbox();
 });
-afterAll(async () => {
-  await browser?.close();
-  await dashboard?.stop();
-  await sandbox?.close();
-});
+afterAll(() => sandbox?.close());
 
 /** Uncaught errors and console errors of the pages a test opened; checked after each test. */
 let problems: string[] = [];
@@ -27,18 +21,18 @@ afterEach(() => {
 });
 
 async function openPage(path: string, options: { serviceWorkers?: 'allow' | 'block' } = {}): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, ...options });
+  const page = await suite.browser.newPage({ viewport: { width: 1280, height: 900 }, ...options });
   page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
   page.on('console', (message) => {
     // A refused request (400 from a bad input, an aborted script) is logged by Chromium itself.
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
   });
-  await gotoHydrated(page, dashboard.url + path);
+  await gotoHydrated(page, suite.dashboard.url + path);
   await page.waitForLoadState('networkidle');
   return page;
 }
 
-const savedOrder = async () => (await (await fetch(`${dashboard.url}/api/settings`)).json()) as { projectOrder: string[] };
+const savedOrder = async () => (await (await fetch(`${suite.dashboard.url}/api/settings`)).json()) as { projectOrder: string[] };
 const tabNames = (page: Page) => page.locator('nav[aria-label="Projects"] [data-tab]').allInnerTexts();
 
 async function createProject(page: Page, name: string) {
@@ -117,7 +111,7 @@ describe('the dashboard in a browser', () => {
     const slug = page.getByLabel('Slug', { exact: true });
     await expect(slug.getAttribute('aria-invalid')).resolves.toBe('true');
     await expect(page.locator('#project-slug-error').innerText()).resolves.toMatch(/Use lowercase letters, digits and single dashes/);
-    const { projects } = (await (await fetch(`${dashboard.url}/api/projects`)).json()) as { projects: { slug: string }[] };
+    const { projects } = (await (await fetch(`${suite.dashboard.url}/api/projects`)).json()) as { projects: { slug: string }[] };
     expect(projects.map((p) => p.slug)).not.toContain('gamma');
     await page.close();
   });
@@ -133,7 +127,7 @@ describe('the dashboard in a browser', () => {
     await card.getByLabel('Repositories').fill('acme/app, acme/site');
     await card.getByRole('form', { name: 'Code (GitHub) for alpha' }).getByRole('button', { name: 'Save' }).click();
     await card.getByText('Code (GitHub) saved.').waitFor();
-    const alpha = (await (await fetch(`${dashboard.url}/api/projects/alpha`)).json()) as { integrations: unknown };
+    const alpha = (await (await fetch(`${suite.dashboard.url}/api/projects/alpha`)).json()) as { integrations: unknown };
     expect(alpha.integrations).toEqual({ code_host: { repos: ['acme/app', 'acme/site'] } });
     await page.close();
   });
@@ -155,8 +149,8 @@ describe('the dashboard in a browser', () => {
     await page.reload();
     expect(await page.content()).not.toContain(secret);
     await expect(page.getByRole('list', { name: 'GitHub connections' }).innerText()).resolves.toContain('github');
-    expect(await (await fetch(`${dashboard.url}/api/credentials`)).json()).toEqual({ connectedKeys: ['github'] });
-    expect(dashboard.output()).not.toContain(secret);
+    expect(await (await fetch(`${suite.dashboard.url}/api/credentials`)).json()).toEqual({ connectedKeys: ['github'] });
+    expect(suite.dashboard.output()).not.toContain(secret);
 
     // Test sends the typed values to the service's lightest call and shows its answer.
     const vercel = page.locator('details', { has: page.getByText('Vercel', { exact: true }) });
@@ -188,13 +182,13 @@ describe('the dashboard in a browser', () => {
     await page.getByRole('switch', { name: /Show funding balance/ }).check();
     await page.getByRole('button', { name: 'Save layout' }).click();
     await page.getByText('Layout saved.').waitFor();
-    const settings = (await (await fetch(`${dashboard.url}/api/settings`)).json()) as { widgetLayout: { slots: Record<string, string>; configs: unknown } };
+    const settings = (await (await fetch(`${suite.dashboard.url}/api/settings`)).json()) as { widgetLayout: { slots: Record<string, string>; configs: unknown } };
     expect(settings.widgetLayout.slots).toEqual({ revenue: 'revenue', shipping: 'shipping', ideas: 'ideas', analytics: 'analytics', detail: 'health' });
     expect(settings.widgetLayout.configs).toEqual({ revenue: { showOC: true } });
-    await page.goto(`${dashboard.url}/settings`);
+    await page.goto(`${suite.dashboard.url}/settings`);
     await page.screenshot({ path: `${screenshotDir}settings.png`, fullPage: true });
 
-    await page.goto(`${dashboard.url}/`);
+    await page.goto(`${suite.dashboard.url}/`);
     await expect(page.getByRole('region', { name: 'Uptime' }).isVisible()).resolves.toBe(true);
     await expect(page.getByRole('region', { name: 'Empty slot' }).isVisible()).resolves.toBe(true);
     await page.close();
@@ -226,7 +220,7 @@ describe('the dashboard in a browser', () => {
     await expect(page.getByRole('radio', { name: 'Dark' }).isChecked()).resolves.toBe(true);
     await page.screenshot({ path: `${screenshotDir}dashboard-dark.png`, fullPage: true });
 
-    await page.goto(`${dashboard.url}/settings`);
+    await page.goto(`${suite.dashboard.url}/settings`);
     await page.waitForLoadState('networkidle');
     await page.screenshot({ path: `${screenshotDir}settings-dark.png` });
 
@@ -249,7 +243,7 @@ describe('the dashboard in a browser', () => {
     await page.keyboard.press('Enter');
     await card.getByRole('button', { name: 'Delete Beta app' }).click();
     await page.getByRole('article', { name: 'Beta app' }).waitFor({ state: 'detached' });
-    await page.goto(`${dashboard.url}/`);
+    await page.goto(`${suite.dashboard.url}/`);
     expect(await tabNames(page)).toEqual(['Alpha']);
     await page.close();
   });

@@ -6,14 +6,11 @@
 // is replayed once even when the first try's answer is lost, and its replay is on top, marked. The bell's "Why?" of the
 // pull request leads to its webhooks. With a read-only API token the page lists, and says why it cannot replay.
 import { createHmac, randomUUID } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as github from '../../../packages/webhooks/src/github/fixtures.ts';
-import { gotoHydrated, launchChromium, screenshotDir, scrollsSideways } from './browser.ts';
-import { startDashboard, type RunningDashboard } from './server.ts';
-
-let dashboard: RunningDashboard;
-let browser: Browser;
+import { gotoHydrated, screenshotDir, scrollsSideways } from './browser.ts';
+import { dashboardForFile } from './fixture.ts';
 let readToken: string;
 
 const SECRET = 'github-signing-secret';
@@ -29,12 +26,15 @@ interface Row {
   replayOf: string | null;
   title: string | null;
 }
-const listed = async (query = '') => ((await (await dashboard.fetch(`/api/deliveries${query}`)).json()) as { deliveries: Row[] }).deliveries;
+
+const suite = dashboardForFile({ dashboard: { env: { WEBHOOK_SECRET_GITHUB: SECRET } } });
+
+const listed = async (query = '') => ((await (await suite.dashboard.fetch(`/api/deliveries${query}`)).json()) as { deliveries: Row[] }).deliveries;
 
 /** A GitHub webhook to the dashboard's own route, signed with the secret it is configured with. */
 async function sendGithub(event: string, body: string, deliveryId = randomUUID()): Promise<number> {
   const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
-  const response = await fetch(`${dashboard.url}/api/webhooks/code_host`, {
+  const response = await fetch(`${suite.dashboard.url}/api/webhooks/code_host`, {
     method: 'POST',
     headers: { ...json, 'x-github-event': event, 'x-github-delivery': deliveryId, 'x-hub-signature-256': signature },
     body,
@@ -47,14 +47,13 @@ async function sendGithub(event: string, body: string, deliveryId = randomUUID()
 const ids = { notified: randomUUID(), duplicate: randomUUID(), ignored: randomUUID(), invalid: randomUUID() };
 
 beforeAll(async () => {
-  [dashboard, browser] = await Promise.all([startDashboard({ env: { WEBHOOK_SECRET_GITHUB: SECRET } }), launchChromium()]);
-  const created = await dashboard.fetch('/api/projects', {
+  const created = await suite.dashboard.fetch('/api/projects', {
     method: 'POST',
     headers: json,
     body: JSON.stringify({ slug: 'web', name: 'Web', integrations: { code_host: { repos: ['codertocat/hello-world'] } } }),
   });
   expect(created.status).toBe(201);
-  const token = await dashboard.fetch('/api/tokens', { method: 'POST', headers: json, body: JSON.stringify({ name: 'reader', scope: 'read' }) });
+  const token = await suite.dashboard.fetch('/api/tokens', { method: 'POST', headers: json, body: JSON.stringify({ name: 'reader', scope: 'read' }) });
   readToken = ((await token.json()) as { token: string }).token;
 
   // In order, so the list (newest first) is invalid, ignored, duplicate, new.
@@ -71,14 +70,10 @@ beforeAll(async () => {
     [ids.notified, 'notified'],
   ]);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await dashboard?.stop();
-});
 
 /** A phone-sized context (touch, 320 px) and its page, with the API token given as every request's. */
 async function phone(token?: string): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-  const context = await browser.newContext({
+  const context = await suite.browser.newContext({
     viewport: { width: 320, height: 800 },
     hasTouch: true,
     ...(token ? { extraHTTPHeaders: { authorization: `Bearer ${token}` } } : {}),
@@ -96,7 +91,7 @@ const rowOf = (page: Page, deliveryId: string) => rows(page).filter({ has: page.
 describe('Settings → Webhooks', () => {
   it('lists each outcome in words, filters by outcome and text in the URL, opens a pretty body, and replays a row once', async () => {
     const { context, page, problems } = await phone();
-    await gotoHydrated(page, `${dashboard.url}/settings/webhooks`);
+    await gotoHydrated(page, `${suite.dashboard.url}/settings/webhooks`);
     expect(await page.getByRole('article', { name: 'Turned away' }).innerText()).toContain('Nothing refused in the last hour.');
     expect(await badges(page)).toEqual(['Invalid', 'Ignored', 'Duplicate', 'New notification']);
     const notified = rowOf(page, ids.notified);
@@ -109,19 +104,19 @@ describe('Settings → Webhooks', () => {
 
     // By outcome: the URL says so, a reload keeps it, the back button undoes it.
     await page.getByLabel('Outcome').selectOption({ label: 'Duplicate' });
-    await page.waitForURL(`${dashboard.url}/settings/webhooks?outcome=duplicate`);
+    await page.waitForURL(`${suite.dashboard.url}/settings/webhooks?outcome=duplicate`);
     await expect.poll(() => badges(page)).toEqual(['Duplicate']);
     await page.reload();
     await expect.poll(() => badges(page)).toEqual(['Duplicate']);
     expect(await page.getByLabel('Outcome').inputValue()).toBe('duplicate');
     await page.goBack();
-    await page.waitForURL(`${dashboard.url}/settings/webhooks`);
+    await page.waitForURL(`${suite.dashboard.url}/settings/webhooks`);
     await expect.poll(() => badges(page)).toEqual(['Invalid', 'Ignored', 'Duplicate', 'New notification']);
 
     // By text (the event type): the same, and a search that matches nothing says so.
     await page.getByRole('searchbox', { name: 'Search' }).fill('ping');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await page.waitForURL(`${dashboard.url}/settings/webhooks?q=ping`);
+    await page.waitForURL(`${suite.dashboard.url}/settings/webhooks?q=ping`);
     await expect.poll(() => badges(page)).toEqual(['Ignored']);
     await page.reload();
     await expect.poll(() => badges(page)).toEqual(['Ignored']);
@@ -187,7 +182,7 @@ describe('Settings → Webhooks', () => {
 
     // The link to the row it replays: that row alone, opened, naming its replay.
     await top.getByRole('link', { name: 'The webhook it replays' }).click();
-    await page.waitForURL(`${dashboard.url}/settings/webhooks?delivery=${own?.id}`);
+    await page.waitForURL(`${suite.dashboard.url}/settings/webhooks?delivery=${own?.id}`);
     await page.getByText('One delivery · show all').waitFor();
     expect(await rows(page).count()).toBe(1);
     const replays = rows(page).locator('[data-detail]').getByRole('list', { name: 'Replays of it' });
@@ -199,7 +194,7 @@ describe('Settings → Webhooks', () => {
   it('leads from the bell’s "Why?" of a notification to its webhooks, for that notification alone', async () => {
     const { context, page, problems } = await phone();
     await page.emulateMedia({ colorScheme: 'dark' });
-    await gotoHydrated(page, `${dashboard.url}/settings/relay`);
+    await gotoHydrated(page, `${suite.dashboard.url}/settings/relay`);
     await page.locator('.bell > button').click();
     const panel = page.getByRole('dialog', { name: 'Notifications' });
     // The notification the first webhook became (its replay, under the same delivery id, made one of its own).
@@ -208,7 +203,7 @@ describe('Settings → Webhooks', () => {
     await item.waitFor({ timeout: 10_000 });
     await item.getByText('Why?').click();
     await item.getByRole('link', { name: /^See the webhooks behind it/ }).click();
-    await page.waitForURL(`${dashboard.url}/settings/webhooks?notification=${notificationId}`);
+    await page.waitForURL(`${suite.dashboard.url}/settings/webhooks?notification=${notificationId}`);
     await page.getByText('For one notification · show all').waitFor();
     // The panel closed to show the page; the list is that notification's webhooks only.
     expect(await panel.count()).toBe(0);
@@ -219,7 +214,7 @@ describe('Settings → Webhooks', () => {
     await expect.poll(() => rows(page).evaluateAll((items) => items.map((li) => li.getAttribute('data-delivery')))).toEqual(mine);
     expect(await scrollsSideways(page)).toBe(false);
     await page.getByRole('link', { name: 'show all' }).click();
-    await page.waitForURL(`${dashboard.url}/settings/webhooks`);
+    await page.waitForURL(`${suite.dashboard.url}/settings/webhooks`);
     await expect.poll(() => rows(page).count()).toBe((await listed()).length);
     expect(problems).toEqual([]);
     await context.close();
@@ -227,7 +222,7 @@ describe('Settings → Webhooks', () => {
 
   it('lists for a read-only API token without bodies or replay, and says why', async () => {
     const { context, page, problems } = await phone(readToken);
-    await gotoHydrated(page, `${dashboard.url}/settings/webhooks?outcome=invalid`);
+    await gotoHydrated(page, `${suite.dashboard.url}/settings/webhooks?outcome=invalid`);
     await expect.poll(() => badges(page)).toEqual(['Invalid']);
     expect(await page.locator('[data-token-note]').innerText()).toMatch(/^Replaying is for the owner from a signed-in browser/);
     expect(await page.getByRole('button', { name: /^Replay/ }).count()).toBe(0);

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import {
   analyticsSchema,
   errorTrackerSchema,
@@ -11,31 +11,22 @@ import {
   shippingSchema,
   storefrontSchema,
 } from '@dash/contracts';
-import { gotoHydrated, launchChromium, screenshotDir, scrollsSideways } from './browser.ts';
-import { startDashboard, type RunningDashboard } from './server.ts';
+import { gotoHydrated, screenshotDir, scrollsSideways } from './browser.ts';
+import { dashboardForFile } from './fixture.ts';
 
-let dashboard: RunningDashboard;
-let browser: Browser;
-
-beforeAll(async () => {
-  [dashboard, browser] = await Promise.all([startDashboard(), launchChromium()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await dashboard?.stop();
-});
+const suite = dashboardForFile();
 
 /** A page at `path`, hydrated, and (unless `idle` is false) once its widgets' requests have settled. */
 async function openPage(path: string, { idle = true } = {}): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-  await gotoHydrated(page, dashboard.url + path);
+  const page = await suite.browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  await gotoHydrated(page, suite.dashboard.url + path);
   if (idle) await page.waitForLoadState('networkidle');
   return page;
 }
 
 const widget = (page: Page, name: string) => page.locator(`[data-widget="${name}"]`);
 const api = async (path: string) => {
-  const response = await fetch(dashboard.url + path);
+  const response = await fetch(suite.dashboard.url + path);
   return { status: response.status, cache: response.headers.get('x-cache'), json: (await response.json()) as unknown };
 };
 
@@ -60,14 +51,14 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
   });
 
   it('shows every widget a project set up: the six slots, then the rest below them (Uptime too), with the page itself', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    const page = await suite.browser.newPage({ viewport: { width: 1280, height: 1000 } });
     /** The widgets' data requests (tRPC batches the calls of one moment into one): none, their data comes with the page. */
     const dataRequests: string[] = [];
     page.on('request', (request) => {
       const { pathname } = new URL(request.url());
       if (pathname.startsWith('/api/trpc/') && pathname.includes('data.')) dataRequests.push(decodeURIComponent(pathname));
     });
-    await gotoHydrated(page, `${dashboard.url}/?project=pocket-ledger`);
+    await gotoHydrated(page, `${suite.dashboard.url}/?project=pocket-ledger`);
     await expect(page.locator('.sub').innerText()).resolves.toMatch(/^9 of 10 integrations set up/);
     const shown = () => page.locator('[data-widget]').evaluateAll((sections) => sections.map((section) => section.getAttribute('data-widget')));
     // Everything but funding, which Pocket Ledger has not set up: app store and uptime in the row below the slots.
@@ -120,8 +111,8 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
 
     // On a phone, light and dark: each move button is a 44 px target, and nothing scrolls sideways.
     for (const colorScheme of ['light', 'dark'] as const) {
-      const phone = await browser.newPage({ viewport: { width: 320, height: 800 }, colorScheme });
-      await gotoHydrated(phone, `${dashboard.url}/settings/layout`);
+      const phone = await suite.browser.newPage({ viewport: { width: 320, height: 800 }, colorScheme });
+      await gotoHydrated(phone, `${suite.dashboard.url}/settings/layout`);
       for (const mover of await phone.getByRole('list', { name: 'Row below the slots' }).getByRole('button').all()) {
         const box = await mover.boundingBox();
         expect(Math.min(box?.width ?? 0, box?.height ?? 0)).toBeGreaterThanOrEqual(44);
@@ -131,7 +122,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
       await phone.screenshot({ path: `${screenshotDir}layout-row-320-${colorScheme}.png` });
       await phone.close();
     }
-    await dashboard.fetch(`/api/settings`, {
+    await suite.dashboard.fetch(`/api/settings`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ widgetLayout: { more: null } }),
@@ -163,7 +154,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
   });
 
   it('puts uptime in a slot and shows its down monitor, incident and response times', async () => {
-    await dashboard.fetch(`/api/settings`, {
+    await suite.dashboard.fetch(`/api/settings`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ widgetLayout: { slots: { seo: 'health' } } }),
@@ -178,7 +169,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
   });
 
   it('shows Tideline’s App Store reviews, its funding, and its collective’s balance beside revenue with showOC', async () => {
-    await dashboard.fetch(`/api/settings`, {
+    await suite.dashboard.fetch(`/api/settings`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ widgetLayout: { slots: { analytics: 'storefront', seo: 'funding' }, configs: { revenue: { showOC: true } } } }),
@@ -200,7 +191,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
     const formfox = await openPage('/?project=formfox');
     await expect.poll(() => widget(formfox, 'funding').locator('.note').innerText()).toBe('This project has no funding platform set up yet. Add one in settings.');
     await formfox.close();
-    await dashboard.fetch(`/api/settings`, {
+    await suite.dashboard.fetch(`/api/settings`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ widgetLayout: { slots: { analytics: 'analytics', seo: 'health' }, configs: { revenue: { showOC: false } } } }),
@@ -208,7 +199,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
   });
 
   it('switches analytics between platforms and sorts search queries by a column', async () => {
-    await dashboard.fetch(`/api/settings`, {
+    await suite.dashboard.fetch(`/api/settings`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ widgetLayout: { slots: { seo: 'seo' } } }),
@@ -226,7 +217,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
     await page.screenshot({ path: `${screenshotDir}demo-pocket-ledger.png`, fullPage: true });
     await page.close();
-    await dashboard.fetch(`/api/settings`, {
+    await suite.dashboard.fetch(`/api/settings`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ widgetLayout: { slots: { seo: 'health' } } }),
@@ -238,7 +229,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
     const uptime = widget(page, 'health');
     await expect.poll(() => uptime.locator('.summary').innerText(), { timeout: 20_000 }).toBe('1 of 3 monitors down');
     // The demo's Better Stack token is replaced by a wrong one: the sandbox answers 401 from now on.
-    const saved = await dashboard.fetch(`/api/credentials`, {
+    const saved = await suite.dashboard.fetch(`/api/credentials`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ key: 'betterstack:demo', values: { apiToken: 'revoked-token', baseUrl: 'http://127.0.0.1:9/api' } }),
@@ -253,7 +244,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
   });
 
   it('shows the not-configured state with a way to settings for a project without integrations', async () => {
-    await dashboard.fetch(`/api/projects`, {
+    await suite.dashboard.fetch(`/api/projects`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ slug: 'side-project', name: 'Side project' }),
@@ -264,7 +255,7 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
     expect(await revenue.getByRole('link', { name: 'Set it up in settings' }).getAttribute('href')).toBe('/settings/projects#project-side-project');
     await page.screenshot({ path: `${screenshotDir}not-configured.png` });
     await page.close();
-    await dashboard.fetch(`/api/projects/side-project`, { method: 'DELETE' });
+    await suite.dashboard.fetch(`/api/projects/side-project`, { method: 'DELETE' });
   });
 
   it('removes the demo with its projects and credentials, back to the empty dashboard', async () => {
@@ -274,8 +265,8 @@ describe('the demo, in a browser, through the real connectors and the sandbox', 
     await page.getByRole('button', { name: 'Remove the demo' }).click();
     await expect.poll(() => page.getByRole('heading', { name: 'Good morning.' }).isVisible(), { timeout: 20_000 }).toBe(true);
     expect(await page.getByRole('region', { name: 'Demo data' }).count()).toBe(0);
-    expect(await (await fetch(`${dashboard.url}/api/projects`)).json()).toEqual({ projects: [] });
-    expect(await (await fetch(`${dashboard.url}/api/credentials`)).json()).toEqual({ connectedKeys: [] });
+    expect(await (await fetch(`${suite.dashboard.url}/api/projects`)).json()).toEqual({ projects: [] });
+    expect(await (await fetch(`${suite.dashboard.url}/api/credentials`)).json()).toEqual({ connectedKeys: [] });
     await page.close();
   });
 });

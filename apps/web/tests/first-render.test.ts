@@ -3,43 +3,38 @@
 // figures, and a slow upstream's widget streams in after the rest without holding them. In Chromium: hydration asks
 // nothing again for what the HTML held, and a slow upstream, an error and a stale answer each show in their widget only.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { demoSetup, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
-import { gotoHydrated, launchChromium } from './browser.ts';
-import { startDashboard, type RunningDashboard } from './server.ts';
+import { gotoHydrated } from './browser.ts';
+import { dashboardForFile } from './fixture.ts';
 
-let dashboard: RunningDashboard;
-let browser: Browser;
 let sandbox: Sandbox;
 let setup: ReturnType<typeof demoSetup>;
+const suite = dashboardForFile();
 
 /** How long the slow upstream takes: far longer than a page's cached reads, even on a busy machine. */
 const LATENCY_MS = 4_000;
 
 const send = async (method: string, path: string, body: unknown) => {
-  const answer = await dashboard.fetch(path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const answer = await suite.dashboard.fetch(path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   expect(answer.status, `${method} ${path}: ${await answer.clone().text()}`).toBeLessThan(300);
 };
-const json = async (path: string) => (await (await dashboard.fetch(path)).json()) as Record<string, unknown>;
+const json = async (path: string) => (await (await suite.dashboard.fetch(path)).json()) as Record<string, unknown>;
 
 beforeAll(async () => {
-  [dashboard, browser, sandbox] = await Promise.all([startDashboard(), launchChromium(), startSandbox()]);
+  sandbox = await startSandbox();
   setup = demoSetup(Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams);
   for (const credential of setup.credentials) await send('POST', '/api/credentials', credential);
   for (const { slug, name, color, integrations } of setup.projects) await send('POST', '/api/projects', { slug, name, color, integrations });
 });
-afterAll(async () => {
-  await browser?.close();
-  await dashboard?.stop();
-  await sandbox?.close();
-});
+afterAll(() => sandbox?.close());
 afterEach(() => sandbox.services.betterstack.harness.clearFaults());
 
 /** A page as a browser receives it: the HTML up to the end of <main> (what paints first) and when it had come, and the whole response and when it ended. */
 async function receive(path: string) {
   const started = performance.now();
   // Not dashboard.fetch: it reads a whole answer (to hold /api ones to the document) before handing it over.
-  const response = await fetch(dashboard.url + path, { headers: { accept: 'text/html' } });
+  const response = await fetch(suite.dashboard.url + path, { headers: { accept: 'text/html' } });
   expect(response.status).toBe(200);
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
@@ -140,7 +135,7 @@ describe('the first render over HTTP', () => {
  * skeleton ever shown, and its uncaught and console errors (the server's HTML must not carry what the CSP refuses).
  */
 async function open(path: string, options: { hydrated?: boolean } = {}) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await suite.browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
   page.on('console', (message) => {
@@ -162,7 +157,7 @@ async function open(path: string, options: { hydrated?: boolean } = {}) {
     };
     new MutationObserver(look).observe(document, { subtree: true, childList: true });
   });
-  const response = options.hydrated === false ? await page.goto(dashboard.url + path, { waitUntil: 'commit' }) : await gotoHydrated(page, dashboard.url + path);
+  const response = options.hydrated === false ? await page.goto(suite.dashboard.url + path, { waitUntil: 'commit' }) : await gotoHydrated(page, suite.dashboard.url + path);
   /** The widgets whose card the page's own HTML sent busy (their part streamed after it): the only skeletons allowed. */
   const streamed = async () => {
     const html = (await response?.text()) ?? '';
@@ -223,7 +218,7 @@ describe('the first render in Chromium', () => {
     await send('PATCH', '/api/projects/formfox', { integrations: { uptime_monitor: { ...(integrations.uptime_monitor as object), monitorIds: monitorIds.slice(0, 1) } } });
     sandbox.inject('betterstack', { status: 500, body: { errors: 'Internal server error' } });
     // What the route says, which the widget's own request would have shown.
-    const failed = await dashboard.fetch('/api/health?project=formfox');
+    const failed = await suite.dashboard.fetch('/api/health?project=formfox');
     expect(failed.status).toBe(502);
     const { message } = ((await failed.json()) as { error: { message: string } }).error;
     const { page, dataRequests } = await open('/?project=formfox');

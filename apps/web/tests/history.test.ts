@@ -4,20 +4,19 @@
 // → History. Once the demo's own history of Formfox is in (its snapshot and what its fake providers keep), a year of
 // Formfox's visitors is imported over it, and its open bugs with a three-day gap, so what the charts say is known.
 import { text } from 'node:stream/consumers';
-import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, launchChromium, screenshotDir, startDemo } from './browser.ts';
-import { startDashboard, type RunningDashboard } from './server.ts';
+import type { BrowserContext, Download, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { gotoHydrated, screenshotDir, startDemo } from './browser.ts';
+import { dashboardForFile } from './fixture.ts';
 import { clearOfMidnight, until } from './waiting.ts';
-
-let dashboard: RunningDashboard;
-let browser: Browser;
 
 const DAY = 86_400_000;
 /** The imported year's last day: visitors of today back to 364 days ago (2000 today, one less each day before). */
 let today: string;
 const dateAgo = (days: number) => new Date(Date.parse(`${today}T00:00:00Z`) - days * DAY).toISOString().slice(0, 10);
 const year = Array.from({ length: 365 }, (_, ago) => ago);
+
+const suite = dashboardForFile({ dashboard: { env: { HISTORY_SNAPSHOTS: 'on' } } });
 
 /**
  * Waits until the history keeper is done with Formfox (the demo's start has it take the day's snapshot, when its time
@@ -26,7 +25,7 @@ const year = Array.from({ length: 365 }, (_, ago) => ago);
  */
 async function formfoxReadBack(): Promise<void> {
   const visitorsKept = async () => {
-    const { projects } = (await (await dashboard.fetch('/api/history/metrics?project=formfox')).json()) as { projects: { metrics: { key: string; points: number }[] }[] };
+    const { projects } = (await (await suite.dashboard.fetch('/api/history/metrics?project=formfox')).json()) as { projects: { metrics: { key: string; points: number }[] }[] };
     return projects[0]?.metrics.find((metric) => metric.key === 'analytics.visitors')?.points ?? 0;
   };
   await until(visitorsKept, (points) => points > 0, 45_000, 'Formfox’s visitors read back from Plausible', 500);
@@ -34,8 +33,7 @@ async function formfoxReadBack(): Promise<void> {
 
 beforeAll(async () => {
   // The keeper on, as a user's dashboard has it: the demo's start reads its providers' past days back.
-  [dashboard, browser] = await Promise.all([startDashboard({ env: { HISTORY_SNAPSHOTS: 'on' } }), launchChromium()]);
-  await startDemo(browser, dashboard.url);
+  await startDemo(suite.browser, suite.dashboard.url);
   await formfoxReadBack();
   // "Today" must not change between the import and the charts.
   await clearOfMidnight(60_000);
@@ -45,17 +43,13 @@ beforeAll(async () => {
     ...year.map((ago) => `${dateAgo(ago)},formfox,analytics.visitors,${2000 - ago},count`),
     ...year.filter((ago) => ago > 0 && (ago < 10 || ago > 12)).map((ago) => `${dateAgo(ago)},formfox,bugs.open,${20 + (ago % 7)},count`),
   ];
-  const imported = await dashboard.fetch('/api/history/import', { method: 'POST', headers: { 'content-type': 'text/csv' }, body: ['date,project,metric,value,unit', ...rows].join('\n') });
+  const imported = await suite.dashboard.fetch('/api/history/import', { method: 'POST', headers: { 'content-type': 'text/csv' }, body: ['date,project,metric,value,unit', ...rows].join('\n') });
   expect(imported.status).toBe(200);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await dashboard?.stop();
-});
 
 /** A fresh phone-sized context (touch, 320 px) and its page, noting every request the page makes after it loads. */
 async function phone(dark = false): Promise<{ context: BrowserContext; page: Page; requests: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 320, height: 800 }, hasTouch: true, colorScheme: dark ? 'dark' : 'light' });
+  const context = await suite.browser.newContext({ viewport: { width: 320, height: 800 }, hasTouch: true, colorScheme: dark ? 'dark' : 'light' });
   const page = await context.newPage();
   const requests: string[] = [];
   page.on('request', (request) => requests.push(request.url()));
@@ -71,7 +65,7 @@ const historyRequests = (requests: string[]) => requests.filter((url) => /histor
 describe('the trend on a widget', () => {
   it('shows the headline metric, switches range without a request, and reads a day by tap and by keyboard', async () => {
     const { context, page, requests } = await phone();
-    await gotoHydrated(page, `${dashboard.url}/?project=formfox`);
+    await gotoHydrated(page, `${suite.dashboard.url}/?project=formfox`);
     const trend = page.locator('[data-trend="analytics"]');
     const chart = trend.getByRole('img');
     await chart.waitFor();
@@ -113,7 +107,7 @@ describe('the trend on a widget', () => {
 
   it('charts another of the widget’s metrics when asked, and on All projects offers only what adds up', async () => {
     const { context, page } = await phone();
-    await gotoHydrated(page, `${dashboard.url}/?project=formfox`);
+    await gotoHydrated(page, `${suite.dashboard.url}/?project=formfox`);
     const ideas = page.locator('[data-trend="ideas"]');
     await ideas.getByRole('combobox').selectOption('bugs.open');
     await ideas.getByRole('button', { name: 'a year' }).click();
@@ -123,7 +117,7 @@ describe('the trend on a widget', () => {
     expect((await bugs.locator('path').getAttribute('d'))?.match(/M/g)?.length).toBeGreaterThanOrEqual(2);
     expect(await bugs.getAttribute('aria-label')).toMatch(/; 36[12] of 365 days recorded\.$/);
 
-    await gotoHydrated(page, `${dashboard.url}/`);
+    await gotoHydrated(page, `${suite.dashboard.url}/`);
     const search = page.locator('[data-trend="seo"]');
     await search.waitFor();
     // A click-through rate and an average position do not add up across projects: only clicks and impressions are offered.
@@ -135,7 +129,7 @@ describe('the trend on a widget', () => {
 describe('the history view of a project', () => {
   it('lists every kept metric with its chart and its source, switches range in place, and downloads CSV', async () => {
     const { context, page, requests } = await phone();
-    await gotoHydrated(page, `${dashboard.url}/?project=formfox`);
+    await gotoHydrated(page, `${suite.dashboard.url}/?project=formfox`);
     await page.getByRole('link', { name: 'History', exact: true }).first().click();
     await page.waitForURL(/\/history\?project=formfox/);
     await page.getByRole('heading', { level: 1, name: 'History of Formfox' }).waitFor();
@@ -168,7 +162,7 @@ describe('the history view of a project', () => {
 
   it('is drawn dark as well as light, in the same colours as the theme', async () => {
     const { context, page } = await phone(true);
-    await gotoHydrated(page, `${dashboard.url}/history?project=formfox`);
+    await gotoHydrated(page, `${suite.dashboard.url}/history?project=formfox`);
     const line = page.locator('[data-metric="analytics.visitors"] path').first();
     const stroke = await line.evaluate((path) => getComputedStyle(path).stroke);
     const accent = await page.evaluate(() => getComputedStyle(document.querySelector('.trend') ?? document.body).color);
@@ -183,9 +177,9 @@ describe('the history view of a project', () => {
 describe('Settings → History and Database', () => {
   it('shows the schedule and the rows kept, and takes a snapshot on demand', async () => {
     const { context, page } = await phone();
-    await gotoHydrated(page, `${dashboard.url}/settings/database`);
+    await gotoHydrated(page, `${suite.dashboard.url}/settings/database`);
     expect(Number((await page.getByTestId('history-rows').innerText()).replace(/\D/g, ''))).toBeGreaterThanOrEqual(365 + 361);
-    await gotoHydrated(page, `${dashboard.url}/settings/history`);
+    await gotoHydrated(page, `${suite.dashboard.url}/settings/history`);
     expect(await page.getByLabel('Time', { exact: true }).inputValue()).toMatch(/^\d\d:\d\d$/);
     await page.getByRole('button', { name: 'Take a snapshot now' }).click();
     await expect.poll(() => page.getByText(/^Snapshot of .+ taken: [\d,]+ values kept\./).count(), { timeout: 20_000 }).toBe(1);

@@ -1,15 +1,13 @@
 // Upstream URLs as the pages render them, in Chromium against the built dashboard: a link only for http(s). A
 // `javascript:` URL an upstream sends (the sandbox's GitHub listing a merged pull request with one, which GitHub's
 // schema does not forbid) shows as its title, in no href, on the dashboard and in the briefing.
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { sandboxTokens, startSandbox, type Sandbox } from '@dash/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, launchChromium } from './browser.ts';
-import { startDashboard, type RunningDashboard } from './server.ts';
+import { gotoHydrated } from './browser.ts';
+import { dashboardForFile } from './fixture.ts';
 
 let sandbox: Sandbox;
-let dashboard: RunningDashboard;
-let browser: Browser;
 
 /** A merged pull request as `GET /repos/{owner}/{repo}/pulls` lists it. */
 const pull = (number: number, title: string, htmlUrl: string) => {
@@ -17,10 +15,10 @@ const pull = (number: number, title: string, htmlUrl: string) => {
   return { number, title, html_url: htmlUrl, state: 'closed', updated_at: at, merged_at: at, user: { login: 'ada', id: 1 } };
 };
 
+const suite = dashboardForFile();
 beforeAll(async () => {
   sandbox = await startSandbox();
-  [dashboard, browser] = await Promise.all([startDashboard(), launchChromium()]);
-  const post = (path: string, body: unknown) => dashboard.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown) => suite.dashboard.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   expect((await post('/api/credentials', { key: 'github', values: { token: sandboxTokens.github, baseUrl: sandbox.services.github.baseUrl } })).status).toBe(200);
   expect((await post('/api/projects', { slug: 'formfox', name: 'Formfox', integrations: { code_host: { repos: ['formfox/web'] } } })).status).toBe(201);
   // Every answer of the fake GitHub from now on: one page of pulls (the shipping section's only request).
@@ -30,11 +28,7 @@ beforeAll(async () => {
     body: [pull(1, 'Evil link', 'javascript:alert(document.domain)'), pull(2, 'Odd link', 'data:text/html,<script>alert(1)</script>'), pull(3, 'Good link', 'https://github.com/formfox/web/pull/3')],
   });
 });
-afterAll(async () => {
-  await browser?.close();
-  await dashboard?.stop();
-  await sandbox?.close();
-});
+afterAll(() => sandbox?.close());
 
 async function expectSafeLinks(page: Page) {
   await page.getByText('Evil link').first().waitFor({ timeout: 30_000 });
@@ -46,10 +40,10 @@ async function expectSafeLinks(page: Page) {
 
 describe('links to upstream items', () => {
   it('are links only for http(s): a javascript: or data: URL from an upstream shows as plain text, on the dashboard and in the briefing', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    await gotoHydrated(page, `${dashboard.url}/?project=formfox`);
+    const page = await suite.browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    await gotoHydrated(page, `${suite.dashboard.url}/?project=formfox`);
     await expectSafeLinks(page);
-    await gotoHydrated(page, `${dashboard.url}/briefing`);
+    await gotoHydrated(page, `${suite.dashboard.url}/briefing`);
     await expectSafeLinks(page);
     await page.close();
   });

@@ -5,14 +5,11 @@
 // the rule is added to the list and deleted after a confirm, and a built-in rule is switched off from the keyboard.
 // With a read-only API token the rules are listed and a change is refused in words. The error events' alert (the
 // import's last day) is in the bell, its "Why?" saying what else happened, under the "Metric alerts" source.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, launchChromium, screenshotDir, scrollsSideways } from './browser.ts';
-import { startDashboard, type RunningDashboard } from './server.ts';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { gotoHydrated, screenshotDir, scrollsSideways } from './browser.ts';
+import { dashboardForFile } from './fixture.ts';
 import { clearOfMidnight, until } from './waiting.ts';
-
-let dashboard: RunningDashboard;
-let browser: Browser;
 let readToken: string;
 
 const DAY = 86_400_000;
@@ -35,14 +32,16 @@ interface Rule {
   enabled: boolean;
   builtIn: boolean;
 }
-const rules = async () => ((await (await dashboard.fetch('/api/metric-alerts')).json()) as { rules: Rule[] }).rules;
+
+const suite = dashboardForFile();
+
+const rules = async () => ((await (await suite.dashboard.fetch('/api/metric-alerts')).json()) as { rules: Rule[] }).rules;
 
 beforeAll(async () => {
-  [dashboard, browser] = await Promise.all([startDashboard(), launchChromium()]);
   const integrations = { analytics: { platforms: [{ platform: 'web', provider: 'plausible', siteId: 'formfox.example' }] }, error_tracker: { org: 'formfox', project: 'web' } };
-  const created = await dashboard.fetch('/api/projects', { method: 'POST', headers: json, body: JSON.stringify({ slug: 'formfox', name: 'Formfox', integrations }) });
+  const created = await suite.dashboard.fetch('/api/projects', { method: 'POST', headers: json, body: JSON.stringify({ slug: 'formfox', name: 'Formfox', integrations }) });
   expect(created.status).toBe(201);
-  const token = await dashboard.fetch('/api/tokens', { method: 'POST', headers: json, body: JSON.stringify({ name: 'reader', scope: 'read' }) });
+  const token = await suite.dashboard.fetch('/api/tokens', { method: 'POST', headers: json, body: JSON.stringify({ name: 'reader', scope: 'read' }) });
   readToken = ((await token.json()) as { token: string }).token;
   // The dates the preview is checked against must not move between the import and the page.
   await clearOfMidnight(60_000);
@@ -52,25 +51,21 @@ beforeAll(async () => {
     ...days.map((ago) => `${dateAgo(ago)},formfox,analytics.visitors,${visitors(ago)},count`),
     ...days.map((ago) => `${dateAgo(ago)},formfox,errors.events,${errorEvents(ago)},count`),
   ];
-  const imported = await dashboard.fetch('/api/history/import', { method: 'POST', headers: { 'content-type': 'text/csv' }, body: ['date,project,metric,value,unit', ...rows].join('\n') });
+  const imported = await suite.dashboard.fetch('/api/history/import', { method: 'POST', headers: { 'content-type': 'text/csv' }, body: ['date,project,metric,value,unit', ...rows].join('\n') });
   expect(imported.status).toBe(200);
   // The import's last day alerts (the error events' built-in rule): in the inbox before any page opens, so no toast
   // passes over a control the tests press.
   await until(
-    async () => ((await (await dashboard.fetch('/api/notifications?limit=5')).json()) as { notifications: { title: string }[] }).notifications.map((each) => each.title),
+    async () => ((await (await suite.dashboard.fetch('/api/notifications?limit=5')).json()) as { notifications: { title: string }[] }).notifications.map((each) => each.title),
     (titles) => titles.some((title) => ERRORS_ALERT.test(title)),
     20_000,
     'the error events’ alert in the inbox',
   );
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await dashboard?.stop();
-});
 
 /** A phone-sized context (touch, 320 px) and its page, with the API token given as every request's. */
 async function phone(token?: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({
+  const context = await suite.browser.newContext({
     viewport: { width: 320, height: 800 },
     hasTouch: true,
     ...(token ? { extraHTTPHeaders: { authorization: `Bearer ${token}` } } : {}),
@@ -83,7 +78,7 @@ describe('Settings → Change alerts', () => {
     const { context, page } = await phone();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
-    await gotoHydrated(page, `${dashboard.url}/settings/metric-alerts`);
+    await gotoHydrated(page, `${suite.dashboard.url}/settings/metric-alerts`);
 
     // The built-in rule of Formfox's visitors: in words, a switch and edit, no delete.
     const builtIn = page.locator(`li[data-rule="${BUILT_IN}"]`);
@@ -153,7 +148,7 @@ describe('Settings → Change alerts', () => {
 
   it('lists the rules for a read-only API token, and says why a change is refused', async () => {
     const { context, page } = await phone(readToken);
-    await gotoHydrated(page, `${dashboard.url}/settings/metric-alerts`);
+    await gotoHydrated(page, `${suite.dashboard.url}/settings/metric-alerts`);
     const builtIn = page.locator(`li[data-rule="${BUILT_IN}"]`);
     const toggle = builtIn.getByRole('switch');
     const enabled = (await rules()).find((rule) => rule.id === BUILT_IN)?.enabled;
@@ -170,9 +165,9 @@ describe('Settings → Change alerts', () => {
 
 describe('a change alert in the bell', () => {
   it('says in "Why?" what else happened, without a verdict, and is found under the "Metric alerts" source', async () => {
-    const context = await browser.newContext({ viewport: { width: 320, height: 800 }, hasTouch: true, colorScheme: 'dark' });
+    const context = await suite.browser.newContext({ viewport: { width: 320, height: 800 }, hasTouch: true, colorScheme: 'dark' });
     const page = await context.newPage();
-    await gotoHydrated(page, `${dashboard.url}/settings/metric-alerts`);
+    await gotoHydrated(page, `${suite.dashboard.url}/settings/metric-alerts`);
     await page.locator('.bell > button').click();
     const panel = page.getByRole('dialog', { name: 'Notifications' });
     const row = panel.locator('li[data-notification]').filter({ hasText: ERRORS_ALERT });

@@ -6,31 +6,24 @@
 // Each page is a test of its own, loaded once and then looked at in the four ways (the viewport and the colour
 // scheme change under it, as when a phone turns or the system theme flips): a page that breaks is named, and a slow
 // page on a busy machine spends its own time, not the others'.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { settingsPath, settingsSections } from '../src/lib/settings-sections.ts';
-import { gotoHydrated, launchChromium, scrollsSideways, startDemo } from './browser.ts';
-import { startDashboard, type RunningDashboard } from './server.ts';
+import { gotoHydrated, scrollsSideways, startDemo } from './browser.ts';
+import { dashboardForFile } from './fixture.ts';
 
-let dashboard: RunningDashboard;
-let browser: Browser;
-
+const suite = dashboardForFile();
 beforeAll(async () => {
-  [dashboard, browser] = await Promise.all([startDashboard(), launchChromium()]);
-  await startDemo(browser, dashboard.url);
+  await startDemo(suite.browser, suite.dashboard.url);
   // Settings → Notifications lists chat connections too (at this machine's closed port 9: nothing leaves it).
   for (const connection of [
     { name: 'Receiver with a rather long name for a phone', minSeverity: 'info', destination: { kind: 'webhook', url: 'http://127.0.0.1:9/hooks/dashboard' } },
     { name: 'Phone', destination: { kind: 'ntfy', server: 'http://127.0.0.1:9', topic: 'alerts-7f3a9c2e1b', token: 'tk_phonepagestoken' } },
   ]) {
-    const added = await dashboard.fetch('/api/channels', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(connection) });
+    const added = await suite.dashboard.fetch('/api/channels', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(connection) });
     expect(added.status).toBe(201);
   }
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await dashboard?.stop();
-});
 
 /** What is wider than the screen and not inside something that scrolls on its own (a row of tabs), by tag and class. */
 function tooWide(page: Page): Promise<string[]> {
@@ -84,8 +77,8 @@ const pages = ['/', '/?project=formfox', '/?project=pocket-ledger', '/?project=t
 describe('every page on a phone', () => {
   for (const path of pages) {
     it(`${path}: at 320 and 390 px, light and dark, fits the screen, and every control is big enough and not covered`, async () => {
-      const page = await browser.newPage({ viewport: { width: 320, height: 800 } });
-      await gotoHydrated(page, dashboard.url + path);
+      const page = await suite.browser.newPage({ viewport: { width: 320, height: 800 } });
+      await gotoHydrated(page, suite.dashboard.url + path);
       // The widgets' data in (each says when it was updated), and every card of Settings open.
       if (path.startsWith('/?')) await page.getByText(/Updated /).first().waitFor({ timeout: 20_000 });
       if (path === '/briefing' || path.startsWith('/history')) await page.getByRole('heading', { level: 1 }).first().waitFor();

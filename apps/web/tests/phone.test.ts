@@ -3,21 +3,11 @@
 // scrolls sideways; at a desktop's width the links sit in the header as before. Screenshots go to test-results/screenshots.
 // Every page's own fit and touch targets on a phone: phone-pages.test.ts.
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, launchChromium, screenshotDir, scrollsSideways } from './browser.ts';
-import { startDashboard, type RunningDashboard } from './server.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { gotoHydrated, screenshotDir, scrollsSideways } from './browser.ts';
+import { dashboardForFile } from './fixture.ts';
 
-let dashboard: RunningDashboard;
-let browser: Browser;
-
-beforeAll(async () => {
-  [dashboard, browser] = await Promise.all([startDashboard(), launchChromium()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await dashboard?.stop();
-});
 
 /** Whether the element is what a tap at its centre reaches (nothing drawn over it). */
 const unobstructed = (page: Page, name: string) =>
@@ -28,14 +18,15 @@ const unobstructed = (page: Page, name: string) =>
   });
 
 
+const suite = dashboardForFile();
 describe('the header on a phone', () => {
   for (const width of [320, 390]) {
     for (const dark of [false, true]) {
       it(`at ${width} px${dark ? ', dark' : ''}: the Menu button opens every page's link, reachable and 44 px tall, and the page does not scroll sideways`, async () => {
-        const page = await browser.newPage({ viewport: { width, height: 800 }, colorScheme: dark ? 'dark' : 'light' });
+        const page = await suite.browser.newPage({ viewport: { width, height: 800 }, colorScheme: dark ? 'dark' : 'light' });
         const problems: string[] = [];
         page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-        await gotoHydrated(page, dashboard.url);
+        await gotoHydrated(page, suite.dashboard.url);
         expect(await scrollsSideways(page)).toBe(false);
         const menu = page.getByRole('button', { name: 'Menu' });
         expect(await menu.getAttribute('aria-expanded')).toBe('false');
@@ -65,8 +56,8 @@ describe('the header on a phone', () => {
   }
 
   it('at a desktop width keeps the links in the header, with no Menu button', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await gotoHydrated(page, dashboard.url);
+    const page = await suite.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await gotoHydrated(page, suite.dashboard.url);
     expect(await page.getByRole('button', { name: 'Menu' }).isVisible()).toBe(false);
     for (const name of ['Dashboard', 'Briefing', 'Settings']) expect(await unobstructed(page, name), name).toBe(true);
     await page.close();

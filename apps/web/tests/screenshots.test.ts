@@ -6,23 +6,16 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, launchChromium, scrollsSideways } from './browser.ts';
-import { startDashboard, type RunningDashboard } from './server.ts';
+import type { Locator, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { gotoHydrated, scrollsSideways } from './browser.ts';
+import { dashboardForFile } from './fixture.ts';
 
 const outDir = process.env.SCREENSHOTS_DIR ? resolve(process.env.SCREENSHOTS_DIR) : mkdtempSync(join(tmpdir(), 'dash-screenshots-'));
 
-let dashboard: RunningDashboard;
-let browser: Browser;
-
-beforeAll(async () => {
+const suite = dashboardForFile();
+beforeAll(() => {
   mkdirSync(outDir, { recursive: true });
-  [dashboard, browser] = await Promise.all([startDashboard(), launchChromium()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await dashboard?.stop();
 });
 
 interface View {
@@ -33,7 +26,7 @@ interface View {
 
 async function open(path: string, view: View = {}): Promise<{ page: Page; problems: string[] }> {
   // Fixed locale, zone and reduced motion: the same pixels from one run to the next, no transition caught halfway.
-  const page = await browser.newPage({
+  const page = await suite.browser.newPage({
     viewport: { width: view.width ?? 1280, height: view.height ?? 800 },
     colorScheme: view.dark ? 'dark' : 'light',
     reducedMotion: 'reduce',
@@ -42,7 +35,7 @@ async function open(path: string, view: View = {}): Promise<{ page: Page; proble
   });
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-  await gotoHydrated(page, dashboard.url + path);
+  await gotoHydrated(page, suite.dashboard.url + path);
   return { page, problems };
 }
 

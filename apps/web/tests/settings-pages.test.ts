@@ -5,29 +5,22 @@
 // Devices asks for a contact for push services before "Notify this device" asks the browser anything.
 import { createECDH, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { settingsPath, settingsSections } from '../src/lib/settings-sections.ts';
 import { gotoHydrated, launchChromium, screenshotDir, scrollsSideways } from './browser.ts';
+import { dashboardForFile } from './fixture.ts';
 import { raw } from './http.ts';
-import { startDashboard, type RunningDashboard } from './server.ts';
 
-let dashboard: RunningDashboard;
-let browser: Browser;
-
+const suite = dashboardForFile();
 beforeAll(async () => {
-  [dashboard, browser] = await Promise.all([startDashboard(), launchChromium()]);
-  const created = await dashboard.fetch('/api/projects', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'alpha', name: 'Alpha' }) });
+  const created = await suite.dashboard.fetch('/api/projects', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'alpha', name: 'Alpha' }) });
   expect(created.status).toBe(201);
-});
-afterAll(async () => {
-  await browser?.close();
-  await dashboard?.stop();
 });
 
 /** A page of `width` px (light or dark) whose uncaught errors land in `problems`. */
 async function open(problems: string[], { width = 1280, dark = false } = {}): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: dark ? 'dark' : 'light' });
+  const page = await suite.browser.newPage({ viewport: { width, height: 900 }, colorScheme: dark ? 'dark' : 'light' });
   page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
   return page;
 }
@@ -36,14 +29,14 @@ const currentLinks = (page: Page) => page.getByRole('navigation', { name: 'Setti
 
 describe('Settings over HTTP', () => {
   it('/settings redirects to the first section, keeping the query', async () => {
-    expect(await raw(`${dashboard.url}/settings`).then((answer) => [answer.status, answer.headers.location])).toEqual([307, '/settings/projects']);
-    const withQuery = await raw(`${dashboard.url}/settings?tab=x&y=1`);
+    expect(await raw(`${suite.dashboard.url}/settings`).then((answer) => [answer.status, answer.headers.location])).toEqual([307, '/settings/projects']);
+    const withQuery = await raw(`${suite.dashboard.url}/settings?tab=x&y=1`);
     expect([withQuery.status, withQuery.headers.location]).toEqual([307, '/settings/projects?tab=x&y=1']);
   });
 
   it("each section's page holds its own section, titled, with the navigation marking it, and no other section", async () => {
     for (const { id, title } of settingsSections) {
-      const { status, body } = await raw(`${dashboard.url}${settingsPath(id)}`);
+      const { status, body } = await raw(`${suite.dashboard.url}${settingsPath(id)}`);
       expect([id, status]).toEqual([id, 200]);
       expect(body, id).toContain(`<title>${title.replace('&', '&amp;')} · Settings · Founder dashboard</title>`);
       const holds = (section: string) => new RegExp(`<section[^>]* id="${section}"`).test(body);
@@ -56,7 +49,7 @@ describe('Settings over HTTP', () => {
   });
 
   it('answers an unknown section with 404', async () => {
-    expect((await raw(`${dashboard.url}/settings/nothing-here`)).status).toBe(404);
+    expect((await raw(`${suite.dashboard.url}/settings/nothing-here`)).status).toBe(404);
   });
 });
 
@@ -64,11 +57,11 @@ describe('Settings in a browser', () => {
   it('opens each section from the side navigation: its heading shows and its link is marked as the page', async () => {
     const problems: string[] = [];
     const page = await open(problems);
-    await gotoHydrated(page, `${dashboard.url}/settings`);
-    expect(page.url()).toBe(`${dashboard.url}/settings/projects`);
+    await gotoHydrated(page, `${suite.dashboard.url}/settings`);
+    expect(page.url()).toBe(`${suite.dashboard.url}/settings/projects`);
     for (const { id, title } of settingsSections) {
       await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: title, exact: true }).click();
-      await page.waitForURL(`${dashboard.url}${settingsPath(id)}`);
+      await page.waitForURL(`${suite.dashboard.url}${settingsPath(id)}`);
       await page.getByRole('heading', { level: 2, name: title, exact: true }).waitFor();
       expect(await currentLinks(page)).toEqual([title]);
       expect(await page.title()).toBe(`${title} · Settings · Founder dashboard`);
@@ -89,15 +82,15 @@ describe('Settings in a browser', () => {
       ['#backups', '/settings/backups', 'Refresh everything'],
       ['#project-alpha', '/settings/projects', 'Alpha'],
     ] as const) {
-      await page.goto(`${dashboard.url}/settings${old}`);
-      await page.waitForURL(`${dashboard.url}${path}${old}`);
+      await page.goto(`${suite.dashboard.url}/settings${old}`);
+      await page.waitForURL(`${suite.dashboard.url}${path}${old}`);
       await page.getByRole('heading', { level: 3, name: shows, exact: true }).waitFor();
       // The anchor is there, on this page, for the browser to scroll to.
       expect(await page.locator(old).count(), old).toBe(1);
     }
     // An old link followed inside the app (SvelteKit's own navigation, which drops a fragment across a redirect):
     // the dashboard's pages and widgets may still say /settings#….
-    await gotoHydrated(page, `${dashboard.url}/settings/layout`);
+    await gotoHydrated(page, `${suite.dashboard.url}/settings/layout`);
     // In the body, outside what Svelte renders (a re-render of the page would drop a node added to its own tree); the
     // router takes clicks on links anywhere in the document.
     await page.evaluate(() => {
@@ -105,7 +98,7 @@ describe('Settings in a browser', () => {
       document.body.append(link);
     });
     await page.getByRole('link', { name: 'old link' }).click();
-    await page.waitForURL(`${dashboard.url}/settings/notifications#devices`);
+    await page.waitForURL(`${suite.dashboard.url}/settings/notifications#devices`);
     await page.getByRole('heading', { level: 3, name: 'Devices', exact: true }).waitFor();
     expect(await currentLinks(page)).toEqual(['Notifications']);
     expect(problems).toEqual([]);
@@ -116,7 +109,7 @@ describe('Settings in a browser', () => {
     it(`at 320 px${dark ? ', dark' : ''}: the navigation is one select that fits, 44 px tall, and goes to the section chosen`, async () => {
       const problems: string[] = [];
       const page = await open(problems, { width: 320, dark });
-      await gotoHydrated(page, `${dashboard.url}/settings/projects`);
+      await gotoHydrated(page, `${suite.dashboard.url}/settings/projects`);
       expect(await page.getByRole('navigation', { name: 'Settings sections' }).isVisible()).toBe(false);
       const select = page.getByRole('combobox', { name: 'Settings section' });
       const box = await select.boundingBox();
@@ -127,7 +120,7 @@ describe('Settings in a browser', () => {
       await page.screenshot({ path: join(screenshotDir, `settings-phone-320${dark ? '-dark' : ''}.png`) });
 
       await select.selectOption({ label: 'Relay' });
-      await page.waitForURL(`${dashboard.url}/settings/relay`);
+      await page.waitForURL(`${suite.dashboard.url}/settings/relay`);
       await page.getByRole('heading', { level: 2, name: 'Relay', exact: true }).waitFor();
       expect(await select.inputValue()).toBe('/settings/relay');
       expect(await scrollsSideways(page)).toBe(false);
@@ -164,7 +157,7 @@ describe('Settings → Notifications → Devices without a contact for push serv
     try {
       const problems: string[] = [];
       const ctx = await whole.newContext({ viewport: { width: 320, height: 800 } });
-      await ctx.grantPermissions(['notifications'], { origin: dashboard.url });
+      await ctx.grantPermissions(['notifications'], { origin: suite.dashboard.url });
       const p256dh = createECDH('prime256v1');
       p256dh.generateKeys();
       const subscription = {
@@ -174,7 +167,7 @@ describe('Settings → Notifications → Devices without a contact for push serv
       await ctx.addInitScript(countedPush, subscription);
       const page = await ctx.newPage();
       page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-      await gotoHydrated(page, `${dashboard.url}/settings/notifications#devices`);
+      await gotoHydrated(page, `${suite.dashboard.url}/settings/notifications#devices`);
       const section = page.locator('#devices');
       const counts = () =>
         page.evaluate(() => {
@@ -196,7 +189,7 @@ describe('Settings → Notifications → Devices without a contact for push serv
         .toBe('Push services need a contact first: save your email address under “Contact for push services” above, then notify this device.');
       expect(await page.evaluate(() => document.activeElement?.id)).toBe('push-contact');
       expect(await counts()).toEqual({ asked: 0, subscribed: 0 });
-      expect(await (await dashboard.fetch('/api/push/subscriptions')).json()).toEqual({ devices: [] });
+      expect(await (await suite.dashboard.fetch('/api/push/subscriptions')).json()).toEqual({ devices: [] });
 
       // An address push services would refuse: the server's 400 under the field, nothing saved.
       const field = section.getByLabel('Your email address');
@@ -204,7 +197,7 @@ describe('Settings → Notifications → Devices without a contact for push serv
       await section.getByRole('button', { name: 'Save contact' }).click();
       await expect.poll(() => section.locator('#push-contact-error').textContent()).toBe('An email address, such as you@example.com');
       expect(await field.getAttribute('aria-invalid')).toBe('true');
-      expect(await (await dashboard.fetch('/api/push/contact')).json()).toMatchObject({ configured: false, saved: null });
+      expect(await (await suite.dashboard.fetch('/api/push/contact')).json()).toMatchObject({ configured: false, saved: null });
 
       await field.fill('founder@example.com');
       await section.getByRole('button', { name: 'Save contact' }).click();
@@ -216,13 +209,13 @@ describe('Settings → Notifications → Devices without a contact for push serv
       await section.getByRole('button', { name: 'Notify this device' }).click();
       await expect.poll(() => section.getByText(`“${name}” gets notifications now. Send it a test below.`).count(), { timeout: 30_000 }).toBe(1);
       expect(await counts()).toEqual({ asked: 1, subscribed: 1 });
-      const { devices } = (await (await dashboard.fetch('/api/push/subscriptions')).json()) as { devices: { name: string; pushService: string }[] };
+      const { devices } = (await (await suite.dashboard.fetch('/api/push/subscriptions')).json()) as { devices: { name: string; pushService: string }[] };
       expect(devices).toMatchObject([{ name, pushService: 'fcm.googleapis.com' }]);
       expect(await scrollsSideways(page)).toBe(false);
 
       // Dark, after a reload: the saved address in the field and in use, nothing wider than the phone.
       await page.emulateMedia({ colorScheme: 'dark' });
-      await gotoHydrated(page, `${dashboard.url}/settings/notifications`);
+      await gotoHydrated(page, `${suite.dashboard.url}/settings/notifications`);
       await expect.poll(() => section.locator('[data-contact-source]').textContent()).toBe('In use: founder@example.com, saved here.');
       expect(await field.inputValue()).toBe('founder@example.com');
       expect(await scrollsSideways(page)).toBe(false);
