@@ -150,7 +150,7 @@ describe('backup over the demo', () => {
     });
     const interval = { text: '1h', ms: 3_600_000 };
     const [a, b] = await Promise.all([demoApi({ dir: first.dir, credentialsKey: first.credentialsKey, backup: { delays, interval } }), demoApi({ dir: first.dir, credentialsKey: first.credentialsKey, backup: { delays, interval } })]);
-    await expect.poll(async () => (await a.caller.backup.status()).last?.refreshed ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(async () => (await a.caller.backup.status()).last?.refreshed ?? 0, { timeout: 40_000 }).toBeGreaterThan(0);
     // Both processes see the new schedule; neither starts a second one.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const status = await b.caller.backup.status();
