@@ -113,19 +113,27 @@ const corpus = SIZES.flatMap((size, s) => Array.from({ length: SERIES_PER_SIZE }
 
 const opensOf = (series, params) => walk(series, params, { metric: visitors }).firings.filter((firing) => firing.verdict === 'open' && dayOf(firing.date) >= WARM_UP);
 
-/** One series' counts under a rule: its opens, those near an event, its events found (by size of event), its twin's opens. */
-function countsOf(params, entry) {
-  const days = opensOf(entry.injected, params).map((firing) => dayOf(firing.date));
-  const twin = opensOf(entry.clean, params);
+/**
+ * One series' counts from the days something opened on it and how often it opened on its clean twin (and of those,
+ * how many above the band): its opens, those near an event, its events found (by size of event), its twin's opens.
+ */
+function tally(entry, days, falseOpens, falseAbove) {
   const near = (day, e) => day >= e.start - 1 && day <= e.end + 1;
   return {
     size: entry.size,
     opens: days.length,
     matched: days.filter((day) => entry.events.some((e) => near(day, e))).length,
     events: entry.events.map((e) => ({ magnitude: e.magnitude, hit: days.some((day) => near(day, e)) })),
-    falseOpens: twin.length,
-    falseAbove: twin.filter((firing) => firing.expected?.high !== null && firing.expected?.high !== undefined && firing.value > firing.expected.high).length,
+    falseOpens,
+    falseAbove,
   };
+}
+
+/** One series' counts under a rule. */
+function countsOf(params, entry) {
+  const twin = opensOf(entry.clean, params);
+  const above = twin.filter((firing) => firing.expected?.high !== null && firing.expected?.high !== undefined && firing.value > firing.expected.high);
+  return tally(entry, opensOf(entry.injected, params).map((firing) => dayOf(firing.date)), twin.length, above.length);
 }
 
 /** The figures of one rule over a set of series' counts. */
@@ -242,16 +250,7 @@ function oracleCounts(threshold, entry) {
     const flagged = scores(series).map((score) => score > threshold);
     return flagged.flatMap((flag, day) => (flag && !flagged[day - 1] && day >= WARM_UP ? [day] : []));
   };
-  const days = opens(entry.injected);
-  const near = (day, e) => day >= e.start - 1 && day <= e.end + 1;
-  return {
-    size: entry.size,
-    opens: days.length,
-    matched: days.filter((day) => entry.events.some((e) => near(day, e))).length,
-    events: entry.events.map((e) => ({ magnitude: e.magnitude, hit: days.some((day) => near(day, e)) })),
-    falseOpens: opens(entry.clean).length,
-    falseAbove: 0,
-  };
+  return tally(entry, opens(entry.injected), opens(entry.clean).length, 0);
 }
 {
   // A smoke run walks one threshold, so that this code runs there too.
