@@ -1,6 +1,6 @@
 import { severityRank } from '@dash/contracts';
 import { bind, DELIVERY_PREFIXED, joinedDelivery, numOrNull, outageQueuedFor, sendQueue, type RunStatement } from './sql-rows.ts';
-import type { SqlDialect } from './shared.ts';
+import type { SqlDialect } from './dialects.ts';
 import type { ChannelConnectionRow, ChannelSendOutcome, ChannelSendRow, DeliveryRow, Store } from './store.ts';
 
 const COLUMNS = ['id', 'kind', 'name', 'min_severity', 'settings', 'sealed_secret', 'created_at', 'last_success_at', 'last_failure_at', 'last_failure', 'attention_at', 'attention'];

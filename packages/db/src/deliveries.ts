@@ -1,6 +1,6 @@
 import { decisionOf } from './outbox.ts';
 import { bind, num, numOrNull, type RunStatement } from './sql-rows.ts';
-import { chunked, mysqlDialect, pgDialect, type RawStatement, type SqlDialect } from './shared.ts';
+import { chunked, mysqlDialect, pgDialect, type RawStatement, type SqlDialect } from './dialects.ts';
 import { textRuns } from './transfer.ts';
 import type { DeliveryFilter, DeliveryListRow, DeliveryRecord, RefusalRow, Store } from './store.ts';
 

@@ -1,5 +1,5 @@
 import { bind, DELIVERY_PREFIXED, joinedDelivery, numOrNull, sendQueue, type RunStatement } from './sql-rows.ts';
-import type { SqlDialect } from './shared.ts';
+import type { SqlDialect } from './dialects.ts';
 import type { DeliveryRow, EmailOutcome, EmailSendRow, Store } from './store.ts';
 
 /** A send joined with the outbox row it sends (`d_*` columns are the delivery's). */

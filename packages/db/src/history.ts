@@ -1,5 +1,5 @@
 import { bind, num, type RunStatement } from './sql-rows.ts';
-import { chunked, type SqlDialect } from './shared.ts';
+import { chunked, type SqlDialect } from './dialects.ts';
 import type { MetricPointRow, Store } from './store.ts';
 
 /**

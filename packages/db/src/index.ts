@@ -9,7 +9,8 @@ import postgres from 'postgres';
 import { isLoopbackHost } from '@dash/contracts';
 import { mysqlStore } from './mysql.ts';
 import { pgStore } from './pg.ts';
-import { BUSY_TIMEOUT_MS, queuedClient, sqliteStore } from './sqlite.ts';
+import { BUSY_TIMEOUT_MS, queuedClient } from './sqlite-connections.ts';
+import { sqliteStore } from './sqlite.ts';
 import type { Store } from './store.ts';
 
 export * from './store.ts';
@@ -163,5 +164,5 @@ export function redactDatabaseUrl(url: string): string {
 export { reachesConnection } from './channels.ts';
 export { memoizeReads } from './memo.ts';
 export { MetricAlertRuleError } from './metric-alerts.ts';
-export { foldEvents } from './shared.ts';
+export { foldEvents } from './fold.ts';
 export { migrationsOf, migrationStatements, tablesState } from './migrations.ts';

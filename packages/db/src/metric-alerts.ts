@@ -1,6 +1,6 @@
 import { isMetricKey, metricAlertParamsSchema, metricAlertSeverities, type MetricAlertParams, type MetricAlertSeverity } from '@dash/contracts';
 import { bind, num, type RunStatement } from './sql-rows.ts';
-import type { RawStatement, SqlDialect } from './shared.ts';
+import type { RawStatement, SqlDialect } from './dialects.ts';
 import type { MetricAlertRuleRow, Store } from './store.ts';
 
 /**

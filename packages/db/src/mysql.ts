@@ -1,230 +1,28 @@
-import { and, asc, desc, eq, getTableColumns, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gt, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { MySqlColumn, MySqlTable } from 'drizzle-orm/mysql-core';
-import type { MySql2Database } from 'drizzle-orm/mysql2';
-import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2/promise';
-import {
-  apiCache,
-  apiToken,
-  authOwner,
-  authSession,
-  credentials,
-  leases,
-  notificationDedup,
-  notificationDeliveries,
-  notificationEvents,
-  notifications,
-  notificationSeq,
-  projects,
-  rateCalls,
-  rateLimits,
-  relayCursor,
-  userSettings,
-} from './schema/mysql.ts';
-import * as mysqlSchema from './schema/mysql.ts';
-import {
-  createdValues,
-  ingestEvents,
-  insertStatement,
-  isoOf,
-  keyHoldsPart,
-  metaKey,
-  mysqlDialect,
-  now,
-  notificationValues,
-  patchProject,
-  rawSql,
-  relinkedCase,
-  seqsEndingAt,
-  reorderedPosition,
-  settingRows,
-  settingsFrom,
-  toApiToken,
-  toNotification,
-  toOwner,
-  toProject,
-  toSession,
-  unknownSlugs,
-  type IngestOps,
-  type SettingRow,
-} from './shared.ts';
-import { emailSends } from './emails.ts';
-import { channelConnections } from './channels.ts';
-import { pushSubscriptions } from './push.ts';
-import { metricHistory } from './history.ts';
-import { metricAlertRules } from './metric-alerts.ts';
-import { logDeliveryRows, webhookDeliveries } from './deliveries.ts';
+import type { ResultSetHeader } from 'mysql2/promise';
+import { toApiToken, toOwner, toSession } from './auth-rows.ts';
+import { configQueries } from './common-queries.ts';
+import { createdValues, keyHoldsPart, metaKey, patchProject, reorderedPosition, settingRows, settingsFrom, toProject, unknownSlugs, type SettingRow } from './config-rows.ts';
+import { mysqlDialect } from './dialects.ts';
+import { isMysqlUniqueViolation } from './driver-errors.ts';
+import { isoOf, now } from './instants.ts';
+import { affected, driverRun, driverTransaction, retriedOnDeadlock, runOn, type Db, type Queryable } from './mysql-driver.ts';
+import { lockNotifications, mysqlNotifications, notificationTx } from './mysql-inbox.ts';
+import { plainSqlStores } from './plain-stores.ts';
 import { rateWindows } from './rates.ts';
-import { notificationReads, outboxOps, type RunStatement } from './outbox.ts';
+import { apiCache, apiToken, authOwner, authSession, credentials, leases, notificationSeq, projects, rateCalls, rateLimits, userSettings } from './schema/mysql.ts';
+import * as mysqlSchema from './schema/mysql.ts';
+import { ProjectExistsError, UnknownProjectsError, type Store } from './store.ts';
 import { countRows, dumpRows, dumpTablesOf, restoreRows, type TransferOps } from './transfer.ts';
-import { ProjectExistsError, UnknownProjectsError, type OutboxOps, type Store } from './store.ts';
-
-type Db = MySql2Database & { $client: Pool };
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-type Queryable = Pick<Tx, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
-
-const tabOrder = [asc(projects.position), asc(projects.createdAt), asc(projects.slug)];
-const sessionOrder = [desc(authSession.lastSeenAt), desc(authSession.createdAt), asc(authSession.id)];
-const tokenOrder = [desc(apiToken.createdAt), asc(apiToken.id)];
-const sessionsBut = (exceptId: string | undefined) => (exceptId === undefined ? undefined : ne(authSession.id, exceptId));
-const unread = isNull(notifications.readAt);
-const settledBefore = (before: number) =>
-  and(notInArray(notificationDeliveries.status, ['held', 'deferred']), lt(notificationDeliveries.createdAt, before));
-
-/** How many rows a write changed (MySQL has no RETURNING: this is what `returning().length` is on the others). */
-const affected = (result: unknown) => (result as [ResultSetHeader])[0].affectedRows;
-
-/** A MySQL error number anywhere in the chain of causes drizzle wraps it in. */
-function hasErrno(error: unknown, errno: number): boolean {
-  for (let e = error; typeof e === 'object' && e !== null; e = 'cause' in e ? e.cause : undefined) {
-    if ('errno' in e && e.errno === errno) return true;
-  }
-  return false;
-}
-
-/** MySQL's duplicate-key error. */
-const isDuplicateKey = (error: unknown) => hasErrno(error, 1062);
 
 /**
- * Runs a statement of its own (no transaction around it) again when InnoDB chose it as a deadlock's victim
- * (ER_LOCK_DEADLOCK): it was rolled back whole, and running it again is MySQL's own advice. Concurrent inserts that
- * read the table they write meet in one: each holds a shared lock on the rows it read and waits to insert among them.
+ * The store on MySQL: the settings, projects, credentials, cache, auth, leases, rate windows, meta and transfer through
+ * drizzle; the inbox in mysql-inbox.ts, the ways statements run in mysql-driver.ts, the plain-SQL aggregates from
+ * plain-stores.ts.
  */
-async function retriedOnDeadlock<T>(statement: () => Promise<T>, attempts = 5): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await statement();
-    } catch (error) {
-      if (attempt === attempts || !hasErrno(error, 1213)) throw error;
-      // A moment's jitter, so the statements that met do not meet again the same way.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
-    }
-  }
-}
 
-const runOn =
-  (q: Pick<Queryable, 'execute'>): RunStatement =>
-  async (statement) => {
-    const [rows] = (await q.execute(rawSql(statement))) as unknown as [Record<string, unknown>[] | ResultSetHeader];
-    return Array.isArray(rows) ? rows : [];
-  };
-
-/**
- * Raw statements straight on a mysql2 connection (or the pool), for the metric history's wide ones: drizzle's builder
- * spends some 80 ms turning a 250-row insert's 2,000 parameters into SQL, the server 10 ms running it.
- */
-const driverRun =
-  (q: Pick<PoolConnection, 'query'>): RunStatement =>
-  async ({ sql: text, params }) => {
-    const [rows] = await q.query(text, params);
-    return Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [];
-  };
-
-/** Runs `work` in a REPEATABLE READ transaction on a connection of the pool, its statements as `driverRun` runs them. */
-async function driverTransaction<T>(pool: Pool, work: (run: RunStatement) => Promise<T>): Promise<T> {
-  const connection = await pool.getConnection();
-  try {
-    await connection.query('set transaction isolation level repeatable read');
-    await connection.beginTransaction();
-    try {
-      const result = await work(driverRun(connection));
-      await connection.commit();
-      return result;
-    } catch (error) {
-      await connection.rollback().catch(() => undefined);
-      throw error;
-    }
-  } finally {
-    connection.release();
-  }
-}
-
-/**
- * The notifications' write lock, the role Postgres's advisory lock plays in pg.ts: every transaction that takes seqs
- * (ingest, markRead, the outbox) or deletes rows (prune) first locks the one row of `notification_seq` (a migration
- * creates it) and holds it until it commits, so seqs become visible in increasing order and the fold's reads and
- * writes are not interleaved with another process's. The transaction runs at READ COMMITTED, so every statement after
- * the lock sees what the previous holder committed.
- */
-async function lockNotifications(tx: Queryable) {
-  await tx.execute(sql`select last from ${notificationSeq} where id = 1 for update`);
-}
-const notificationTx = { isolationLevel: 'read committed' } as const;
-
-/** `count` new seqs, ascending, under the lock. */
-async function takeSeqs(tx: Queryable, count: number): Promise<number[]> {
-  await tx.execute(sql`update ${notificationSeq} set last = last + ${count} where id = 1`);
-  const [rows] = (await tx.execute(sql`select last from ${notificationSeq} where id = 1`)) as unknown as [{ last: number | string }[]];
-  return seqsEndingAt(Number(rows[0]?.last), count);
-}
-
-function mysqlOutbox(tx: Queryable): OutboxOps {
-  return outboxOps(runOn(tx), mysqlDialect, (count) => takeSeqs(tx, count));
-}
-
-function ingestOps(tx: Queryable): IngestOps {
-  const run = runOn(tx);
-  return {
-    outbox: mysqlOutbox(tx),
-    async openRows(subjectKeys) {
-      return tx
-        .select()
-        .from(notifications)
-        .where(and(inArray(notifications.subjectKey, subjectKeys), eq(notifications.status, 'open')));
-    },
-    async claim(claims) {
-      // Under the notifications lock nothing else claims meanwhile: read the live claims, then insert or take over
-      // the others in one statement (MySQL's upsert cannot answer which rows it wrote).
-      const live = await tx
-        .select({ id: notificationDedup.sourceEventId })
-        .from(notificationDedup)
-        .where(
-          and(
-            inArray(
-              notificationDedup.sourceEventId,
-              claims.map((claim) => claim.sourceEventId),
-            ),
-            gt(notificationDedup.expiresAt, claims[0]?.firstSeenAt ?? ''),
-          ),
-        );
-      const taken = new Set(live.map((row) => row.id));
-      const free = claims.filter((claim) => !taken.has(claim.sourceEventId));
-      if (free.length > 0) {
-        await run(insertStatement(notificationDedup, free, mysqlDialect, mysqlDialect.upsert('source_event_id', ['notification_id', 'first_seen_at', 'expires_at', 'hits'])));
-      }
-      return free.map((claim) => claim.sourceEventId);
-    },
-    async addHits(sourceEventIds, count) {
-      await tx
-        .update(notificationDedup)
-        .set({ hits: sql`${notificationDedup.hits} + ${count}` })
-        .where(inArray(notificationDedup.sourceEventId, sourceEventIds));
-    },
-    async relink(links) {
-      await tx
-        .update(notificationDedup)
-        .set({ notificationId: relinkedCase(notificationDedup.sourceEventId, links) })
-        .where(inArray(notificationDedup.sourceEventId, links.map((link) => link.sourceEventId)));
-    },
-    takeSeqs: (count) => takeSeqs(tx, count),
-    async updateRows(rows) {
-      for (const { id, seq, status, severity, eventCount, lastAt, resolvedAt, decision } of rows) {
-        const updated = await tx
-          .update(notifications)
-          .set({ seq, status, severity, eventCount, lastAt, resolvedAt, decision: decision === null ? null : JSON.stringify(decision) })
-          .where(eq(notifications.id, id));
-        // A new seq every time: an existing row always changes.
-        if (affected(updated) === 0) throw new Error(`Notification ${id} vanished during the ingest`);
-      }
-    },
-    async insertRows(rows) {
-      await run(insertStatement(notifications, rows.map(notificationValues), mysqlDialect));
-    },
-    async insertEvents(events) {
-      await run(insertStatement(notificationEvents, events, mysqlDialect));
-    },
-    logDeliveries: (rows) => logDeliveryRows(run, mysqlDialect, rows),
-  };
-}
+const { tabOrder, sessionOrder, tokenOrder, sessionsBut } = configQueries({ projects, authSession, apiToken });
 
 const dumped = dumpTablesOf(mysqlSchema);
 
@@ -306,7 +104,7 @@ export function mysqlStore(db: Db): Store {
             }),
           );
         } catch (error) {
-          if (isDuplicateKey(error)) throw new ProjectExistsError(input.slug);
+          if (isMysqlUniqueViolation(error)) throw new ProjectExistsError(input.slug);
           throw error;
         }
         const row = await projectRow(input.slug);
@@ -462,118 +260,23 @@ export function mysqlStore(db: Db): Store {
       },
     },
 
-    notifications: {
-      ...notificationReads(runOn(db), mysqlDialect),
-      ingest: (events, options) =>
-        db.transaction(async (tx) => {
-          await lockNotifications(tx);
-          const result = await ingestEvents(events, options, ingestOps(tx));
-          const { cursor } = options;
-          if (cursor) {
-            await tx
-              .insert(relayCursor)
-              .values({ relayUrl: cursor.relayUrl, since: cursor.since, updatedAt: now() })
-              .onDuplicateKeyUpdate({ set: { since: sql`values(${relayCursor.since})`, updatedAt: sql`values(${relayCursor.updatedAt})` } });
-          }
-          return result;
-        }, notificationTx),
-      outbox: (work) =>
-        db.transaction(async (tx) => {
-          await lockNotifications(tx);
-          return work(mysqlOutbox(tx));
-        }, notificationTx),
-      async cursor(relayUrl) {
-        return (await db.select({ since: relayCursor.since }).from(relayCursor).where(eq(relayCursor.relayUrl, relayUrl)))[0]?.since;
-      },
-      async markRead(target, at) {
-        const readAt = isoOf(at);
-        if ('ids' in target && target.ids.length === 0) return [];
-        return db.transaction(async (tx) => {
-          await lockNotifications(tx);
-          const targets = await tx
-            .select({ id: notifications.id })
-            .from(notifications)
-            .where(and(unread, 'ids' in target ? inArray(notifications.id, target.ids) : undefined))
-            .orderBy(asc(notifications.seq));
-          if (targets.length === 0) return [];
-          // New seqs in the rows' old order, so a replay sees them in the order they had.
-          const seqs = await takeSeqs(tx, targets.length);
-          for (const [index, { id }] of targets.entries()) {
-            await tx.update(notifications).set({ readAt, seq: seqs[index] }).where(eq(notifications.id, id));
-          }
-          const rows = await tx
-            .select()
-            .from(notifications)
-            .where(
-              inArray(
-                notifications.id,
-                targets.map((row) => row.id),
-              ),
-            )
-            .orderBy(asc(notifications.seq));
-          return rows.map(toNotification);
-        }, notificationTx);
-      },
-      async prune(readBefore, unreadBefore) {
-        const [readCutoff, unreadCutoff] = [isoOf(readBefore), isoOf(unreadBefore)];
-        const doomed = or(and(isNotNull(notifications.readAt), lt(notifications.readAt, readCutoff)), and(unread, lt(notifications.receivedAt, unreadCutoff)));
-        return db.transaction(async (tx) => {
-          await lockNotifications(tx);
-          const ids = (await tx.select({ id: notifications.id }).from(notifications).where(doomed)).map((row) => row.id);
-          if (ids.length > 0) {
-            await tx.delete(notificationEvents).where(inArray(notificationEvents.notificationId, ids));
-            await tx.delete(notificationDeliveries).where(inArray(notificationDeliveries.notificationId, ids));
-            await tx.delete(notifications).where(inArray(notifications.id, ids));
-          }
-          await tx.delete(notificationDeliveries).where(settledBefore(Date.parse(readCutoff)));
-          await tx.delete(notificationDedup).where(lte(notificationDedup.expiresAt, readCutoff < unreadCutoff ? readCutoff : unreadCutoff));
-          return ids.length;
-        }, notificationTx);
-      },
-      async removeForProjects(slugs) {
-        if (slugs.length === 0) return 0;
-        return db.transaction(async (tx) => {
-          await lockNotifications(tx);
-          const ids = (await tx.select({ id: notifications.id }).from(notifications).where(inArray(notifications.projectSlug, [...slugs]))).map((row) => row.id);
-          if (ids.length === 0) return 0;
-          await tx.delete(notificationEvents).where(inArray(notificationEvents.notificationId, ids));
-          await tx.delete(notificationDeliveries).where(inArray(notificationDeliveries.notificationId, ids));
-          // Their claims too: the same events arriving again (the demo added back) are new rows, not duplicates.
-          await tx.delete(notificationDedup).where(inArray(notificationDedup.notificationId, ids));
-          await tx.delete(notifications).where(inArray(notifications.id, ids));
-          return ids.length;
-        }, notificationTx);
-      },
-    },
+    notifications: mysqlNotifications(db),
 
-    emails: emailSends(runOn(db), mysqlDialect),
-    push: pushSubscriptions(runOn(db), mysqlDialect),
-    channels: channelConnections(runOn(db), mysqlDialect),
-    history: metricHistory(
+    ...plainSqlStores(
       {
-        run: driverRun(db.$client),
-        // REPEATABLE READ, whatever the server's default: a put's locking read takes the rows and the gaps between
-        // them, so a put of the same days waits for it, or (both holding a gap) one is a deadlock's victim and runs
-        // again, reading what the other committed.
-        transaction: (work) => retriedOnDeadlock(() => driverTransaction(db.$client, work)),
-        lockingReads: true,
-        valuesAsText: true,
-      },
-      mysqlDialect,
-    ),
-    metricAlerts: metricAlertRules(
-      {
+        sends: runOn(db),
         run: driverRun(db.$client),
         // One statement on its own; should two puts of one id meet in a deadlock, its victim runs again.
         write: ({ sql: text, params }) => retriedOnDeadlock(async () => ((await db.$client.query(text, params)) as unknown as [ResultSetHeader])[0].affectedRows),
-      },
-      mysqlDialect,
-    ),
-    deliveries: webhookDeliveries(
-      {
-        run: driverRun(db.$client),
-        write: ({ sql: text, params }) => retriedOnDeadlock(async () => ((await db.$client.query(text, params)) as unknown as [ResultSetHeader])[0].affectedRows),
         transaction: (work) => retriedOnDeadlock(() => driverTransaction(db.$client, work)),
+        history: {
+          // REPEATABLE READ, whatever the server's default: a put's locking read takes the rows and the gaps between
+          // them, so a put of the same days waits for it, or (both holding a gap) one is a deadlock's victim and runs
+          // again, reading what the other committed.
+          transaction: (work) => retriedOnDeadlock(() => driverTransaction(db.$client, work)),
+          lockingReads: true,
+          valuesAsText: true,
+        },
       },
       mysqlDialect,
     ),

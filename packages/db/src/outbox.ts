@@ -2,7 +2,9 @@ import type { StoredDecision } from '@dash/contracts';
 import { enqueueEmails } from './emails.ts';
 import { enqueueChats } from './channels.ts';
 import { enqueuePushes } from './push.ts';
-import { chunked, isoOf, refsOf, type SqlDialect } from './shared.ts';
+import { chunked, type SqlDialect } from './dialects.ts';
+import { isoOf } from './instants.ts';
+import { refsOf } from './notification-rows.ts';
 import { bind, DELIVERY_COLUMNS, num, numOrNull, parseJson, rawDelivery, type RunStatement } from './sql-rows.ts';
 import type { DeliveryRow, MuteRow, NotificationEventRow, NotificationRow, OutboxOps, Store, SubjectState, TraceLine } from './store.ts';
 

@@ -1,165 +1,31 @@
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm';
-import type { PgTable, PreparedQueryConfig } from 'drizzle-orm/pg-core';
+import { and, asc, eq, gt, lt, lte, or, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Sql } from 'postgres';
-import {
-  apiCache,
-  apiToken,
-  authOwner,
-  authSession,
-  credentials,
-  leases,
-  notificationDedup,
-  notificationDeliveries,
-  notificationEvents,
-  notifications,
-  projects,
-  rateCalls,
-  rateLimits,
-  relayCursor,
-  userSettings,
-} from './schema/pg.ts';
-import * as pgSchema from './schema/pg.ts';
-import { countRows, dumpRows, dumpTablesOf, restoreRows, type TransferOps } from './transfer.ts';
-import {
-  CLAIM_TAIL,
-  relinkedCase,
-  createdValues,
-  ingestEvents,
-  insertStatement,
-  isoOf,
-  keyHoldsPart,
-  isPgUniqueViolation,
-  metaKey,
-  now,
-  patchProject,
-  reorderedPosition,
-  settingRows,
-  settingsFrom,
-  toApiToken,
-  toNotification,
-  notificationValues,
-  toOwner,
-  toProject,
-  toSession,
-  unknownSlugs,
-  pgDialect,
-  type IngestOps,
-  type RawStatement,
-  type SettingRow,
-} from './shared.ts';
-import { emailSends } from './emails.ts';
-import { channelConnections } from './channels.ts';
-import { pushSubscriptions } from './push.ts';
-import { metricHistory } from './history.ts';
-import { metricAlertRules } from './metric-alerts.ts';
-import { logDeliveryRows, webhookDeliveries } from './deliveries.ts';
+import { toApiToken, toOwner, toSession } from './auth-rows.ts';
+import { configQueries } from './common-queries.ts';
+import { createdValues, keyHoldsPart, metaKey, patchProject, reorderedPosition, settingRows, settingsFrom, toProject, unknownSlugs, type SettingRow } from './config-rows.ts';
+import { pgDialect } from './dialects.ts';
+import { isPgUniqueViolation } from './driver-errors.ts';
+import { isoOf, now } from './instants.ts';
+import { lockNotifications, notificationTx, pgNotifications, run, type Tx } from './pg-inbox.ts';
+import { plainSqlStores } from './plain-stores.ts';
 import { rateWindows } from './rates.ts';
-import { notificationReads, outboxOps } from './outbox.ts';
-import { ProjectExistsError, UnknownProjectsError, type OutboxOps, type Store } from './store.ts';
-
-const tabOrder = [asc(projects.position), asc(projects.createdAt), asc(projects.slug)];
-const sessionOrder = [desc(authSession.lastSeenAt), desc(authSession.createdAt), asc(authSession.id)];
-const tokenOrder = [desc(apiToken.createdAt), asc(apiToken.id)];
-/** Every session but `exceptId` (every session when it is undefined). */
-const sessionsBut = (exceptId: string | undefined) => (exceptId === undefined ? undefined : ne(authSession.id, exceptId));
-
-type Tx = Parameters<Parameters<PostgresJsDatabase['transaction']>[0]>[0];
-
-const unread = isNull(notifications.readAt);
-/** Interruptions that are over (neither held nor deferred) and older than `before` (ms UTC): retention. */
-const settledBefore = (before: number) =>
-  and(notInArray(notificationDeliveries.status, ['held', 'deferred']), lt(notificationDeliveries.createdAt, before));
-const nextSeq = sql`nextval('notification_seq')`;
+import { apiCache, apiToken, authOwner, authSession, credentials, leases, projects, rateCalls, rateLimits, userSettings } from './schema/pg.ts';
+import * as pgSchema from './schema/pg.ts';
+import { ProjectExistsError, UnknownProjectsError, type Store } from './store.ts';
+import { countRows, dumpRows, dumpTablesOf, restoreRows, type TransferOps } from './transfer.ts';
 
 /**
- * Every transaction that takes values from `notification_seq` (ingest, markRead) or deletes rows (prune) first
- * takes this transaction-level advisory lock (an arbitrary key; advisory locks are per database), and holds it
- * until it commits. A sequence alone hands out values in call order, and concurrent transactions can commit in
- * another order: a reader could see seq 8 before 7 commits, then ask for "after 8" and never see 7. Under the lock
- * the next writer takes its first value only after the previous one committed (a commit becomes visible before
- * its locks are released), so seqs become visible in increasing order and `changedSince(lastSeen)` misses nothing.
- * It also serialises the read-then-write fold across processes: two triggers of one subject cannot both open a row
- * (the partial unique index would reject the second), and a prune cannot delete a row an ingest is joining.
- * This needs READ COMMITTED, whatever the server's default: each statement after the lock must see what the
- * previous holder committed (a REPEATABLE READ snapshot would be taken before the wait for the lock).
+ * The store on Postgres: the settings, projects, credentials, cache, auth, leases, rate windows, meta and transfer
+ * through drizzle; the inbox (and the raw statements and transactions every part runs) in pg-inbox.ts, the plain-SQL
+ * aggregates from plain-stores.ts.
  */
-/** The channel a commit to the notifications is announced on (`Store.notifications.changes`). */
-const CHANGES_CHANNEL = 'dash_notifications';
+
+const { tabOrder, sessionOrder, tokenOrder, sessionsBut } = configQueries({ projects, authSession, apiToken });
 
 /** The metric history's advisory lock key (arbitrary, and not the notifications'). */
 const HISTORY_LOCK = sql.raw('7305046152410968394');
-
-const lockNotifications = (tx: Tx) => tx.execute(sql`select pg_advisory_xact_lock(7305046152410968393)`);
-const notificationTx = { isolationLevel: 'read committed' } as const;
-
-
-/** A raw statement in the transaction, its answer's rows as the driver gives them. */
-const run = <T>(tx: Pick<Tx, '_'>, { sql: text, params }: RawStatement) =>
-  tx._.session.prepareQuery<PreparedQueryConfig & { execute: T[] }>({ sql: text, params }, undefined, undefined, false).execute();
-
-/**
- * `count` new seqs, ascending. Under the notifications lock: nobody else takes values meanwhile, and these become
- * visible with the transaction.
- */
-async function takeSeqs(tx: Tx, count: number): Promise<number[]> {
-  const rows = await tx.execute<{ seq: string | number }>(sql`select nextval('notification_seq') as seq from generate_series(1, ${count}::int)`);
-  return rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
-}
-
-/** The outbox on the transaction (which holds the notifications lock). */
-function pgOutbox(tx: Tx): OutboxOps {
-  return outboxOps((statement) => run<Record<string, unknown>>(tx, statement), pgDialect, (count) => takeSeqs(tx, count));
-}
-
-/** The ingest's reads and writes, inside its transaction, a statement per call (the wide inserts as raw text). */
-function ingestOps(tx: Tx): IngestOps {
-  return {
-    outbox: pgOutbox(tx),
-    async openRows(subjectKeys) {
-      return tx
-        .select()
-        .from(notifications)
-        .where(and(inArray(notifications.subjectKey, subjectKeys), eq(notifications.status, 'open')));
-    },
-    async claim(claims) {
-      // The batch holds each source event id once: Postgres rejects a statement that would change one row twice.
-      const claimed = await run<{ source_event_id: string }>(tx, insertStatement(notificationDedup, claims, pgDialect, CLAIM_TAIL));
-      return claimed.map((row) => row.source_event_id);
-    },
-    async addHits(sourceEventIds, count) {
-      await tx
-        .update(notificationDedup)
-        .set({ hits: sql`${notificationDedup.hits} + ${count}` })
-        .where(inArray(notificationDedup.sourceEventId, sourceEventIds));
-    },
-    async relink(links) {
-      await tx
-        .update(notificationDedup)
-        .set({ notificationId: relinkedCase(notificationDedup.sourceEventId, links) })
-        .where(inArray(notificationDedup.sourceEventId, links.map((link) => link.sourceEventId)));
-    },
-    takeSeqs: (count) => takeSeqs(tx, count),
-    async updateRows(rows) {
-      // One statement each: a batch changes few rows that were there before it (the open ones it joins or resolves).
-      for (const { id, seq, status, severity, eventCount, lastAt, resolvedAt, decision } of rows) {
-        const updated = await tx
-          .update(notifications)
-          .set({ seq, status, severity, eventCount, lastAt, resolvedAt, decision: decision === null ? null : JSON.stringify(decision) })
-          .where(eq(notifications.id, id))
-          .returning({ id: notifications.id });
-        if (updated.length === 0) throw new Error(`Notification ${id} vanished during the ingest`);
-      }
-    },
-    async insertRows(rows) {
-      await run(tx, insertStatement(notifications, rows.map(notificationValues), pgDialect));
-    },
-    async insertEvents(events) {
-      await run(tx, insertStatement(notificationEvents, events, pgDialect));
-    },
-    logDeliveries: (rows) => logDeliveryRows((statement) => run<Record<string, unknown>>(tx, statement), pgDialect, rows),
-  };
-}
 
 const dumped = dumpTablesOf(pgSchema);
 
@@ -390,117 +256,24 @@ export function pgStore(db: PostgresJsDatabase & { $client: Sql }): Store {
       },
     },
 
-    notifications: {
-      ...notificationReads((statement) => run<Record<string, unknown>>(db, statement), pgDialect),
-      changes: {
-        async announce(from) {
-          await db.$client.notify(CHANGES_CHANNEL, from);
-        },
-        async listen(onChange) {
-          const listening = await db.$client.listen(CHANGES_CHANNEL, onChange);
-          return () => listening.unlisten();
-        },
-      },
-      ingest: (events, options) =>
-        db.transaction(async (tx) => {
-          await lockNotifications(tx);
-          const result = await ingestEvents(events, options, ingestOps(tx));
-          const { cursor } = options;
-          if (cursor) {
-            await tx
-              .insert(relayCursor)
-              .values({ relayUrl: cursor.relayUrl, since: cursor.since, updatedAt: now() })
-              .onConflictDoUpdate({ target: relayCursor.relayUrl, set: { since: cursor.since, updatedAt: now() } });
-          }
-          return result;
-        }, notificationTx),
-      outbox: (work) =>
-        db.transaction(async (tx) => {
-          await lockNotifications(tx);
-          return work(pgOutbox(tx));
-        }, notificationTx),
-      async cursor(relayUrl) {
-        return (await db.select({ since: relayCursor.since }).from(relayCursor).where(eq(relayCursor.relayUrl, relayUrl)))[0]?.since;
-      },
-      async markRead(target, at) {
-        const readAt = isoOf(at);
-        if ('ids' in target && target.ids.length === 0) return [];
-        return db.transaction(async (tx) => {
-          await lockNotifications(tx);
-          const targets = await tx
-            .select({ id: notifications.id })
-            .from(notifications)
-            .where(and(unread, 'ids' in target ? inArray(notifications.id, target.ids) : undefined))
-            .orderBy(asc(notifications.seq));
-          // New seqs in the rows' old order, so a replay sees them in the order they had.
-          const read = [];
-          for (const { id } of targets) {
-            const [row] = await tx.update(notifications).set({ readAt, seq: nextSeq }).where(eq(notifications.id, id)).returning();
-            if (row) read.push(toNotification(row));
-          }
-          return read;
-        }, notificationTx);
-      },
-      async prune(readBefore, unreadBefore) {
-        const [readCutoff, unreadCutoff] = [isoOf(readBefore), isoOf(unreadBefore)];
-        const doomed = or(
-          and(isNotNull(notifications.readAt), lt(notifications.readAt, readCutoff)),
-          and(unread, lt(notifications.receivedAt, unreadCutoff)),
-        );
-        return db.transaction(async (tx) => {
-          await lockNotifications(tx);
-          const ids = tx.select({ id: notifications.id }).from(notifications).where(doomed);
-          await tx.delete(notificationEvents).where(inArray(notificationEvents.notificationId, ids));
-          await tx.delete(notificationDeliveries).where(or(inArray(notificationDeliveries.notificationId, ids), settledBefore(Date.parse(readCutoff))));
-          const gone = await tx.delete(notifications).where(doomed).returning({ id: notifications.id });
-          await tx.delete(notificationDedup).where(lte(notificationDedup.expiresAt, readCutoff < unreadCutoff ? readCutoff : unreadCutoff));
-          return gone.length;
-        }, notificationTx);
-      },
-      async removeForProjects(slugs) {
-        if (slugs.length === 0) return 0;
-        const doomed = inArray(notifications.projectSlug, [...slugs]);
-        return db.transaction(async (tx) => {
-          await lockNotifications(tx);
-          const ids = tx.select({ id: notifications.id }).from(notifications).where(doomed);
-          await tx.delete(notificationEvents).where(inArray(notificationEvents.notificationId, ids));
-          await tx.delete(notificationDeliveries).where(inArray(notificationDeliveries.notificationId, ids));
-          // Their claims too: the same events arriving again (the demo added back) are new rows, not duplicates.
-          await tx.delete(notificationDedup).where(inArray(notificationDedup.notificationId, ids));
-          return (await tx.delete(notifications).where(doomed).returning({ id: notifications.id })).length;
-        }, notificationTx);
-      },
-    },
+    notifications: pgNotifications(db),
 
-    emails: emailSends((statement) => run<Record<string, unknown>>(db, statement), pgDialect),
-    push: pushSubscriptions((statement) => run<Record<string, unknown>>(db, statement), pgDialect),
-    channels: channelConnections((statement) => run<Record<string, unknown>>(db, statement), pgDialect),
-    history: metricHistory(
+    ...plainSqlStores(
       {
-        run: (statement) => run<Record<string, unknown>>(db, statement),
-        // The history's own advisory lock: puts of several processes one after the other, each reading what the
-        // previous committed (READ COMMITTED), so that each counts what it created, replaced and left exactly.
-        transaction: (work) =>
-          db.transaction(async (tx) => {
-            await tx.execute(sql`select pg_advisory_xact_lock(${HISTORY_LOCK})`);
-            return work((statement) => run<Record<string, unknown>>(tx, statement));
-          }, notificationTx),
-      },
-      pgDialect,
-    ),
-    metricAlerts: metricAlertRules(
-      {
+        sends: (statement) => run<Record<string, unknown>>(db, statement),
         run: (statement) => run<Record<string, unknown>>(db, statement),
         // postgres.js answers a statement's rows with how many it wrote beside them (`count`).
         write: async (statement) => Number((await run<Record<string, unknown>>(db, statement) as unknown as { count: number }).count),
-      },
-      pgDialect,
-    ),
-    deliveries: webhookDeliveries(
-      {
-        run: (statement) => run<Record<string, unknown>>(db, statement),
-        write: async (statement) => Number((await run<Record<string, unknown>>(db, statement) as unknown as { count: number }).count),
         transaction: (work) => db.transaction((tx) => work((statement) => run<Record<string, unknown>>(tx, statement))),
+        history: {
+          // The history's own advisory lock: puts of several processes one after the other, each reading what the
+          // previous committed (READ COMMITTED), so that each counts what it created, replaced and left exactly.
+          transaction: (work) =>
+            db.transaction(async (tx) => {
+              await tx.execute(sql`select pg_advisory_xact_lock(${HISTORY_LOCK})`);
+              return work((statement) => run<Record<string, unknown>>(tx, statement));
+            }, notificationTx),
+        },
       },
       pgDialect,
     ),

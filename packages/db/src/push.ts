@@ -1,5 +1,5 @@
 import { bind, DELIVERY_COLUMNS, DELIVERY_PREFIXED, joinedDelivery, numOrNull, rawDelivery, sendQueue, type RunStatement } from './sql-rows.ts';
-import type { SqlDialect } from './shared.ts';
+import type { SqlDialect } from './dialects.ts';
 import type { DeliveryRow, PushSendOutcome, PushSendRow, PushSubscriptionRow, Store } from './store.ts';
 
 const COLUMNS = ['id', 'name', 'browser', 'endpoint', 'sealed_keys', 'expiration_time', 'created_at', 'last_success_at', 'last_failure_at', 'last_failure', 'removed_at'];

@@ -1,4 +1,4 @@
-import type { RawStatement, SqlDialect } from './shared.ts';
+import type { RawStatement, SqlDialect } from './dialects.ts';
 import type { DeliveryRow } from './store.ts';
 
 /** The rows the outbox and the email sends share (a delivery, as SQL answers it) and the helpers that read them. */

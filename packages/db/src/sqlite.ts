@@ -1,204 +1,30 @@
-import type { Client, InValue, ResultSet } from '@libsql/client';
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm';
-import type { LibSQLDatabase } from 'drizzle-orm/libsql';
-import type { BaseSQLiteDatabase, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import {
-  apiCache,
-  apiToken,
-  authOwner,
-  authSession,
-  credentials,
-  leases,
-  notificationDedup,
-  notificationDeliveries,
-  notificationEvents,
-  notifications,
-  notificationSeq,
-  projects,
-  relayCursor,
-  userSettings,
-} from './schema/sqlite.ts';
+import type { InValue } from '@libsql/client';
+import { and, asc, eq, gt, lt, lte, or, sql } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { toApiToken, toOwner, toSession } from './auth-rows.ts';
+import { configQueries } from './common-queries.ts';
+import { createdValues, keyHoldsPart, metaKey, patchProject, reorderedPosition, settingRows, settingsFrom, toProject, unknownSlugs, type SettingRow } from './config-rows.ts';
+import { sqliteDialect } from './dialects.ts';
+import { isSqliteUniqueViolation } from './driver-errors.ts';
+import { isoOf, now } from './instants.ts';
+import { plainSqlStores } from './plain-stores.ts';
+import { apiCache, apiToken, authOwner, authSession, credentials, leases, notificationSeq, projects, userSettings } from './schema/sqlite.ts';
 import * as sqliteSchema from './schema/sqlite.ts';
+import { clientRun, writeTransactions, type Queryable, type SqliteDb, type SqliteStoreOptions } from './sqlite-connections.ts';
+import { sqliteNotifications } from './sqlite-inbox.ts';
+import { ProjectExistsError, UnknownProjectsError, type Store } from './store.ts';
 import { countRows, dumpRows, dumpTablesOf, restoreRows, type TransferOps } from './transfer.ts';
-import {
-  CLAIM_TAIL,
-  rawSql,
-  relinkedCase,
-  seqsEndingAt,
-  createdValues,
-  ingestEvents,
-  insertStatement,
-  isoOf,
-  keyHoldsPart,
-  isSqliteUniqueViolation,
-  metaKey,
-  now,
-  patchProject,
-  reorderedPosition,
-  settingRows,
-  settingsFrom,
-  toApiToken,
-  toNotification,
-  notificationValues,
-  toOwner,
-  toProject,
-  toSession,
-  unknownSlugs,
-  sqliteDialect,
-  type IngestOps,
-  type SettingRow,
-} from './shared.ts';
-import { emailSends } from './emails.ts';
-import { channelConnections } from './channels.ts';
-import { pushSubscriptions } from './push.ts';
-import { metricHistory } from './history.ts';
-import { metricAlertRules } from './metric-alerts.ts';
-import { logDeliveryRows, webhookDeliveries } from './deliveries.ts';
-import { notificationReads, outboxOps, type RunStatement } from './outbox.ts';
-import { ProjectExistsError, UnknownProjectsError, type NotificationRow, type OutboxOps, type Store } from './store.ts';
-
-/** How long a local connection waits for another process's write lock before failing with SQLITE_BUSY. */
-export const BUSY_TIMEOUT_MS = 5000;
-
-/** The writer connection inside its BEGIN IMMEDIATE, or a libSQL transaction: what the notification writes run on. */
-type Queryable = BaseSQLiteDatabase<'async', ResultSet>;
-
-export interface SqliteStoreOptions {
-  /** Names the database for the in-process queue: every store on one database in this process shares it. */
-  lockKey: string;
-  /**
-   * For a local file: a second connection, with a busy timeout, on which the store runs its read-then-write
-   * transactions (BEGIN IMMEDIATE … COMMIT) in the queue; `db`'s client must then be `queuedClient(…, lockKey)`.
-   * Without it (a remote libSQL database) they use `db.transaction`.
-   */
-  writer?: (LibSQLDatabase & { $client: Client }) | undefined;
-}
-
-/** The tail of each database's queue in this process. */
-const queues = new Map<string, Promise<void>>();
-
-/** Runs `task` once every earlier task queued under `key` in this process has settled. */
-function serialised<T>(key: string, task: () => Promise<T>): Promise<T> {
-  const result = (queues.get(key) ?? Promise.resolve()).then(task);
-  const tail = result.then(
-    () => undefined,
-    () => undefined,
-  );
-  queues.set(key, tail);
-  void tail.then(() => {
-    if (queues.get(key) === tail) queues.delete(key);
-  });
-  return result;
-}
-
-const queuedMethods = new Set<PropertyKey>(['execute', 'batch', 'migrate', 'executeMultiple']);
 
 /**
- * A local client whose every statement (and batch) waits in the database's queue, behind any notification
- * transaction of this process (see `sqliteStore`). libSQL runs local statements synchronously on this thread: a
- * write started while such a transaction held the write lock would wait out the busy timeout without letting the
- * transaction finish, then fail with SQLITE_BUSY. Reads wait too, which costs nothing, as they too run on this thread.
- * `transaction` is not queued: the store's own transactions call it from inside the queue.
+ * The store on SQLite and libSQL: the settings, projects, credentials, cache, auth, leases, meta and transfer through
+ * drizzle; the inbox in sqlite-inbox.ts, the plain-SQL aggregates from plain-stores.ts, the connections and write
+ * transactions in sqlite-connections.ts.
  */
-export function queuedClient(client: Client, lockKey: string): Client {
-  return new Proxy(client, {
-    get(target, property) {
-      // The client keeps its connection in private fields: its methods must run on the client itself.
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== 'function') return value;
-      const method = value as (...args: unknown[]) => unknown;
-      return queuedMethods.has(property)
-        ? (...args: unknown[]) => serialised(lockKey, () => method.apply(target, args) as Promise<unknown>)
-        : method.bind(target);
-    },
-  });
-}
 
-const tabOrder = [asc(projects.position), asc(projects.createdAt), asc(projects.slug)];
-const sessionOrder = [desc(authSession.lastSeenAt), desc(authSession.createdAt), asc(authSession.id)];
-const tokenOrder = [desc(apiToken.createdAt), asc(apiToken.id)];
-/** Every session but `exceptId` (every session when it is undefined). */
-const sessionsBut = (exceptId: string | undefined) => (exceptId === undefined ? undefined : ne(authSession.id, exceptId));
+const { tabOrder, sessionOrder, tokenOrder, sessionsBut } = configQueries({ projects, authSession, apiToken });
 
-const unread = isNull(notifications.readAt);
-/** Interruptions that are over (neither held nor deferred) and older than `before` (ms UTC): retention. */
-const settledBefore = (before: number) =>
-  and(notInArray(notificationDeliveries.status, ['held', 'deferred']), lt(notificationDeliveries.createdAt, before));
 
-/** `count` new seqs, ascending (`notification_seq` is SQLite's stand-in for a sequence). */
-async function takeSeqs(tx: Queryable, count: number): Promise<number[]> {
-  const [row] = await tx
-    .insert(notificationSeq)
-    .values({ id: 1, last: count })
-    .onConflictDoUpdate({ target: notificationSeq.id, set: { last: sql`${notificationSeq.last} + ${count}` } })
-    .returning({ last: notificationSeq.last });
-  if (!row) throw new Error('notification_seq returned no row');
-  return seqsEndingAt(row.last, count);
-}
 
-/** Raw statements on a client's own connection, rows keyed by column name. */
-const clientRun =
-  (client: Client): RunStatement =>
-  async ({ sql: text, params }) =>
-    (await client.execute({ sql: text, args: params as InValue[] })).rows;
-
-/** Raw statements on the transaction's connection: the local writer's `client` (as they are), or a libSQL transaction. */
-const transactionRun = (tx: Queryable, client: Client | undefined): RunStatement =>
-  client ? clientRun(client) : async (statement) => (await tx.run(rawSql(statement))).rows;
-
-/** The ingest's reads and writes, a statement per call, on the transaction's connection (see `transactionRun`). */
-function ingestOps(tx: Queryable, client: Client | undefined): IngestOps {
-  const run = transactionRun(tx, client);
-  return {
-    outbox: sqliteOutbox(tx, client),
-    async openRows(subjectKeys) {
-      return tx
-        .select()
-        .from(notifications)
-        .where(and(inArray(notifications.subjectKey, subjectKeys), eq(notifications.status, 'open')));
-    },
-    async claim(claims) {
-      const claimed = await run(insertStatement(notificationDedup, claims, sqliteDialect, CLAIM_TAIL));
-      return claimed.map((row) => row.source_event_id as string);
-    },
-    async addHits(sourceEventIds, count) {
-      await tx
-        .update(notificationDedup)
-        .set({ hits: sql`${notificationDedup.hits} + ${count}` })
-        .where(inArray(notificationDedup.sourceEventId, sourceEventIds));
-    },
-    async relink(links) {
-      await tx
-        .update(notificationDedup)
-        .set({ notificationId: relinkedCase(notificationDedup.sourceEventId, links) })
-        .where(inArray(notificationDedup.sourceEventId, links.map((link) => link.sourceEventId)));
-    },
-    takeSeqs: (count) => takeSeqs(tx, count),
-    async updateRows(rows) {
-      // One statement each: a batch changes few rows that were there before it (the open ones it joins or resolves).
-      for (const { id, seq, status, severity, eventCount, lastAt, resolvedAt, decision } of rows) {
-        const updated = await tx
-          .update(notifications)
-          .set({ seq, status, severity, eventCount, lastAt, resolvedAt, decision: decision === null ? null : JSON.stringify(decision) })
-          .where(eq(notifications.id, id))
-          .returning({ id: notifications.id });
-        if (updated.length === 0) throw new Error(`Notification ${id} vanished during the ingest`);
-      }
-    },
-    async insertRows(rows) {
-      await run(insertStatement(notifications, rows.map(notificationValues), sqliteDialect));
-    },
-    async insertEvents(events) {
-      await run(insertStatement(notificationEvents, events, sqliteDialect));
-    },
-    logDeliveries: (rows) => logDeliveryRows(run, sqliteDialect, rows),
-  };
-}
-
-/** The outbox on a transaction's connection (see `transactionRun`). */
-function sqliteOutbox(tx: Queryable, client: Client | undefined): OutboxOps {
-  return outboxOps(transactionRun(tx, client), sqliteDialect, (count) => takeSeqs(tx, count));
-}
 
 const dumped = dumpTablesOf(sqliteSchema);
 
@@ -218,36 +44,9 @@ function sqliteTransfer(q: Queryable): TransferOps {
   };
 }
 
-export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey, writer }: SqliteStoreOptions): Store {
-  /**
-   * The notification writes (ingest, markRead, prune, leases) run one at a time per database in this process, each
-   * as one write transaction, in the queue that the client's statements wait in too (`queuedClient`). That matters
-   * because libSQL runs local statements synchronously: were a transaction of this process interleaved with another
-   * one, or with a plain write, the latter would wait out the busy timeout on the one thread the transaction needs
-   * to finish, then fail with SQLITE_BUSY. Other processes are serialised by SQLite's write lock: BEGIN IMMEDIATE
-   * takes it before the first read, waiting up to BUSY_TIMEOUT_MS for it (blocking this thread meanwhile, as any
-   * local write does). The transactions run on the dedicated `writer` connection rather than through
-   * `db.transaction`, which would take the client's connection away (the client then opens a fresh one without the
-   * busy timeout, and the taken one stays open until it is garbage-collected: a file handle per transaction).
-   * `work` must use only `tx`: a statement on `db` would wait in the queue behind `work` itself, for ever.
-   */
-  const transact = <T>(work: (tx: Queryable) => Promise<T>): Promise<T> =>
-    serialised(lockKey, async () => {
-      if (!writer) return db.transaction(work);
-      await writer.run(sql`begin immediate`);
-      try {
-        const result = await work(writer);
-        await writer.run(sql`commit`);
-        return result;
-      } catch (error) {
-        try {
-          await writer.run(sql`rollback`);
-        } catch {
-          // No transaction is active: SQLite already rolled it back (as it does on SQLITE_FULL or SQLITE_BUSY).
-        }
-        throw error;
-      }
-    });
+export function sqliteStore(db: SqliteDb, options: SqliteStoreOptions): Store {
+  const transactions = writeTransactions(db, options);
+  const { transact, writeTransaction } = transactions;
 
   // One statement for any number of leaves; `excluded` is the row the conflict kept out.
   const upsertSettings = (rows: SettingRow[]) => {
@@ -462,100 +261,18 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
       },
     },
 
-    notifications: {
-      // The reads run on the client's connection, each in the queue like any statement of this process.
-      ...notificationReads(clientRun(db.$client), sqliteDialect),
-      ingest: (events, options) =>
-        transact(async (tx) => {
-          const result = await ingestEvents(events, options, ingestOps(tx, tx === writer ? writer.$client : undefined));
-          const { cursor } = options;
-          if (cursor) {
-            await tx
-              .insert(relayCursor)
-              .values({ relayUrl: cursor.relayUrl, since: cursor.since, updatedAt: now() })
-              .onConflictDoUpdate({ target: relayCursor.relayUrl, set: { since: cursor.since, updatedAt: now() } });
-          }
-          return result;
-        }),
-      outbox: (work) => transact((tx) => work(sqliteOutbox(tx, tx === writer ? writer.$client : undefined))),
-      async cursor(relayUrl) {
-        return (await db.select({ since: relayCursor.since }).from(relayCursor).where(eq(relayCursor.relayUrl, relayUrl)))[0]?.since;
-      },
-      async markRead(target, at) {
-        const readAt = isoOf(at);
-        if ('ids' in target && target.ids.length === 0) return [];
-        return transact(async (tx) => {
-          const targets = await tx
-            .select({ id: notifications.id })
-            .from(notifications)
-            .where(and(unread, 'ids' in target ? inArray(notifications.id, target.ids) : undefined))
-            .orderBy(asc(notifications.seq));
-          if (targets.length === 0) return [];
-          // New seqs in the rows' old order, so a replay sees them in the order they had.
-          const seqs = await takeSeqs(tx, targets.length);
-          const read: NotificationRow[] = [];
-          for (const [index, { id }] of targets.entries()) {
-            const [row] = await tx.update(notifications).set({ readAt, seq: seqs[index] }).where(eq(notifications.id, id)).returning();
-            if (row) read.push(toNotification(row));
-          }
-          return read;
-        });
-      },
-      async prune(readBefore, unreadBefore) {
-        const [readCutoff, unreadCutoff] = [isoOf(readBefore), isoOf(unreadBefore)];
-        const doomed = or(
-          and(isNotNull(notifications.readAt), lt(notifications.readAt, readCutoff)),
-          and(unread, lt(notifications.receivedAt, unreadCutoff)),
-        );
-        return transact(async (tx) => {
-          const ids = tx.select({ id: notifications.id }).from(notifications).where(doomed);
-          await tx.delete(notificationEvents).where(inArray(notificationEvents.notificationId, ids));
-          await tx.delete(notificationDeliveries).where(or(inArray(notificationDeliveries.notificationId, ids), settledBefore(Date.parse(readCutoff))));
-          const gone = await tx.delete(notifications).where(doomed).returning({ id: notifications.id });
-          await tx.delete(notificationDedup).where(lte(notificationDedup.expiresAt, readCutoff < unreadCutoff ? readCutoff : unreadCutoff));
-          return gone.length;
-        });
-      },
-      async removeForProjects(slugs) {
-        if (slugs.length === 0) return 0;
-        const doomed = inArray(notifications.projectSlug, [...slugs]);
-        return transact(async (tx) => {
-          const ids = tx.select({ id: notifications.id }).from(notifications).where(doomed);
-          await tx.delete(notificationEvents).where(inArray(notificationEvents.notificationId, ids));
-          await tx.delete(notificationDeliveries).where(inArray(notificationDeliveries.notificationId, ids));
-          // Their claims too: the same events arriving again (the demo added back) are new rows, not duplicates.
-          await tx.delete(notificationDedup).where(inArray(notificationDedup.notificationId, ids));
-          return (await tx.delete(notifications).where(doomed).returning({ id: notifications.id })).length;
-        });
-      },
-    },
+    notifications: sqliteNotifications(db, transactions),
 
-    emails: emailSends(clientRun(db.$client), sqliteDialect),
-    push: pushSubscriptions(clientRun(db.$client), sqliteDialect),
-    channels: channelConnections(clientRun(db.$client), sqliteDialect),
-    // Puts in the write transaction (BEGIN IMMEDIATE: one writer at a time, across processes too); reads as any statement.
-    history: metricHistory(
+    ...plainSqlStores(
       {
+        sends: clientRun(db.$client),
         run: clientRun(db.$client),
-        transaction: (work) => transact((tx) => work(transactionRun(tx, tx === writer ? writer.$client : undefined))),
-        packedReads: true,
-      },
-      sqliteDialect,
-    ),
-    // Each write one statement on its own, as any statement (a local file's waits for the write lock).
-    metricAlerts: metricAlertRules(
-      {
-        run: clientRun(db.$client),
+        // Each write one statement on its own, as any statement (a local file's waits for the write lock).
         write: async ({ sql: text, params }) => (await db.$client.execute({ sql: text, args: params as InValue[] })).rowsAffected,
-      },
-      sqliteDialect,
-    ),
-    // Writes as the alert rules' (one statement, waiting for the write lock); `record` in the write transaction.
-    deliveries: webhookDeliveries(
-      {
-        run: clientRun(db.$client),
-        write: async ({ sql: text, params }) => (await db.$client.execute({ sql: text, args: params as InValue[] })).rowsAffected,
-        transaction: (work) => transact((tx) => work(transactionRun(tx, tx === writer ? writer.$client : undefined))),
+        // The history's puts and the log's `record` in the write transaction (BEGIN IMMEDIATE: one writer at a time,
+        // across processes too); reads as any statement.
+        transaction: writeTransaction,
+        history: { transaction: writeTransaction, packedReads: true },
       },
       sqliteDialect,
     ),
@@ -610,7 +327,7 @@ export function sqliteStore(db: LibSQLDatabase & { $client: Client }, { lockKey,
 
     close() {
       db.$client.close();
-      writer?.$client.close();
+      options.writer?.$client.close();
       return Promise.resolve();
     },
   };

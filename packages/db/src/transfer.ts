@@ -1,6 +1,7 @@
 import { getTableColumns, getTableName, is, sql, Table, type Column, type SQL } from 'drizzle-orm';
 import { dumpTableNames, type DumpTableName, type DumpTables } from '@dash/contracts';
-import { chunked, isoOf } from './shared.ts';
+import { chunked } from './dialects.ts';
+import { isoOf } from './instants.ts';
 
 /**
  * Moving every stored row out of a store and into another (an export, an import, a copy on a database switch),
