@@ -1,3 +1,5 @@
+// Over 400 lines for a reason: this is the dialect's whole schema, one table after another, which drizzle-kit reads
+// from this one path (drizzle/sqlite.config.ts's `schema`) to write the migrations, and which transfer.ts dumps whole.
 import { sql, type Column } from 'drizzle-orm';
 import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { deliverySourceSchema, metricAlertSeverities, notificationSeverities, pointSources, webhookOutcomeNames, type DeliverySource, type Integrations } from '@dash/contracts';
