@@ -51,7 +51,7 @@ async function openSqlite(url: string, authToken: string | undefined, migrations
   const local = url.toLowerCase().startsWith('file:');
   if (local) mkdirSync(dirname(filePath(url)), { recursive: true });
   const client = createClient({ url, authToken });
-  // A local database gets a second connection for the store's read-then-write transactions (see sqliteStore).
+  // A local database gets a second connection for the store's read-then-write transactions (see writeTransactions in sqlite-connections.ts).
   let writer: Client | undefined;
   try {
     if (local) {

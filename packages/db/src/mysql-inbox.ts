@@ -18,7 +18,7 @@ import type { OutboxOps, Store } from './store.ts';
 const { unread, settledBefore } = inboxQueries({ notifications, notificationDeliveries });
 
 /**
- * The notifications' write lock, the role Postgres's advisory lock plays in pg.ts: every transaction that takes seqs
+ * The notifications' write lock, the role Postgres's advisory lock plays in pg-inbox.ts: every transaction that takes seqs
  * (ingest, markRead, the outbox) or deletes rows (prune) first locks the one row of `notification_seq` (a migration
  * creates it) and holds it until it commits, so seqs become visible in increasing order and the fold's reads and
  * writes are not interleaved with another process's. The transaction runs at READ COMMITTED, so every statement after

@@ -51,7 +51,7 @@ const queuedMethods = new Set<PropertyKey>(['execute', 'batch', 'migrate', 'exec
 
 /**
  * A local client whose every statement (and batch) waits in the database's queue, behind any notification
- * transaction of this process (see `sqliteStore`). libSQL runs local statements synchronously on this thread: a
+ * transaction of this process (see `writeTransactions`). libSQL runs local statements synchronously on this thread: a
  * write started while such a transaction held the write lock would wait out the busy timeout without letting the
  * transaction finish, then fail with SQLITE_BUSY. Reads wait too, which costs nothing, as they too run on this thread.
  * `transaction` is not queued: the store's own transactions call it from inside the queue.
