@@ -1,8 +1,10 @@
-import { sql, type Column, type SQL } from 'drizzle-orm';
-import { chunked } from './dialects.ts';
+import { sql, type Column, type SQL, type Table } from 'drizzle-orm';
+import { logDeliveryRows } from './deliveries.ts';
+import { chunked, insertStatement, type SqlDialect } from './dialects.ts';
 import { batchEvent, fold, type BatchEvent } from './fold.ts';
 import { isoOf } from './instants.ts';
-import { toNotification, type DedupClaim, type NotificationEventValues, type NotificationRecord } from './notification-rows.ts';
+import { notificationValues, toNotification, type DedupClaim, type NotificationEventValues, type NotificationRecord } from './notification-rows.ts';
+import type { RunStatement } from './sql-rows.ts';
 import type { DeliveryRecord, FoldedEvent, FoldEffect, IncomingEvent, IngestedEvent, IngestResult, NotificationRow, OutboxOps, PlanOutcome, StoredDecision } from './store.ts';
 
 /** `Store.notifications.ingest`'s batch, the same for every dialect, and what it needs of a dialect (`IngestOps`). */
@@ -34,6 +36,26 @@ export interface IngestOps {
   logDeliveries(rows: DeliveryRecord[]): Promise<void>;
   /** The outbox on the same transaction, for the batch's `plan`. */
   outbox: OutboxOps;
+}
+
+/**
+ * The ingest's wide writes, the same raw statements on every dialect (on the transaction's connection): the new rows,
+ * the events, the deliveries log's rows. `tables` are the dialect's `notifications` and `notification_events`.
+ */
+export function rawIngestWrites(
+  run: RunStatement,
+  dialect: SqlDialect,
+  tables: { notifications: Table; notificationEvents: Table },
+): Pick<IngestOps, 'insertRows' | 'insertEvents' | 'logDeliveries'> {
+  return {
+    async insertRows(rows) {
+      await run(insertStatement(tables.notifications, rows.map(notificationValues), dialect));
+    },
+    async insertEvents(events) {
+      await run(insertStatement(tables.notificationEvents, events, dialect));
+    },
+    logDeliveries: (rows) => logDeliveryRows(run, dialect, rows),
+  };
 }
 
 /**

@@ -1,11 +1,10 @@
 import { and, asc, eq, gt, inArray, isNotNull, lt, lte, or, sql } from 'drizzle-orm';
 import { inboxQueries } from './common-queries.ts';
-import { logDeliveryRows } from './deliveries.ts';
 import { insertStatement, mysqlDialect } from './dialects.ts';
-import { ingestEvents, relinkedCase, seqsEndingAt, type IngestOps } from './ingest.ts';
+import { ingestEvents, rawIngestWrites, relinkedCase, seqsEndingAt, type IngestOps } from './ingest.ts';
 import { isoOf, now } from './instants.ts';
 import { affected, runOn, type Db, type Queryable } from './mysql-driver.ts';
-import { notificationValues, toNotification } from './notification-rows.ts';
+import { toNotification } from './notification-rows.ts';
 import { notificationReads, outboxOps } from './outbox.ts';
 import { notificationDedup, notificationDeliveries, notificationEvents, notifications, notificationSeq, relayCursor } from './schema/mysql.ts';
 import type { OutboxOps, Store } from './store.ts';
@@ -95,13 +94,7 @@ function ingestOps(tx: Queryable): IngestOps {
         if (affected(updated) === 0) throw new Error(`Notification ${id} vanished during the ingest`);
       }
     },
-    async insertRows(rows) {
-      await run(insertStatement(notifications, rows.map(notificationValues), mysqlDialect));
-    },
-    async insertEvents(events) {
-      await run(insertStatement(notificationEvents, events, mysqlDialect));
-    },
-    logDeliveries: (rows) => logDeliveryRows(run, mysqlDialect, rows),
+    ...rawIngestWrites(run, mysqlDialect, { notifications, notificationEvents }),
   };
 }
 

@@ -3,11 +3,10 @@ import type { PreparedQueryConfig } from 'drizzle-orm/pg-core';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Sql } from 'postgres';
 import { inboxQueries } from './common-queries.ts';
-import { logDeliveryRows } from './deliveries.ts';
 import { insertStatement, pgDialect, type RawStatement } from './dialects.ts';
-import { CLAIM_TAIL, ingestEvents, relinkedCase, type IngestOps } from './ingest.ts';
+import { CLAIM_TAIL, ingestEvents, rawIngestWrites, relinkedCase, type IngestOps } from './ingest.ts';
 import { isoOf, now } from './instants.ts';
-import { notificationValues, toNotification } from './notification-rows.ts';
+import { toNotification } from './notification-rows.ts';
 import { notificationReads, outboxOps } from './outbox.ts';
 import { notificationDedup, notificationDeliveries, notificationEvents, notifications, relayCursor } from './schema/pg.ts';
 import type { OutboxOps, Store } from './store.ts';
@@ -99,13 +98,7 @@ function ingestOps(tx: Tx): IngestOps {
         if (updated.length === 0) throw new Error(`Notification ${id} vanished during the ingest`);
       }
     },
-    async insertRows(rows) {
-      await run(tx, insertStatement(notifications, rows.map(notificationValues), pgDialect));
-    },
-    async insertEvents(events) {
-      await run(tx, insertStatement(notificationEvents, events, pgDialect));
-    },
-    logDeliveries: (rows) => logDeliveryRows((statement) => run<Record<string, unknown>>(tx, statement), pgDialect, rows),
+    ...rawIngestWrites((statement) => run<Record<string, unknown>>(tx, statement), pgDialect, { notifications, notificationEvents }),
   };
 }
 

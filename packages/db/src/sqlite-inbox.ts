@@ -1,11 +1,10 @@
 import { and, asc, eq, inArray, isNotNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Client } from '@libsql/client';
 import { inboxQueries } from './common-queries.ts';
-import { logDeliveryRows } from './deliveries.ts';
 import { insertStatement, sqliteDialect } from './dialects.ts';
-import { CLAIM_TAIL, ingestEvents, relinkedCase, seqsEndingAt, type IngestOps } from './ingest.ts';
+import { CLAIM_TAIL, ingestEvents, rawIngestWrites, relinkedCase, seqsEndingAt, type IngestOps } from './ingest.ts';
 import { isoOf, now } from './instants.ts';
-import { notificationValues, toNotification } from './notification-rows.ts';
+import { toNotification } from './notification-rows.ts';
 import { notificationReads, outboxOps } from './outbox.ts';
 import { notificationDedup, notificationDeliveries, notificationEvents, notifications, notificationSeq, relayCursor } from './schema/sqlite.ts';
 import { clientRun, transactionRun, type Queryable, type SqliteDb, type writeTransactions } from './sqlite-connections.ts';
@@ -68,13 +67,7 @@ function ingestOps(tx: Queryable, client: Client | undefined): IngestOps {
         if (updated.length === 0) throw new Error(`Notification ${id} vanished during the ingest`);
       }
     },
-    async insertRows(rows) {
-      await run(insertStatement(notifications, rows.map(notificationValues), sqliteDialect));
-    },
-    async insertEvents(events) {
-      await run(insertStatement(notificationEvents, events, sqliteDialect));
-    },
-    logDeliveries: (rows) => logDeliveryRows(run, sqliteDialect, rows),
+    ...rawIngestWrites(run, sqliteDialect, { notifications, notificationEvents }),
   };
 }
 
