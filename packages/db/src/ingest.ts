@@ -1,10 +1,10 @@
-import { sql, type Column, type SQL, type Table } from 'drizzle-orm';
+import type { Table } from 'drizzle-orm';
 import { logDeliveryRows } from './deliveries.ts';
 import { chunked, insertStatement, type SqlDialect } from './dialects.ts';
 import { batchEvent, fold, type BatchEvent } from './fold.ts';
 import { isoOf } from './instants.ts';
 import { notificationValues, toNotification, type DedupClaim, type NotificationEventValues, type NotificationRecord } from './notification-rows.ts';
-import type { RunStatement } from './sql-rows.ts';
+import { bind, type RunStatement } from './sql-rows.ts';
 import type { DeliveryRecord, FoldedEvent, FoldEffect, IncomingEvent, IngestedEvent, IngestResult, NotificationRow, OutboxOps, PlanOutcome, StoredDecision } from './store.ts';
 
 /** `Store.notifications.ingest`'s batch, the same for every dialect, and what it needs of a dialect (`IngestOps`). */
@@ -39,15 +39,30 @@ export interface IngestOps {
 }
 
 /**
- * The ingest's wide writes, the same raw statements on every dialect (on the transaction's connection): the new rows,
- * the events, the deliveries log's rows. `tables` are the dialect's `notifications` and `notification_events`.
+ * The ingest's writes that are the same raw statements on every dialect (on the transaction's connection): the claims'
+ * hits and new rows, the new rows, the events, the deliveries log's rows. `tables` are the dialect's `notifications`
+ * and `notification_events`.
  */
 export function rawIngestWrites(
   run: RunStatement,
   dialect: SqlDialect,
   tables: { notifications: Table; notificationEvents: Table },
-): Pick<IngestOps, 'insertRows' | 'insertEvents' | 'logDeliveries'> {
+): Pick<IngestOps, 'addHits' | 'relink' | 'insertRows' | 'insertEvents' | 'logDeliveries'> {
+  const among = (count: number) => `source_event_id in (${Array.from({ length: count }, () => '?').join(', ')})`;
   return {
+    async addHits(sourceEventIds, count) {
+      await run(bind(dialect, `update notification_dedup set hits = hits + ? where ${among(sourceEventIds.length)}`, [count, ...sourceEventIds]));
+    },
+    async relink(links) {
+      // `case … when … then … end`: each claim's new row.
+      const cases = links.map(() => 'when ? then ?').join(' ');
+      await run(
+        bind(dialect, `update notification_dedup set notification_id = case source_event_id ${cases} end where ${among(links.length)}`, [
+          ...links.flatMap((link) => [link.sourceEventId, link.notificationId]),
+          ...links.map((link) => link.sourceEventId),
+        ]),
+      );
+    },
     async insertRows(rows) {
       await run(insertStatement(tables.notifications, rows.map(notificationValues), dialect));
     },
@@ -57,16 +72,6 @@ export function rawIngestWrites(
     logDeliveries: (rows) => logDeliveryRows(run, dialect, rows),
   };
 }
-
-/**
- * `case <column> when … then … end`: each claim's new row, for the update that points claims (source event ids) at
- * other rows.
- */
-export const relinkedCase = (column: Column, links: readonly { sourceEventId: string; notificationId: string }[]): SQL =>
-  sql`case ${column} ${sql.join(
-    links.map((link) => sql`when ${link.sourceEventId} then ${link.notificationId}`),
-    sql` `,
-  )} end`;
 
 /** The `count` seqs that end at `last`, ascending. */
 export const seqsEndingAt = (last: number, count: number): number[] => Array.from({ length: count }, (_, index) => last - count + 1 + index);

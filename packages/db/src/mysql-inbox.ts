@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, inArray, isNotNull, lt, lte, or, sql } from 'drizzle-orm';
 import { inboxQueries } from './common-queries.ts';
 import { insertStatement, mysqlDialect } from './dialects.ts';
-import { ingestEvents, rawIngestWrites, relinkedCase, seqsEndingAt, type IngestOps } from './ingest.ts';
+import { ingestEvents, rawIngestWrites, seqsEndingAt, type IngestOps } from './ingest.ts';
 import { isoOf, now } from './instants.ts';
 import { affected, runOn, type Db, type Queryable } from './mysql-driver.ts';
 import { toNotification } from './notification-rows.ts';
@@ -70,18 +70,6 @@ function ingestOps(tx: Queryable): IngestOps {
         await run(insertStatement(notificationDedup, free, mysqlDialect, mysqlDialect.upsert('source_event_id', ['notification_id', 'first_seen_at', 'expires_at', 'hits'])));
       }
       return free.map((claim) => claim.sourceEventId);
-    },
-    async addHits(sourceEventIds, count) {
-      await tx
-        .update(notificationDedup)
-        .set({ hits: sql`${notificationDedup.hits} + ${count}` })
-        .where(inArray(notificationDedup.sourceEventId, sourceEventIds));
-    },
-    async relink(links) {
-      await tx
-        .update(notificationDedup)
-        .set({ notificationId: relinkedCase(notificationDedup.sourceEventId, links) })
-        .where(inArray(notificationDedup.sourceEventId, links.map((link) => link.sourceEventId)));
     },
     takeSeqs: (count) => takeSeqs(tx, count),
     async updateRows(rows) {

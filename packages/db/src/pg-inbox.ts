@@ -4,7 +4,7 @@ import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Sql } from 'postgres';
 import { inboxQueries } from './common-queries.ts';
 import { insertStatement, pgDialect, type RawStatement } from './dialects.ts';
-import { CLAIM_TAIL, ingestEvents, rawIngestWrites, relinkedCase, type IngestOps } from './ingest.ts';
+import { CLAIM_TAIL, ingestEvents, rawIngestWrites, type IngestOps } from './ingest.ts';
 import { isoOf, now } from './instants.ts';
 import { toNotification } from './notification-rows.ts';
 import { notificationReads, outboxOps } from './outbox.ts';
@@ -73,18 +73,6 @@ function ingestOps(tx: Tx): IngestOps {
       // The batch holds each source event id once: Postgres rejects a statement that would change one row twice.
       const claimed = await run<{ source_event_id: string }>(tx, insertStatement(notificationDedup, claims, pgDialect, CLAIM_TAIL));
       return claimed.map((row) => row.source_event_id);
-    },
-    async addHits(sourceEventIds, count) {
-      await tx
-        .update(notificationDedup)
-        .set({ hits: sql`${notificationDedup.hits} + ${count}` })
-        .where(inArray(notificationDedup.sourceEventId, sourceEventIds));
-    },
-    async relink(links) {
-      await tx
-        .update(notificationDedup)
-        .set({ notificationId: relinkedCase(notificationDedup.sourceEventId, links) })
-        .where(inArray(notificationDedup.sourceEventId, links.map((link) => link.sourceEventId)));
     },
     takeSeqs: (count) => takeSeqs(tx, count),
     async updateRows(rows) {

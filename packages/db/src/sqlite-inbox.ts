@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNotNull, lt, lte, or, sql } from 'drizzle-orm'
 import type { Client } from '@libsql/client';
 import { inboxQueries } from './common-queries.ts';
 import { insertStatement, sqliteDialect } from './dialects.ts';
-import { CLAIM_TAIL, ingestEvents, rawIngestWrites, relinkedCase, seqsEndingAt, type IngestOps } from './ingest.ts';
+import { CLAIM_TAIL, ingestEvents, rawIngestWrites, seqsEndingAt, type IngestOps } from './ingest.ts';
 import { isoOf, now } from './instants.ts';
 import { toNotification } from './notification-rows.ts';
 import { notificationReads, outboxOps } from './outbox.ts';
@@ -42,18 +42,6 @@ function ingestOps(tx: Queryable, client: Client | undefined): IngestOps {
     async claim(claims) {
       const claimed = await run(insertStatement(notificationDedup, claims, sqliteDialect, CLAIM_TAIL));
       return claimed.map((row) => row.source_event_id as string);
-    },
-    async addHits(sourceEventIds, count) {
-      await tx
-        .update(notificationDedup)
-        .set({ hits: sql`${notificationDedup.hits} + ${count}` })
-        .where(inArray(notificationDedup.sourceEventId, sourceEventIds));
-    },
-    async relink(links) {
-      await tx
-        .update(notificationDedup)
-        .set({ notificationId: relinkedCase(notificationDedup.sourceEventId, links) })
-        .where(inArray(notificationDedup.sourceEventId, links.map((link) => link.sourceEventId)));
     },
     takeSeqs: (count) => takeSeqs(tx, count),
     async updateRows(rows) {
