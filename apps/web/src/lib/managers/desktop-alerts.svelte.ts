@@ -1,6 +1,7 @@
-import { httpUrl, threadPath } from '@dash/contracts/names';
+import { httpUrl } from '@dash/contracts/names';
 import type { Interruption } from '@dash/contracts';
-import { noticeOf, saysAlready } from '$lib/notice';
+import { closeOnDevice, readPermission, showOnDevice, showOnPage, type AlertPermission } from '$lib/desktop-notice';
+import { Toasts, type Toast } from '$lib/managers/toasts.svelte';
 
 /**
  * Interruptions from the live stream, shown where the user will see them, once. "In view" is
@@ -37,21 +38,12 @@ import { noticeOf, saysAlready } from '$lib/notice';
  * as a push does, with the push's tag; so a push of the same interruption (the worker stays silent only while a tab
  * is in view) replaces it rather than adding a second, and whichever comes second, finding the same words showing,
  * shows nothing (notice.ts `saysAlready`).
+ *
+ * Apart: the toasts in this tab (toasts.svelte.ts) and showing or closing a notice on the device (desktop-notice.ts).
+ * What is left stays one file, over 400 lines: the protocol above is one state machine, each message and each decision
+ * reading and writing the same maps (seen, handled, pending, considered, offers, the tabs in view), so a part of it
+ * elsewhere would be read only beside the rest.
  */
-
-/** The permission, or why there is none to ask for. */
-export type AlertPermission = NotificationPermission | 'unsupported' | 'insecure';
-
-export interface Toast {
-  /** The interruption's id. */
-  id: string;
-  tag: string;
-  title: string;
-  body: string;
-  severity: Interruption['severity'];
-  url: string | null;
-  notificationId: string | null;
-}
 
 /** Where a click on a toast or a desktop notification leads: the bell's panel at that row. */
 export type OpenTarget = (target: { notificationId: string | null; url: string | null }) => void;
@@ -65,7 +57,6 @@ const CHANNEL = 'dash-desktop-alerts';
 const REMEMBER_MS = 120_000;
 /** How long one reading of the server's clock serves the replays that come with it (one reconnect's). */
 const SERVER_TIME_MS = 2_000;
-const TOAST_MS = 6_000;
 /** How long the tab that shows desktop notifications waits before deciding (a tab coming into view, or toasting it, is heard by then). */
 const GRACE_MS = 400;
 /** Without Web Locks, how long the leader waits for a tab in view to answer an offer before taking it as gone. */
@@ -87,31 +78,13 @@ type Message =
   | { type: 'offer'; interrupt: Interruption }
   | { type: 'declined'; id: string; tab: string };
 
-function readPermission(): AlertPermission {
-  if (typeof window === 'undefined') return 'default';
-  if (!window.isSecureContext) return 'insecure';
-  if (typeof Notification === 'undefined') return 'unsupported';
-  return Notification.permission;
-}
-
-/** The service worker's registration, when its worker is active: what shows a push, and this tab's desktop notices. */
-async function workerRegistration(): Promise<ServiceWorkerRegistration | undefined> {
-  if (!('serviceWorker' in navigator)) return undefined;
-  try {
-    const registration = await navigator.serviceWorker.getRegistration();
-    return registration?.active ? registration : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** This tab is in view: shown on a screen, focused or not. */
 const inView = () => document.visibilityState === 'visible';
 
 class DesktopAlerts {
   permission = $state<AlertPermission>('default');
-  /** Toasts in this tab, oldest first. */
-  toasts = $state<Toast[]>([]);
+  /** Toasts in this tab (hold, resume and dismiss are theirs; activate and reveal, below, lead somewhere). */
+  readonly toasts = new Toasts();
   /** Whether this tab is the one that shows desktop notifications. */
   leader = $state(false);
   private running = false;
@@ -136,7 +109,6 @@ class DesktopAlerts {
   private readonly tab = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
   /** Desktop notifications this tab shows, by thread tag. */
   private shown = new Map<string, Notification>();
-  private toastTimers = new Map<string, ReturnType<typeof setTimeout>>();
   /** This tab's interruptions, one after the other: one behind a replay waits while the server's clock is read. */
   private queue: Promise<void> = Promise.resolve();
   private serverTime: { asked: number; now: Promise<number> } | undefined;
@@ -270,9 +242,7 @@ class DesktopAlerts {
     this.channel = undefined;
     this.othersInView.clear();
     for (const id of [...this.offers.keys()]) this.settle(id);
-    for (const timer of this.toastTimers.values()) clearTimeout(timer);
-    this.toastTimers.clear();
-    this.toasts = [];
+    this.toasts.clear();
   }
 
   /**
@@ -402,9 +372,10 @@ class DesktopAlerts {
   private show(interrupt: Interruption) {
     if (!this.toasted.has(interrupt.id)) {
       this.toasted.set(interrupt.id, Date.now());
-      this.toast(interrupt);
+      this.toasts.add(interrupt);
       this.closeOutdated(interrupt.tag);
-      this.closeOutdatedOnDevice(interrupt.tag);
+      // The same for the device's notices of the thread: closed once, by the tab that toasts it, not by every tab that hears so.
+      closeOnDevice(interrupt.tag);
     }
     this.shownBySome(interrupt.id);
     this.post({ type: 'handled', id: interrupt.id, tag: interrupt.tag, toast: true });
@@ -429,104 +400,29 @@ class DesktopAlerts {
     this.shown.delete(tag);
   }
 
-  /**
-   * The same for the device's notices of the thread (the service worker's registration lists a push's and every tab's):
-   * closed once, by the tab that toasts it, not by every tab that hears so.
-   */
-  private closeOutdatedOnDevice(tag: string) {
-    void workerRegistration()
-      .then(async (registration) => {
-        for (const notice of (await registration?.getNotifications({ tag })) ?? []) notice.close();
-      })
-      .catch(() => undefined);
-  }
-
-  /**
-   * A desktop notification, when allowed; whether it is showing. Through the service worker's registration when one is
-   * active, as a push is shown, with the push's tag and data: the device shows one notice per thread whichever of the
-   * two comes first, none when the one showing says this already, and a click on it goes where a push's goes. Without
-   * an active worker (the first visit, a browser without one), the page's own.
-   */
+  /** A desktop notification, when allowed (desktop-notice.ts: the device's, else the page's own); whether it is showing. */
   private async notify(interrupt: Interruption): Promise<boolean> {
     this.sync();
     if (this.permission !== 'granted') return false;
-    const registration = await workerRegistration();
-    if (registration) {
-      const { title, options } = noticeOf({ ...interrupt, url: threadPath(interrupt.notificationId) });
-      try {
-        if (!saysAlready(await registration.getNotifications({ tag: interrupt.tag }), title, options.body)) await registration.showNotification(title, options);
-        return true;
-      } catch {
-        // Refused after all (the worker went meanwhile): the page's own, below.
-      }
-    }
-    const options: NotificationOptions & { renotify?: boolean } = {
-      body: interrupt.body,
-      tag: interrupt.tag,
-      renotify: interrupt.renotify,
-      requireInteraction: interrupt.requireInteraction,
-      data: { id: interrupt.id, notificationId: interrupt.notificationId, url: interrupt.url },
+    if (await showOnDevice(interrupt)) return true;
+    const shown = showOnPage(interrupt);
+    if (!shown) return false;
+    this.shown.set(interrupt.tag, shown);
+    shown.onclose = () => {
+      if (this.shown.get(interrupt.tag) === shown) this.shown.delete(interrupt.tag);
     };
-    try {
-      const shown = new Notification(interrupt.title, options);
-      this.shown.set(interrupt.tag, shown);
-      shown.onclose = () => {
-        if (this.shown.get(interrupt.tag) === shown) this.shown.delete(interrupt.tag);
-      };
-      shown.onclick = (event) => {
-        event.preventDefault();
-        window.focus();
-        shown.close();
-        this.open?.({ notificationId: interrupt.notificationId, url: null });
-      };
-      return true;
-    } catch {
-      // Some browsers (Chrome on Android) only notify through a service worker: the inbox still has it.
-      return false;
-    }
-  }
-
-  private toast(interrupt: Interruption) {
-    const toast: Toast = {
-      id: interrupt.id,
-      tag: interrupt.tag,
-      title: interrupt.title,
-      body: interrupt.body,
-      severity: interrupt.severity,
-      url: interrupt.url,
-      notificationId: interrupt.notificationId,
+    shown.onclick = (event) => {
+      event.preventDefault();
+      window.focus();
+      shown.close();
+      this.open?.({ notificationId: interrupt.notificationId, url: null });
     };
-    // One per thread: a recovery replaces its outage's toast in place.
-    const replaced = this.toasts.find((t) => t.tag === toast.tag);
-    if (replaced) this.clearTimer(replaced.id);
-    this.toasts = replaced ? this.toasts.map((t) => (t.tag === toast.tag ? toast : t)) : [...this.toasts.slice(-3), toast];
-    this.toastTimers.set(
-      toast.id,
-      setTimeout(() => this.dismiss(toast.id), TOAST_MS),
-    );
-  }
-
-  /** Keeps a toast up (while it is hovered or focused); `resume` starts its time again. */
-  hold(id: string): void {
-    this.clearTimer(id);
-  }
-
-  resume(id: string): void {
-    if (!this.toasts.some((t) => t.id === id) || this.toastTimers.has(id)) return;
-    this.toastTimers.set(
-      id,
-      setTimeout(() => this.dismiss(id), TOAST_MS),
-    );
-  }
-
-  dismiss(id: string): void {
-    this.clearTimer(id);
-    this.toasts = this.toasts.filter((t) => t.id !== id);
+    return true;
   }
 
   /** A click on a toast: the row's page when it has one, else the bell at its row. */
   activate(toast: Toast): void {
-    this.dismiss(toast.id);
+    this.toasts.dismiss(toast.id);
     // Only an http(s) page opens (the URL is an upstream's, from a webhook).
     const href = httpUrl(toast.url);
     if (href) window.open(href, '_blank', 'noopener,noreferrer');
@@ -535,13 +431,8 @@ class DesktopAlerts {
 
   /** The bell at the toast's row. */
   reveal(toast: Toast): void {
-    this.dismiss(toast.id);
+    this.toasts.dismiss(toast.id);
     this.open?.({ notificationId: toast.notificationId, url: null });
-  }
-
-  private clearTimer(id: string) {
-    clearTimeout(this.toastTimers.get(id));
-    this.toastTimers.delete(id);
   }
 
   private post(message: Message) {
