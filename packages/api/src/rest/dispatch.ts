@@ -3,7 +3,7 @@ import type { ErrorCode } from '@dash/contracts';
 import { isJsonType, readBodyWithin } from '@dash/webhooks';
 import type { Caller } from '../root.ts';
 import { describeError, retryAfterOf } from '../errors.ts';
-import type { Method, RestRoute } from './routes.ts';
+import type { Method, RestRoute } from './route.ts';
 
 /** Dashboard request bodies are small JSON documents; anything larger is refused before it is read whole. */
 export const MAX_BODY_BYTES = 256 * 1024;

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi } from '../testing.ts';
 import { OpenApiJudge } from './conformance.ts';
 import { handleRest, restRoutes } from './index.ts';
-import { buildOpenApiDocument, outsideTheTable } from './openapi.ts';
+import { buildOpenApiDocument } from './openapi.ts';
+import { outsideTheTable } from './openapi-outside.ts';
 import { invalidRequests, validRequests, type GeneratedRequest } from './openapi-requests.ts';
 
 type Json = Record<string, unknown>;
