@@ -21,7 +21,8 @@ import type { PolicySettings } from '../notifications/policy/settings.ts';
 import { Ticker } from '../ticker.ts';
 import { composeBriefing, type BriefingSources } from './briefing.ts';
 import { BriefingInputError } from './mailer.ts';
-import { lastOccurrence, LATE_LIMIT_MS, nextOccurrence, type BriefingSchedule, type Occurrence } from './schedule.ts';
+import { LEASE_MS, nextAttemptAt, pending, POLL_MS, RETRY_MS, sleepMs, withDay } from './once-a-day.ts';
+import { lastOccurrence, LATE_LIMIT_MS, type BriefingSchedule, type Occurrence } from './schedule.ts';
 
 /**
  * The briefing on the owner's chat connections and push devices (issue 52): each destination on a schedule of its own
@@ -37,14 +38,7 @@ import { lastOccurrence, LATE_LIMIT_MS, nextOccurrence, type BriefingSchedule, t
 const SETTINGS = 'briefing.destinations';
 const STATE = 'briefing.destinations.sent';
 const LEASE = 'briefing-destinations';
-const LEASE_MS = 120_000;
 const DAY = 86_400_000;
-/** The courier looks at the schedules at least this often (another process may have changed one). */
-const POLL_MS = 60_000;
-/** Records kept per destination. */
-const KEEP = 14;
-/** A retryable failure (429, 5xx, unreachable) is tried again after these, then given up for that period. */
-const RETRY_MS = [10 * 60_000, 30 * 60_000];
 
 /** A place the briefing can go, as the composition knows it: its id, medium and name, and whether it can be reached. */
 export interface BriefingTarget {
@@ -100,9 +94,6 @@ async function courierState(sources: Pick<BriefingSources, 'store'>): Promise<Co
 
 const publicRecord = ({ retryAt: _retryAt, attempts: _attempts, ...record }: SendRecord): BriefingSendRecord => record;
 
-/** Whether a scheduled day still wants a send at `now`: never tried, or failed with a retry that has come. */
-const pending = (record: SendRecord | undefined, now: number) => record === undefined || (record.status === 'failed' && record.retryAt !== null && record.retryAt <= now);
-
 /** What one look did, per destination it looked at: for the tests and the log. */
 export interface CourierOutcome {
   sent: string[];
@@ -118,8 +109,7 @@ export class BriefingCourier {
     look: () => this.look(),
     wait: async () => {
       const next = await this.nextDue();
-      const now = this.options.clock.now();
-      return next === null ? POLL_MS : Math.min(POLL_MS, Math.max(1_000, next - now));
+      return sleepMs(next, this.options.clock.now());
     },
     fallbackMs: POLL_MS,
     failed: (error) => this.options.log.warn(`briefing: ${error.message}`),
@@ -214,15 +204,11 @@ export class BriefingCourier {
     return nexts.length === 0 ? null : Math.min(...nexts);
   }
 
+  /** When a destination's next send is tried: its last scheduled day while at most six hours late (and saved before it), else the next. */
   private nextFor(schedule: BriefingSchedule, records: Record<string, SendRecord>, now: number, savedAt = 0): number | null {
-    if (!schedule.enabled) return null;
     const last = lastOccurrence(schedule, now);
-    if (last && last.at >= savedAt && now - last.at <= LATE_LIMIT_MS) {
-      const record = records[last.date];
-      if (record === undefined) return now;
-      if (record.status === 'failed' && record.retryAt !== null) return Math.max(now, record.retryAt);
-    }
-    return nextOccurrence(schedule, now + 1, (date) => date === last?.date || records[date] !== undefined)?.at ?? null;
+    const due = last && last.at >= savedAt && now - last.at <= LATE_LIMIT_MS ? last : undefined;
+    return nextAttemptAt(schedule, due, records, now);
   }
 
   /** What is due now, per destination: its scheduled day, unless done, or skipped when it is over six hours late. */
@@ -320,15 +306,10 @@ export class BriefingCourier {
     return composeBriefing(this.options, { project: undefined, since: new Date(since).toISOString(), period }, signal);
   }
 
-  /** Writes a destination's record of a day (the newest `KEEP` kept per destination). */
+  /** Writes a destination's record of a day (the newest `KEEP_DAYS` kept per destination). */
   private async record(id: string, record: SendRecord): Promise<void> {
     const state = await courierState(this.options);
-    const records = Object.fromEntries(
-      Object.entries({ ...state[id], [record.date]: record })
-        .sort(([a], [b]) => a.localeCompare(b))
-        .slice(-KEEP),
-    );
-    await this.options.store.meta.put(STATE, { ...state, [id]: records });
+    await this.options.store.meta.put(STATE, { ...state, [id]: withDay(state[id] ?? {}, record.date, record) });
   }
 }
 

@@ -19,7 +19,8 @@ import { briefingThresholds, composeBriefing, recordSnapshots, type BriefingSour
 import { briefingEmail, withParts } from './email.ts';
 import { HeldLease } from '../held-lease.ts';
 import { Ticker } from '../ticker.ts';
-import { dueOccurrence, lastOccurrence, LATE_LIMIT_MS, nextOccurrence, type Occurrence } from './schedule.ts';
+import { LEASE_MS, nextAttemptAt, pending, POLL_MS, RETRY_MS, sleepMs, withDay } from './once-a-day.ts';
+import { dueOccurrence, lastOccurrence, LATE_LIMIT_MS, type Occurrence } from './schedule.ts';
 
 /**
  * The briefing email: its schedule (a local time on chosen weekdays, off by default, offered once SendGrid is set
@@ -35,18 +36,12 @@ const SAVED_AT = 'briefing.schedule.savedAt';
 /** The sender's own record: each scheduled day's outcome, the last email, and the window it covered. */
 const STATE = 'briefing.email';
 const LEASE = 'briefing-email';
-const LEASE_MS = 120_000;
 const DAY = 86_400_000;
 /** Attempts per day; a retryable failure (429, 5xx, SendGrid unreachable) is tried again after these delays. */
 export const BRIEFING_ATTEMPTS = 3;
-const RETRY_MS = [10 * 60_000, 30 * 60_000];
-/** Days whose records are kept. */
-const KEEP_DAYS = 14;
 /** A backup another process is running is waited for this long at most, looked at every `BACKUP_POLL_MS`. */
 const BACKUP_WAIT_MS = 15 * 60_000;
 const BACKUP_POLL_MS = 5_000;
-/** The sender looks at the schedule at least this often (another process may have changed it). */
-const POLL_MS = 60_000;
 
 const dayRecordSchema = z.object({
   /** `sending` is written just before SendGrid is asked: found later, the process sending it stopped midway. */
@@ -95,19 +90,9 @@ async function mailerState(store: Store): Promise<MailerState> {
   return parsed.success ? parsed.data : { days: {}, lastSent: null, deliveredUntil: null };
 }
 
-/** Whether a day still wants a send at `now`: never tried, or failed with a retry that has come. */
-function pending(record: DayRecord | undefined, now: number): boolean {
-  return record === undefined || (record.status === 'failed' && record.retryAt !== null && record.retryAt <= now);
-}
-
 /** When the next send will be tried (ms), or null while the schedule is off. */
 function nextSendAt(schedule: BriefingSchedule, savedAt: number, state: MailerState, now: number): number | null {
-  if (!schedule.enabled) return null;
-  const today = dueOccurrence(schedule, now, savedAt);
-  const record = today ? state.days[today.date] : undefined;
-  if (today && record === undefined) return now;
-  if (today && record?.status === 'failed' && record.retryAt !== null) return Math.max(now, record.retryAt);
-  return nextOccurrence(schedule, now + 1, (date) => date === today?.date || state.days[date] !== undefined)?.at ?? null;
+  return nextAttemptAt(schedule, dueOccurrence(schedule, now, savedAt), state.days, now);
 }
 
 /** What one look at the schedule did. */
@@ -144,8 +129,7 @@ export class BriefingMailer {
       const { store, clock } = this.options;
       const [{ schedule, savedAt }, state] = await Promise.all([briefingSchedule(store), mailerState(store)]);
       const now = clock.now();
-      const next = nextSendAt(schedule, savedAt, state, now);
-      return next === null ? POLL_MS : Math.min(POLL_MS, Math.max(1_000, next - now));
+      return sleepMs(nextSendAt(schedule, savedAt, state, now), now);
     },
     fallbackMs: POLL_MS,
     failed: (error) => this.options.log.warn(`briefing email: ${error.message}`),
@@ -331,12 +315,7 @@ export class BriefingMailer {
 
   /** Writes a day's record (the newest `KEEP_DAYS` days are kept); answers the state as written. */
   private async record(store: Store, state: MailerState, date: string, record: DayRecord): Promise<MailerState> {
-    const days = Object.fromEntries(
-      Object.entries({ ...state.days, [date]: record })
-        .sort(([a], [b]) => a.localeCompare(b))
-        .slice(-KEEP_DAYS),
-    );
-    const next = { ...state, days };
+    const next = { ...state, days: withDay(state.days, date, record) };
     await store.meta.put(STATE, next);
     return next;
   }
