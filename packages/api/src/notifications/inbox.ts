@@ -1,10 +1,12 @@
 import { MAX_MUTE_MS, type DeliveryOutcome, type NotificationSeverity, type NotificationSource, type DryRunEvent, type InterruptChannel, type NotificationMute, type NotificationPolicy, type PolicyDecision, type StoredDecision } from '@dash/contracts';
-import { foldEvents, reachesConnection, type ChannelConnectionRow, type DeliveryRecord, type IngestedEvent, type DeliveryRow, type FoldedEvent, type IncomingEvent, type IngestResult, type NotificationRow, type OutboxOps, type Store, type SubjectState } from '@dash/db';
+import type { DeliveryRecord, IngestedEvent, DeliveryRow, IngestResult, NotificationRow, Store } from '@dash/db';
 import type { RelayEvent } from '@dash/webhooks';
 import type { Logger } from '../logger.ts';
 import type { DataCache } from '../data/cache.ts';
 import { NotificationHub } from './hub.ts';
-import { defaultFlapSettings, deliverableChannels, Planner, type FlapSettings, type PlannedEvent, type TickSetting } from './policy/planner.ts';
+import { planned, storedOf, type Arriving } from './arriving.ts';
+import { dryRun, type Reach } from './dry-run.ts';
+import { defaultFlapSettings, deliverableChannels, Planner, type FlapSettings } from './policy/planner.ts';
 import { evaluate } from './policy/rules.ts';
 import { step } from './policy/planner/trace.ts';
 import { PolicySettings, type PolicyParts } from './policy/settings.ts';
@@ -12,11 +14,6 @@ import { projectOf, projectRefs, staleRoutes, toIncoming } from './resolve.ts';
 import { DEFAULT_BODY_RETENTION_MS, deliveryRows, type LogVia } from '../deliveries/rows.ts';
 
 const DAY = 86_400_000;
-/** The most scheduler ticks a dry run walks through on its way to a later time (see `ticksUntil`). */
-const MAX_PREVIEW_TICKS = 200;
-
-/** A connection the chat channel can send to now (not waiting for a fix), with its floor. */
-type ChatTarget = Pick<ChannelConnectionRow, 'id' | 'name' | 'minSeverity'>;
 
 export interface InboxOptions {
   /** The same sourceEventId within this window is one notification (7 days: GitHub redelivers for 3). */
@@ -53,25 +50,6 @@ function staleData(rows: readonly NotificationRow[]): { route: string; slug: str
   return [...targets.values()];
 }
 
-/** The part of a decision stored with the event (the pipeline appends its own steps to the trace). */
-const storedOf = (decision: PolicyDecision): StoredDecision => ({
-  severity: decision.severity,
-  channels: decision.channels,
-  bypassQuietHours: decision.bypassQuietHours,
-  trace: decision.trace,
-});
-
-/** An event on its way into the store: as stored, with what the policy's rules read and the pipeline's extras. */
-interface Arriving {
-  incoming: IncomingEvent;
-  payload?: Record<string, unknown> | undefined;
-  context?: readonly string[] | undefined;
-  reminder?: boolean | undefined;
-  lasted?: string | undefined;
-  /** A replay of a webhook taken in earlier: the line that says so in its "Why?". */
-  replayed?: string | undefined;
-}
-
 /** One of the dashboard's own events: a metric alert's trigger, reminder or resolve (see `Inbox.ingestOwn`). */
 export interface OwnEvent {
   sourceEventId: string;
@@ -91,144 +69,6 @@ export interface OwnEvent {
   /** A resolve's words for the time out of range, before the duration ("Out of range for"). */
   lasted?: string | undefined;
   payload?: Record<string, unknown> | undefined;
-}
-
-const planned = ({ eventId, event, effect, row }: FoldedEvent, { decision, item }: { decision: PolicyDecision; item: Arriving }): PlannedEvent => ({
-  eventId,
-  effect,
-  decision,
-  context: item.context,
-  reminder: item.reminder,
-  lasted: item.lasted,
-  notificationId: row.id,
-  row,
-  subjectKey: event.transition === null ? null : event.subjectKey,
-  integration: event.integration,
-  type: event.type,
-  title: event.title,
-  occurredAt: event.occurredAt,
-});
-
-/** What a delivery row's status says about its channel, in the dry run's words. */
-const outcomeStatus: Record<DeliveryRow['status'], DeliveryOutcome['status']> = {
-  sent: 'now',
-  held: 'held',
-  deferred: 'deferred',
-  suppressed: 'suppressed',
-  cancelled: 'suppressed',
-  digested: 'none',
-  empty: 'none',
-};
-
-const channelNames: Record<InterruptChannel, string> = { browser: 'browser notification', email: 'email', push: 'push', chat: 'chat message' };
-const notSetUp: Record<InterruptChannel, string> = {
-  browser: '',
-  email: 'it is not set up (SendGrid, under Alerts)',
-  push: 'no device is subscribed (Settings → Notifications → Devices)',
-  chat: 'no chat or webhook connection is ready (Settings → Notifications → Chat and webhooks)',
-};
-
-/**
- * Each interrupting channel's outcome, from the delivery rows the planner wrote for the event (the last one of a
- * channel: a recovery cancels the held outage, or adds its own): its status, when it is due, and the row's reason.
- * A channel with no row says why it has none. The planner's trace is the event's, not a channel's: it is read only
- * when no channel interrupts.
- */
-function channelOutcomes(
-  written: readonly DeliveryRow[],
-  decision: StoredDecision,
-  available: readonly InterruptChannel[],
-  devices: readonly { id: string; name: string }[],
-  connections: readonly ChatTarget[],
-): Record<InterruptChannel, DeliveryOutcome> {
-  const outcome = (channel: InterruptChannel): DeliveryOutcome => {
-    const row = written.findLast((delivery) => delivery.channel === channel);
-    if (row) {
-      const until = row.dueAt === null ? null : new Date(row.dueAt).toISOString();
-      // A push goes to each device subscribed when it is released: the dry run names them.
-      const reached = channel === 'chat' ? connections.filter((connection) => reachesConnection(row, connection.minSeverity)) : [];
-      return {
-        status: outcomeStatus[row.status],
-        until,
-        why: row.reason,
-        ...(channel === 'push' ? { devices: [...devices] } : {}),
-        ...(channel === 'chat' ? { connections: reached.map(({ id, name }) => ({ id, name })) } : {}),
-      };
-    }
-    if (!available.includes(channel)) return { status: 'none', until: null, why: `no ${channelNames[channel]}: ${notSetUp[channel]}` };
-    // Nothing interrupts at all: the trace's last step says why (in the inbox only, joined its thread, …).
-    if (written.length === 0) return { status: 'none', until: null, why: decision.trace.at(-1)?.why ?? 'no interruption' };
-    return { status: 'none', until: null, why: `no ${channelNames[channel]}: its decision does not open that channel` };
-  };
-  return { browser: outcome('browser'), email: outcome('email'), push: outcome('push'), chat: outcome('chat') };
-}
-
-/**
- * The outbox as a preview sees it: its reads, with writes kept instead of made (in `written`) and seen by the reads
- * that follow. The planner runs on these exactly as in an ingest (same reads, same decisions), and the scheduler's
- * tick too, so a preview of a later instant first does what the scheduler would do until then; the dry run reads back
- * what the event's plan would have written.
- */
-function previewOps(ops: OutboxOps): { ops: OutboxOps; written: DeliveryRow[] } {
-  const written: DeliveryRow[] = [];
-  /** Rows written (made or changed), by id, and subjects and mutes as the writes left them. */
-  const rows = new Map<string, DeliveryRow>();
-  const subjects = new Map<string, SubjectState>();
-  const endedMutes = new Set<string>();
-  const keep = (changed: DeliveryRow[]) => {
-    for (const row of changed) rows.set(row.id, row);
-    written.push(...changed);
-    return Promise.resolve(changed);
-  };
-  /** Stored rows as the writes left them, those that still match, and the written ones that match and were not stored. */
-  const merged = (stored: DeliveryRow[], matches: (row: DeliveryRow) => boolean) => {
-    const ids = new Set(stored.map((row) => row.id));
-    return [...stored.map((row) => rows.get(row.id) ?? row), ...[...rows.values()].filter((row) => !ids.has(row.id))].filter(matches);
-  };
-  const byCreation = (a: DeliveryRow, b: DeliveryRow) => a.createdAt - b.createdAt || a.id.localeCompare(b.id);
-  const states = (stored: SubjectState[], matches: (state: SubjectState) => boolean, keys?: readonly string[]) => {
-    const ids = new Set(stored.map((state) => state.subjectKey));
-    const own = [...subjects.values()].filter((state) => !ids.has(state.subjectKey) && (keys === undefined || keys.includes(state.subjectKey)));
-    return [...stored.map((state) => subjects.get(state.subjectKey) ?? state), ...own].filter(matches);
-  };
-  const refuse = () => Promise.reject(new Error('a preview writes nothing'));
-  return {
-    written,
-    ops: {
-      deliveriesFor: async (ids) => merged(await ops.deliveriesFor(ids), (row) => row.notificationId !== null && ids.includes(row.notificationId)).sort(byCreation),
-      async deliveriesWithStatus(status, dueBy) {
-        const due = (row: DeliveryRow) => row.status === status && (dueBy === undefined || (row.dueAt !== null && row.dueAt <= dueBy));
-        const found = merged(await ops.deliveriesWithStatus(status, dueBy), due);
-        return dueBy === undefined ? found.sort(byCreation) : found.sort((a, b) => (a.dueAt ?? 0) - (b.dueAt ?? 0) || byCreation(a, b));
-      },
-      addDeliveries: keep,
-      updateDeliveries: keep,
-      subjects: async (keys) => states(await ops.subjects(keys), () => true, keys),
-      flapping: async (lastChangeBy) => states(await ops.flapping(lastChangeBy), (state) => state.flappingSince !== null && state.lastChangeAt <= lastChangeBy),
-      putSubjects(changed) {
-        for (const state of changed) subjects.set(state.subjectKey, state);
-        return Promise.resolve();
-      },
-      mutes: async (keys) => (await ops.mutes(keys)).filter((mute) => !endedMutes.has(mute.subjectKey)),
-      putMute: refuse,
-      removeMutes(keys) {
-        for (const key of keys) endedMutes.add(key);
-        return Promise.resolve();
-      },
-      rows: (ids) => ops.rows(ids),
-      openRows: (keys) => ops.openRows(keys),
-      latestRows: (keys) => ops.latestRows(keys),
-      flapStarts: (keys) => ops.flapStarts(keys),
-      snooze: refuse,
-      // Rows that wake change no interruption: a preview leaves them asleep.
-      wakeSnoozed: () => Promise.resolve([]),
-      nextSnoozeEnd: () => ops.nextSnoozeEnd(),
-      assign: refuse,
-      markRead: refuse,
-      // The lines a plan adds to earlier events' traces: what the previewed event would change, not its own outcome.
-      appendTrace: () => Promise.resolve(),
-    },
-  };
 }
 
 /**
@@ -268,7 +108,7 @@ export class Inbox {
    * The channels that can deliver now, the devices a push released now goes to (subscribed, not removed by their
    * push service) and the connections a chat message may go to (not waiting for a fix), in one read of each.
    */
-  async targets(): Promise<{ available: readonly InterruptChannel[]; devices: { id: string; name: string }[]; connections: ChatTarget[] }> {
+  async targets(): Promise<Reach> {
     const [email, rows, chats] = await Promise.all([this.options.emailReady?.().catch(() => false) ?? false, this.store.push.list(), this.store.channels.list()]);
     const devices = rows.filter((row) => row.removedAt === null).map(({ id, name }) => ({ id, name }));
     const connections = chats.filter((row) => row.attentionAt === null).map(({ id, name, minSeverity }) => ({ id, name, minSeverity }));
@@ -433,96 +273,15 @@ export class Inbox {
   }
 
   /**
-   * The devices and connections a previewed interruption would reach: all of them, but a recovery only those told of
-   * its outage (as the push queue and the chat sender decide), and a flap's end on chat only where its "flapping" went.
+   * What an event arriving at `arrivesAt` (ms UTC) would do, writing nothing: the policy's decision and each
+   * interrupting channel's outcome (see dry-run.ts).
    */
-  private async toldOf(
-    written: readonly DeliveryRow[],
-    devices: { id: string; name: string }[],
-    connections: ChatTarget[],
-  ): Promise<{ devices: { id: string; name: string }[]; connections: ChatTarget[] }> {
-    const push = written.findLast((delivery) => delivery.channel === 'push');
-    const chat = written.findLast((delivery) => delivery.channel === 'chat');
-    const { sends } = this.store.channels;
-    const toldDevices = push?.purpose === 'resolve' && push.notificationId !== null ? new Set(await this.store.push.sends.toldOf(push.notificationId)) : undefined;
-    const answers = async (connection: ChatTarget): Promise<boolean> => {
-      if (chat?.purpose === 'flap_end') return chat.subjectKey !== null && (await sends.flapStart(connection.id, chat.subjectKey)) !== undefined;
-      if (chat?.purpose !== 'resolve') return true;
-      return chat.notificationId !== null && ((await sends.outage(connection.id, chat.notificationId)) !== undefined || (await sends.outageQueued(connection.id, chat.notificationId)));
-    };
-    const toldConnections = await Promise.all(connections.map(answers));
-    return {
-      devices: toldDevices ? devices.filter((device) => toldDevices.has(device.id)) : devices,
-      connections: connections.filter((_, i) => toldConnections[i]),
-    };
-  }
-
-  /**
-   * What an event arriving at `arrivesAt` (ms UTC: its occurrence and receipt, and the planner's now, as in an ingest
-   * of it then) would do: the policy's decision and each interrupting channel's outcome, by the code a real ingest
-   * runs (the store's thread grouping, the planner on the outbox's reads), on the store as it is, writing nothing. A
-   * later `arrivesAt` sees the store as the scheduler's tick would leave it then (a hold ended, a digest sent).
-   */
-  async dryRun(
+  dryRun(
     input: DryRunEvent,
     arrivesAt: number,
     override: Partial<NotificationPolicy> = {},
   ): Promise<{ decision: PolicyDecision; stored: StoredDecision; delivery: Record<InterruptChannel, DeliveryOutcome> }> {
-    const [{ policy: saved, pausedSince }, { available, devices, connections }] = await Promise.all([this.policy.state(), this.targets()]);
-    const policy = { ...saved, ...override };
-    const subjectKey = input.transition === null ? null : input.subjectKey;
-    const decision = evaluate(
-      { ...input, transition: subjectKey === null ? null : input.transition },
-      { projectSlug: input.project, payload: input.payload },
-      { ...policy, available },
-    );
-    const iso = new Date(arrivesAt).toISOString();
-    const event: IncomingEvent = {
-      sourceEventId: 'dry-run',
-      integration: input.integration,
-      type: input.type,
-      subjectKey,
-      transition: subjectKey === null ? null : input.transition,
-      severity: decision.severity,
-      title: input.title,
-      url: null,
-      projectSlug: input.project,
-      occurredAt: iso,
-      receivedAt: iso,
-      relayEventId: null,
-      decision: storedOf(decision),
-    };
-    // Reads only, outside any transaction: a preview never waits for (or holds up) an ingest.
-    const { stored, written } = await this.store.notifications.read(async (ops) => {
-      const open = new Map((subjectKey === null ? [] : await ops.openRows([subjectKey])).map((row) => [subjectKey as string, row]));
-      const [folded] = foldEvents([event], open);
-      const preview = previewOps(ops);
-      // Later than now: what the scheduler does until then first (a hold that ends, a flap that calms down, a digest),
-      // at each moment it would (a digest sent when a pause ends at 21:00 is not held back by quiet hours from 22:00).
-      const recipients = { devices: devices.map((device) => device.name), connections };
-      if (arrivesAt > this.now()) {
-        await this.ticksUntil(preview.ops, arrivesAt, { policy, available, recipients, pausedSince });
-        preview.written.length = 0;
-      }
-      const outcome = await this.planner.plan(folded ? [planned(folded, { decision, item: { incoming: event } })] : [], preview.ops, arrivesAt, policy, recipients);
-      return { stored: outcome.decisions[0] ?? storedOf(decision), written: preview.written };
-    });
-    const told = await this.toldOf(written, devices, connections);
-    return { decision, stored, delivery: channelOutcomes(written, stored, available, told.devices, told.connections) };
-  }
-
-  /**
-   * The scheduler's ticks from now until `until` on `ops` (a preview's), as they would come: now, then at each moment
-   * the last one said it has something to do, then at `until`. (At most MAX_PREVIEW_TICKS: each moment is later than
-   * the one before, so the walk ends; the cap only keeps a preview bounded.)
-   */
-  private async ticksUntil(ops: OutboxOps, until: number, setting: TickSetting): Promise<void> {
-    let at = this.now();
-    for (let step = 0; step < MAX_PREVIEW_TICKS && at < until; step++) {
-      const { next } = await this.planner.tick(ops, at, setting);
-      at = next === null || next <= at ? until : Math.min(next, until);
-    }
-    await this.planner.tick(ops, until, setting);
+    return dryRun({ store: this.store, planner: this.planner, policy: this.policy, targets: () => this.targets(), now: this.now }, input, arrivesAt, override);
   }
 
   /** Snoozes rows until `until` (ms UTC), or wakes them now (null); live streams hear of it. */
