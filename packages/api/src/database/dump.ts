@@ -13,7 +13,7 @@ import {
 import type { Store } from '@dash/db';
 import { TRPCError } from '@trpc/server';
 import type { CredentialVault } from '../credentials/vault.ts';
-import { exportedSettings, opensChannelSecret } from '../channels/connections.ts';
+import { exportedSettings, opensChannelSecret } from '../channels/stored.ts';
 import { endpointRef, isEndpointRef } from '../push/adapter.ts';
 import type { Logger } from '../logger.ts';
 import type { DatabaseHandle } from './runtime.ts';
