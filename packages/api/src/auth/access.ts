@@ -6,17 +6,24 @@ import type { Logger } from '../logger.ts';
 import { fail } from '../errors.ts';
 import { endpointRef } from '../push/adapter.ts';
 import { PasswordHasher } from './passwords.ts';
-import { newApiToken, newSessionToken, newSetupToken, parseApiToken, parseSessionToken, sameSecret, sha256, tokenHint } from './secrets.ts';
+import { newSessionToken, newSetupToken, parseSessionToken, sameSecret, sha256 } from './secrets.ts';
 import { FailureThrottle } from './throttle.ts';
+import { ApiTokens } from './tokens.ts';
+
+/**
+ * Who may open the dashboard (the Access class below). Over 400 lines on purpose: the password, the first-run setup
+ * and the sessions share one state (the owner's password hash and its memo, the setup token, the throttle, the
+ * "sign-ins ended" listeners), each changing what the others read; apart, they would hand that state to each other.
+ * The API tokens, which need only the throttle and that signal, are tokens.ts.
+ */
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** Grafana's lifetimes: a session ends after 7 idle days, and after 30 days whatever happens. */
 export const SESSION_IDLE_MS = 7 * DAY;
 export const SESSION_MAX_MS = 30 * DAY;
-/** How often a session's or token's "last seen" is written: not on every request. */
+/** How often a session's "last seen" is written: not on every request. */
 const SESSION_TOUCH_MS = HOUR;
-const TOKEN_TOUCH_MS = 60_000;
 /** How long the owner's password hash is trusted before it is read again (a shell reset shows within it). */
 const OWNER_MEMO_MS = 2_000;
 const ENV_PASSWORD_META = 'authEnvPassword';
@@ -68,7 +75,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /**
  * Who may open the dashboard: the owner's password (from the environment or set in the dashboard),
  * browser sessions and API tokens, the first-run setup on a remote dashboard, and the throttle on
- * failed sign-ins. The request guards ask it who a request is; the auth procedures manage it.
+ * failed sign-ins. The request guards ask it who a request is; the auth procedures manage it. What an API token
+ * is (its check, its last use, making and revoking it) is tokens.ts.
  */
 export class Access {
   readonly hasher = new PasswordHasher(2);
@@ -77,7 +85,7 @@ export class Access {
   private envHash: string | undefined;
   private ownerMemo: { at: number; hash: Promise<string | undefined> } | undefined;
   private setupToken: string | undefined;
-  private readonly touchedTokens = new Map<string, number>();
+  private readonly apiTokens: ApiTokens;
   private readonly endedListeners = new Set<() => void>();
 
   private constructor(
@@ -86,6 +94,7 @@ export class Access {
     readonly options: AccessOptions,
   ) {
     this.now = options.now ?? Date.now;
+    this.apiTokens = new ApiTokens({ store, log, now: this.now, throttle: this.throttle, ended: () => this.signInsEnded() });
   }
 
   /**
@@ -273,10 +282,8 @@ export class Access {
         const now = this.now();
         return row !== undefined && now - Date.parse(row.lastSeenAt) <= SESSION_IDLE_MS && now - Date.parse(row.createdAt) <= SESSION_MAX_MS;
       }
-      case 'token': {
-        const row = await this.store.auth.tokens.get(identity.tokenId);
-        return row !== undefined && !this.expired(row);
-      }
+      case 'token':
+        return this.apiTokens.stillValid(identity.tokenId);
       case 'open':
         return !(await this.required());
       case 'backup':
@@ -297,32 +304,9 @@ export class Access {
     for (const listener of this.endedListeners) listener();
   }
 
-  /**
-   * The API token an `Authorization: Bearer` value carries, when valid and unexpired. It is looked up first
-   * (one read by id and a hash): a valid token always passes, whoever else failed from wherever, since its
-   * 256 random bits cannot be guessed and a throttle would only let others lock it out. A bad one is a failed
-   * sign-in from `ip` (ThrottledError once that address is over its budget). A good token does not clear
-   * the address's failures: a read token must not buy more password guesses.
-   */
-  async token(bearer: string, ip: string | undefined): Promise<ApiTokenRow | undefined> {
-    const parsed = parseApiToken(bearer);
-    const row = parsed && (await this.store.auth.tokens.get(parsed.id));
-    const valid = row && parsed && sameSecret(row.secretHash, sha256(parsed.secret)) && !this.expired(row);
-    if (!valid) {
-      await this.throttle.check(ip);
-      await this.throttle.failed(ip);
-      return undefined;
-    }
-    const now = this.now();
-    if (now - (this.touchedTokens.get(row.id) ?? 0) >= TOKEN_TOUCH_MS) {
-      this.touchedTokens.set(row.id, now);
-      await this.store.auth.tokens.touch(row.id, iso(now));
-    }
-    return row;
-  }
-
-  private expired(row: ApiTokenRow) {
-    return row.expiresAt !== null && Date.parse(row.expiresAt) <= this.now();
+  /** The API token an `Authorization: Bearer` value carries, when valid and unexpired (see ApiTokens.check). */
+  token(bearer: string, ip: string | undefined): Promise<ApiTokenRow | undefined> {
+    return this.apiTokens.check(bearer, ip);
   }
 
   async status(identity: UserIdentity): Promise<AuthStatus> {
@@ -433,49 +417,16 @@ export class Access {
 
   async createToken(input: TokenCreate, identity: UserIdentity): Promise<TokenCreated> {
     assertManagesTokens(identity);
-    const { id, secretHash, token } = newApiToken();
-    const hint = tokenHint(id);
-    const createdAt = this.now();
-    const row: ApiTokenRow = {
-      id,
-      name: input.name,
-      secretHash,
-      scope: input.scope,
-      createdAt: iso(createdAt),
-      lastUsedAt: null,
-      expiresAt: input.expiresInDays ? iso(createdAt + input.expiresInDays * DAY) : null,
-    };
-    await this.store.auth.tokens.create(row);
-    this.log.info(`API token "${input.name}" (${hint}, ${input.scope}) created`);
-    return { ...this.tokenInfo(row), token };
+    return this.apiTokens.create(input);
   }
 
-  async tokens(): Promise<TokenInfo[]> {
-    return (await this.store.auth.tokens.list()).map((row) => this.tokenInfo(row));
+  tokens(): Promise<TokenInfo[]> {
+    return this.apiTokens.list();
   }
 
   async revokeToken(id: string, identity: UserIdentity): Promise<boolean> {
     assertManagesTokens(identity);
-    this.touchedTokens.delete(id);
-    const removed = await this.store.auth.tokens.remove(id);
-    if (removed) {
-      this.signInsEnded();
-      this.log.info(`API token ${id} revoked`);
-    }
-    return removed;
-  }
-
-  private tokenInfo(row: ApiTokenRow): TokenInfo {
-    return {
-      id: row.id,
-      name: row.name,
-      hint: tokenHint(row.id),
-      scope: row.scope,
-      createdAt: row.createdAt,
-      lastUsedAt: row.lastUsedAt,
-      expiresAt: row.expiresAt,
-      expired: this.expired(row),
-    };
+    return this.apiTokens.revoke(id);
   }
 }
 
