@@ -8,6 +8,7 @@ export * from './notifications.ts';
 export * from './quiet-hours.ts';
 export * from './policy.ts';
 export * from './database.ts';
+export * from './dump.ts';
 export * from './backup.ts';
 export * from './alerts.ts';
 export * from './push.ts';
