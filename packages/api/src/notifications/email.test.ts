@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { testClock } from '@dash/connectors/testing';
-import { sandboxEmail, sandboxTokens, sendgridError, startSandbox, type Sandbox } from '@dash/sandbox';
-import type { RelayEvent } from '@dash/webhooks';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApi } from '../testing.ts';
+import { sandboxEmail, sandboxTokens, sendgridError } from '@dash/sandbox';
+import { describe, expect, it } from 'vitest';
+import { deliveryTests, notificationsTo } from '../testing/delivery.ts';
 import { EMAIL_RETRY_MS, EMAILS_PER_HOUR } from './email-sender.ts';
 import { events } from './test-events.ts';
 
@@ -17,42 +12,22 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-let sandbox: Sandbox;
-const cleanup: (() => Promise<unknown>)[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const { sandbox, dashboard: deliveryDashboard } = deliveryTests();
 
 /** A dashboard with its own clock (the test ticks and drains), email pointing at the fake SendGrid unless `email` is off. */
 async function dashboard(start: number, options: { dir?: string; email?: boolean; credentialsKey?: Buffer } = {}) {
-  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'dash-email-'));
-  if (!options.dir) cleanup.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
-  const clock = testClock(start);
+  const { email: on, ...same } = options;
   const email =
-    options.email === false
+    on === false
       ? {}
       : { SENDGRID_API_KEY: sandboxTokens.sendgrid, ALERT_EMAIL_FROM: sandboxEmail.from, ALERT_EMAIL_TO: 'founder@example.com', SENDGRID_API_URL: sandbox.services.sendgrid.url };
-  const api = await createTestApi({ dir, clock, scheduler: false, email, ...(options.credentialsKey ? { credentialsKey: options.credentialsKey } : {}) });
-  cleanup.push(() => api.dispose({ keepFiles: true }));
-  const { inbox, emails } = api.ctx.notifications;
-  return {
-    ...api,
-    clock,
-    ingest: (...batch: RelayEvent[]) => inbox.ingest(batch),
-    /** Moves the clock to `at`, ticks the scheduler and sends what is due. */
-    async at(at: number) {
-      clock.advance(at - clock.now());
-      await inbox.tick();
-      await emails.drain();
-    },
-    sends: () => api.store.emails.recent(100),
-  };
+  const dash = await deliveryDashboard(start, {
+    prefix: 'dash-email-',
+    email,
+    after: notificationsTo('emails'),
+    ...same,
+  });
+  return { ...dash, sends: () => dash.store.emails.recent(100) };
 }
 
 const t0 = Date.parse('2026-11-25T10:00:00Z');

@@ -1,14 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pushPayloadSchema, pushPointerSchema } from '@dash/contracts';
-import { testClock } from '@dash/connectors/testing';
-import { startSandbox, type PushSubscriptionJson, type Sandbox } from '@dash/sandbox';
-import type { RelayEvent } from '@dash/webhooks';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { events } from '../notifications/test-events.ts';
-import { createTestApi, restClient } from '../testing.ts';
+import { deliveryTests, notificationsTo } from '../testing/delivery.ts';
 import { PUSH_RETRY_MS, pushTopic } from './sender.ts';
 
 // Web Push as a channel of the notification policy, end to end against the fake push service (which decrypts each
@@ -21,50 +15,19 @@ const HOUR = 60 * MINUTE;
 const iso = (ms: number) => new Date(ms).toISOString();
 const t0 = Date.parse('2026-11-25T10:00:00Z');
 
-let sandbox: Sandbox;
-const cleanup: (() => Promise<unknown>)[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const { sandbox, dashboard: deliveryDashboard } = deliveryTests();
 
 /** A dashboard with its own clock (the test ticks and drains), alerts addressed to the founder (the VAPID subject). */
 async function dashboard(start: number, options: { dir?: string; credentialsKey?: Buffer } = {}) {
-  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'dash-push-'));
-  if (!options.dir) cleanup.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
-  const clock = testClock(start);
   // The fake push service is on 127.0.0.1: PUSH_ALLOW_PRIVATE_ENDPOINTS, as a private push service would need.
-  const api = await createTestApi({ dir, clock, scheduler: false, email: { ALERT_EMAIL_TO: 'founder@example.com' }, push: { PUSH_ALLOW_PRIVATE_ENDPOINTS: true }, ...(options.credentialsKey ? { credentialsKey: options.credentialsKey } : {}) });
-  cleanup.push(() => api.dispose({ keepFiles: true }));
-  const { inbox, pushes } = api.ctx.notifications;
-  const call = restClient(() => api.caller);
-  return {
-    ...api,
-    clock,
-    call,
-    ingest: (...batch: RelayEvent[]) => inbox.ingest(batch),
-    /** Moves the clock to `at`, ticks the scheduler and sends the pushes that are due. */
-    async at(at: number) {
-      clock.advance(at - clock.now());
-      await inbox.tick();
-      await pushes.drain();
-    },
-    /** A browser subscribing at the fake push service with the dashboard's key, then adding itself as a device. */
-    async subscribe(name: string, endpoint?: (real: string) => string): Promise<PushSubscriptionJson & { id: string; deviceId: string }> {
-      const { publicKey } = (await call('GET', '/api/push/key')).json as { publicKey: string };
-      const subscription = sandbox.subscribePush({ applicationServerKey: publicKey });
-      const at = endpoint ? endpoint(subscription.endpoint) : subscription.endpoint;
-      const added = await call('POST', '/api/push/subscriptions', { endpoint: at, expirationTime: null, keys: subscription.keys, name });
-      expect(added.status).toBe(201);
-      return { ...subscription, deviceId: (added.json as { id: string }).id };
-    },
-    sends: () => api.store.push.sends.recent(100),
-  };
+  const dash = await deliveryDashboard(start, {
+    prefix: 'dash-push-',
+    email: { ALERT_EMAIL_TO: 'founder@example.com' },
+    push: { PUSH_ALLOW_PRIVATE_ENDPOINTS: true },
+    after: notificationsTo('pushes'),
+    ...options,
+  });
+  return { ...dash, sends: () => dash.store.push.sends.recent(100) };
 }
 
 /** Two processes of one dashboard on one store, whose senders the test drains (neither wakes by itself), and a phone subscribed. */
