@@ -1,17 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ChannelAdd, ChannelConnection } from '@dash/contracts';
-import { testClock } from '@dash/connectors/testing';
-import { startSandbox, type FakeDiscord, type Sandbox } from '@dash/sandbox';
+import type { ChannelConnection } from '@dash/contracts';
+import type { FakeDiscord } from '@dash/sandbox';
 import type { RelayEvent } from '@dash/webhooks';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { events } from '../notifications/test-events.ts';
-import { createTestApi, restClient } from '../testing.ts';
+import { deliveryTests, notificationsTo } from '../testing/delivery.ts';
 
 // The chat channel end to end, against the sandbox's Slack, Discord, Telegram and ntfy (each held to its provider's
 // documents) and a local receiver for the signed webhook: an outage held, then one message per connection; its recovery
@@ -25,8 +21,7 @@ const DAY_MS = 24 * HOUR;
 const iso = (ms: number) => new Date(ms).toISOString();
 const t0 = Date.parse('2026-11-25T10:00:00Z');
 
-let sandbox: Sandbox;
-const cleanup: (() => Promise<unknown>)[] = [];
+const { sandbox, dashboard: deliveryDashboard, scratchDir, slackHook, chatAtSandbox } = deliveryTests();
 
 /** What the signed-webhook receiver got: each request's path and query, headers and body. */
 const received: { url: string; headers: IncomingHttpHeaders; body: string }[] = [];
@@ -44,31 +39,19 @@ const receiver = createServer((request, response) => {
 });
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/dashboard`;
 });
 afterAll(async () => {
-  await sandbox.close();
   await new Promise((resolve) => receiver.close(resolve));
 });
 beforeEach(() => {
-  sandbox.reset();
   received.length = 0;
   receiverStatus = 200;
   beforeAnswer = undefined;
 });
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
 
 const discord = () => sandbox.services.discord.harness.service as FakeDiscord;
-
-/** A Slack webhook at the fake, as Slack shows its URL (the dashboard sends to the same path under CHAT_SLACK_URL). */
-function slackHook(channel = '#ops') {
-  const hook = sandbox.createSlackWebhook(channel);
-  return { ...hook, pasted: hook.url.replace(sandbox.services.slack.url, 'https://hooks.slack.com') };
-}
 
 function discordHook() {
   const hook = discord().createWebhook(sandbox.services.discord.url);
@@ -77,39 +60,13 @@ function discordHook() {
 
 /** A dashboard with its own clock (the test ticks and drains), the chat services' roots at the sandbox. */
 async function dashboard(start: number, options: { dir?: string } = {}) {
-  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'dash-chat-'));
-  if (!options.dir) cleanup.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
-  const clock = testClock(start);
-  const api = await createTestApi({
-    dir,
-    clock,
-    scheduler: false,
-    credentialsKey: Buffer.alloc(32, 7),
-    chat: { CHAT_SLACK_URL: sandbox.services.slack.url, CHAT_DISCORD_URL: sandbox.services.discord.url, CHAT_TELEGRAM_URL: sandbox.services.telegram.url },
-  });
-  cleanup.push(() => api.dispose({ keepFiles: true }));
-  const { inbox, chats } = api.ctx.notifications;
-  const call = restClient(() => api.caller);
+  const dash = await deliveryDashboard(start, { prefix: 'dash-chat-', credentialsKey: Buffer.alloc(32, 7), chat: chatAtSandbox(), after: notificationsTo('chats'), ...options });
   return {
-    ...api,
-    clock,
-    call,
-    ingest: (...batch: RelayEvent[]) => inbox.ingest(batch),
-    /** Moves the clock to `at`, ticks the scheduler and sends the chat messages that are due. */
-    async at(at: number) {
-      clock.advance(at - clock.now());
-      await inbox.tick();
-      await chats.drain();
-    },
-    async add(body: Omit<ChannelAdd, 'minSeverity' | 'password'> & { minSeverity?: ChannelAdd['minSeverity'] }): Promise<{ connection: ChannelConnection; secret?: string }> {
-      const added = await call('POST', '/api/channels', body);
-      expect(added.status).toBe(201);
-      return added.json as { connection: ChannelConnection; secret?: string };
-    },
+    ...dash,
     async connections(): Promise<ChannelConnection[]> {
-      return ((await call('GET', '/api/channels')).json as { connections: ChannelConnection[] }).connections;
+      return ((await dash.call('GET', '/api/channels')).json as { connections: ChannelConnection[] }).connections;
     },
-    sends: () => api.store.channels.sends.recent(100),
+    sends: () => dash.store.channels.sends.recent(100),
   };
 }
 
@@ -502,8 +459,7 @@ describe('chat and webhook connections as a channel of the policy', () => {
   });
 
   it('sends each message once per connection when two processes drain the same database', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dash-chat-two-'));
-    cleanup.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+    const dir = scratchDir('dash-chat-two-');
     const first = await dashboard(t0, { dir });
     const second = await dashboard(t0, { dir });
     await first.add({ name: '#ops', destination: { kind: 'slack', webhookUrl: slackHook().pasted } });
@@ -517,8 +473,7 @@ describe('chat and webhook connections as a channel of the policy', () => {
   });
 
   it('sends each message once when a batch outlives its claim: a slow receiver, and another process claiming meanwhile (issue 48)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dash-chat-slow-'));
-    cleanup.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+    const dir = scratchDir('dash-chat-slow-');
     const first = await dashboard(t0, { dir });
     const second = await dashboard(t0, { dir });
     await first.add({ name: 'Zapier', destination: { kind: 'webhook', url: receiverUrl } });
@@ -551,8 +506,7 @@ describe('chat and webhook connections as a channel of the policy', () => {
   });
 
   it('sends once what a process claimed and died holding, after its claim runs out', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dash-chat-crash-'));
-    cleanup.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+    const dir = scratchDir('dash-chat-crash-');
     const first = await dashboard(t0, { dir });
     await first.add({ name: '#ops', destination: { kind: 'slack', webhookUrl: slackHook().pasted } });
     // Its sender has not come to it yet (stopped here, so the release does not wake it).
