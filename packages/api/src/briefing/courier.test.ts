@@ -1,15 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { BriefingDestination, ChannelAdd, ChannelConnection } from '@dash/contracts';
-import { testClock } from '@dash/connectors/testing';
-import { demoSetup, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { BriefingDestination } from '@dash/contracts';
+import { demoSetup } from '@dash/sandbox';
+import { describe, expect, it } from 'vitest';
 import type { Identity } from '../auth/access.ts';
 import { handleRest } from '../rest/index.ts';
 import { createCaller } from '../root.ts';
 import { startDemo } from '../router/demo.ts';
-import { createTestApi, restClient } from '../testing.ts';
+import { deliveryTests, demoUpstreamsOf } from '../testing/delivery.ts';
 
 // The briefing on the chat connections (issue 52), end to end over the demo's sandbox and the sandbox's Slack and
 // Telegram: each destination at its own time in the owner's zone, once however many processes look, across a
@@ -20,69 +16,37 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-let sandbox: Sandbox;
-let upstreams: DemoUpstreams;
-const cleanup: (() => Promise<unknown>)[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  upstreams = Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
-});
-afterAll(async () => {
-  await sandbox.close();
-});
-beforeEach(() => sandbox.reset());
-afterEach(async () => {
-  for (const undo of cleanup.splice(0).reverse()) await undo();
-});
+const { sandbox, dashboard: deliveryDashboard, slackHook, chatAtSandbox } = deliveryTests();
 
 /** A dashboard process over `dir` (a second one shares the first's), its scheduler ticked by the test. */
-async function dashboard(start: number | ReturnType<typeof testClock>, dir?: string) {
-  const own = dir ?? mkdtempSync(join(tmpdir(), 'dash-courier-'));
-  if (!dir) cleanup.push(() => Promise.resolve(rmSync(own, { recursive: true, force: true })));
-  const clock = typeof start === 'number' ? testClock(start) : start;
-  const api = await createTestApi({
-    dir: own,
-    clock,
-    scheduler: false,
+async function dashboard(start: Parameters<typeof deliveryDashboard>[0], dir?: string) {
+  const dash = await deliveryDashboard(start, {
+    prefix: 'dash-courier-',
+    ...(dir ? { dir } : {}),
     credentialsKey: Buffer.alloc(32, 7),
     // The fake push service is on 127.0.0.1, and push services need a contact.
     email: { ALERT_EMAIL_TO: 'founder@example.com' },
     push: { PUSH_ALLOW_PRIVATE_ENDPOINTS: true },
-    demo: { setup: () => Promise.resolve(demoSetup(upstreams)) },
+    demo: { setup: () => Promise.resolve(demoSetup(demoUpstreamsOf(sandbox))) },
     rateLimits: { revenuecat: { limit: 1_000, windowMs: MINUTE } },
-    chat: { CHAT_SLACK_URL: sandbox.services.slack.url, CHAT_DISCORD_URL: sandbox.services.discord.url, CHAT_TELEGRAM_URL: sandbox.services.telegram.url },
+    chat: chatAtSandbox(),
+    // Moving the clock lets the courier look.
+    after: (ctx) => ctx.briefingCourier.tick(),
   });
-  cleanup.push(() => api.dispose({ keepFiles: true }));
-  const call = restClient(() => api.caller);
   return {
-    ...api,
-    clock,
-    dir: own,
-    call,
-    async add(body: Omit<ChannelAdd, 'minSeverity' | 'password'>): Promise<ChannelConnection> {
-      const added = await call('POST', '/api/channels', body);
-      expect(added.status).toBe(201);
-      return (added.json as { connection: ChannelConnection }).connection;
-    },
-    /** Moves the clock to `at` and lets the courier look. */
-    async at(at: number) {
-      clock.advance(at - clock.now());
-      return api.ctx.briefingCourier.tick();
-    },
+    ...dash,
     async destination(id: string): Promise<BriefingDestination | undefined> {
-      return (await api.ctx.briefingCourier.destinations()).destinations.find((d) => d.id === id);
+      return (await dash.ctx.briefingCourier.destinations()).destinations.find((d) => d.id === id);
     },
   };
 }
 
 async function withSlackAndTelegram(dash: Awaited<ReturnType<typeof dashboard>>) {
   await startDemo(dash.ctx);
-  const hook = sandbox.createSlackWebhook('#founders');
-  const slack = await dash.add({ name: '#founders', destination: { kind: 'slack', webhookUrl: hook.url.replace(sandbox.services.slack.url, 'https://hooks.slack.com') } });
+  const slack = (await dash.add({ name: '#founders', destination: { kind: 'slack', webhookUrl: slackHook('#founders').pasted } })).connection;
   const bot = sandbox.createTelegramBot();
   const chat = sandbox.createTelegramChat('supergroup', 'Founders');
-  const telegram = await dash.add({ name: 'Founders group', destination: { kind: 'telegram', botToken: bot.token, chatId: String(chat.id) } });
+  const telegram = (await dash.add({ name: 'Founders group', destination: { kind: 'telegram', botToken: bot.token, chatId: String(chat.id) } })).connection;
   return { slack: `chat:${slack.id}`, telegram: `chat:${telegram.id}` };
 }
 
@@ -130,11 +94,7 @@ describe('the briefing on a schedule per destination', () => {
   it('pushes a one-line briefing to a device, which opens the briefing', async () => {
     const dash = await dashboard(monday);
     await startDemo(dash.ctx);
-    const { publicKey } = (await dash.call('GET', '/api/push/key')).json as { publicKey: string };
-    const subscription = sandbox.subscribePush({ applicationServerKey: publicKey });
-    const added = await dash.call('POST', '/api/push/subscriptions', { endpoint: subscription.endpoint, expirationTime: null, keys: subscription.keys, name: 'Phone' });
-    expect(added.status).toBe(201);
-    const device = `push:${(added.json as { id: string }).id}`;
+    const device = `push:${(await dash.subscribe('Phone')).deviceId}`;
     await dash.ctx.briefingCourier.save(device, { cadence: { every: 'day', time: '08:00' }, parts: ['needs_you', 'figures'] });
     await dash.at(monday + HOUR + 10_000);
     const pushes = sandbox.pushes().map((push) => ({ payload: JSON.parse(push.payload) as Record<string, unknown>, ttl: push.ttl }));
