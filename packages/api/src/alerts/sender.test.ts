@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testClock } from '@dash/connectors/testing';
-import { sandboxEmail, sandboxTokens, sendgridDocumented as documented, startSandbox, type Sandbox } from '@dash/sandbox';
+import { sandboxEmail, sandboxTokens, sendgridDocumented as documented } from '@dash/sandbox';
+import { deliveryTests } from '../testing/delivery.ts';
 import { EmailRefusedError, sendEmail } from './sender.ts';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
+const { sandbox } = deliveryTests();
 
 const email = { subject: 'Hi', text: 'Hi', html: '<p>Hi</p>' };
 const send = () =>

@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { testClock } from '@dash/connectors/testing';
-import { demoSetup, startSandbox, type DemoUpstreams } from '@dash/sandbox';
+import { demoSetup, startSandbox } from '@dash/sandbox';
 import { startDemo } from '../router/demo.ts';
 import { handleRest } from '../rest/index.ts';
 import type { Identity } from '../auth/access.ts';
 import { createCaller } from '../root.ts';
 import { createTestApi, restClient } from '../testing.ts';
+import { demoUpstreamsOf } from '../testing/delivery.ts';
 
 // Change alerts over history imported through the API (as a founder's CSV would bring it), on the embedded store: each
 // kind of rule alerts once, resolves when the metric is back, does not repeat, reminds a week on; an import of old days
@@ -213,9 +214,8 @@ describe('metric alerts on today’s running counts', () => {
   it('tells errors over a threshold within the day from the provider’s count so far, never a drop before the day is over', async () => {
     const sandbox = await startSandbox();
     cleanup.push(() => sandbox.close());
-    const upstreams = Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
     const clock = testClock(Date.now());
-    const api = await createTestApi({ scheduler: false, clock, demo: { setup: () => Promise.resolve(demoSetup(upstreams)) }, rateLimits: { revenuecat: { limit: 1_000, windowMs: 60_000 } } });
+    const api = await createTestApi({ scheduler: false, clock, demo: { setup: () => Promise.resolve(demoSetup(demoUpstreamsOf(sandbox))) }, rateLimits: { revenuecat: { limit: 1_000, windowMs: 60_000 } } });
     cleanup.push(() => api.dispose());
     await startDemo(api.ctx);
     const today = isoDay(clock.now());

@@ -1,43 +1,31 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Analytics, DataResult, ErrorTracker, Shipping, Storefront } from '@dash/contracts';
 import { testClock } from '@dash/connectors/testing';
-import { demoSetup, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
+import { demoSetup } from '@dash/sandbox';
 import { dataOf } from '../data/reads.ts';
 import { events } from '../notifications/test-events.ts';
 import { dataReadsOf } from '../router/data.ts';
 import { startDemo } from '../router/demo.ts';
 import { createTestApi } from '../testing.ts';
+import { deliveryTests, demoUpstreamsOf } from '../testing/delivery.ts';
 import { whyLines } from './why.ts';
 
 // The why lines of a metric alert over the demo's sandbox, through the real data procedures and cache: what a founder
 // reads for a window (deploys, Sentry's new issues, a referrer that moved, an outage, the balance), the line for a window
 // where nothing else moved, a source that fails named in one line, and what one alert costs the upstreams.
 
-type Api = Awaited<ReturnType<typeof createTestApi>>;
 const DAY = 86_400_000;
-
-let sandbox: Sandbox;
-let upstreams: DemoUpstreams;
-const apis: Api[] = [];
 
 // The sandbox and the clock read real time as if the file had begun at noon UTC: "yesterday" does not move mid-test.
 const offset = Math.floor(Date.now() / DAY) * DAY + DAY / 2 - Date.now();
 const atNoon = () => Date.now() + offset;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ now: atNoon });
-  upstreams = Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
-afterEach(async () => {
-  for (const api of apis.splice(0)) await api.dispose();
-});
+const { sandbox, cleanup } = deliveryTests({ now: atNoon });
 
 async function withDemo(options: { fetch?: typeof fetch } = {}) {
   const clock = testClock(atNoon());
-  const api = await createTestApi({ clock, demo: { setup: () => Promise.resolve(demoSetup(upstreams)) }, ...options });
-  apis.push(api);
+  const api = await createTestApi({ clock, demo: { setup: () => Promise.resolve(demoSetup(demoUpstreamsOf(sandbox))) }, ...options });
+  cleanup(() => api.dispose());
   await startDemo(api.ctx);
   const reads = dataReadsOf(api.ctx);
   const now = clock.now();

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChannelAdd, ChannelConnection } from '@dash/contracts';
 import { testClock } from '@dash/connectors/testing';
-import { startSandbox, type DemoUpstreams, type PushSubscriptionJson, type Sandbox } from '@dash/sandbox';
+import { startSandbox, type DemoUpstreams, type PushSubscriptionJson, type Sandbox, type SandboxOptions } from '@dash/sandbox';
 import type { RelayEvent } from '@dash/webhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { createTestApi, restClient } from '../testing.ts';
@@ -43,15 +43,15 @@ export interface DeliveryDashboardOptions extends Omit<TestApiOptions, 'dir' | '
 }
 
 /**
- * A test file's deliveries: registers the file's hooks (the sandbox started before all, reset before each test; what
- * `cleanup` was given undone after each, last first) and answers the sandbox, which stands for the one started (use
- * it inside tests and hooks only), and the dashboards the tests make over it.
+ * A test file's deliveries: registers the file's hooks (the sandbox started before all with `options`, reset before
+ * each test; what `cleanup` was given undone after each, last first) and answers the sandbox, which stands for the one
+ * started (use it inside tests and hooks only), and the dashboards the tests make over it.
  */
-export function deliveryTests() {
+export function deliveryTests(options: SandboxOptions = {}) {
   let started: Sandbox | undefined;
   const steps: (() => Promise<unknown>)[] = [];
   beforeAll(async () => {
-    started = await startSandbox();
+    started = await startSandbox(options);
   });
   afterAll(() => started?.close());
   beforeEach(() => started?.reset());
