@@ -1,11 +1,12 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { briefingSchema, defaultBriefingThresholds, type Briefing, type BriefingProject } from '@dash/contracts';
 import { testClock } from '@dash/connectors/testing';
-import { demoSetup, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
+import { demoSetup } from '@dash/sandbox';
 import { handleRest } from '../rest/index.ts';
 import { openApiDocument } from '../rest/openapi.ts';
 import { startDemo } from '../router/demo.ts';
 import { createTestApi, restClient } from '../testing.ts';
+import { deliveryTests, demoUpstreamsOf } from '../testing/delivery.ts';
 
 // The briefing over the demo's sandbox with an injected clock: its numbers are the widgets' own (the same routes,
 // the same window), a source that fails is named while the rest is shown, reading it moves the next window, and the
@@ -14,24 +15,12 @@ import { createTestApi, restClient } from '../testing.ts';
 type Api = Awaited<ReturnType<typeof createTestApi>>;
 const DAY = 86_400_000;
 
-let sandbox: Sandbox;
-let upstreams: DemoUpstreams;
-const apis: Api[] = [];
-
 // The sandbox and each test's clock read real time as if the file had begun at noon UTC: what counts "today" (the
 // briefing's unread) cannot see the day turn between two steps of a test.
 const offset = Math.floor(Date.now() / DAY) * DAY + DAY / 2 - Date.now();
 const atNoon = () => Date.now() + offset;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ now: atNoon });
-  upstreams = Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
-afterEach(async () => {
-  for (const api of apis.splice(0)) await api.dispose();
-});
+const { sandbox, cleanup } = deliveryTests({ now: atNoon });
 
 async function withDemo() {
   const clock = testClock(atNoon());
@@ -39,11 +28,11 @@ async function withDemo() {
   // the backup's tests: on the injected clock a backup then lasts seconds, well inside every answer's time to live.
   const api = await createTestApi({
     clock,
-    demo: { setup: () => Promise.resolve(demoSetup(upstreams)) },
+    demo: { setup: () => Promise.resolve(demoSetup(demoUpstreamsOf(sandbox))) },
     backup: { delays: { revenue: 300, storefront: 40, other: 10 } },
     rateLimits: { revenuecat: { limit: 5, windowMs: 1_200 } },
   });
-  apis.push(api);
+  cleanup(() => api.dispose());
   await startDemo(api.ctx);
   return { api, clock, call: restClient(() => api.caller) };
 }
@@ -197,7 +186,7 @@ describe('against last week, from the metric history', () => {
   async function withHistory() {
     const clock = testClock(Math.floor(Date.now() / DAY) * DAY + DAY / 2);
     const api = await createTestApi({ scheduler: false, clock });
-    apis.push(api);
+    cleanup(() => api.dispose());
     await api.caller.projects.create({ slug: 'shop', name: 'Shop' });
     await api.caller.projects.create({ slug: 'side', name: 'Side' });
     return { api, clock, call: restClient(() => api.caller), yesterday: isoDay(clock.now() - DAY), today: isoDay(clock.now()) };

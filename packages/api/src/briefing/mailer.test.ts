@@ -1,12 +1,13 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { briefingEmailSchema, briefingSettingsSchema, type BriefingSchedule, type BriefingScheduleInput } from '@dash/contracts';
 import { systemClock } from '@dash/connectors';
 import { testClock } from '@dash/connectors/testing';
 import { PG_SERVER, postgresProblem, scratchPostgres } from '@dash/db/testing';
-import { demoSetup, sandboxTokens, sendgridError, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
+import { demoSetup, sandboxTokens, sendgridError } from '@dash/sandbox';
 import { handleRest } from '../rest/index.ts';
 import { startDemo } from '../router/demo.ts';
 import { createTestApi, restClient } from '../testing.ts';
+import { deliveryTests, demoUpstreamsOf } from '../testing/delivery.ts';
 import { BRIEFING_ATTEMPTS } from './mailer.ts';
 
 // The briefing email over the demo's sandbox (its SendGrid connection points at the fake SendGrid) with an injected
@@ -23,21 +24,12 @@ const DAY = 24 * HOUR;
 const ORIGIN = 'https://dash.example.com';
 const everyDay: BriefingSchedule['days'] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 
-let sandbox: Sandbox;
-let upstreams: DemoUpstreams;
-const cleanup: (() => Promise<unknown>)[] = [];
+const { sandbox, cleanup } = deliveryTests();
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  upstreams = Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
+beforeAll(() => {
   // The refresh before each email asks RevenueCat eight times; its real limit (5 a minute) would make the fake clock
   // jump through back-offs. Here it never holds the test up, so the clock stands still while the email is written.
   sandbox.limit('revenuecat', { limit: 1_000, windowMs: MINUTE });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
-afterEach(async () => {
-  for (const undo of cleanup.splice(0).reverse()) await undo();
 });
 
 /**
@@ -47,7 +39,7 @@ afterEach(async () => {
 async function dashboard(options: Parameters<typeof createTestApi>[0] & { clock: Clock }) {
   const api = await createTestApi({
     scheduler: false,
-    demo: { setup: () => Promise.resolve(demoSetup(upstreams)) },
+    demo: { setup: () => Promise.resolve(demoSetup(demoUpstreamsOf(sandbox))) },
     backup: { delays: { revenue: 0, storefront: 0, other: 0 } },
     rateLimits: { revenuecat: { limit: 1_000, windowMs: MINUTE } },
     access: { mode: 'local', origin: ORIGIN },
@@ -56,7 +48,7 @@ async function dashboard(options: Parameters<typeof createTestApi>[0] & { clock:
   // The notification emails the demo's events queue are another sender's: stopped, so the fake SendGrid counts briefings.
   await api.ctx.notifications.emails.stop();
   // A second process in the same directory leaves the shared SQLite file to the first.
-  cleanup.push(() => (stopped.has(api) ? Promise.resolve() : api.dispose({ keepFiles: options.dir !== undefined })));
+  cleanup(() => (stopped.has(api) ? Promise.resolve() : api.dispose({ keepFiles: options.dir !== undefined })));
   return api;
 }
 
@@ -113,7 +105,7 @@ describe.for([
       const scratch = await scratchPostgres();
       databaseUrl = scratch.url;
       // Dropped after both dashboards are gone (cleanup runs last-in first-out).
-      cleanup.push(() => scratch.drop());
+      cleanup(() => scratch.drop());
     }
     const shared = (a: Api) => (databaseUrl ? { databaseUrl, credentialsKey: a.credentialsKey } : { dir: a.dir, credentialsKey: a.credentialsKey });
     const a = await withDemo(clock, databaseUrl ? { databaseUrl } : {});
@@ -375,12 +367,12 @@ describe('the sender on its own', () => {
     const clock = { now: () => Date.now() + offset, sleep: (ms: number, signal?: AbortSignal) => systemClock.sleep(ms, signal) };
     const api = await createTestApi({
       clock,
-      demo: { setup: () => Promise.resolve(demoSetup(upstreams)) },
+      demo: { setup: () => Promise.resolve(demoSetup(demoUpstreamsOf(sandbox))) },
       backup: { delays: { revenue: 0, storefront: 0, other: 0 } },
       rateLimits: { revenuecat: { limit: 1_000, windowMs: MINUTE } },
       access: { mode: 'local', origin: ORIGIN },
     });
-    cleanup.push(() => api.dispose());
+    cleanup(() => api.dispose());
     await startDemo(api.ctx);
     const sendAt = Math.ceil(clock.now() / MINUTE) * MINUTE;
     const settings = await api.caller.briefing.saveSchedule({ enabled: true, time: iso(sendAt).slice(11, 16), timezone: 'UTC', days: everyDay });
