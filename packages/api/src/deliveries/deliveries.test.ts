@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { testClock } from '@dash/connectors/testing';
 import type { DeliveryDetail, DeliveryPage, DeliveryReplayResult, DeliverySummary, Notification, RefusalSummary } from '@dash/contracts';
-import { startSandbox, type Sandbox } from '@dash/sandbox';
 import { receiveSettingsFrom } from '@dash/webhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as betterstack from '../../../webhooks/src/betterstack/fixtures.ts';
 import * as github from '../../../webhooks/src/github/fixtures.ts';
 import * as vercel from '../../../webhooks/src/vercel/fixtures.ts';
 import type { UserIdentity } from '../auth/access.ts';
 import { createCaller } from '../root.ts';
 import { createTestApi, restClient } from '../testing.ts';
+import { deliveryTests, notificationsTo } from '../testing/delivery.ts';
 import { hmac, JSON_TYPE, SECRET_ENV, SECRETS, signer, type Delivery } from '../notifications/signed-webhooks.ts';
 
 // The webhook deliveries log (issue 53) end to end: provider-signed webhooks into the dashboard's own route, what
@@ -17,18 +17,7 @@ import { hmac, JSON_TYPE, SECRET_ENV, SECRETS, signer, type Delivery } from '../
 // connection (the sandbox's Slack), and the refusal counts.
 
 const HOUR = 3_600_000;
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(async () => {
-  await sandbox.close();
-});
-const cleanup: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  sandbox.reset();
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const { sandbox, cleanup, slackHook } = deliveryTests();
 
 async function dashboard({ bodyRetentionMs }: { bodyRetentionMs?: number } = {}) {
   const clock = testClock(Date.parse('2026-12-07T09:00:00Z'));
@@ -38,7 +27,7 @@ async function dashboard({ bodyRetentionMs }: { bodyRetentionMs?: number } = {})
     relay: { receive: receiveSettingsFrom(SECRET_ENV), bodyRetentionMs },
     chat: { CHAT_SLACK_URL: sandbox.services.slack.url },
   });
-  cleanup.push(() => api.dispose());
+  cleanup(() => api.dispose());
   await api.caller.projects.create({
     slug: 'web',
     name: 'Web',
@@ -226,16 +215,12 @@ describe('a replay', () => {
     dash.clock.advance(60_000);
     expect((await dash.receive(dash.sign.vercel(vercel.deployment('deployment.succeeded')))).status).toBe(200);
     const rows = (await dash.list('?integration=deploy_host')).deliveries;
-    const hook = sandbox.createSlackWebhook('#deploys');
-    const added = await dash.call('POST', '/api/channels', { name: '#deploys', destination: { kind: 'slack', webhookUrl: hook.url.replace(sandbox.services.slack.url, 'https://hooks.slack.com') } });
+    const added = await dash.call('POST', '/api/channels', { name: '#deploys', destination: { kind: 'slack', webhookUrl: slackHook('#deploys').pasted } });
     expect(added.status, added.text).toBe(201);
     return { error: rows.at(-1) as DeliverySummary, succeeded: rows[0] as DeliverySummary };
   }
 
-  const drainChats = async (dash: Dash) => {
-    await dash.ctx.notifications.inbox.tick();
-    await dash.ctx.notifications.chats.drain();
-  };
+  const drainChats = (dash: Dash) => notificationsTo('chats')(dash.ctx);
 
   it('goes through today’s policy to a chat connection added since, once, and the same request again sends nothing', async () => {
     const dash = await dashboard();
