@@ -13,8 +13,9 @@ import { createTestApi, restClient } from '../testing.ts';
  * briefing's courier), which each such file used to build for itself: @dash/sandbox's fake services, started once for
  * the file and reset before each test; scratch directories and dashboards undone after each test; a dashboard on a
  * test clock whose scheduler the test moves (`at`), and the channel-side steps a test takes as a founder would (a
- * Slack webhook as Slack shows it, a connection added, a device subscribed for push). Nothing here stands in for the
- * dashboard's own code: the only fakes are the sandbox's upstream services.
+ * Slack webhook as Slack shows it, a connection added, a device subscribed for push). A test file over the sandbox
+ * that delivers nothing itself (the briefing, the why lines, the deliveries log) takes its lifecycle and cleanup from
+ * here too. Nothing here stands in for the dashboard's own code: the only fakes are the sandbox's upstream services.
  */
 
 type TestApi = Awaited<ReturnType<typeof createTestApi>>;
