@@ -21,7 +21,7 @@ export default defineConfig({
           environment: 'node',
           // A limit for a test that hangs, not a speed check: tests that start processes, compile or walk three
           // databases take 10-20 s alone and three times that on a loaded 2-core machine (seen: a fresh run beside
-          // other work, at a load of 20, had seven of them time out at 20 s). Speed is judged by the budget, not here.
+          // other work, at a load of 20, had ten of them time out at 20 s). Speed is judged by the budget, not here.
           testTimeout: 60_000,
           hookTimeout: 60_000,
           // A worker keeps the modules it imported from one file to the next, instead of importing the whole graph
