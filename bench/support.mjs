@@ -63,9 +63,22 @@ export function assertFigures(figures) {
 
 /**
  * apps/web/build/server.js on 127.0.0.1 over a fresh temp DATA_DIR (embedded SQLite, a new credentials key) with
- * `env` on top; resolves once `ready(url)` is true (GET /healthz answers, unless given), within 60 s.
+ * `env` on top; resolves once `ready(url)` is true (GET /healthz answers, unless given), within 60 s. A port chosen as
+ * free but taken before the dashboard listened on it is chosen again, as apps/web/tests/server.ts does: with the demo
+ * on, the dashboard itself starts the sandbox's servers on ports the system picks before it listens, and one took the
+ * chosen port in a loaded run (EADDRINUSE).
  */
 export async function startBuiltDashboard(env = {}, ready = async (url) => (await fetch(`${url}/healthz`)).ok) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(env, ready);
+    } catch (error) {
+      if (attempt === 3 || !/EADDRINUSE/.test(String(error?.message))) throw error;
+    }
+  }
+}
+
+async function startOnce(env, ready) {
   const dataDir = mkdtempSync(join(tmpdir(), 'dash-bench-'));
   const port = await freePort();
   const child = spawn(process.execPath, [join(repoDir, 'apps/web/build/server.js')], {
