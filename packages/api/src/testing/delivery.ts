@@ -45,7 +45,7 @@ export interface DeliveryDashboardOptions extends Omit<TestApiOptions, 'dir' | '
 
 /**
  * A test file's deliveries: registers the file's hooks (the sandbox started before all with `options`, reset before
- * each test; what `cleanup` was given undone after each, last first) and answers the sandbox, which stands for the one
+ * each test; what `cleanup` was given undone after each, last first, every step even after one fails) and answers the sandbox, which stands for the one
  * started (use it inside tests and hooks only), and the dashboards the tests make over it.
  */
 export function deliveryTests(options: SandboxOptions = {}) {
@@ -56,8 +56,18 @@ export function deliveryTests(options: SandboxOptions = {}) {
   });
   afterAll(() => started?.close());
   beforeEach(() => started?.reset());
+  // Every step runs even when one fails (a dashboard that will not dispose still leaves the next one disposed); the
+  // first failure is the test's.
   afterEach(async () => {
-    for (const step of steps.splice(0).reverse()) await step();
+    const failures: unknown[] = [];
+    for (const step of steps.splice(0).reverse()) {
+      try {
+        await step();
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    if (failures.length > 0) throw failures[0];
   });
   const running = (): Sandbox => {
     if (!started) throw new Error('The sandbox starts before the file’s first test: use it inside a test or a hook');
