@@ -43,14 +43,16 @@ const json = async (response, what) => {
 };
 
 try {
-  // The demo's own history first (the keeper reads its fake providers' days back at start): its rows stop growing.
-  let rows = -1;
-  for (let i = 0; i < 600; i++) {
-    const { rows: now, last } = await json(await fetch(`${base}/api/history/settings`), 'GET /api/history/settings');
-    if (now > 0 && now === rows && last !== null) break;
+  // The demo's own history first (the keeper reads its fake providers' days back at start): its rows stop growing, the
+  // same count for two seconds. Not the day's snapshot: that comes at 06:00 UTC, so a fresh store has none before then.
+  let [rows, steady] = [-1, 0];
+  for (let i = 0; i < 600 && steady < 4; i++) {
+    const { rows: now } = await json(await fetch(`${base}/api/history/settings`), 'GET /api/history/settings');
+    steady = now > 0 && now === rows ? steady + 1 : 0;
     rows = now;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
+  if (steady < 4) throw new Error(`the demo's history did not settle in 300 s (${rows} rows)`);
 
   const today = new Date();
   const dates = Array.from({ length: DAYS }, (_, i) => new Date(today.getTime() - (DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10));

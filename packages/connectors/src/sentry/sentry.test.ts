@@ -198,8 +198,10 @@ describe('Sentry daily series', () => {
     const accepted = raw.groups.find((g) => g.by.outcome === 'accepted')?.series['sum(quantity)'];
     expect(values.map((v) => v.value)).toEqual(accepted);
     expect(raw.groups.map((g) => g.by.outcome).sort()).toEqual(['accepted', 'filtered', 'rate_limited']);
-    // The Hacker News launch 9 days ago brought the most errors.
-    expect(values.reduce((a, b) => (b.value > a.value ? b : a)).date).toBe(day(9));
+    // The Hacker News launch 9 days ago brought the most errors. Counted as received (every outcome): spike protection
+    // rate limited part of that day, so on a quiet weekday for the launch the busy day after can accept more.
+    const received = values.map((v, i) => raw.groups.reduce((sum, g) => sum + (g.series['sum(quantity)'][i] ?? 0), 0));
+    expect(values[received.indexOf(Math.max(...received))]?.date).toBe(day(9));
   });
 
   it('asks no further back than Sentry keeps, and keeps to the window', async () => {

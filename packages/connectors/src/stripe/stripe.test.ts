@@ -245,14 +245,15 @@ describe('Stripe daily series', () => {
     expect(sandbox.requestsTo('stripe')).toEqual([]);
   });
 
-  it('reads a whole year (seriesDays) page by page, 100 at a time after the last id, and the demo has payments on every day of it', async () => {
+  it('reads a whole year (seriesDays) page by page, 100 at a time after the last id, and the demo has payments on every whole day of it', async () => {
     sandbox.limit('stripe', { limit: 1_000, windowMs: 1_000 });
     const now = Date.now();
     expect(history.seriesDays).toBe(365);
     const series = await history.series(sandboxContext(sandbox, 'stripe'), { config: formfox, currency: 'USD', from: dayBefore(now, 399), to: dayBefore(now, 0), now });
     const gross = series.filter((v) => v.metric === 'revenue.gross');
     expect(gross).toHaveLength(400);
-    expect(gross.every((v) => v.value > 0)).toBe(true);
+    // Today has had none yet in its first hours (renewals fall through the day): every day before it has.
+    expect(gross.filter((v) => v.date !== dayBefore(now, 0)).every((v) => v.value > 0)).toBe(true);
     // Some 300 subscriptions renewing over a month: hundreds of dollars a day, not thousands.
     const perDay = gross.reduce((sum, v) => sum + v.value, 0) / gross.length;
     expect(perDay).toBeGreaterThan(100);
