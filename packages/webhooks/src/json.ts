@@ -14,14 +14,25 @@ export const jsonObject = z.record(z.string(), z.unknown());
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-/** Strict UTF-8, then JSON; every failure is a reason, never an exception. */
+/**
+ * Each body's reading, for as long as the body is held: a delivery's body is read by identify() (a timestamp or an
+ * id), by parse() and for its kind (receive.ts), and each used to decode and parse it again. A body is never changed
+ * after it is received, and no reader changes the value it is handed (they check it with zod, which copies).
+ */
+const readings = new WeakMap<Uint8Array, Checked<unknown>>();
+
+/** Strict UTF-8, then JSON; every failure is a reason, never an exception. Read once per body (see `readings`). */
 export function readJson(bytes: Uint8Array): Checked<unknown> {
+  const known = readings.get(bytes);
+  if (known) return known;
+  let reading: Checked<unknown>;
   try {
-    const value: unknown = JSON.parse(decoder.decode(bytes));
-    return { ok: true, value };
+    reading = { ok: true, value: JSON.parse(decoder.decode(bytes)) as unknown };
   } catch (error) {
-    return { ok: false, error: `Malformed JSON: ${error instanceof Error ? error.message : 'unreadable body'}` };
+    reading = { ok: false, error: `Malformed JSON: ${error instanceof Error ? error.message : 'unreadable body'}` };
   }
+  readings.set(bytes, reading);
+  return reading;
 }
 
 export function check<T>(schema: z.ZodType<T>, value: unknown): Checked<T> {

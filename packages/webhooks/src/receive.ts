@@ -1,6 +1,7 @@
 import { notificationSeverities, type RefusalReason } from '@dash/contracts';
 import { z } from 'zod';
 import { providerOf, providers, relayIntegrations, type RelayIntegration } from './integrations.ts';
+import { readJson } from './json.ts';
 import type { DeliveryInfo, HeaderBag, ParseResult, RelayEvent } from './types.ts';
 
 /**
@@ -65,13 +66,9 @@ const textOf = (body: Uint8Array) => Buffer.from(body.buffer, body.byteOffset, b
 
 /** The JSON body's own `type` (Linear's `Issue`, Vercel's `deployment.created`), when it is a short string. */
 function bodyType(body: Uint8Array): string | undefined {
-  try {
-    const parsed = JSON.parse(textOf(body)) as unknown;
-    const type = typeof parsed === 'object' && parsed !== null ? (parsed as { type?: unknown }).type : undefined;
-    return typeof type === 'string' && type.length > 0 && type.length <= 100 ? type : undefined;
-  } catch {
-    return undefined;
-  }
+  const json = readJson(body);
+  const type = json.ok && typeof json.value === 'object' && json.value !== null ? (json.value as { type?: unknown }).type : undefined;
+  return typeof type === 'string' && type.length > 0 && type.length <= 100 ? type : undefined;
 }
 
 /**
