@@ -47,16 +47,16 @@ export function dashboardForFile(options: FileSuiteOptions = {}): FileSuite {
     await browser?.close();
     await dashboard?.stop();
   });
-  const started = <T>(value: T | undefined, what: string): T => {
+  const running = <T>(value: T | undefined, what: string): T => {
     if (value === undefined) throw new Error(`The file's ${what} is read before its beforeAll started it (or it failed to start)`);
     return value;
   };
   return {
     get dashboard() {
-      return started(dashboard, 'dashboard');
+      return running(dashboard, 'dashboard');
     },
     get browser() {
-      return started(browser, 'browser');
+      return running(browser, 'browser');
     },
   };
 }
