@@ -15,13 +15,12 @@ import {
 } from '@dash/contracts';
 import type { Clock } from '@dash/connectors';
 import { z } from 'zod';
-import { HeldLease } from '../held-lease.ts';
 import type { Logger } from '../logger.ts';
 import type { PolicySettings } from '../notifications/policy/settings.ts';
-import { Ticker } from '../ticker.ts';
 import { composeBriefing, type BriefingSources } from './briefing.ts';
 import { BriefingInputError } from './mailer.ts';
-import { LEASE_MS, nextAttemptAt, pending, POLL_MS, RETRY_MS, sleepMs, withDay } from './once-a-day.ts';
+import { nextAttemptAt, pending, RETRY_MS, withDay } from './once-a-day.ts';
+import { ScheduledSender } from './scheduled-sender.ts';
 import { lastOccurrence, LATE_LIMIT_MS, type BriefingSchedule, type Occurrence } from './schedule.ts';
 
 /**
@@ -102,21 +101,9 @@ export interface CourierOutcome {
   busy: boolean;
 }
 
-export class BriefingCourier {
-  private readonly lease: HeldLease;
-  private readonly abort = new AbortController();
-  private readonly ticker = new Ticker({
-    look: () => this.look(),
-    wait: async () => {
-      const next = await this.nextDue();
-      return sleepMs(next, this.options.clock.now());
-    },
-    fallbackMs: POLL_MS,
-    failed: (error) => this.options.log.warn(`briefing: ${error.message}`),
-  });
-
+export class BriefingCourier extends ScheduledSender<CourierOutcome> {
   constructor(private readonly options: BriefingCourierOptions) {
-    this.lease = new HeldLease(options.store.leases, LEASE, LEASE_MS, () => options.clock.now());
+    super(options, { lease: LEASE, label: 'briefing', stopped: 'The dashboard is stopping; the briefing was not sent.' });
   }
 
   private async timezone(): Promise<string> {
@@ -175,27 +162,8 @@ export class BriefingCourier {
     return { destination: target.id, posted, messages: messages.length };
   }
 
-  start(): void {
-    this.ticker.start();
-  }
-
-  kick(): void {
-    this.ticker.kick();
-  }
-
-  async stop(): Promise<void> {
-    const stopping = this.ticker.stop();
-    this.abort.abort(new Error('The dashboard is stopping; the briefing was not sent.'));
-    await stopping;
-  }
-
-  /** Sends what is due (one look at a time in a process). */
-  tick(): Promise<CourierOutcome> {
-    return this.ticker.tick();
-  }
-
   /** The next instant a look has something to do, or null when every destination is off. */
-  private async nextDue(): Promise<number | null> {
+  protected async nextDue(): Promise<number | null> {
     const [settings, state, timezone] = await Promise.all([storedSettings(this.options), courierState(this.options), this.timezone()]);
     const now = this.options.clock.now();
     const nexts = Object.entries(settings)
@@ -226,7 +194,7 @@ export class BriefingCourier {
     });
   }
 
-  private async look(): Promise<CourierOutcome> {
+  protected async look(): Promise<CourierOutcome> {
     const outcome: CourierOutcome = { sent: [], failed: [], skipped: [], busy: false };
     if ((await this.due(this.options.clock.now())).length === 0) return outcome;
     const ran = this.ticker.isStopped ? undefined : await this.lease.run(() => this.sendDue(outcome));

@@ -17,9 +17,8 @@ import type { Logger } from '../logger.ts';
 import type { PolicySettings } from '../notifications/policy/settings.ts';
 import { briefingThresholds, composeBriefing, recordSnapshots, type BriefingSources } from './briefing.ts';
 import { briefingEmail, withParts } from './email.ts';
-import { HeldLease } from '../held-lease.ts';
-import { Ticker } from '../ticker.ts';
-import { LEASE_MS, nextAttemptAt, pending, POLL_MS, RETRY_MS, sleepMs, withDay } from './once-a-day.ts';
+import { nextAttemptAt, pending, RETRY_MS, withDay } from './once-a-day.ts';
+import { ScheduledSender } from './scheduled-sender.ts';
 import { dueOccurrence, lastOccurrence, LATE_LIMIT_MS, type Occurrence } from './schedule.ts';
 
 /**
@@ -120,23 +119,9 @@ export interface BriefingMailerOptions extends BriefingSources {
 }
 
 /** The scheduled sender of one dashboard process (see the module's comment). */
-export class BriefingMailer {
-  private readonly lease: HeldLease;
-  private readonly abort = new AbortController();
-  private readonly ticker = new Ticker({
-    look: () => this.look(),
-    wait: async () => {
-      const { store, clock } = this.options;
-      const [{ schedule, savedAt }, state] = await Promise.all([briefingSchedule(store), mailerState(store)]);
-      const now = clock.now();
-      return sleepMs(nextSendAt(schedule, savedAt, state, now), now);
-    },
-    fallbackMs: POLL_MS,
-    failed: (error) => this.options.log.warn(`briefing email: ${error.message}`),
-  });
-
+export class BriefingMailer extends ScheduledSender<TickOutcome> {
   constructor(private readonly options: BriefingMailerOptions) {
-    this.lease = new HeldLease(options.store.leases, LEASE, LEASE_MS, () => options.clock.now());
+    super(options, { lease: LEASE, label: 'briefing email', stopped: 'The dashboard is stopping; the briefing email was not sent.' });
   }
 
   /** The briefing settings page's view: thresholds, the schedule, whether email can be offered, the next and last sends. */
@@ -195,29 +180,15 @@ export class BriefingMailer {
     return { briefing, email: briefingEmail(withParts(briefing, schedule.parts), { origin: this.options.origin, timezone: schedule.timezone }) };
   }
 
-  /** Looks at the schedule now and then whenever the next send is due (at least every minute). */
-  start(): void {
-    this.ticker.start();
+  /** When the next send is tried, or null while the schedule is off. */
+  protected async nextDue(): Promise<number | null> {
+    const { store, clock } = this.options;
+    const [{ schedule, savedAt }, state] = await Promise.all([briefingSchedule(store), mailerState(store)]);
+    return nextSendAt(schedule, savedAt, state, clock.now());
   }
 
-  /** The schedule changed in this process: look again now. */
-  kick(): void {
-    this.ticker.kick();
-  }
-
-  async stop(): Promise<void> {
-    // Stopped first (a look under way sees it), then what it waits on is cut short.
-    const stopping = this.ticker.stop();
-    this.abort.abort(new Error('The dashboard is stopping; the briefing email was not sent.'));
-    await stopping;
-  }
-
-  /** Sends today's briefing when it is due and nobody has (one look at a time in a process). */
-  tick(): Promise<TickOutcome> {
-    return this.ticker.tick();
-  }
-
-  private async look(): Promise<TickOutcome> {
+  /** Sends today's briefing when it is due and nobody has. */
+  protected async look(): Promise<TickOutcome> {
     const { store } = this.options;
     const { schedule, savedAt } = await briefingSchedule(store);
     const now = this.options.clock.now();
