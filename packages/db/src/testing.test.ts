@@ -152,7 +152,7 @@ const dialects: {
       withPostgres(`${PG_SERVER}/postgres`, async (sql) => (await sql`select 1 from pg_database where datname = ${new URL(url).pathname.slice(1)}`).length === 1),
     mess: (url) =>
       withPostgres(url, async (sql) => {
-        // As store.test.ts and database.test.ts do: a setting of the database, a trigger that refuses rows.
+        // As store.test.ts and database-hosted.test.ts do: a setting of the database, a trigger that refuses rows.
         await sql`alter database ${sql(new URL(url).pathname.slice(1))} set default_transaction_isolation = 'repeatable read'`;
         await sql.unsafe(`create function refuse() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$;
           create trigger refuse before insert on credentials for each row execute function refuse();
