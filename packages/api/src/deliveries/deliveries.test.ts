@@ -311,4 +311,4 @@ describe('the refusal counts', () => {
   });
 });
 
-// The relay's side (its counts read through a real poll, bodies forwarded by the relay) is in poller.test.ts.
+// The relay's side (its counts read through a real poll, bodies forwarded by the relay) is in relay-deliveries.test.ts.

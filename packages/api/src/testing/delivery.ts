@@ -5,8 +5,9 @@ import type { ChannelAdd, ChannelConnection } from '@dash/contracts';
 import { testClock } from '@dash/connectors/testing';
 import { startSandbox, type DemoUpstreams, type PushSubscriptionJson, type Sandbox, type SandboxOptions } from '@dash/sandbox';
 import type { RelayEvent } from '@dash/webhooks';
-import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createTestApi, restClient } from '../testing.ts';
+import { cleanupAfterEach } from './cleanup.ts';
 
 /**
  * The scaffolding of a test file that delivers to an outgoing channel (email, push, the chat connections, the
@@ -50,25 +51,12 @@ export interface DeliveryDashboardOptions extends Omit<TestApiOptions, 'dir' | '
  */
 export function deliveryTests(options: SandboxOptions = {}) {
   let started: Sandbox | undefined;
-  const steps: (() => Promise<unknown>)[] = [];
   beforeAll(async () => {
     started = await startSandbox(options);
   });
   afterAll(() => started?.close());
   beforeEach(() => started?.reset());
-  // Every step runs even when one fails (a dashboard that will not dispose still leaves the next one disposed); the
-  // first failure is the test's.
-  afterEach(async () => {
-    const failures: unknown[] = [];
-    for (const step of steps.splice(0).reverse()) {
-      try {
-        await step();
-      } catch (error) {
-        failures.push(error);
-      }
-    }
-    if (failures.length > 0) throw failures[0];
-  });
+  const steps = cleanupAfterEach();
   const running = (): Sandbox => {
     if (!started) throw new Error('The sandbox starts before the file’s first test: use it inside a test or a hook');
     return started;
