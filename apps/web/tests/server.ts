@@ -12,7 +12,8 @@ import { holdResponseToDocument } from './described.ts';
 const webDir = fileURLToPath(new URL('..', import.meta.url));
 const repoDir = join(webDir, '../..');
 
-async function freePort(): Promise<number> {
+/** A port no process listens on now (another may take it before the caller listens: choose again on EADDRINUSE). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);
