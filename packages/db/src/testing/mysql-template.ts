@@ -1,6 +1,6 @@
 import { createConnection, type Connection } from 'mysql2/promise';
 import { MYSQL_SERVER } from './servers.ts';
-import { lazyTemplate, migrateOnce, uniqueName, type MigratedTemplate } from './template.ts';
+import { lazyTemplate, migrateOnce, runTemplate, uniqueName, type MigratedTemplate } from './template.ts';
 
 /** MySQL's template: a migrated database whose tables are made again `like` theirs for each test, and a copy reset for a later test. */
 
@@ -13,16 +13,7 @@ import { lazyTemplate, migrateOnce, uniqueName, type MigratedTemplate } from './
  * again, in one round trip (a new copy and a drop cost the server ~85 ms of CPU and half a second on a loaded machine, for each of
  * the ~140 MySQL tests of the unit project); any other is dropped, and the next test gets a new copy.
  */
-export function mysqlTemplate(migrationsDir: string): MigratedTemplate {
-  const admin = async <T>(work: (connection: Connection) => Promise<T>): Promise<T> => {
-    const connection = await createConnection({ host: '127.0.0.1', port: 3306, user: 'root', connectTimeout: 5_000, multipleStatements: true });
-    try {
-      return await work(connection);
-    } finally {
-      await connection.end();
-    }
-  };
-  const quote = (name: string) => `\`${name.replaceAll('`', '``')}\``;
+export function mysqlTemplate(migrationsDir: string, shared = runTemplate('mysql', migrationsDir)): MigratedTemplate {
   /** Each table's AUTO_INCREMENT counter, by table name. */
   const countersOf = async (connection: Connection, database: string) => {
     const [rows] = await connection.query(`select table_name as name, auto_increment as counter from information_schema.tables where table_schema = ?`, [database]);
@@ -31,35 +22,8 @@ export function mysqlTemplate(migrationsDir: string): MigratedTemplate {
   /** A new copy's counters (the first copy's), which a reset puts back where a test moved them. */
   let freshCounters: Promise<Map<string, string | null>> | undefined;
   const lazy = lazyTemplate(
-    async () => {
-      const name = uniqueName('dash_template');
-      await admin((connection) => connection.query(`create database ${quote(name)}`));
-      try {
-        await migrateOnce(`${MYSQL_SERVER}/${name}`, migrationsDir);
-        return await admin(async (connection) => {
-          const [others] = await connection.query(
-            `select 'view' as kind, table_name as name from information_schema.views where table_schema = ?
-             union all select 'trigger', trigger_name from information_schema.triggers where trigger_schema = ?
-             union all select 'routine', routine_name from information_schema.routines where routine_schema = ?
-             union all select 'event', event_name from information_schema.events where event_schema = ?`,
-            [name, name, name, name],
-          );
-          const found = (others as { kind: string; name: string }[]).map((other) => `${other.kind} ${other.name}`);
-          if (found.length > 0) throw new Error(`mysqlTemplate copies tables only, and the migrations made ${found.join(', ')}: copy those too`);
-          const [rows] = await connection.query(`select table_name as name from information_schema.tables where table_schema = ? and table_type = 'BASE TABLE'`, [name]);
-          const tables = (rows as { name: string }[]).map((row) => row.name).sort();
-          const filled: string[] = [];
-          for (const table of tables) {
-            const [[count]] = (await connection.query(`select count(*) as n from ${quote(name)}.${quote(table)}`)) as unknown as [[{ n: number }]];
-            if (Number(count.n) > 0) filled.push(table);
-          }
-          return { name, tables, filled, signature: await mysqlSignature(connection, name) };
-        });
-      } catch (error) {
-        await admin((connection) => connection.query(`drop database if exists ${quote(name)}`));
-        throw error;
-      }
-    },
+    // The run's (made once by the unit tests' global set-up), or the file's own; only the file's own is dropped after.
+    async () => shared ?? (await makeMysqlTemplate(migrationsDir)),
     async (template) => {
       const name = uniqueName('dash_test');
       const drop = () => admin((connection) => connection.query(`drop database if exists ${quote(name)}`)).then(() => undefined);
@@ -78,7 +42,7 @@ export function mysqlTemplate(migrationsDir: string): MigratedTemplate {
       }
       return { url: `${MYSQL_SERVER}/${name}`, drop };
     },
-    (template) => admin((connection) => connection.query(`drop database if exists ${quote(template.name)}`)).then(() => undefined),
+    (template) => (shared ? Promise.resolve() : dropMysqlTemplate(template.name)),
     async ({ url }) => {
       const name = new URL(url).pathname.slice(1);
       const made = await lazy.made();
@@ -109,6 +73,62 @@ export function mysqlTemplate(migrationsDir: string): MigratedTemplate {
   );
   return lazy;
 }
+
+/** A migrated MySQL template, and what a copy and its reset need of it: plain data, so the run's can be handed to every file. */
+export interface MysqlTemplateMade {
+  name: string;
+  /** Its tables, which a copy makes again `like` theirs. */
+  tables: string[];
+  /** The tables the migrations wrote rows to (their journal, seeds), which a copy and a reset copy. */
+  filled: string[];
+  /** Its mysqlSignature: a copy whose signature is still this is reset, not dropped. */
+  signature: string;
+}
+
+/** Makes a database and runs the migrations on it, once; what it answers describes it (see MysqlTemplateMade). */
+export async function makeMysqlTemplate(migrationsDir: string): Promise<MysqlTemplateMade> {
+  const name = uniqueName('dash_template');
+  await admin((connection) => connection.query(`create database ${quote(name)}`));
+  try {
+    await migrateOnce(`${MYSQL_SERVER}/${name}`, migrationsDir);
+    return await admin(async (connection) => {
+      const [others] = await connection.query(
+        `select 'view' as kind, table_name as name from information_schema.views where table_schema = ?
+         union all select 'trigger', trigger_name from information_schema.triggers where trigger_schema = ?
+         union all select 'routine', routine_name from information_schema.routines where routine_schema = ?
+         union all select 'event', event_name from information_schema.events where event_schema = ?`,
+        [name, name, name, name],
+      );
+      const found = (others as { kind: string; name: string }[]).map((other) => `${other.kind} ${other.name}`);
+      if (found.length > 0) throw new Error(`mysqlTemplate copies tables only, and the migrations made ${found.join(', ')}: copy those too`);
+      const [rows] = await connection.query(`select table_name as name from information_schema.tables where table_schema = ? and table_type = 'BASE TABLE'`, [name]);
+      const tables = (rows as { name: string }[]).map((row) => row.name).sort();
+      const filled: string[] = [];
+      for (const table of tables) {
+        const [[count]] = (await connection.query(`select count(*) as n from ${quote(name)}.${quote(table)}`)) as unknown as [[{ n: number }]];
+        if (Number(count.n) > 0) filled.push(table);
+      }
+      return { name, tables, filled, signature: await mysqlSignature(connection, name) };
+    });
+  } catch (error) {
+    await dropMysqlTemplate(name);
+    throw error;
+  }
+}
+
+export const dropMysqlTemplate = (name: string): Promise<void> => admin((connection) => connection.query(`drop database if exists ${quote(name)}`)).then(() => undefined);
+
+/** A connection of the server's root, for `work` (several statements in one query allowed). */
+async function admin<T>(work: (connection: Connection) => Promise<T>): Promise<T> {
+  const connection = await createConnection({ host: '127.0.0.1', port: 3306, user: 'root', connectTimeout: 5_000, multipleStatements: true });
+  try {
+    return await work(connection);
+  } finally {
+    await connection.end();
+  }
+}
+
+const quote = (name: string) => `\`${name.replaceAll('`', '``')}\``;
 
 /**
  * Everything in a MySQL database that is not rows, as text: its tables and their columns, keys, checks, references,

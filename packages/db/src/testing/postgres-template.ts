@@ -1,7 +1,7 @@
 import type postgres from 'postgres';
 import { migrationStatements } from '../index.ts';
 import { PG_SERVER, withPostgres } from './servers.ts';
-import { lazyTemplate, migrateOnce, uniqueName, type MigratedTemplate } from './template.ts';
+import { lazyTemplate, migrateOnce, runTemplate, uniqueName, type MigratedTemplate } from './template.ts';
 
 /** Postgres's template: a migrated database copied by `create database … template`, and a copy reset for a later test. */
 
@@ -17,38 +17,16 @@ import { lazyTemplate, migrateOnce, uniqueName, type MigratedTemplate } from './
  * the ~140 Postgres tests of the unit project). testing.test.ts holds a copy reset each way, after a test wrote
  * rows, or rows, a schema, a function and a trigger and a setting, to be what the migrations make on a blank database.
  */
-export function postgresTemplate(migrationsDir: string): MigratedTemplate {
+export function postgresTemplate(migrationsDir: string, shared = runTemplate('postgres', migrationsDir)): MigratedTemplate {
   const admin = <T>(work: (sql: postgres.Sql) => Promise<T>) => withPostgres(`${PG_SERVER}/postgres`, work);
   let migrations: string[] | undefined;
-  /** How a reset makes `public` again: as the template has it (its owner, comment and grants differ between versions). */
-  let publicSchema: string[] = [];
-  /** The template's catalog signature, and how a copy with that catalog gets the template's rows back. */
-  let pristine: { signature: string; restore: string } | undefined;
+  /** How a reset makes `public` again, and gives a copy with the template's catalog the template's rows back. */
+  let made: PostgresTemplateMade | undefined;
   return lazyTemplate(
     async () => {
-      const name = uniqueName('dash_template');
-      await admin((sql) => sql`create database ${sql(name)}`);
-      try {
-        await migrateOnce(`${PG_SERVER}/${name}`, migrationsDir);
-        const [schema] = await withPostgres(
-          `${PG_SERVER}/${name}`,
-          (sql) => sql<{ owner: string; comment: string | null; grants: string | null }[]>`
-            select nspowner::regrole::text as owner, obj_description(oid, 'pg_namespace') as comment,
-              (select string_agg(privilege_type, ', ') from aclexplode(nspacl) where grantee = 0) as grants
-            from pg_namespace where nspname = 'public'`,
-        );
-        if (!schema) throw new Error(`The migrated template ${name} has no public schema`);
-        publicSchema = [
-          `CREATE SCHEMA public AUTHORIZATION "${schema.owner}";`,
-          ...(schema.comment === null ? [] : [`COMMENT ON SCHEMA public IS '${schema.comment.replaceAll("'", "''")}';`]),
-          ...(schema.grants === null ? [] : [`GRANT ${schema.grants} ON SCHEMA public TO PUBLIC;`]),
-        ];
-        pristine = await withPostgres(`${PG_SERVER}/${name}`, pristineOf);
-      } catch (error) {
-        await admin((sql) => sql`drop database if exists ${sql(name)} with (force)`);
-        throw error;
-      }
-      return name;
+      // The run's (made once by the unit tests' global set-up), or the file's own; only the file's own is dropped after.
+      made = shared ?? (await makePostgresTemplate(migrationsDir));
+      return made.name;
     },
     async (template) => {
       const name = uniqueName('dash_test');
@@ -58,15 +36,15 @@ export function postgresTemplate(migrationsDir: string): MigratedTemplate {
         drop: () => admin((sql) => sql`drop database if exists ${sql(name)} with (force)`).then(() => undefined),
       };
     },
-    (template) => admin((sql) => sql`drop database if exists ${sql(template)} with (force)`).then(() => undefined),
+    (template) => (shared ? Promise.resolve() : dropPostgresTemplate(template)),
     async ({ url }) => {
       const name = new URL(url).pathname.slice(1);
       // What a test left connected (a store it did not close, a poller) goes, as a drop with (force) would end it.
       await admin((sql) => sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${name}`);
       await withPostgres(url, async (sql) => {
         // Only rows written (the catalog as the template's): the rows go and the template's come back.
-        if (pristine && (await catalogSignature(sql)) === pristine.signature) {
-          await sql.unsafe(['BEGIN;', `ALTER DATABASE "${name}" RESET ALL;`, pristine.restore, 'COMMIT;'].join('\n'));
+        if (made && (await catalogSignature(sql)) === made.pristine.signature) {
+          await sql.unsafe(['BEGIN;', `ALTER DATABASE "${name}" RESET ALL;`, made.pristine.restore, 'COMMIT;'].join('\n'));
           return;
         }
         migrations ??= migrationStatements('postgres', migrationsDir, undefined).filter((statement) => statement !== 'BEGIN;' && statement !== 'COMMIT;');
@@ -79,7 +57,7 @@ export function postgresTemplate(migrationsDir: string): MigratedTemplate {
                  WHERE nspname NOT IN ('pg_catalog', 'information_schema') AND nspname NOT LIKE 'pg\\_toast%' AND nspname NOT LIKE 'pg\\_temp%'
                LOOP EXECUTE format('DROP SCHEMA %I CASCADE', s); END LOOP;
              END $$;`,
-            ...publicSchema,
+            ...(made?.publicSchema ?? []),
             ...(migrations ?? []),
             'COMMIT;',
           ].join('\n'),
@@ -88,6 +66,45 @@ export function postgresTemplate(migrationsDir: string): MigratedTemplate {
     },
   );
 }
+
+/** A migrated Postgres template, and what a reset of a copy needs of it: plain data, so the run's can be handed to every file. */
+export interface PostgresTemplateMade {
+  name: string;
+  /** How a reset makes `public` again: as the template has it (its owner, comment and grants differ between versions). */
+  publicSchema: string[];
+  /** The template's catalog signature, and how a copy with that catalog gets the template's rows back. */
+  pristine: { signature: string; restore: string };
+}
+
+/** Makes a database and runs the migrations on it, once; what it answers describes it (see PostgresTemplateMade). */
+export async function makePostgresTemplate(migrationsDir: string): Promise<PostgresTemplateMade> {
+  const admin = <T>(work: (sql: postgres.Sql) => Promise<T>) => withPostgres(`${PG_SERVER}/postgres`, work);
+  const name = uniqueName('dash_template');
+  await admin((sql) => sql`create database ${sql(name)}`);
+  try {
+    await migrateOnce(`${PG_SERVER}/${name}`, migrationsDir);
+    const [schema] = await withPostgres(
+      `${PG_SERVER}/${name}`,
+      (sql) => sql<{ owner: string; comment: string | null; grants: string | null }[]>`
+        select nspowner::regrole::text as owner, obj_description(oid, 'pg_namespace') as comment,
+          (select string_agg(privilege_type, ', ') from aclexplode(nspacl) where grantee = 0) as grants
+        from pg_namespace where nspname = 'public'`,
+    );
+    if (!schema) throw new Error(`The migrated template ${name} has no public schema`);
+    const publicSchema = [
+      `CREATE SCHEMA public AUTHORIZATION "${schema.owner}";`,
+      ...(schema.comment === null ? [] : [`COMMENT ON SCHEMA public IS '${schema.comment.replaceAll("'", "''")}';`]),
+      ...(schema.grants === null ? [] : [`GRANT ${schema.grants} ON SCHEMA public TO PUBLIC;`]),
+    ];
+    return { name, publicSchema, pristine: await withPostgres(`${PG_SERVER}/${name}`, pristineOf) };
+  } catch (error) {
+    await dropPostgresTemplate(name);
+    throw error;
+  }
+}
+
+export const dropPostgresTemplate = (name: string): Promise<void> =>
+  withPostgres(`${PG_SERVER}/postgres`, (sql) => sql`drop database if exists ${sql(name)} with (force)`).then(() => undefined);
 
 /** Where a test's own objects may be: every schema but the server's. */
 const USER_SCHEMAS = `n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg\\_toast%' and n.nspname not like 'pg\\_temp%'`;
