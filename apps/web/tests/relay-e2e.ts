@@ -7,7 +7,7 @@
 // Each file calls relayToDashboard once at its top with a Redis db of its own (files run side by side, and each
 // empties its db before and after every test).
 import { spawn } from 'node:child_process';
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { Notification, RelayStatus } from '@dash/contracts';
 import { afterAll, afterEach, expect } from 'vitest';
 import * as github from '../../../packages/webhooks/src/github/fixtures.ts';
+import { deliverySigner, type SignedDelivery } from '../../../packages/webhooks/src/signed-deliveries.ts';
 import { bundleRelay } from '../../relay/build.mjs';
 import { freePort, START_DEADLINE_MS, startDashboard, type RunningDashboard } from './server.ts';
 import { sleep, takeDownAfterEach } from './waiting.ts';
@@ -53,11 +54,7 @@ export const SECRETS = {
   WEBHOOK_SECRET_BETTERSTACK: 'betterstack-shared-token',
 };
 
-export interface Delivery {
-  integration: string;
-  body: string;
-  headers: Record<string, string>;
-}
+export type Delivery = SignedDelivery;
 
 interface Answer {
   status: number;
@@ -80,34 +77,16 @@ export async function deliver(url: string, delivery: Delivery, extraHeaders: Rec
 /** A delivery taken: the answer the relay and the dashboard's route give one (to match with toEqual). */
 export const received: { status: number; contentType: unknown; body: unknown } = { status: 200, contentType: expect.stringMatching(/^application\/json/), body: { received: true, eventCount: 1 } };
 
-const hmac = (algorithm: 'sha1' | 'sha256', secret: string, body: string) => createHmac(algorithm, secret).update(body).digest('hex');
 export const json = { 'content-type': 'application/json' };
 
 /** Each provider's fixture, signed the way the provider signs it. */
-export const signed = {
-  github: (body: string, event = 'pull_request', secret = SECRETS.WEBHOOK_SECRET_GITHUB): Delivery => ({
-    integration: 'code_host',
-    body,
-    headers: { ...json, 'x-github-event': event, 'x-github-delivery': randomUUID(), 'x-hub-signature-256': `sha256=${hmac('sha256', secret, body)}` },
-  }),
-  vercel: (body: string): Delivery => ({ integration: 'deploy_host', body, headers: { ...json, 'x-vercel-signature': hmac('sha1', SECRETS.WEBHOOK_SECRET_VERCEL, body) } }),
-  sentry: (body: string, resource: string): Delivery => ({
-    integration: 'error_tracker',
-    body,
-    headers: {
-      ...json,
-      'sentry-hook-resource': resource,
-      'sentry-hook-timestamp': String(Math.floor(Date.now() / 1000)),
-      'sentry-hook-signature': hmac('sha256', SECRETS.WEBHOOK_SECRET_SENTRY, body),
-    },
-  }),
-  linear: (body: string): Delivery => ({
-    integration: 'issue_tracker',
-    body,
-    headers: { ...json, 'linear-delivery': randomUUID(), 'linear-signature': hmac('sha256', SECRETS.WEBHOOK_SECRET_LINEAR, body) },
-  }),
-  betterstack: (body: string): Delivery => ({ integration: 'uptime_monitor', body, headers: { ...json, 'x-betterstack-token': SECRETS.WEBHOOK_SECRET_BETTERSTACK } }),
-};
+export const signed = deliverySigner({
+  github: SECRETS.WEBHOOK_SECRET_GITHUB,
+  vercel: SECRETS.WEBHOOK_SECRET_VERCEL,
+  sentry: SECRETS.WEBHOOK_SECRET_SENTRY,
+  linear: SECRETS.WEBHOOK_SECRET_LINEAR,
+  betterstack: SECRETS.WEBHOOK_SECRET_BETTERSTACK,
+});
 
 /** GitHub's merged pull request fixture as pull request `number` of `repo`, signed. */
 export function mergedPr(number: number, repo = 'Codertocat/Hello-World', secret?: string): Delivery {

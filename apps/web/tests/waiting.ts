@@ -1,4 +1,4 @@
-import { afterEach } from 'vitest';
+import { cleanupAfterEach } from '../../../packages/api/src/testing/cleanup.ts';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -26,20 +26,7 @@ export async function clearOfMidnight(marginMs: number): Promise<void> {
 /**
  * Everything a test starts, taken down after it, last started first (pages and browsers before the dashboard: an
  * open page's live stream would hold its shutdown up). Every step runs even when one fails; the first failure is
- * the test's. Call once at the top of a test file; push a step for each thing started.
+ * the test's. Call once at the top of a test file; push a step for each thing started. The unit tests' own
+ * (packages/api/src/testing/cleanup.ts).
  */
-export function takeDownAfterEach(): (() => unknown)[] {
-  const steps: (() => unknown)[] = [];
-  afterEach(async () => {
-    const problems: unknown[] = [];
-    for (const step of steps.splice(0).reverse()) {
-      try {
-        await step();
-      } catch (error) {
-        problems.push(error);
-      }
-    }
-    if (problems.length > 0) throw problems[0];
-  });
-  return steps;
-}
+export const takeDownAfterEach: () => (() => unknown)[] = cleanupAfterEach;

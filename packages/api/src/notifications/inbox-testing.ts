@@ -1,4 +1,4 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { testClock } from '@dash/connectors/testing';
 import type { Notification } from '@dash/contracts';
 import { demoSetup, type Sandbox } from '@dash/sandbox';
@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import * as betterstack from '../../../webhooks/src/betterstack/fixtures.ts';
 import * as github from '../../../webhooks/src/github/fixtures.ts';
 import * as sentry from '../../../webhooks/src/sentry/fixtures.ts';
+import { deliverySigner, type SignedDelivery } from '../../../webhooks/src/signed-deliveries.ts';
 import { createTestApi, notificationStream, restClient } from '../testing.ts';
 import { cleanupAfterEach } from '../testing/cleanup.ts';
 import { demoUpstreamsOf } from '../testing/delivery.ts';
@@ -16,7 +17,14 @@ import { demoUpstreamsOf } from '../testing/delivery.ts';
 // them in at the local webhook route or as the relay hands them over. Each file makes its own dashboards (and, where
 // the demo runs, its own sandbox), so any two of them can run at once.
 
-const SECRETS = { code_host: 'github-signing-secret', deploy_host: 'vercel-signing-secret', error_tracker: 'sentry-client-secret', uptime_monitor: 'betterstack-token' };
+const SECRETS = {
+  code_host: 'github-signing-secret',
+  deploy_host: 'vercel-signing-secret',
+  error_tracker: 'sentry-client-secret',
+  // Signs a Linear delivery for relayEvents; the dashboards are not given it (no test here posts one).
+  issue_tracker: 'linear-signing-secret',
+  uptime_monitor: 'betterstack-token',
+};
 const SECRET_ENV = {
   WEBHOOK_SECRET_GITHUB: SECRETS.code_host,
   WEBHOOK_SECRET_VERCEL: SECRETS.deploy_host,
@@ -24,34 +32,11 @@ const SECRET_ENV = {
   WEBHOOK_SECRET_BETTERSTACK: SECRETS.uptime_monitor,
 };
 
-interface Delivery {
-  integration: 'code_host' | 'deploy_host' | 'error_tracker' | 'uptime_monitor';
-  body: string;
-  headers: Record<string, string>;
-}
+type Delivery = SignedDelivery;
 
-const hmac = (algorithm: 'sha1' | 'sha256', secret: string, body: string) => createHmac(algorithm, secret).update(body).digest('hex');
-const JSON_TYPE = { 'content-type': 'application/json' };
-
-export const signed = {
-  github: (body: string, event = 'pull_request'): Delivery => ({
-    integration: 'code_host',
-    body,
-    headers: { ...JSON_TYPE, 'x-github-event': event, 'x-github-delivery': randomUUID(), 'x-hub-signature-256': `sha256=${hmac('sha256', SECRETS.code_host, body)}` },
-  }),
-  vercel: (body: string): Delivery => ({ integration: 'deploy_host', body, headers: { ...JSON_TYPE, 'x-vercel-signature': hmac('sha1', SECRETS.deploy_host, body) } }),
-  sentry: (body: string, sentAt: number): Delivery => ({
-    integration: 'error_tracker',
-    body,
-    headers: {
-      ...JSON_TYPE,
-      'sentry-hook-resource': 'issue',
-      'sentry-hook-timestamp': String(Math.floor(sentAt / 1000)),
-      'sentry-hook-signature': hmac('sha256', SECRETS.error_tracker, body),
-    },
-  }),
-  betterstack: (body: string): Delivery => ({ integration: 'uptime_monitor', body, headers: { ...JSON_TYPE, 'x-betterstack-token': SECRETS.uptime_monitor } }),
-};
+const signer = deliverySigner({ github: SECRETS.code_host, vercel: SECRETS.deploy_host, sentry: SECRETS.error_tracker, linear: SECRETS.issue_tracker, betterstack: SECRETS.uptime_monitor });
+/** Each provider's fixture, signed the way the provider signs it; Sentry's an issue sent at `sentAt` (the test's clock). */
+export const signed = { ...signer, sentry: (body: string, sentAt: number): Delivery => signer.sentry(body, 'issue', sentAt) };
 
 /** A merged pull request of `repo` (GitHub's fixture, moved to that repository). */
 export function mergedPr(repo = 'Codertocat/Hello-World', number = 2): string {

@@ -1,4 +1,3 @@
-import { createHmac, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +10,7 @@ import * as betterstack from '../../../webhooks/src/betterstack/fixtures.ts';
 import * as github from '../../../webhooks/src/github/fixtures.ts';
 import * as linear from '../../../webhooks/src/linear/fixtures.ts';
 import * as sentry from '../../../webhooks/src/sentry/fixtures.ts';
+import { deliverySigner, type SignedDelivery } from '../../../webhooks/src/signed-deliveries.ts';
 import * as vercel from '../../../webhooks/src/vercel/fixtures.ts';
 import type { RelayEnvironment } from '../index.ts';
 import { createTestApi, restClient } from '../testing.ts';
@@ -31,47 +31,17 @@ const SIGNING = {
 
 export type Relay = Awaited<ReturnType<typeof serveRelay>>;
 
-interface Delivery {
-  integration: string;
-  body: string;
-  headers: Record<string, string>;
-}
+type Delivery = SignedDelivery;
 
-const hmac = (algorithm: 'sha1' | 'sha256', secret: string, body: string) => createHmac(algorithm, secret).update(body).digest('hex');
-const json = (ip = '203.0.113.10') => ({ 'content-type': 'application/json', 'x-forwarded-for': ip });
+const signer = deliverySigner(
+  { github: GITHUB_SECRET, vercel: SIGNING.WEBHOOK_SECRET_VERCEL, sentry: SIGNING.WEBHOOK_SECRET_SENTRY, linear: SIGNING.WEBHOOK_SECRET_LINEAR, betterstack: SIGNING.WEBHOOK_SECRET_BETTERSTACK },
+  // As the relay's proxy passes it on.
+  { 'x-forwarded-for': '203.0.113.10' },
+);
 
 /** Each provider's fixture, signed the way the provider signs it. */
 export const signed = {
-  github: (body: string, event: string): Delivery => ({
-    integration: 'code_host',
-    body,
-    headers: { ...json(), 'x-github-event': event, 'x-github-delivery': randomUUID(), 'x-hub-signature-256': `sha256=${hmac('sha256', GITHUB_SECRET, body)}` },
-  }),
-  vercel: (body: string): Delivery => ({
-    integration: 'deploy_host',
-    body,
-    headers: { ...json(), 'x-vercel-signature': hmac('sha1', SIGNING.WEBHOOK_SECRET_VERCEL, body) },
-  }),
-  sentry: (body: string, resource: string): Delivery => ({
-    integration: 'error_tracker',
-    body,
-    headers: {
-      ...json(),
-      'sentry-hook-resource': resource,
-      'sentry-hook-timestamp': String(Math.floor(Date.now() / 1000)),
-      'sentry-hook-signature': hmac('sha256', SIGNING.WEBHOOK_SECRET_SENTRY, body),
-    },
-  }),
-  linear: (body: string): Delivery => ({
-    integration: 'issue_tracker',
-    body,
-    headers: { ...json(), 'linear-delivery': randomUUID(), 'linear-signature': hmac('sha256', SIGNING.WEBHOOK_SECRET_LINEAR, body) },
-  }),
-  betterstack: (body: string): Delivery => ({
-    integration: 'uptime_monitor',
-    body,
-    headers: { ...json(), 'x-betterstack-token': SIGNING.WEBHOOK_SECRET_BETTERSTACK },
-  }),
+  ...signer,
   /** A merged pull request of acme/app, a repository no project lists. */
   unmatched: (number = 42): Delivery => ({ integration: 'code_host', ...githubDelivery({ number }) }),
 };
