@@ -40,12 +40,12 @@ const args = cliArgs();
 // ---------------------------------------------------------------------------------------------------------
 // The sandbox worker: this file again, under tsx, so it can import the sandbox's TypeScript.
 if (args['sandbox-worker']) {
-  const { demoSetup, startSandbox } = await import(pathToFileURL(join(repoDir, 'packages/sandbox/src/index.ts')).href);
+  const { demoSetup, demoUpstreamsOf, startSandbox } = await import(pathToFileURL(join(repoDir, 'packages/sandbox/src/index.ts')).href);
   const sandbox = await startSandbox();
   // The waves ask far more often than a founder would (Vercel's fake allows 300 calls a minute): the fakes'
   // own limits are lifted, so an answer is a HIT or a MISS, never a 429 turned into a 502 on a cold key.
   for (const name of Object.keys(sandbox.services)) sandbox.limit(name, { limit: 1_000_000, windowMs: 60_000 });
-  const upstreams = Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl]));
+  const upstreams = demoUpstreamsOf(sandbox);
   const { projects, credentials } = demoSetup(upstreams);
   process.on('message', (message) => {
     if (message !== 'count') return;

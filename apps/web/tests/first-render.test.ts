@@ -4,7 +4,7 @@
 // nothing again for what the HTML held, and a slow upstream, an error and a stale answer each show in their widget only.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { demoSetup, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
+import { demoSetup, demoUpstreamsOf, startSandbox, type Sandbox } from '@dash/sandbox';
 import { gotoHydrated } from './browser.ts';
 import { dashboardForFile } from './fixture.ts';
 
@@ -23,7 +23,7 @@ const json = async (path: string) => (await (await suite.dashboard.fetch(path)).
 
 beforeAll(async () => {
   sandbox = await startSandbox();
-  setup = demoSetup(Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams);
+  setup = demoSetup(demoUpstreamsOf(sandbox));
   for (const credential of setup.credentials) await send('POST', '/api/credentials', credential);
   for (const { slug, name, color, integrations } of setup.projects) await send('POST', '/api/projects', { slug, name, color, integrations });
 });

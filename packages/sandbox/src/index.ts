@@ -4,7 +4,7 @@ export type { Exchange, Fault, LoggedRequest, SandboxReply, SandboxRequest, Sand
 export { sandboxAppStoreKey } from './appstoreconnect/keys.ts';
 export { demoOrg, demoProducts, sandboxEmail, sandboxGitHubOAuth, sandboxGoogle, sandboxGoogleAccount, sandboxTokens, seededRandom, hexId, DAY_MS, type DemoProduct } from './demo.ts';
 export type { SandboxServiceName } from './services.ts';
-export { demoSetup, type DemoSetup, type DemoUpstreams } from './setup.ts';
+export { demoSetup, demoUpstreamsOf, type DemoSetup, type DemoUpstreams } from './setup.ts';
 export { demoEvents, type DemoEvent } from './notifications.ts';
 export { sendgridError, type FakeSendGrid, type ReceivedMail } from './sendgrid/index.ts';
 export type { DiscordMessage, FakeDiscord, FakeDiscordWebhook } from './discord/index.ts';

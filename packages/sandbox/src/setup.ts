@@ -1,11 +1,16 @@
 import { demoEvents, type DemoEvent } from './notifications.ts';
 import { sandboxAppStoreKey } from './appstoreconnect/keys.ts';
 import { demoOrg, demoProducts, sandboxEmail, sandboxGoogle, sandboxTokens } from './demo.ts';
+import type { Sandbox } from './sandbox.ts';
 
 type DemoService = keyof typeof sandboxTokens | 'appstoreconnect' | 'google';
 
 /** Where each fake upstream listens: its base URL, as `Sandbox.services[name].baseUrl`. */
 export type DemoUpstreams = Record<DemoService, string>;
+
+/** The base URL of each of a started sandbox's services: what `demoSetup` points the demo's integrations at. */
+export const demoUpstreamsOf = (sandbox: Pick<Sandbox, 'services'>): DemoUpstreams =>
+  Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
 
 /** The credential key every demo credential is stored under: a label keeps it apart from real ones. */
 const key = (service: DemoService) => `${service}:demo`;

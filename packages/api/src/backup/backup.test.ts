@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { backupResultSchema, backupStatusSchema } from '@dash/contracts';
-import { demoSetup, sandboxTokens, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
+import { demoSetup, demoUpstreamsOf, sandboxTokens, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
 import { startDemo } from '../router/demo.ts';
 import { createTestApi, restClient } from '../testing.ts';
 import { backupPlan, specDelays } from './plan.ts';
@@ -20,7 +20,7 @@ const apis: Api[] = [];
 
 beforeAll(async () => {
   sandbox = await startSandbox();
-  upstreams = Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
+  upstreams = demoUpstreamsOf(sandbox);
 });
 afterAll(() => sandbox.close());
 beforeEach(() => sandbox.reset());

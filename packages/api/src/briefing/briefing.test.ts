@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { briefingSchema, defaultBriefingThresholds, type Briefing, type BriefingProject } from '@dash/contracts';
 import { testClock } from '@dash/connectors/testing';
-import { demoSetup } from '@dash/sandbox';
+import { demoSetup, demoUpstreamsOf } from '@dash/sandbox';
 import { handleRest } from '../rest/index.ts';
 import { openApiDocument } from '../rest/openapi.ts';
 import { startDemo } from '../router/demo.ts';
 import { createTestApi, restClient } from '../testing.ts';
-import { deliveryTests, demoUpstreamsOf } from '../testing/delivery.ts';
+import { deliveryTests } from '../testing/delivery.ts';
 
 // The briefing over the demo's sandbox with an injected clock: its numbers are the widgets' own (the same routes,
 // the same window), a source that fails is named while the rest is shown, reading it moves the next window, and the

@@ -1,11 +1,11 @@
 import type { BriefingDestination } from '@dash/contracts';
-import { demoSetup } from '@dash/sandbox';
+import { demoSetup, demoUpstreamsOf } from '@dash/sandbox';
 import { describe, expect, it } from 'vitest';
 import type { Identity } from '../auth/access.ts';
 import { handleRest } from '../rest/index.ts';
 import { createCaller } from '../root.ts';
 import { startDemo } from '../router/demo.ts';
-import { deliveryTests, demoUpstreamsOf } from '../testing/delivery.ts';
+import { deliveryTests } from '../testing/delivery.ts';
 
 // The briefing on the chat connections (issue 52), end to end over the demo's sandbox and the sandbox's Slack and
 // Telegram: each destination at its own time in the owner's zone, once however many processes look, across a

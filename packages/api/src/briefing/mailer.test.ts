@@ -3,11 +3,11 @@ import { briefingEmailSchema, briefingSettingsSchema, type BriefingSchedule, typ
 import { systemClock } from '@dash/connectors';
 import { testClock } from '@dash/connectors/testing';
 import { PG_SERVER, postgresProblem, scratchPostgres } from '@dash/db/testing';
-import { demoSetup, sandboxTokens, sendgridError } from '@dash/sandbox';
+import { demoSetup, demoUpstreamsOf, sandboxTokens, sendgridError } from '@dash/sandbox';
 import { handleRest } from '../rest/index.ts';
 import { startDemo } from '../router/demo.ts';
 import { createTestApi, restClient } from '../testing.ts';
-import { deliveryTests, demoUpstreamsOf } from '../testing/delivery.ts';
+import { deliveryTests } from '../testing/delivery.ts';
 import { BRIEFING_ATTEMPTS } from './mailer.ts';
 
 // The briefing email over the demo's sandbox (its SendGrid connection points at the fake SendGrid) with an injected

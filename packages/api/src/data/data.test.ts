@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { analyticsSchema, fundingSchema, healthSchema, notConfiguredSchema, seoSchema, storefrontSchema, type Revenue } from '@dash/contracts';
 import { testClock } from '@dash/connectors/testing';
-import { demoSetup, sandboxTokens, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
+import { demoSetup, demoUpstreamsOf, sandboxTokens, startSandbox, type Sandbox } from '@dash/sandbox';
 import { handleRest } from '../rest/index.ts';
 import { createTestApi } from '../testing.ts';
 
@@ -132,7 +132,7 @@ describe('data routes through the cache', () => {
 
 describe('revenue under RevenueCat’s five requests a minute', () => {
   it('answers every range from one fetch per project, and leaves a project out, named, rather than exceed the limit', async () => {
-    const upstreams = Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
+    const upstreams = demoUpstreamsOf(sandbox);
     await api.dispose();
     api = await createTestApi({ clock, demo: { setup: () => Promise.resolve(demoSetup(upstreams)) } });
     await api.caller.demo.start();
@@ -163,7 +163,7 @@ describe('revenue under RevenueCat’s five requests a minute', () => {
 
 describe('the demo’s routes', () => {
   beforeEach(async () => {
-    const upstreams = Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
+    const upstreams = demoUpstreamsOf(sandbox);
     await api.dispose();
     api = await createTestApi({ clock, demo: { setup: () => Promise.resolve(demoSetup(upstreams)) } });
     await api.caller.demo.start();

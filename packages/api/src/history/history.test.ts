@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { historySchema, historySettingsSchema, type HistorySchedule } from '@dash/contracts';
 import { testClock } from '@dash/connectors/testing';
-import { demoSetup, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
+import { demoSetup, demoUpstreamsOf, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
 import { handleRest } from '../rest/index.ts';
 import { dataReadsOf } from '../router/data.ts';
 import { startDemo } from '../router/demo.ts';
@@ -32,7 +32,7 @@ const cleanup: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
   sandbox = await startSandbox();
-  upstreams = Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
+  upstreams = demoUpstreamsOf(sandbox);
   // A snapshot and a backfill ask RevenueCat more than its real 5 a minute: here its limit never holds the clock up.
   sandbox.limit('revenuecat', { limit: 1_000, windowMs: MINUTE });
 });

@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { testClock } from '@dash/connectors/testing';
-import { demoSetup, startSandbox } from '@dash/sandbox';
+import { demoSetup, demoUpstreamsOf, startSandbox } from '@dash/sandbox';
 import { startDemo } from '../router/demo.ts';
 import { handleRest } from '../rest/index.ts';
 import type { Identity } from '../auth/access.ts';
 import { createCaller } from '../root.ts';
 import { createTestApi, restClient } from '../testing.ts';
-import { demoUpstreamsOf } from '../testing/delivery.ts';
 
 // Change alerts over history imported through the API (as a founder's CSV would bring it), on the embedded store: each
 // kind of rule alerts once, resolves when the metric is back, does not repeat, reminds a week on; an import of old days

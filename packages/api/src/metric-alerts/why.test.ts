@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Analytics, DataResult, ErrorTracker, Shipping, Storefront } from '@dash/contracts';
 import { testClock } from '@dash/connectors/testing';
-import { demoSetup } from '@dash/sandbox';
+import { demoSetup, demoUpstreamsOf } from '@dash/sandbox';
 import { dataOf } from '../data/reads.ts';
 import { events } from '../notifications/test-events.ts';
 import { dataReadsOf } from '../router/data.ts';
 import { startDemo } from '../router/demo.ts';
 import { createTestApi } from '../testing.ts';
-import { deliveryTests, demoUpstreamsOf } from '../testing/delivery.ts';
+import { deliveryTests } from '../testing/delivery.ts';
 import { whyLines } from './why.ts';
 
 // The why lines of a metric alert over the demo's sandbox, through the real data procedures and cache: what a founder

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { testClock } from '@dash/connectors/testing';
 import type { Notification } from '@dash/contracts';
-import { demoSetup, type Sandbox } from '@dash/sandbox';
+import { demoSetup, demoUpstreamsOf, type Sandbox } from '@dash/sandbox';
 import { judgeDelivery, receiveSettingsFrom, type RelayEvent } from '@dash/webhooks';
 import { expect } from 'vitest';
 import * as betterstack from '../../../webhooks/src/betterstack/fixtures.ts';
@@ -10,7 +10,6 @@ import * as sentry from '../../../webhooks/src/sentry/fixtures.ts';
 import { deliverySigner, type SignedDelivery } from '../../../webhooks/src/signed-deliveries.ts';
 import { createTestApi, notificationStream, restClient } from '../testing.ts';
 import { cleanupAfterEach } from '../testing/cleanup.ts';
-import { demoUpstreamsOf } from '../testing/delivery.ts';
 
 // What the inbox's tests (inbox-*.test.ts) share: deliveries signed as each provider signs them, the events and
 // projects they belong to, and dashboard processes over a SQLite file (a fresh one, or another's again) that take

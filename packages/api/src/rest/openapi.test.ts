@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { demoSetup, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
+import { demoSetup, demoUpstreamsOf, startSandbox, type Sandbox } from '@dash/sandbox';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApi } from '../testing.ts';
@@ -161,7 +161,7 @@ describe('requests generated from the document, with healthy upstreams', () => {
 
   beforeAll(async () => {
     sandbox = await startSandbox();
-    const upstreams = Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
+    const upstreams = demoUpstreamsOf(sandbox);
     api = await createTestApi({ scheduler: false, demo: { setup: () => Promise.resolve(demoSetup(upstreams)) } });
     await api.caller.demo.start();
   }, 60_000);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChannelAdd, ChannelConnection } from '@dash/contracts';
 import { testClock } from '@dash/connectors/testing';
-import { startSandbox, type DemoUpstreams, type PushSubscriptionJson, type Sandbox, type SandboxOptions } from '@dash/sandbox';
+import { startSandbox, type PushSubscriptionJson, type Sandbox, type SandboxOptions } from '@dash/sandbox';
 import type { RelayEvent } from '@dash/webhooks';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createTestApi, restClient } from '../testing.ts';
@@ -22,10 +22,6 @@ import { cleanupAfterEach } from './cleanup.ts';
 type TestApi = Awaited<ReturnType<typeof createTestApi>>;
 type TestApiOptions = NonNullable<Parameters<typeof createTestApi>[0]>;
 type TestClock = ReturnType<typeof testClock>;
-
-/** The base URL of each of the sandbox's services, for `demoSetup` (the demo's integrations pointed at the fakes). */
-export const demoUpstreamsOf = (sandbox: Sandbox): DemoUpstreams =>
-  Object.fromEntries(Object.entries(sandbox.services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
 
 /** What moving a dashboard's clock sets off for the notification channels: the inbox's tick, then that channel's sender. */
 export const notificationsTo =

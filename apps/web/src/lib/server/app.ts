@@ -17,7 +17,7 @@ import {
   type RedisCoordination,
   type RequestInfo,
 } from '@dash/api';
-import { demoSetup, startSandbox, type DemoUpstreams, type Sandbox } from '@dash/sandbox';
+import { demoSetup, demoUpstreamsOf, startSandbox, type Sandbox } from '@dash/sandbox';
 import { dev } from '$app/environment';
 import { env as rawEnv } from '$env/dynamic/private';
 import { readFileSync } from 'node:fs';
@@ -44,7 +44,7 @@ const demo: DemoProvider = {
       return started;
     });
     const { services } = await sandbox;
-    const upstreams = Object.fromEntries(Object.entries(services).map(([name, service]) => [name, service.baseUrl])) as DemoUpstreams;
+    const upstreams = demoUpstreamsOf({ services });
     return demoSetup(upstreams);
   },
 };
