@@ -20,8 +20,8 @@ export default defineConfig({
           include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'scripts/**/*.test.ts', 'bench/**/*.test.ts'],
           environment: 'node',
           // One migrated Postgres and MariaDB template for the run, which every file's test databases copy
-          // (packages/db/src/testing/run-templates.ts): a file no longer makes and migrates its own (~3 s of the servers').
-          globalSetup: ['packages/db/src/testing/run-templates.ts'],
+          // (packages/db/src/testing/global-setup.ts): a file no longer makes and migrates its own (~3 s of the servers').
+          globalSetup: ['packages/db/src/testing/global-setup.ts'],
           // A limit for a test that hangs, not a speed check: tests that start processes, compile or walk three
           // databases take 10-20 s alone and three times that on a loaded 2-core machine (seen: a fresh run beside
           // other work, at a load of 20, had ten of them time out at 20 s). Speed is judged by the budget, not here.

@@ -1,6 +1,8 @@
 import { createConnection, type Connection } from 'mysql2/promise';
 import { MYSQL_SERVER } from './servers.ts';
-import { lazyTemplate, migrateOnce, runTemplate, uniqueName, type MigratedTemplate } from './template.ts';
+import type { MysqlTemplateMade } from './template-made.ts';
+import { runTemplate } from './run-template.ts';
+import { lazyTemplate, migrateOnce, uniqueName, type MigratedTemplate } from './template.ts';
 
 /** MySQL's template: a migrated database whose tables are made again `like` theirs for each test, and a copy reset for a later test. */
 
@@ -72,17 +74,6 @@ export function mysqlTemplate(migrationsDir: string, shared = runTemplate('mysql
     },
   );
   return lazy;
-}
-
-/** A migrated MySQL template, and what a copy and its reset need of it: plain data, so the run's can be handed to every file. */
-export interface MysqlTemplateMade {
-  name: string;
-  /** Its tables, which a copy makes again `like` theirs. */
-  tables: string[];
-  /** The tables the migrations wrote rows to (their journal, seeds), which a copy and a reset copy. */
-  filled: string[];
-  /** Its mysqlSignature: a copy whose signature is still this is reset, not dropped. */
-  signature: string;
 }
 
 /** Makes a database and runs the migrations on it, once; what it answers describes it (see MysqlTemplateMade). */

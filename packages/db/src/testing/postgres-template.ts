@@ -1,7 +1,9 @@
 import type postgres from 'postgres';
 import { migrationStatements } from '../index.ts';
 import { PG_SERVER, withPostgres } from './servers.ts';
-import { lazyTemplate, migrateOnce, runTemplate, uniqueName, type MigratedTemplate } from './template.ts';
+import type { PostgresTemplateMade } from './template-made.ts';
+import { runTemplate } from './run-template.ts';
+import { lazyTemplate, migrateOnce, uniqueName, type MigratedTemplate } from './template.ts';
 
 /** Postgres's template: a migrated database copied by `create database … template`, and a copy reset for a later test. */
 
@@ -65,15 +67,6 @@ export function postgresTemplate(migrationsDir: string, shared = runTemplate('po
       });
     },
   );
-}
-
-/** A migrated Postgres template, and what a reset of a copy needs of it: plain data, so the run's can be handed to every file. */
-export interface PostgresTemplateMade {
-  name: string;
-  /** How a reset makes `public` again: as the template has it (its owner, comment and grants differ between versions). */
-  publicSchema: string[];
-  /** The template's catalog signature, and how a copy with that catalog gets the template's rows back. */
-  pristine: { signature: string; restore: string };
 }
 
 /** Makes a database and runs the migrations on it, once; what it answers describes it (see PostgresTemplateMade). */

@@ -1,9 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
-import { inject } from 'vitest';
 import { openStore } from '../index.ts';
-import type { MysqlTemplateMade } from './mysql-template.ts';
-import type { PostgresTemplateMade } from './postgres-template.ts';
 
 /** A database migrated once and copied for each test (MigratedTemplate), the lazy template every engine's builds on. */
 
@@ -135,27 +131,4 @@ export const uniqueName = (prefix: string) => `${prefix}_${randomBytes(6).toStri
 
 export async function migrateOnce(url: string, migrationsDir: string): Promise<void> {
   await (await openStore({ url, migrationsDir })).close();
-}
-
-/** The templates a whole test run shares (run-templates.ts, the unit tests' global set-up), and the migrations they ran. */
-export interface RunTemplates {
-  migrationsDir: string;
-  postgres: PostgresTemplateMade | undefined;
-  mysql: MysqlTemplateMade | undefined;
-}
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    dbTemplates: RunTemplates | undefined;
-  }
-}
-
-/**
- * The run's template of an engine, when the run made one from the same migrations: a file's template is then a name,
- * not a database of its own made and migrated again (some 3 s of the servers' work a file, and 30 files use them).
- * Undefined outside such a run (the browser tests, a server that was down): the file makes its own.
- */
-export function runTemplate<K extends 'postgres' | 'mysql'>(engine: K, migrationsDir: string): RunTemplates[K] | undefined {
-  const run = inject('dbTemplates');
-  return run && resolve(run.migrationsDir) === resolve(migrationsDir) ? run[engine] : undefined;
 }
