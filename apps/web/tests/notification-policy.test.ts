@@ -287,7 +287,7 @@ describe('notification policy in the browser', () => {
     expect(await shownIn(page)).toHaveLength(2);
 
     // One notice on the device for the thread, now the recovery; a click on it opens the bell at its row. (CDP cannot
-    // click a system notification: the worker's click handler is called with it, as push-client.test.ts does.)
+    // click a system notification: the worker's click handler is called with it, as push-client-notifications.test.ts does.)
     const worker = ctx.serviceWorkers().at(-1);
     if (!worker) throw new Error('no service worker running');
     const showing = await worker.evaluate(async (tag) => {

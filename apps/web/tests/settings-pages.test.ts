@@ -133,7 +133,7 @@ describe('Settings in a browser', () => {
 /**
  * The browser's push API as the devices test meets it (in a page's init script): the permission request counted
  * (Chromium answers it as the context's grant), and `pushManager.subscribe` counted and answered with `subscription`:
- * headless Chromium cannot reach a push service (push-client.test.ts says more).
+ * headless Chromium cannot reach a push service (push-client-testing.ts says more).
  */
 function countedPush(subscription: { endpoint: string; keys: { p256dh: string; auth: string } }) {
   const counts = window as unknown as { __asked: number; __subscribed: number };
