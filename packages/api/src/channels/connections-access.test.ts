@@ -1,6 +1,7 @@
 import type { ChannelConnection } from '@dash/contracts';
 import { describe, expect, it } from 'vitest';
-import { channelConnectionTests, errorOf, PASSWORD, readToken, session, writeToken } from './connections-testing.ts';
+import { PASSWORD, readToken, session, writeToken } from '../testing/identities.ts';
+import { channelConnectionTests, errorOf } from './connections-testing.ts';
 
 // Who may change the connections: API tokens refused (a read one may list), a signed-in session asked for the password
 // to add or to change where one sends.

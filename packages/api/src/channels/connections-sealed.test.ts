@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { CredentialVault } from '../credentials/vault.ts';
 import { createTestApi, restClient } from '../testing.ts';
-import { channelConnectionTests, readToken } from './connections-testing.ts';
+import { readToken } from '../testing/identities.ts';
+import { channelConnectionTests } from './connections-testing.ts';
 
 // Destinations sealed at rest: an ntfy topic and a webhook's URL kept out of the store and a read token's export (old
 // clear rows sealed at start), and an export's connections back after an import under the same credentials key.

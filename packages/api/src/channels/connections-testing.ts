@@ -5,14 +5,9 @@ import { createTestApi, restClient } from '../testing.ts';
 import { deliveryTests } from '../testing/delivery.ts';
 
 // What the connections' files share (connections-add, -access, -hosts, -sealed, -status): the sandbox's chat services
-// through deliveryTests, dashboards at them on a clock a test moves, and the identities a request comes as.
+// through deliveryTests and dashboards at them on a clock a test moves (who a request comes as: testing/identities.ts).
 
 type Api = Awaited<ReturnType<typeof createTestApi>>;
-
-export const PASSWORD = 'correct horse battery staple';
-export const writeToken: Identity = { via: 'token', scope: 'write', tokenId: 'tok1' };
-export const readToken: Identity = { via: 'token', scope: 'read', tokenId: 'tok2' };
-export const session: Identity = { via: 'session', scope: 'write', sessionId: 'sess1' };
 
 export const errorOf = (res: { json: Record<string, unknown> }) => (res.json.error as { message: string } | undefined)?.message;
 
