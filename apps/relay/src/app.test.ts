@@ -1,3 +1,6 @@
+// Over 400 lines, on purpose: one contract (91 tests) the relay's app must keep on each of its four stores (memory,
+// Redis, Upstash's REST protocol, a three-master Redis Cluster this file forms); split, each file would form its own
+// cluster and Upstash server again, or a store would miss part of the contract.
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import { createClient, createCluster } from 'redis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
