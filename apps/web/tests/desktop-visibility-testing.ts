@@ -9,15 +9,16 @@
 // other tabs late, or goes without a word (a crash), is a script holding back or dropping its BroadcastChannel
 // messages (`gatedChannel`); a tab's stream lost, as a dropped connection loses it, is its EventSource closed and
 // every try to open it again refused until the test lets it through (`cutStream`, `restoreStream`, in desktop-visibility-once.test.ts).
-import { createHmac } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { deliverySigner } from '../../../packages/webhooks/src/signed-deliveries.ts';
 import * as vercel from '../../../packages/webhooks/src/vercel/fixtures.ts';
 import { gotoHydrated, launchChromium } from './browser.ts';
 import { startDashboard, type RunningDashboard } from './server.ts';
 import { takeDownAfterEach, until } from './waiting.ts';
 
 const VERCEL_SECRET = 'vercel-signing-secret';
+const signed = deliverySigner({ vercel: VERCEL_SECRET });
 export const SUBJECT = 'vercel:prj_12HKQaOmR5t5Uy6vdcQsNIiZgHGB:production';
 export const FAILED = 'Deploy failed: my-app (production)';
 export const DEPLOYED = 'Deployed: my-app (production)';
@@ -126,12 +127,8 @@ export function visibilityTestBed() {
   async function deliverVercel(target: RunningDashboard, type: string) {
     deliveries += 1;
     const body = JSON.stringify({ ...(JSON.parse(vercel.deployment(type, { id: `dpl_visibility_${deliveries}` })) as object), id: `evt_visibility_${deliveries}` });
-    const signature = createHmac('sha1', VERCEL_SECRET).update(body).digest('hex');
-    const response = await fetch(`${target.url}/api/webhooks/deploy_host`, {
-      method: 'POST',
-      body,
-      headers: { 'content-type': 'application/json', 'x-vercel-signature': signature },
-    });
+    const { headers } = signed.vercel(body);
+    const response = await fetch(`${target.url}/api/webhooks/deploy_host`, { method: 'POST', body, headers });
     expect([response.status, await response.json()]).toEqual([200, { received: true, eventCount: 1 }]);
   }
 

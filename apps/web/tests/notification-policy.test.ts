@@ -3,11 +3,11 @@
 // desktop-alerts permission, and interruptions from provider-signed webhooks delivered to the
 // dashboard's own route: a desktop notification when the tab is hidden (one per thread, one across
 // tabs), a toast when it is looked at, and the bell's per-row Snooze, Mute and "Why?".
-import { createHmac } from 'node:crypto';
 import type { NotificationPolicyView } from '@dash/contracts';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import * as betterstack from '../../../packages/webhooks/src/betterstack/fixtures.ts';
+import { deliverySigner } from '../../../packages/webhooks/src/signed-deliveries.ts';
 import * as vercel from '../../../packages/webhooks/src/vercel/fixtures.ts';
 import { gotoHydrated, launchChromium, screenshotDir } from './browser.ts';
 import { raw } from './http.ts';
@@ -24,6 +24,7 @@ const cleanup = takeDownAfterEach();
 // The dashboard, with Vercel's signing secret for its local webhook route
 
 const VERCEL_SECRET = 'vercel-signing-secret';
+const signed = deliverySigner({ vercel: VERCEL_SECRET });
 /** The fixture deployment's subject: its project and target. A recovery has the same, so the same tag. */
 const SUBJECT = 'vercel:prj_12HKQaOmR5t5Uy6vdcQsNIiZgHGB:production';
 const FAILED = 'Deploy failed: my-app (production)';
@@ -41,12 +42,7 @@ async function dashboard(): Promise<RunningDashboard> {
 /** Vercel's deployment fixture of `type` (deployment.error, deployment.succeeded), signed as Vercel signs, to the local route. */
 async function deliverVercel(target: RunningDashboard, type: string) {
   const body = vercel.deployment(type);
-  const signature = createHmac('sha1', VERCEL_SECRET).update(body).digest('hex');
-  const response = await fetch(`${target.url}/api/webhooks/deploy_host`, {
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', 'x-vercel-signature': signature },
-  });
+  const response = await fetch(`${target.url}/api/webhooks/deploy_host`, { method: 'POST', body, headers: signed.vercel(body).headers });
   expect([response.status, await response.json()]).toEqual([200, { received: true, eventCount: 1 }]);
 }
 
